@@ -1,0 +1,252 @@
+"""The one surface every game offers.
+
+The server, the agents, the human client and the tests never branch on a game's name: they hold a
+`Game` (the rules of one game: its name, seats, options, notation) and a `State` (one position,
+immutable). A game module subclasses both and registers one `Game` instance in `games.REGISTRY`.
+
+Two ways to make a move, as python-chess has `push` next to `is_legal`:
+
+- `State.apply(move)` checks legality first and raises `IllegalMoveError` with a reason a person
+  can read. The server and clients use it.
+- `State.play(move)` trusts the caller (the move came from `legal_moves()`), and is the fast path
+  agents use while searching.
+
+States are values: `play` returns a new state and never mutates the old one, so a search can keep
+any position it has seen, and `==` compares positions (the data round-trip relies on it).
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Self, TypeVar
+
+Seat = int
+"""A seat by its index in `Game.seats`: 0 moves first."""
+
+MoveT = TypeVar("MoveT", bound=Hashable)
+StateT = TypeVar("StateT", bound="State[Any]")
+
+
+class GameError(ValueError):
+    """Base of every error a rules module raises; the message quotes the bad input."""
+
+
+class InvalidMoveError(GameError):
+    """The text is not a move in this game's notation (a syntax error)."""
+
+
+class IllegalMoveError(GameError):
+    """The move is well formed but not legal in this position."""
+
+
+class OptionError(GameError):
+    """A game option is unknown, of the wrong type or out of range."""
+
+
+class StateDataError(GameError):
+    """Plain data that does not describe a valid state of this game."""
+
+
+class Result(enum.Enum):
+    WIN = "win"
+    DRAW = "draw"
+    BOTH_FORFEIT = "both_forfeit"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: the result, the winning seat (only for `WIN`) and a reason in words."""
+
+    result: Result
+    winner: Seat | None
+    reason: str
+
+    def __post_init__(self) -> None:
+        if (self.result is Result.WIN) != (self.winner is not None):
+            raise ValueError(f"a {self.result.value} outcome cannot have winner {self.winner!r}")
+
+    @classmethod
+    def win(cls, winner: Seat, reason: str) -> Outcome:
+        return cls(Result.WIN, winner, reason)
+
+    @classmethod
+    def draw(cls, reason: str) -> Outcome:
+        return cls(Result.DRAW, None, reason)
+
+    @classmethod
+    def both_forfeit(cls, reason: str) -> Outcome:
+        return cls(Result.BOTH_FORFEIT, None, reason)
+
+    def score(self, seat: Seat) -> float:
+        """Points for `seat` under RULINGS.md: win 1, loss 0, draw 0.5, double forfeit 0."""
+        if self.result is Result.WIN:
+            return 1.0 if seat == self.winner else 0.0
+        return 0.5 if self.result is Result.DRAW else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option a game accepts, with its type, default and allowed range.
+
+    An option with `is_seed=True` chooses a random start. Its default is None, meaning "draw a
+    fresh seed": `Game.resolve_options` fills it from a caller-supplied source, so the game itself
+    stays deterministic and the resolved options (seed included) are what a match records.
+    """
+
+    name: str
+    kind: type  # int, bool or str
+    default: Any
+    help: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] | None = None
+    is_seed: bool = False
+
+    def check(self, value: Any) -> Any:
+        """Return `value` if it is acceptable for this option, else raise `OptionError`."""
+        if self.kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise OptionError(f"option {self.name!r} takes an integer, not {value!r}")
+        if self.kind is not int and not isinstance(value, self.kind):
+            raise OptionError(f"option {self.name!r} takes a {self.kind.__name__}, not {value!r}")
+        if self.minimum is not None and value < self.minimum:
+            raise OptionError(f"option {self.name!r} must be at least {self.minimum}, not {value}")
+        if self.maximum is not None and value > self.maximum:
+            raise OptionError(f"option {self.name!r} must be at most {self.maximum}, not {value}")
+        if self.choices is not None and value not in self.choices:
+            raise OptionError(f"option {self.name!r} must be one of {self.choices}, not {value!r}")
+        return value
+
+
+class State(ABC, Generic[MoveT]):
+    """One position of a game, immutable. Subclasses are frozen, slotted dataclasses."""
+
+    __slots__ = ()
+
+    game: ClassVar[Game[Any, Any]]
+
+    @property
+    @abstractmethod
+    def turn(self) -> Seat:
+        """The seat to move (meaningless once the game is over)."""
+
+    @property
+    @abstractmethod
+    def ply(self) -> int:
+        """Moves played so far by both seats (passes included)."""
+
+    @abstractmethod
+    def legal_moves(self) -> list[MoveT]:
+        """Every legal move for the seat to move, in a fixed order; empty once the game is over."""
+
+    @abstractmethod
+    def why_illegal(self, move: MoveT) -> str | None:
+        """None when `move` is legal here, else the reason it is not, in words.
+
+        Must agree exactly with `legal_moves()` (a property test checks it), but is usually
+        cheaper: the server checks one move, it need not enumerate all of them.
+        """
+
+    @abstractmethod
+    def play(self, move: MoveT) -> Self:
+        """The state after `move`, which the caller guarantees is legal (not checked)."""
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """None while the game goes on; else how it ended, judged in the order RULINGS.md fixes."""
+
+    @abstractmethod
+    def to_data(self) -> dict[str, Any]:
+        """Plain msgpack-able data; `game.state_from_data(s.to_data()) == s`."""
+
+    @abstractmethod
+    def render(self) -> str:
+        """A text picture for terminals and logs, with coordinates on the edges."""
+
+    def apply(self, move: MoveT) -> Self:
+        """The state after `move`, or `IllegalMoveError` saying why it is not legal here."""
+        reason = self.why_illegal(move)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move {self.game.format_move(move)}: {reason}")
+        return self.play(move)
+
+    def is_over(self) -> bool:
+        return self.outcome() is not None
+
+
+class Game(ABC, Generic[StateT, MoveT]):
+    """The rules of one game: identity, seats, options, start, notation and data form."""
+
+    name: ClassVar[str]
+    """Registry key, lowercase with dashes: `kings-court`."""
+    title: ClassVar[str]
+    """How people write it: `King's Court`."""
+    seats: ClassVar[tuple[str, str]]
+    """Seat names in turn order: seat 0 moves first."""
+    options: ClassVar[tuple[Option, ...]] = ()
+    max_move_text: ClassVar[int]
+    """Length of the longest legal move text; the server refuses longer text unparsed."""
+    notation_help: ClassVar[str]
+    """A paragraph explaining the move notation, with examples."""
+
+    @abstractmethod
+    def initial_state(self, options: Mapping[str, Any]) -> StateT:
+        """The start position for resolved options (see `resolve_options`)."""
+
+    @abstractmethod
+    def parse_move(self, text: str) -> MoveT:
+        """The move written as `text`, or `InvalidMoveError`; no position needed."""
+
+    @abstractmethod
+    def format_move(self, move: MoveT) -> str:
+        """Canonical notation; `parse_move(format_move(m)) == m`."""
+
+    @abstractmethod
+    def state_from_data(self, data: Any) -> StateT:
+        """Rebuild a state from `State.to_data()` output, or `StateDataError`."""
+
+    def resolve_options(
+        self, given: Mapping[str, Any], fresh_seed: Callable[[], int] | None = None
+    ) -> dict[str, Any]:
+        """Every option with a checked value: unknown names and bad values raise `OptionError`.
+
+        Seed options left unset are drawn from `fresh_seed`; without one they stay unset and
+        `initial_state` refuses them, so a random start is never taken by accident.
+        """
+        known = {option.name: option for option in self.options}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            names = ", ".join(known) or "none"
+            raise OptionError(f"{self.name} has no option {unknown[0]!r} (options: {names})")
+        resolved: dict[str, Any] = {}
+        for name, option in known.items():
+            value = given.get(name, option.default)
+            if value is None and option.is_seed and fresh_seed is not None:
+                value = fresh_seed()
+            resolved[name] = value if value is None else option.check(value)
+        return resolved
+
+    def new_game(self, fresh_seed: Callable[[], int] | None = None, **options: Any) -> StateT:
+        """A start position from keyword options: the short way for tests and scripts."""
+        return self.initial_state(self.resolve_options(options, fresh_seed))
+
+    def apply_text(self, state: StateT, text: str) -> tuple[MoveT, StateT]:
+        """Parse and apply move text: `InvalidMoveError` or `IllegalMoveError` on refusal."""
+        if len(text) > self.max_move_text:
+            raise InvalidMoveError(
+                f"move text of {len(text)} characters is longer than any {self.title} move "
+                f"({self.max_move_text})"
+            )
+        move = self.parse_move(text)
+        return move, state.apply(move)
+
+    def seat_index(self, name: str) -> Seat:
+        try:
+            return self.seats.index(name)
+        except ValueError:
+            raise GameError(f"{self.name} has no seat {name!r} (seats: {self.seats})") from None
+
+    def __repr__(self) -> str:
+        return f"<Game {self.name}>"

@@ -1,0 +1,91 @@
+"""Properties every game must have, checked over random playouts of each registered game.
+
+Hypothesis draws the playouts (so failures shrink to a short game). Along each game we keep the
+moves that were legal in earlier positions: they are plausible but often illegal now, which makes
+them good probes for the agreement between `legal_moves()` and `why_illegal()`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games import GAME_NAMES, IllegalMoveError, get_game
+
+MAX_PLIES = 5000
+PROBES_PER_POSITION = 40
+
+playout_settings = settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def random_start(name: str, seed: int) -> Any:
+    return get_game(name).new_game(fresh_seed=lambda: seed)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+@playout_settings
+@given(seed=st.integers(0, 2**32 - 1))
+def test_playout_keeps_every_promise(name: str, seed: int) -> None:
+    game = get_game(name)
+    rng = random.Random(seed)
+    state = random_start(name, seed)
+    seen: list[Any] = []
+    seen_set: set[Any] = set()
+    for _ in range(MAX_PLIES):
+        data = state.to_data()
+        assert game.state_from_data(msgpack.unpackb(msgpack.packb(data))) == state
+        moves = state.legal_moves()
+        if state.outcome() is not None:
+            assert moves == []
+            return
+        assert moves, "a game that is not over must offer a move"
+        legal = set(moves)
+        assert len(legal) == len(moves), "legal_moves() lists a move twice"
+        for move in moves:
+            assert game.parse_move(game.format_move(move)) == move
+        for move in rng.sample(seen, min(len(seen), PROBES_PER_POSITION)):
+            assert (state.why_illegal(move) is None) == (move in legal), game.format_move(move)
+        for move in rng.sample(moves, min(len(moves), PROBES_PER_POSITION)):
+            assert state.why_illegal(move) is None, game.format_move(move)
+        for move in moves:
+            if move not in seen_set:
+                seen_set.add(move)
+                seen.append(move)
+        before = state
+        state = state.apply(rng.choice(moves))
+        assert state != before, "a move left the state unchanged"
+    pytest.fail(f"{name}: no outcome after {MAX_PLIES} plies")
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_finished_game_refuses_every_move(name: str) -> None:
+    game = get_game(name)
+    rng = random.Random(7)
+    state = random_start(name, 7)
+    history = []
+    while state.outcome() is None:
+        move = rng.choice(state.legal_moves())
+        history.append(move)
+        state = state.play(move)
+    for move in history[-20:]:
+        with pytest.raises(IllegalMoveError):
+            state.apply(move)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_interface_metadata_is_complete(name: str) -> None:
+    game = get_game(name)
+    assert game.name == name
+    assert len(game.seats) == 2 and game.seats[0] != game.seats[1]
+    assert game.title and game.notation_help
+    start = random_start(name, 1)
+    assert start.turn == 0 and start.ply == 0
+    assert all(len(game.format_move(m)) <= game.max_move_text for m in start.legal_moves())
+    assert start.render().strip()
