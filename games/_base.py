@@ -18,6 +18,7 @@ any position it has seen, and `==` compares positions (the data round-trip relie
 from __future__ import annotations
 
 import enum
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
@@ -174,6 +175,15 @@ class State(ABC, Generic[MoveT]):
 
     def is_over(self) -> bool:
         return self.outcome() is not None
+
+    def random_move(self, rng: random.Random) -> MoveT:
+        """A legal move drawn at random, for playouts; the game must not be over.
+
+        Uniform over `legal_moves()` by default. A game whose move list is huge (Amazons) may
+        override it with a cheaper hierarchical draw (a piece, then a target), which is not
+        uniform over moves but is what playout-based agents and OpenSpiel's playouts do.
+        """
+        return rng.choice(self.legal_moves())
 
 
 class Game(ABC, Generic[StateT, MoveT]):
