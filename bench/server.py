@@ -1,0 +1,210 @@
+"""Moves relayed per second and server-added latency, against a bare trio + msgpack echo floor.
+
+    python bench/server.py [--seconds 5] [--matches 1,100,500]
+
+For each concurrency N, two servers run in a child process each, one after the other:
+
+- the floor: a bare trio server that decodes each msgpack frame and echoes it back;
+- Arbiter itself (`python -m server`, SQLite in a temporary directory).
+
+This process drives both with the same lean clients (framing layer only, no message objects, so
+the clients stay cheaper than the server): N "matches" of two connections each, one frame in
+flight per match, as in a game. Against the echo server a turn is: A sends a move-sized frame and
+waits for its echo, then B does. Against Arbiter a turn is a real King's Court move: the mover
+sends a legal move from its hints, the server checks, stores and relays it, and the opponent
+receives `your_turn`. Latency is measured in this process on one clock: for Arbiter from the
+mover's send to the opponent's `your_turn`; for the floor from send to echo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from protocol import CLOSED, NEED_DATA, FrameDecoder, encode_frame
+
+HOST = "127.0.0.1"
+MOVE_FRAME = {"type": "move", "match": 1, "move": "B4C4"}
+
+
+@dataclass
+class Tally:
+    """Turns completed and their latencies, counted only inside the measuring window."""
+
+    measuring: bool = False
+    turns: int = 0
+    latencies: list[float] = field(default_factory=list)
+    sent: dict[int, float] = field(default_factory=dict)
+    """When the last move of each match was sent (any pair may be seated together)."""
+
+    def record(self, latency: float) -> None:
+        if self.measuring:
+            self.turns += 1
+            self.latencies.append(latency)
+
+
+class FrameStream:
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.decoder = FrameDecoder(max_frame=1 << 22)
+
+    async def send(self, payload: dict[str, Any]) -> None:
+        await self.stream.send_all(encode_frame(payload))
+
+    async def receive(self) -> dict[str, Any]:
+        while True:
+            frame = self.decoder.next_frame()
+            if frame is NEED_DATA:
+                self.decoder.feed(await self.stream.receive_some(65536))
+            elif frame is CLOSED:
+                raise EOFError("server closed the connection")
+            else:
+                return frame
+
+
+# -- the floor ---------------------------------------------------------------------------------
+
+
+async def echo_server() -> None:
+    async def echo(stream: trio.SocketStream) -> None:
+        frames = FrameStream(stream)
+        try:
+            while True:
+                await frames.send(await frames.receive())
+        except (EOFError, trio.BrokenResourceError):
+            pass
+
+    listeners = await trio.open_tcp_listeners(0, host=HOST)
+    print(f"listening on {HOST}:{listeners[0].socket.getsockname()[1]}", flush=True)
+    await trio.serve_listeners(echo, listeners)
+
+
+async def echo_match(port: int, tally: Tally) -> None:
+    pair = [FrameStream(await trio.open_tcp_stream(HOST, port)) for _ in range(2)]
+    turn = 0
+    while True:
+        frames = pair[turn % 2]
+        sent = trio.current_time()
+        await frames.send(MOVE_FRAME)
+        await frames.receive()
+        tally.record(trio.current_time() - sent)
+        turn += 1
+
+
+# -- Arbiter -----------------------------------------------------------------------------------
+
+
+async def arbiter_player(port: int, name: str, seed: int, tally: Tally) -> None:
+    """Play King's Court games forever with instant random moves from the hints."""
+    rng = random.Random(seed)
+    sent = tally.sent
+    frames = FrameStream(await trio.open_tcp_stream(HOST, port))
+    await frames.send({"type": "hello", "version": 1, "name": name})
+    await frames.receive()
+    while True:
+        await frames.send({"type": "seek", "game": "kings-court", "time": {"move": 60}})
+        while (message := await frames.receive())["type"] != "game_over":
+            if message["type"] == "your_turn":
+                match = message["match"]
+                if match in sent:
+                    tally.record(trio.current_time() - sent.pop(match))
+                sent[match] = trio.current_time()
+                move = rng.choice(message["legal"])
+                await frames.send({"type": "move", "match": match, "move": move})
+        sent.pop(message["match"], None)
+
+
+async def arbiter_match(port: int, index: int, tally: Tally) -> None:
+    async with trio.open_nursery() as nursery:
+        for side in range(2):
+            nursery.start_soon(arbiter_player, port, f"bot{index}-{side}", index * 2 + side, tally)
+
+
+# -- driver ------------------------------------------------------------------------------------
+
+
+def start_server(command: list[str]) -> tuple[subprocess.Popen[str], int]:
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if not line.startswith("listening on "):
+        process.kill()
+        raise RuntimeError(f"server did not start: {line!r}")
+    return process, int(line.rsplit(":", 1)[1])
+
+
+async def measure(port: int, matches: int, seconds: float, kind: str) -> Tally:
+    tally = Tally()
+    async with trio.open_nursery() as nursery:
+        for index in range(matches):
+            if kind == "echo":
+                nursery.start_soon(echo_match, port, tally)
+            else:
+                nursery.start_soon(arbiter_match, port, index, tally)
+        await trio.sleep(max(1.0, matches / 200))  # warm-up: connect, pair, first moves
+        tally.measuring = True
+        await trio.sleep(seconds)
+        tally.measuring = False
+        nursery.cancel_scope.cancel()
+    return tally
+
+
+def run_one(kind: str, matches: int, seconds: float, scratch: Path) -> Tally:
+    if kind == "echo":
+        command = [sys.executable, __file__, "--echo-server"]
+    else:
+        db = scratch / f"bench-{matches}.db"
+        command = [sys.executable, "-m", "server", "--port", "0", "--db", str(db)]
+    process, port = start_server(command)
+    try:
+        return trio.run(measure, port, matches, seconds, kind)
+    finally:
+        process.kill()
+        process.wait()
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="measuring window per run")
+    parser.add_argument("--matches", default="1,100,500", help="concurrency levels")
+    parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.echo_server:
+        trio.run(echo_server)
+        return
+    print(f"{'matches':>7} {'server':>8} {'turns/s':>9} {'p50 ms':>8} {'p99 ms':>8}  ratio")
+    with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as scratch:
+        for matches in (int(n) for n in args.matches.split(",")):
+            floor = run_one("echo", matches, args.seconds, Path(scratch))
+            ours = run_one("arbiter", matches, args.seconds, Path(scratch))
+            for name, tally in (("echo", floor), ("arbiter", ours)):
+                rate = tally.turns / args.seconds
+                ratio = ours.turns / floor.turns if floor.turns else float("nan")
+                print(
+                    f"{matches:>7} {name:>8} {rate:>9.0f} "
+                    f"{percentile(tally.latencies, 0.5) * 1e3:>8.2f} "
+                    f"{percentile(tally.latencies, 0.99) * 1e3:>8.2f}"
+                    + (f"  {ratio:.2f}x" if name == "arbiter" else "")
+                )
+            print(f"        (median latency added by Arbiter over the floor: "
+                  f"{(statistics.median(ours.latencies) - statistics.median(floor.latencies)) * 1e3:.2f} ms)")
+
+
+if __name__ == "__main__":
+    main()

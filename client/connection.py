@@ -1,0 +1,86 @@
+"""The client's side of one TCP connection: send messages, receive messages, answer pings.
+
+A thin shell over the sans-I/O `protocol.Connection` (CLIENT role), like the server's session.
+"""
+
+from __future__ import annotations
+
+import trio
+
+import protocol
+
+RECEIVE_SIZE = 64 * 1024
+MAX_FRAME = 4 * 1024 * 1024
+"""Larger than the server's 64 KiB: we trust our server, and a finished long game's record may
+exceed 64 KiB."""
+
+
+class ServerError(Exception):
+    """The server answered a request with an `error` frame."""
+
+    def __init__(self, error: protocol.Error) -> None:
+        super().__init__(f"{error.code}: {error.message}")
+        self.code = error.code
+        self.message = error.message
+
+
+class ConnectionClosed(Exception):
+    """The server closed the connection."""
+
+
+class ClientConnection:
+    def __init__(self, stream: trio.abc.Stream, name: str, session: str) -> None:
+        self._stream = stream
+        self.wire = protocol.Connection(protocol.CLIENT, max_frame=MAX_FRAME)
+        self.name = name
+        self.session = session
+
+    @classmethod
+    async def open(cls, host: str, port: int, name: str, token: str | None = None) -> ClientConnection:
+        """Connect and shake hands; `ServerError` if the server refuses us."""
+        stream = await trio.open_tcp_stream(host, port)
+        connection = cls(stream, name, "")
+        try:
+            await connection.send(
+                protocol.Hello(version=protocol.PROTOCOL_VERSION, name=name, token=token)
+            )
+            welcome = await connection.receive()
+            if not isinstance(welcome, protocol.Welcome):
+                raise ConnectionClosed(f"expected welcome, got {welcome!r}")
+        except BaseException:
+            await trio.aclose_forcefully(stream)
+            raise
+        connection.session = welcome.session
+        return connection
+
+    async def send(self, *messages: protocol.Message) -> None:
+        """Send the messages in one write (pipelined requests share a TCP segment)."""
+        await self._stream.send_all(b"".join(self.wire.send(m) for m in messages))
+
+    async def receive(self) -> protocol.Message:
+        """The next message; pings are answered here, errors raise `ServerError`."""
+        while True:
+            message = self.wire.next_message()
+            if message is protocol.NEED_DATA:
+                try:
+                    data = await self._stream.receive_some(RECEIVE_SIZE)
+                except trio.BrokenResourceError as error:
+                    raise ConnectionClosed("connection reset by the server") from error
+                self.wire.receive_data(data)
+            elif message is protocol.CLOSED:
+                raise ConnectionClosed("the server closed the connection")
+            elif isinstance(message, protocol.Ping):
+                await self.send(protocol.Pong(nonce=message.nonce))
+            elif isinstance(message, protocol.Error):
+                raise ServerError(message)
+            else:
+                return message
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> ClientConnection:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

@@ -1,0 +1,96 @@
+"""`arbiter referee`: one game between two agents through a real server on 127.0.0.1.
+
+The server runs in this process on a free port with a throwaway SQLite file, and both agents
+connect to it as ordinary TCP clients, so a local game is refereed exactly as a remote one:
+same protocol, same clocks, same defaults.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+import protocol
+from agents import make_agent
+from client.connection import ClientConnection
+from client.runner import GameRecord, MessageHook, play_one
+from games import Game, get_game
+from server.app import bound_port, serve
+
+HOST = "127.0.0.1"
+
+
+def seeded_options(game: Game[Any, Any], seed: int | None) -> dict[str, Any]:
+    """The game's seed option set to `seed`, for games with a random start."""
+    if seed is None:
+        return {}
+    return {option.name: seed for option in game.options if option.is_seed}
+
+
+async def referee(
+    game_name: str,
+    agent_names: tuple[str, str],
+    *,
+    seed: int | None = None,
+    move_time: float = 10.0,
+    db_path: Path | None = None,
+    on_move: Callable[[int, str, str], None] | None = None,
+) -> GameRecord:
+    """Play one game, the first agent in the first seat; returns the record as seat 0 saw it."""
+    game = get_game(game_name)
+    agents = [
+        make_agent(name, game, None if seed is None else seed + index)
+        for index, name in enumerate(agent_names)
+    ]
+    with tempfile.TemporaryDirectory(prefix="arbiter-referee-") as scratch:
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(
+                serve, HOST, 0, db_path or Path(scratch) / "referee.db"
+            )
+            port = bound_port(listeners)
+            records: list[GameRecord] = []
+            reporter = _Reporter(on_move)
+
+            async def seat(index: int, hook: MessageHook | None) -> None:
+                async with await ClientConnection.open(HOST, port, agent_names[index]) as conn:
+                    record = await play_one(
+                        conn,
+                        game,
+                        agents[index],
+                        options=seeded_options(game, seed),
+                        time_control={"move": move_time},
+                        on_message=hook,
+                    )
+                    if index == 0:
+                        records.append(record)
+
+            async with trio.open_nursery() as players:
+                players.start_soon(seat, 0, reporter)
+                await reporter.seeking.wait()
+                players.start_soon(seat, 1, None)
+            nursery.cancel_scope.cancel()
+    return records[0]
+
+
+class _Reporter:
+    """Watches the first seat's messages: when its seek is open, and every move of the game."""
+
+    def __init__(self, on_move: Callable[[int, str, str], None] | None) -> None:
+        self.seeking = trio.Event()
+        self._on_move = on_move
+        self._seat = ""
+
+    def __call__(self, message: protocol.Message) -> None:
+        match message:
+            case protocol.Seeking():
+                self.seeking.set()
+            case protocol.MatchStarted(seat=seat):
+                self._seat = seat
+            case protocol.MoveAccepted(ply=ply, move=move) if self._on_move:
+                self._on_move(ply, self._seat, move)
+            case protocol.OpponentMoved(ply=ply, seat=seat, move=move) if self._on_move:
+                self._on_move(ply, seat, move)

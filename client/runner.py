@@ -1,0 +1,111 @@
+"""The agent runner: seek a match, answer every `your_turn` with the agent's move, report the end.
+
+The agent runs on a worker thread, so a thinking agent never stops this connection from reading
+(pings keep being answered) and, in-process with a server, never stalls the server's clocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+
+import protocol
+from agents import Agent
+from client.connection import ClientConnection, ConnectionClosed
+from games import Game, get_game
+
+MessageHook = Callable[[protocol.Message], None]
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A finished game as one player saw it."""
+
+    match: int
+    game: str
+    seat: str
+    seats: list[str]
+    players: list[str]
+    result: str
+    winner: str | None
+    reason: str
+    moves: list[str]
+
+    def summary(self) -> str:
+        """`white wins (...)`, `draw (...)` or `both forfeit (...)`: the referee's last line."""
+        if self.result == "win":
+            return f"{self.winner} wins ({self.reason})"
+        if self.result == "draw":
+            return f"draw ({self.reason})"
+        return f"both forfeit ({self.reason})"
+
+
+async def play_one(
+    connection: ClientConnection,
+    game: Game[Any, Any],
+    agent: Agent,
+    *,
+    options: dict[str, Any] | None = None,
+    time_control: dict[str, Any] | None = None,
+    on_message: MessageHook | None = None,
+) -> GameRecord:
+    """Seek one game, play it with `agent`, and return its record."""
+    await connection.send(
+        protocol.Seek(game=game.name, options=options or {}, time=time_control or {}, hints=False)
+    )
+    started: protocol.MatchStarted | None = None
+    while True:
+        message = await connection.receive()
+        if on_message is not None:
+            on_message(message)
+        match message:
+            case protocol.MatchStarted():
+                started = message
+            case protocol.YourTurn(match=match_id, state=data, time_left=budget):
+                state = game.state_from_data(data)
+                move = await trio.to_thread.run_sync(
+                    agent.choose, state, budget, abandon_on_cancel=True
+                )
+                await connection.send(protocol.Move(match=match_id, move=game.format_move(move)))
+            case protocol.GameOver():
+                if started is None:
+                    raise ConnectionClosed("game over before the match started")
+                return GameRecord(
+                    match=message.match,
+                    game=game.name,
+                    seat=started.seat,
+                    seats=started.seats,
+                    players=started.players,
+                    result=message.result,
+                    winner=message.winner,
+                    reason=message.reason,
+                    moves=message.moves,
+                )
+
+
+async def run_bot(
+    host: str,
+    port: int,
+    game_name: str,
+    make_agent: Callable[[Game[Any, Any], int], Agent],
+    *,
+    name: str,
+    games: int = 1,
+    time_control: dict[str, Any] | None = None,
+    on_result: Callable[[GameRecord], None] | None = None,
+) -> list[GameRecord]:
+    """Connect once and play `games` games in a row, a fresh agent for each."""
+    game = get_game(game_name)
+    records = []
+    async with await ClientConnection.open(host, port, name) as connection:
+        for number in range(games):
+            record = await play_one(
+                connection, game, make_agent(game, number), time_control=time_control
+            )
+            records.append(record)
+            if on_result is not None:
+                on_result(record)
+    return records

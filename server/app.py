@@ -1,0 +1,47 @@
+"""The server: storage, lobby and the TCP listener, run under one nursery.
+
+`serve` is what the command line and the tests call. It reports the bound addresses through
+`task_status`, so `await nursery.start(serve, ...)` returns the real port even for port 0.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import trio
+
+from server.lobby import Lobby
+from server.session import Session
+from server.storage import Storage
+
+
+async def serve(
+    host: str,
+    port: int,
+    db_path: str | Path,
+    *,
+    task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store."""
+    storage = Storage.connect(db_path)
+    try:
+        listeners = await trio.open_tcp_listeners(port, host=host)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(storage.run_writer)
+            lobby = Lobby(storage, nursery)
+            await nursery.start(
+                trio.serve_listeners, partial(_serve_connection, lobby), listeners
+            )
+            task_status.started(listeners)
+    finally:
+        storage.close()
+
+
+async def _serve_connection(lobby: Lobby, stream: trio.SocketStream) -> None:
+    await Session(stream, lobby).run()
+
+
+def bound_port(listeners: list[trio.SocketListener]) -> int:
+    port: int = listeners[0].socket.getsockname()[1]
+    return port

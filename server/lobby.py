@@ -1,0 +1,262 @@
+"""The lobby: routes each request of a session, pairs seeks, and keeps the live matches.
+
+Pairing is first come, first seated: a seek waits until another session seeks the same game with
+the same options and time control; the waiting seek takes the first seat. That makes pairing
+predictable for scripts (`arbiter referee` seats agent A first by seeking first) and fair over a
+series of games only when the seekers alternate, which is the tournament's business, not ours.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+
+import protocol
+from games import GAME_NAMES, Game, GameError, OptionError, get_game
+from protocol import ErrorCode
+from server.match import Disconnected, Match, MoveArrived, Resigned
+from server.session import Session
+from server.storage import Storage
+from server.timecontrol import TimeControl, TimeControlError
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "arbiter 0.1.0"
+
+
+@dataclass(eq=False, slots=True)
+class Seek:
+    id: int
+    session: Session
+    game: Game[Any, Any]
+    options: dict[str, Any]
+    time_control: TimeControl
+    hints: bool
+
+    @property
+    def pairing_key(self) -> tuple[str, str, TimeControl]:
+        return (self.game.name, json.dumps(self.options, sort_keys=True), self.time_control)
+
+
+class Lobby:
+    def __init__(self, storage: Storage, nursery: trio.Nursery) -> None:
+        self.storage = storage
+        self._nursery = nursery
+        self._seeks: dict[int, Seek] = {}
+        self._next_seek = 1
+        self.matches: dict[int, Match] = {}
+
+    # -- requests --------------------------------------------------------------------------
+
+    async def handle(self, session: Session, message: protocol.Message, arrived: float) -> None:
+        """Answer one request; `arrived` is when its frame was complete (a move's stop-clock)."""
+        match message:
+            case protocol.Hello():
+                self._hello(session, message)
+            case protocol.Ping(nonce=nonce):
+                session.send(protocol.Pong(nonce=nonce))
+            case protocol.Pong():
+                pass
+            case protocol.ListGames():
+                session.send(protocol.Games(games=[describe_game(get_game(n)) for n in GAME_NAMES]))
+            case protocol.Seek():
+                await self._seek(session, message)
+            case protocol.CancelSeek(seek=seek_id):
+                self._cancel_seek(session, seek_id)
+            case protocol.Move(match=match_id, move=text):
+                self._to_match(session, match_id, "move", lambda seat: MoveArrived(seat, text, arrived))
+            case protocol.Resign(match=match_id):
+                self._to_match(session, match_id, "resign", Resigned)
+            case protocol.Watch(match=match_id):
+                await self._watch(session, match_id)
+
+    def _hello(self, session: Session, hello: protocol.Hello) -> None:
+        if hello.version != protocol.PROTOCOL_VERSION:
+            session.send_error(
+                ErrorCode.VERSION_MISMATCH,
+                f"this server speaks protocol version {protocol.PROTOCOL_VERSION},"
+                f" not {hello.version}",
+                ref="hello",
+            )
+            session.closed = True
+            return
+        session.name = hello.name
+        session.send(
+            protocol.Welcome(
+                version=protocol.PROTOCOL_VERSION, session=session.token, server=SERVER_NAME
+            )
+        )
+
+    async def _seek(self, session: Session, seek: protocol.Seek) -> None:
+        try:
+            game = get_game(seek.game)
+        except GameError as error:
+            session.send_error(ErrorCode.UNKNOWN_GAME, str(error), ref="seek")
+            return
+        try:
+            game.resolve_options(seek.options)
+        except OptionError as error:
+            session.send_error(ErrorCode.BAD_OPTION, str(error), ref="seek")
+            return
+        try:
+            time_control = TimeControl.from_wire(seek.time)
+        except TimeControlError as error:
+            session.send_error(ErrorCode.BAD_TIME_CONTROL, str(error), ref="seek")
+            return
+        mine = Seek(self._next_seek, session, game, dict(seek.options), time_control, seek.hints)
+        self._next_seek += 1
+        waiting = self._find_partner(mine)
+        if waiting is None:
+            self._seeks[mine.id] = mine
+            session.send(
+                protocol.Seeking(
+                    seek=mine.id, game=game.name, options=mine.options, time=time_control.to_wire()
+                )
+            )
+            return
+        del self._seeks[waiting.id]
+        await self._start_match(waiting, mine)
+
+    def _find_partner(self, mine: Seek) -> Seek | None:
+        for seek in self._seeks.values():
+            if seek.session is not mine.session and seek.pairing_key == mine.pairing_key:
+                return seek
+        return None
+
+    def _cancel_seek(self, session: Session, seek_id: int) -> None:
+        seek = self._seeks.get(seek_id)
+        if seek is None or seek.session is not session:
+            session.send_error(
+                ErrorCode.UNKNOWN_SEEK, f"no open seek {seek_id} of yours", ref="cancel_seek"
+            )
+            return
+        del self._seeks[seek_id]
+        session.send(protocol.SeekCancelled(seek=seek_id))
+
+    def _to_match(self, session: Session, match_id: int, ref: str, event: Any) -> None:
+        seated = session.seats.get(match_id)
+        if seated is None:
+            if match_id in self.matches:
+                session.send_error(
+                    ErrorCode.NOT_YOUR_MATCH, f"you do not play in match {match_id}", ref, match_id
+                )
+            else:
+                session.send_error(
+                    ErrorCode.UNKNOWN_MATCH, f"no match {match_id} in play", ref, match_id
+                )
+            return
+        match, seat = seated
+        if match.outcome is not None:
+            session.send_error(ErrorCode.GAME_OVER, f"match {match_id} is over", ref, match_id)
+            return
+        match.deliver(event(seat))
+
+    async def _watch(self, session: Session, match_id: int) -> None:
+        match = self.matches.get(match_id)
+        if match is not None:
+            match.spectators.add(session)
+            session.send(match.watching_message())
+            return
+        record = await self.storage.load_match(match_id)
+        if record is None or record.status != "finished":
+            session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
+            return
+        game = get_game(record.game)
+        state = game.initial_state(record.options)
+        for text in record.moves:
+            _, state = game.apply_text(state, text)
+        session.send(
+            protocol.Watching(
+                match=record.id,
+                game=record.game,
+                seats=record.seats,
+                players=record.players,
+                options=record.options,
+                time=record.time_control,
+                state=state.to_data(),
+                moves=record.moves,
+            )
+        )
+        assert record.result is not None and record.reason is not None
+        session.send(
+            protocol.GameOver(
+                match=record.id,
+                result=record.result,
+                winner=record.winner,
+                reason=record.reason,
+                state=state.to_data(),
+                moves=record.moves,
+            )
+        )
+
+    # -- matches ---------------------------------------------------------------------------
+
+    async def _start_match(self, first: Seek, second: Seek) -> None:
+        game = first.game
+        options = game.resolve_options(first.options, fresh_seed=lambda: secrets.randbits(31))
+        sessions = (first.session, second.session)
+        match_id = await self.storage.create_match(
+            game.name,
+            options,
+            first.time_control.to_wire(),
+            game.seats,
+            [session.name for session in sessions],
+        )
+        match = Match(
+            id=match_id,
+            game=game,
+            options=options,
+            time_control=first.time_control,
+            sessions=sessions,
+            hints=(first.hints, second.hints),
+            storage=self.storage,
+        )
+        self.matches[match_id] = match
+        for seat, session in enumerate(sessions):
+            session.seats[match_id] = (match, seat)
+        self._nursery.start_soon(self._run_match, match)
+
+    async def _run_match(self, match: Match) -> None:
+        try:
+            await match.run()
+        except Exception:
+            log.exception("match %d failed", match.id)
+            for session in (*match.sessions, *match.spectators):
+                session.send_error(
+                    ErrorCode.INTERNAL_ERROR,
+                    f"match {match.id} stopped on a server error",
+                    match=match.id,
+                )
+        finally:
+            del self.matches[match.id]
+            for session in match.sessions:
+                session.seats.pop(match.id, None)
+
+    def forget(self, session: Session) -> None:
+        """A session closed: drop its seeks, default its matches, stop sending it moves."""
+        for seek_id in [i for i, seek in self._seeks.items() if seek.session is session]:
+            del self._seeks[seek_id]
+        for match, seat in list(session.seats.values()):
+            match.deliver(Disconnected(seat))
+        for match in self.matches.values():
+            match.spectators.discard(session)
+
+
+def describe_game(game: Game[Any, Any]) -> dict[str, Any]:
+    """A game as the `games` message lists it."""
+    return {
+        "name": game.name,
+        "title": game.title,
+        "seats": list(game.seats),
+        "options": [
+            {"name": option.name, "type": option.kind.__name__, "default": option.default,
+             "help": option.help}
+            for option in game.options
+        ],
+        "notation": game.notation_help,
+    }

@@ -1,0 +1,137 @@
+"""One connected client: a reader that turns bytes into requests, and one writer task.
+
+The sans-I/O `protocol.Connection` does all parsing and checking; this module only moves bytes
+and routes requests to the lobby and matches. Every frame to the client goes through one outbox
+and one writer task, so frames never interleave and a slow reader stalls only itself. The outbox
+is bounded: a client that stops reading while frames keep coming is disconnected rather than
+allowed to grow the server's memory.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import trio
+
+import protocol
+from protocol import ErrorCode
+
+if TYPE_CHECKING:
+    from server.lobby import Lobby
+    from server.match import Match
+
+RECEIVE_SIZE = 64 * 1024
+OUTBOX_FRAMES = 1024
+"""Frames queued for one client before it counts as not reading (and is disconnected)."""
+MAX_PEER_ERRORS = 20
+"""Recoverable protocol errors tolerated from one client before it is disconnected."""
+FLUSH_SECONDS = 2.0
+"""How long a closing connection may take to write its last frames (an error, a game over)."""
+
+
+@dataclass(eq=False, slots=True)
+class Delivery:
+    """Set by the writer once a frame is written to the socket: when a move's clock starts."""
+
+    event: trio.Event = field(default_factory=trio.Event)
+    at: float = 0.0
+
+
+@dataclass(eq=False)
+class Session:
+    """What the server knows of one connection."""
+
+    stream: trio.abc.Stream
+    lobby: Lobby
+    wire: protocol.Connection = field(default_factory=lambda: protocol.Connection(protocol.SERVER))
+    name: str = ""
+    token: str = field(default_factory=lambda: secrets.token_hex(16))
+    seats: dict[int, tuple[Match, int]] = field(default_factory=dict)
+    """Matches this session plays in: match id -> (match, seat index)."""
+    closed: bool = False
+    peer_errors: int = 0
+
+    def __post_init__(self) -> None:
+        self._outbox, self._outbox_out = trio.open_memory_channel[tuple[bytes, Delivery | None]](
+            OUTBOX_FRAMES
+        )
+
+    def send(self, message: protocol.Message, delivery: Delivery | None = None) -> None:
+        """Queue one frame; never blocks. A client too far behind is cut off."""
+        if self.closed:
+            return
+        try:
+            self._outbox.send_nowait((self.wire.send(message), delivery))
+        except trio.WouldBlock:
+            self._cut_off()
+        except trio.ClosedResourceError:
+            pass
+
+    def send_error(
+        self, code: ErrorCode, message: str, ref: str | None = None, match: int | None = None
+    ) -> None:
+        self.send(protocol.Error(code=code, message=message, ref=ref, match=match))
+
+    def _cut_off(self) -> None:
+        self.closed = True
+        self._outbox.close()
+
+    async def run(self) -> None:
+        """Serve the connection until it closes; then the lobby forgets it."""
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._write_loop, nursery.cancel_scope)
+                try:
+                    await self._read_loop()
+                finally:
+                    self._outbox.close()
+                    nursery.cancel_scope.deadline = trio.current_time() + FLUSH_SECONDS
+        finally:
+            self.closed = True
+            self.lobby.forget(self)
+            await trio.aclose_forcefully(self.stream)
+
+    async def _write_loop(self, cancel_scope: trio.CancelScope) -> None:
+        try:
+            async for data, delivery in self._outbox_out:
+                await self.stream.send_all(data)
+                if delivery is not None:
+                    delivery.at = trio.current_time()
+                    delivery.event.set()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        cancel_scope.cancel()
+
+    async def _read_loop(self) -> None:
+        while not self.closed:
+            try:
+                message = self.wire.next_message()
+            except protocol.PeerError as error:
+                if not self._answer_peer_error(error):
+                    return
+                continue
+            if message is protocol.NEED_DATA:
+                try:
+                    data = await self.stream.receive_some(RECEIVE_SIZE)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    return
+                self.wire.receive_data(data)
+            elif message is protocol.CLOSED:
+                return
+            else:
+                await self.lobby.handle(self, message, trio.current_time())
+
+    def _answer_peer_error(self, error: protocol.PeerError) -> bool:
+        """Answer a bad frame; False when the connection must close."""
+        self.send_error(ErrorCode(error.code), str(error))
+        if error.fatal:
+            return False
+        self.peer_errors += 1
+        if self.peer_errors >= MAX_PEER_ERRORS:
+            self.send_error(
+                ErrorCode.TOO_MANY_ERRORS, f"closing after {self.peer_errors} malformed frames"
+            )
+            return False
+        return True

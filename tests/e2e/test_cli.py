@@ -1,0 +1,119 @@
+"""The installed commands, run as a user runs them: separate processes, real ports."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CLI = [sys.executable, "-m", "client.cli"]
+SERVER = [sys.executable, "-m", "server"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def test_referee_plays_one_game_and_reports_the_result() -> None:
+    done = run([*CLI, "referee", "kings-court", "greedy", "random", "--seed", "3"])
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[0].strip().startswith("1. white ")
+    assert lines[-1].startswith("result: ")
+    assert any(lines[-1].startswith(f"result: {end}") for end in
+               ("white wins (", "black wins (", "both forfeit ("))
+
+
+def test_referee_json_is_one_object_describing_the_game() -> None:
+    done = run([*CLI, "referee", "kings-court", "random", "random", "--seed", "5", "--json"])
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["game"] == "kings-court"
+    assert report["seats"] == {"white": "random", "black": "random"}
+    assert report["outcome"] in {"win", "both_forfeit"}
+    assert (report["winner"] is None) == (report["outcome"] != "win")
+    assert report["reason"] and len(report["moves"]) > 4
+    again = run([*CLI, "referee", "kings-court", "random", "random", "--seed", "5", "--json"])
+    assert json.loads(again.stdout)["moves"] == report["moves"], "a seeded game replays"
+
+
+@pytest.mark.parametrize(
+    ("args", "complaint"),
+    [
+        (["referee", "chess", "random", "random"], "invalid choice: 'chess'"),
+        (["referee", "kings-court", "random", "oracle"], "invalid choice: 'oracle'"),
+        (["bot", "--server", "localhost", "--game", "kings-court", "--agent", "random"],
+         "expected HOST:PORT"),
+    ],
+)
+def test_bad_arguments_are_named(args: list[str], complaint: str) -> None:
+    done = run([*CLI, *args])
+    assert done.returncode == 2
+    assert complaint in done.stderr
+
+
+def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    db = tmp_path / "served.db"
+    server = subprocess.Popen(
+        [*SERVER, "--host", "127.0.0.1", "--port", "0", "--db", str(db)],
+        stdout=subprocess.PIPE, text=True, cwd=ROOT,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert line.startswith("listening on 127.0.0.1:")
+        address = line.split()[-1]
+        bots = [
+            subprocess.Popen(
+                [*CLI, "bot", "--server", address, "--game", "kings-court", "--agent", agent,
+                 "--name", agent, "--games", "2", "--seed", "1"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+            )
+            for agent in ("greedy", "random")
+        ]
+        outputs = [bot.communicate(timeout=60) for bot in bots]
+        for bot, (out, err) in zip(bots, outputs, strict=True):
+            assert bot.returncode == 0, err
+            assert len(out.strip().splitlines()) == 2
+            assert all(" as " in line for line in out.splitlines())
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=10) == 0
+        assert "stopped" in server.stdout.read()
+    finally:
+        server.kill()
+        server.wait()
+    assert db.exists()
+
+
+def test_server_reports_a_port_it_cannot_take(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run([*SERVER, "--port", str(port), "--db", str(tmp_path / "x.db")])
+    assert done.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+
+
+def test_server_reports_a_database_it_cannot_open(tmp_path: Path) -> None:
+    done = run([*SERVER, "--port", "0", "--db", str(tmp_path / "missing" / "x.db")])
+    assert done.returncode == 1
+    assert "cannot open database" in done.stderr
+
+
+def test_demo_finishes_within_a_minute() -> None:
+    started = time.monotonic()
+    done = run([*CLI, "demo"], timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < 60
+    assert "moves stored" in done.stdout
+    assert done.stdout.strip().splitlines()[-1].startswith("result: ")
+    assert os.linesep.join(done.stdout.splitlines()).count("move ") > 4

@@ -1,0 +1,123 @@
+"""Whole matches over real TCP on 127.0.0.1 with a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+import trio
+
+import protocol
+from agents import make_agent
+from client.runner import run_bot
+from tests.conftest import RunningServer
+from tests.e2e.helpers import connect, play_randomly, replay, seek, until
+
+
+async def test_bots_play_full_games_and_the_stored_moves_replay_to_the_stored_result(
+    server: RunningServer,
+) -> None:
+    games = 3
+    async with trio.open_nursery() as nursery:
+        for name, agent in (("alice", "greedy"), ("bob", "random")):
+            nursery.start_soon(
+                lambda name=name, agent=agent: run_bot(
+                    server.host,
+                    server.port,
+                    "kings-court",
+                    lambda game, n, agent=agent: make_agent(agent, game, n),
+                    name=name,
+                    games=games,
+                )
+            )
+    with sqlite3.connect(server.db) as db:
+        matches = db.execute(
+            "SELECT id, game, options, status, result, winner, reason FROM matches"
+        ).fetchall()
+        assert len(matches) == games
+        for match_id, game, options, status, result, winner, reason in matches:
+            moves = [m for (m,) in db.execute(
+                "SELECT move FROM moves WHERE match_id = ? ORDER BY ply", (match_id,)
+            )]
+            assert status == "finished" and moves
+            outcome = replay(game, json.loads(options), moves).outcome()
+            assert outcome is not None
+            assert (outcome.result.value, outcome.reason) == (result, reason)
+            assert winner == (None if outcome.winner is None else ("white", "black")[outcome.winner])
+            scores = sorted(s for (s,) in db.execute(
+                "SELECT score FROM results WHERE match_id = ?", (match_id,)
+            ))
+            assert scores in ([0.0, 1.0], [0.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    ("misbehaviour", "reason"),
+    [
+        ("illegal", "illegal move A1A2: "),
+        ("sleep", "time limit exceeded (1.0 s)"),
+        ("disconnect", "disconnected"),
+        ("out_of_turn", "move out of turn"),
+    ],
+)
+async def test_a_defaulting_seat_loses_while_another_match_finishes_normally(
+    server: RunningServer, misbehaviour: str, reason: str
+) -> None:
+    results: dict[str, protocol.GameOver] = {}
+
+    async def good_pair() -> None:
+        async def player(name: str, seed: int) -> None:
+            connection = await connect(server.port, name)
+            await seek(connection, move_time=5.0)
+            results[name] = await play_randomly(connection, seed)  # type: ignore[assignment]
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(player, "good-1", 1)
+            nursery.start_soon(player, "good-2", 2)
+
+    async def bad_pair() -> None:
+        honest = await connect(server.port, "honest")
+        cheat = await connect(server.port, "cheat")
+        await seek(honest, move_time=1.0)
+        await seek(cheat, move_time=1.0)
+        started = await until(cheat, protocol.MatchStarted)
+        async with trio.open_nursery() as nursery:
+            async def honest_plays() -> None:
+                results["honest"] = await play_randomly(honest, 3)  # type: ignore[assignment]
+
+            nursery.start_soon(honest_plays)
+            turn = await play_randomly(cheat, 4, stop_at_ply=4)
+            assert isinstance(turn, protocol.YourTurn)
+            if misbehaviour == "illegal":
+                await cheat.send(protocol.Move(match=turn.match, move="A1A2"))
+            elif misbehaviour == "sleep":
+                await trio.sleep(turn.time_left + 0.5)
+            elif misbehaviour == "disconnect":
+                await cheat.aclose()
+                return
+            elif misbehaviour == "out_of_turn":
+                # Both frames in one write: the second is queued before the opponent can answer.
+                assert turn.legal
+                move = protocol.Move(match=turn.match, move=turn.legal[0])
+                await cheat.send(move, move)
+            results["cheat"] = await until(cheat, protocol.GameOver)
+        results["cheat-seat"] = started  # type: ignore[assignment]
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(good_pair)
+            nursery.start_soon(bad_pair)
+
+    over = results["honest"]
+    assert over.result == "win"
+    assert over.reason.startswith(reason)
+    if misbehaviour != "disconnect":
+        cheat_seat = results["cheat-seat"].seat  # type: ignore[attr-defined]
+        assert over.winner != cheat_seat
+        assert results["cheat"].reason == over.reason
+    defaults = ("illegal move", "time limit exceeded", "disconnected", "move out of turn")
+    for name in ("good-1", "good-2"):
+        assert not results[name].reason.startswith(defaults), results[name].reason
+    with sqlite3.connect(server.db) as db:
+        stored = [r for (r,) in db.execute("SELECT reason FROM matches ORDER BY id")]
+    assert over.reason in stored and len(stored) == 2
