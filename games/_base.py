@@ -244,6 +244,7 @@ class Game(ABC, Generic[StateT, MoveT]):
 
     def apply_text(self, state: StateT, text: str) -> tuple[MoveT, StateT]:
         """Parse and apply move text: `InvalidMoveError` or `IllegalMoveError` on refusal."""
+        text = text.strip()
         if len(text) > self.max_move_text:
             raise InvalidMoveError(
                 f"move text of {len(text)} characters is longer than any {self.title} move "

@@ -1,0 +1,113 @@
+"""Arbiter's wire protocol, sans-I/O: bytes in, messages out, and back (h11's design).
+
+Nothing here opens a socket, reads a clock or imports trio; the server, the client, the fuzzer and
+the tests all drive the same `Connection`. The spec for implementers in other languages is
+docs/protocol.md.
+
+The layers, lowest first; each private module imports only the ones above it in this list:
+
+- `_errors`: stable error codes and who is to blame (`PeerError` vs `LocalProtocolError`).
+- `_frames`: 4-byte length prefix + one msgpack map; the size limit; `NEED_DATA`/`CLOSED`.
+- `_messages`: one checked dataclass per message type, its direction, wire map <-> message.
+- `_session`: the phase table (START -> GREETING -> OPEN, CLOSED) judging both directions.
+- `_connection`: `Connection`, which strings the layers together for one role.
+"""
+
+from protocol._connection import Connection
+from protocol._errors import (
+    ERROR_CODES,
+    FATAL_CODES,
+    CodeInfo,
+    ErrorCode,
+    LocalProtocolError,
+    PeerError,
+    ProtocolError,
+)
+from protocol._frames import (
+    CLOSED,
+    DEFAULT_MAX_FRAME,
+    NEED_DATA,
+    FrameDecoder,
+    Sentinel,
+    encode_frame,
+)
+from protocol._messages import (
+    CLIENT,
+    MESSAGE_TYPES,
+    PROTOCOL_VERSION,
+    SERVER,
+    CancelSeek,
+    Error,
+    FieldSpec,
+    GameOver,
+    Games,
+    Hello,
+    ListGames,
+    MatchStarted,
+    Message,
+    Move,
+    MoveAccepted,
+    MoveRefused,
+    OpponentMoved,
+    Ping,
+    Pong,
+    Resign,
+    Role,
+    Seek,
+    SeekCancelled,
+    Seeking,
+    Watch,
+    Watching,
+    Welcome,
+    YourTurn,
+    message_from_wire,
+)
+from protocol._session import TRANSITIONS, Phase
+
+__all__ = [
+    "CLIENT",
+    "CLOSED",
+    "DEFAULT_MAX_FRAME",
+    "ERROR_CODES",
+    "FATAL_CODES",
+    "MESSAGE_TYPES",
+    "NEED_DATA",
+    "PROTOCOL_VERSION",
+    "SERVER",
+    "TRANSITIONS",
+    "CancelSeek",
+    "CodeInfo",
+    "Connection",
+    "Error",
+    "ErrorCode",
+    "FieldSpec",
+    "FrameDecoder",
+    "GameOver",
+    "Games",
+    "Hello",
+    "ListGames",
+    "LocalProtocolError",
+    "MatchStarted",
+    "Message",
+    "Move",
+    "MoveAccepted",
+    "MoveRefused",
+    "OpponentMoved",
+    "PeerError",
+    "Phase",
+    "Ping",
+    "Pong",
+    "ProtocolError",
+    "Resign",
+    "Role",
+    "Seek",
+    "SeekCancelled",
+    "Seeking",
+    "Sentinel",
+    "Watch",
+    "Watching",
+    "Welcome",
+    "YourTurn",
+    "encode_frame",
+    "message_from_wire",
+]

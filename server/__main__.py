@@ -22,17 +22,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", default="arbiter.db", help="SQLite file for the game records")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    status = 0
     try:
         trio.run(_run, args.host, args.port, args.db)
-    except KeyboardInterrupt:
+    except* KeyboardInterrupt:
         print("stopped", flush=True)
-    except sqlite3.Error as error:
-        print(f"arbiter-server: cannot open database {args.db!r}: {error}", file=sys.stderr)
-        return 1
-    except OSError as error:
-        print(f"arbiter-server: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
-        return 1
-    return 0
+    except* sqlite3.Error as group:
+        print(f"arbiter-server: cannot open database {args.db!r}: {first(group)}", file=sys.stderr)
+        status = 1
+    except* OSError as group:
+        print(
+            f"arbiter-server: cannot listen on {args.host}:{args.port}: {first(group)}",
+            file=sys.stderr,
+        )
+        status = 1
+    return status
+
+
+def first(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first leaf error of a group: the one worth a sentence."""
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    return error
 
 
 async def _run(host: str, port: int, db: str) -> None:

@@ -27,6 +27,12 @@ if TYPE_CHECKING:
     from server.storage import Storage
 
 
+MAX_HINT_CHARACTERS = 32 * 1024
+"""Hints are left out (legal = None) beyond this: a contrived King's Court position can have
+225,000 jump routes, and `your_turn` must fit a 64 KiB frame. Real positions stay far below (an
+Amazons opening lists 2,176 moves in about 20 KB)."""
+
+
 @dataclass(frozen=True, slots=True)
 class MoveArrived:
     seat: Seat
@@ -114,7 +120,7 @@ class Match:
             return self._default(event.seat, f"move out of turn ({event.text})")
         if event.at > deadline:
             return self._default(seat, self._timeout_reason())
-        return await self._take_move(seat, event.text, event.at - written.at)
+        return await self._take_move(seat, event.text, max(0.0, event.at - written.at))
 
     async def _take_move(self, seat: Seat, text: str, elapsed: float) -> Outcome | None:
         try:
@@ -186,6 +192,8 @@ class Match:
         legal = None
         if self.hints[seat]:
             legal = [self.game.format_move(move) for move in self.state.legal_moves()]
+            if sum(map(len, legal)) > MAX_HINT_CHARACTERS:
+                legal = None
         return protocol.YourTurn(
             match=self.id,
             ply=self.state.ply,

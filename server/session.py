@@ -60,7 +60,7 @@ class Session:
 
     def send(self, message: protocol.Message, delivery: Delivery | None = None) -> None:
         """Queue one frame; never blocks. A client too far behind is cut off."""
-        if self.closed:
+        if self.closed or self.wire.phase is protocol.Phase.CLOSED:
             return
         try:
             self._outbox.send_nowait((self.wire.send(message), delivery))
@@ -125,7 +125,7 @@ class Session:
 
     def _answer_peer_error(self, error: protocol.PeerError) -> bool:
         """Answer a bad frame; False when the connection must close."""
-        self.send_error(ErrorCode(error.code), str(error))
+        self.send(protocol.Error.from_peer_error(error))
         if error.fatal:
             return False
         self.peer_errors += 1

@@ -78,9 +78,9 @@ async def test_a_defaulting_seat_loses_while_another_match_finishes_normally(
     async def bad_pair() -> None:
         honest = await connect(server.port, "honest")
         cheat = await connect(server.port, "cheat")
-        await seek(honest, move_time=1.0)
-        await seek(cheat, move_time=1.0)
-        started = await until(cheat, protocol.MatchStarted)
+        assert isinstance(await seek(honest, move_time=1.0), protocol.Seeking)
+        started = await seek(cheat, move_time=1.0)
+        assert isinstance(started, protocol.MatchStarted)
         async with trio.open_nursery() as nursery:
             async def honest_plays() -> None:
                 results["honest"] = await play_randomly(honest, 3)  # type: ignore[assignment]

@@ -1,0 +1,760 @@
+"""Every message of the protocol: one frozen dataclass per wire `type`, checked when built.
+
+Checking in `__post_init__` means an invalid message cannot exist: the server cannot send a
+negative ply by accident, and a message decoded from the wire has passed the very same checks.
+Each field carries a `FieldSpec` (its wire type, its limits in words, and the check itself), so
+the validator, the spec tables in docs/protocol.md and the hypothesis strategies in the tests
+all read one description and cannot disagree.
+
+A check raises `LocalProtocolError` (whoever built a bad message is at fault); the doors where peer
+data enters relabel it `PeerError`. Direction (which role may send a type) lives on the class;
+*when* it may be sent lives in `_session.py`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Self, TypeVar
+
+from protocol._errors import ErrorCode, LocalProtocolError, PeerError, short_repr
+
+PROTOCOL_VERSION = 1
+
+MAX_COUNT = 2**53
+"""Ids, counters and seconds stay within the integers a double holds exactly (JavaScript, Lua)."""
+NAME_LEN = 64
+"""Names, codes, game and seat names: short identifiers."""
+TEXT_LEN = 1024
+"""Move text (each game caps it further), reasons and error sentences."""
+TOKEN_LEN = 128
+MAX_ITEMS = 64 * 1024
+"""Items in a move list; a 64 KiB frame could not hold more anyway."""
+MAX_ENTRIES = 64
+"""Entries in an options or time map."""
+MAX_GAMES = 256
+MAX_DEPTH = 32
+"""Nesting of free-form data (game states); real states nest two or three levels."""
+MSGPACK_INT = (-(2**63), 2**64 - 1)
+
+
+class Role(enum.Enum):
+    """Which end of the connection a peer is; the session table is indexed by the sender's role."""
+
+    CLIENT = "client"
+    SERVER = "server"
+
+    @property
+    def peer(self) -> Role:
+        return Role.SERVER if self is Role.CLIENT else Role.CLIENT
+
+    def __repr__(self) -> str:
+        return f"Role.{self.name}"
+
+
+CLIENT = Role.CLIENT
+SERVER = Role.SERVER
+FROM_CLIENT = frozenset({CLIENT})
+FROM_SERVER = frozenset({SERVER})
+FROM_EITHER = frozenset({CLIENT, SERVER})
+
+
+# -- field specs ---------------------------------------------------------------------------------
+
+
+def _bad(where: str, expected: str, value: object) -> LocalProtocolError:
+    sentence = f"{where} must be {expected}, not {short_repr(value)}"
+    return LocalProtocolError(ErrorCode.BAD_FIELD, sentence)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    """One field's wire type and limits, in words for the spec and as parameters for the check.
+
+    `check(value, where)` returns the value to store (ints become floats for float fields, tuples
+    become lists) or raises `LocalProtocolError(bad_field)` naming `where` (`move.match`).
+    """
+
+    kind: str
+    wire: str
+    limits: str
+    check: Callable[[Any, str], Any]
+    nullable: bool = False
+    min_len: int = 0
+    max_len: int = 0
+    min_items: int = 0
+    max_items: int = 0
+    choices: tuple[str, ...] = ()
+    printable: bool = False
+    distinct: bool = False
+
+
+def count() -> FieldSpec:
+    def check(value: Any, where: str) -> int:
+        if type(value) is int and 0 <= value <= MAX_COUNT:
+            return value
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
+            return int(value)
+        raise _bad(where, "an integer from 0 to 2**53", value)
+
+    return FieldSpec("count", "int", "0 to 2^53", check)
+
+
+def seconds() -> FieldSpec:
+    def check(value: Any, where: str) -> float:
+        if (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and 0 <= value <= MAX_COUNT  # false for NaN
+        ):
+            return float(value)
+        raise _bad(where, "a number of seconds from 0 to 2**53", value)
+
+    return FieldSpec("seconds", "float", "0 to 2^53, an int is accepted", check)
+
+
+def boolean() -> FieldSpec:
+    def check(value: Any, where: str) -> bool:
+        if isinstance(value, bool):
+            return value
+        raise _bad(where, "true or false", value)
+
+    return FieldSpec("bool", "bool", "", check)
+
+
+def _is_utf8(value: str) -> bool:
+    """False for a string holding lone surrogates, which no peer could decode."""
+    if value.isascii():
+        return True
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def text(max_len: int, min_len: int = 0, printable: bool = False) -> FieldSpec:
+    expected = f"a string of {min_len} to {max_len} characters"
+    if printable:
+        expected = f"a string of {min_len} to {max_len} printable characters"
+
+    def check(value: Any, where: str) -> str:
+        if isinstance(value, str) and min_len <= len(value) <= max_len and _is_utf8(value):
+            if printable and not value.isprintable():
+                raise _bad(where, expected, value)
+            return value if type(value) is str else str.__str__(value)
+        raise _bad(where, expected, value)
+
+    limits = f"{min_len}-{max_len} chars" if min_len else f"at most {max_len} chars"
+    if printable:
+        limits += ", printable"
+    return FieldSpec(
+        "text", "str", limits, check, min_len=min_len, max_len=max_len, printable=printable
+    )
+
+
+def choice(*choices: str) -> FieldSpec:
+    expected = "one of " + ", ".join(repr(c) for c in choices)
+
+    def check(value: Any, where: str) -> str:
+        if isinstance(value, str) and value in choices:
+            return str.__str__(value)
+        raise _bad(where, expected, value)
+
+    return FieldSpec("choice", "str", expected.replace("'", '"'), check, choices=choices)
+
+
+def texts(max_len: int, max_items: int, min_items: int = 0, distinct: bool = False) -> FieldSpec:
+    size = f"{max_items}" if min_items == max_items else f"{min_items} to {max_items}"
+    expected = f"a list of {size} strings of at most {max_len} characters"
+    if distinct:
+        expected += ", all different"
+
+    def check(value: Any, where: str) -> list[str]:
+        if not isinstance(value, list | tuple) or not min_items <= len(value) <= max_items:
+            raise _bad(where, expected, value)
+        for item in value:
+            if not isinstance(item, str) or len(item) > max_len or not _is_utf8(item):
+                raise _bad(where, expected, item)
+        if distinct and len(set(value)) != len(value):
+            raise _bad(where, expected, value)
+        return value if type(value) is list else list(value)
+
+    limits = f"{size} items of at most {max_len} chars" + (", distinct" if distinct else "")
+    return FieldSpec(
+        "texts",
+        "array of str",
+        limits,
+        check,
+        max_len=max_len,
+        min_items=min_items,
+        max_items=max_items,
+        distinct=distinct,
+    )
+
+
+def _check_keys(value: Any, where: str, expected: str, max_entries: int) -> dict[str, Any]:
+    if not isinstance(value, dict) or len(value) > max_entries:
+        raise _bad(where, expected, value)
+    for key in value:
+        if not isinstance(key, str) or not 0 < len(key) <= NAME_LEN or not _is_utf8(key):
+            raise _bad(where, expected, key)
+    return value
+
+
+def _is_scalar(value: Any) -> bool:
+    if value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return MSGPACK_INT[0] <= value <= MSGPACK_INT[1]
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, str) and _is_utf8(value)
+
+
+def options_map() -> FieldSpec:
+    expected = (
+        f"a map of at most {MAX_ENTRIES} option names (1 to {NAME_LEN} characters) to nil, "
+        "booleans, integers, numbers or strings"
+    )
+
+    def check(value: Any, where: str) -> dict[str, Any]:
+        _check_keys(value, where, expected, MAX_ENTRIES)
+        for item in value.values():
+            if not _is_scalar(item) or (isinstance(item, str) and len(item) > TEXT_LEN):
+                raise _bad(where, expected, item)
+        return value
+
+    limits = f"at most {MAX_ENTRIES} entries; str keys; nil/bool/int/float/str values"
+    return FieldSpec("options", "map", limits, check, max_items=MAX_ENTRIES)
+
+
+def time_map() -> FieldSpec:
+    expected = f"a map of at most {MAX_ENTRIES} names to numbers of seconds"
+
+    def check(value: Any, where: str) -> dict[str, float]:
+        _check_keys(value, where, expected, MAX_ENTRIES)
+        converted = False
+        for item in value.values():
+            if isinstance(item, bool) or not isinstance(item, int | float):
+                raise _bad(where, expected, item)
+            if not -MAX_COUNT <= item <= MAX_COUNT:
+                raise _bad(where, expected, item)
+            converted = converted or type(item) is not float
+        return {key: float(item) for key, item in value.items()} if converted else value
+
+    limits = f"at most {MAX_ENTRIES} entries; str keys; number values (ints become floats)"
+    return FieldSpec("time", "map", limits, check, max_items=MAX_ENTRIES)
+
+
+def _is_plain(value: Any, depth: int) -> bool:
+    """True for data msgpack carries and every language reads the same: no bytes, no ext types."""
+    if isinstance(value, str):
+        return value.isascii() or _is_utf8(value)
+    if value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return MSGPACK_INT[0] <= value <= MSGPACK_INT[1]
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if depth >= MAX_DEPTH:
+        return False
+    if isinstance(value, list | tuple):
+        return all(_is_plain(item, depth + 1) for item in value)
+    if isinstance(value, dict):
+        return all(
+            isinstance(key, str) and _is_utf8(key) and _is_plain(item, depth + 1)
+            for key, item in value.items()
+        )
+    return False
+
+
+def data_map() -> FieldSpec:
+    expected = (
+        f"a map with string keys holding plain data (nil, bool, int, float, str, arrays, maps "
+        f"with string keys; at most {MAX_DEPTH} levels deep)"
+    )
+
+    def check(value: Any, where: str) -> dict[str, Any]:
+        if isinstance(value, dict) and _is_plain(value, 0):
+            return value
+        raise _bad(where, expected, value)
+
+    return FieldSpec("data", "map", "str keys; plain data, at most 32 levels", check)
+
+
+def maps(max_items: int) -> FieldSpec:
+    expected = f"a list of at most {max_items} maps with string keys holding plain data"
+
+    def check(value: Any, where: str) -> list[dict[str, Any]]:
+        if not isinstance(value, list | tuple) or len(value) > max_items:
+            raise _bad(where, expected, value)
+        for item in value:
+            if not isinstance(item, dict) or not _is_plain(item, 1):
+                raise _bad(where, expected, item)
+        return value if type(value) is list else list(value)
+
+    return FieldSpec(
+        "maps", "array of map", f"at most {max_items} items", check, max_items=max_items
+    )
+
+
+def nullable(spec: FieldSpec) -> FieldSpec:
+    inner = spec.check
+
+    def check(value: Any, where: str) -> Any:
+        return None if value is None else inner(value, where)
+
+    return dataclasses.replace(spec, wire=f"{spec.wire} or nil", check=check, nullable=True)
+
+
+COUNT = count()
+SECONDS = seconds()
+BOOL = boolean()
+NAME = text(NAME_LEN)
+PLAYER_NAME = text(NAME_LEN, min_len=1, printable=True)
+CODE = text(NAME_LEN, min_len=1)
+SENTENCE = text(TEXT_LEN)
+MOVE_TEXT = text(TEXT_LEN)
+SEATS = texts(NAME_LEN, max_items=2, min_items=2, distinct=True)
+PLAYERS = texts(NAME_LEN, max_items=2, min_items=2)
+MOVES = texts(TEXT_LEN, max_items=MAX_ITEMS)
+OPTIONS = options_map()
+TIME = time_map()
+DATA = data_map()
+
+_NO_DEFAULT: Any = dataclasses.MISSING
+
+
+def meta(spec: FieldSpec) -> dict[str, FieldSpec]:
+    """Dataclass field metadata carrying `spec`: `field(metadata=meta(COUNT))`."""
+    return {"spec": spec}
+
+
+# -- the message base ----------------------------------------------------------------------------
+
+MESSAGE_TYPES: dict[str, type[Message]] = {}
+"""Every message class by its wire `type`, in the order the spec lists them."""
+
+
+class Message:
+    """Base of every message: a frozen, slotted dataclass that checked its fields when built."""
+
+    __slots__ = ()
+
+    TYPE: ClassVar[str]
+    """The wire `type`."""
+    SENDERS: ClassVar[frozenset[Role]]
+    """The roles that may send this type; the other direction is `wrong_direction`."""
+    FIELDS: ClassVar[tuple[tuple[str, FieldSpec], ...]]
+    REQUIRED: ClassVar[frozenset[str]]
+    DEFAULTS: ClassVar[dict[str, Any]]
+    _NAMES: ClassVar[tuple[str, ...]]
+    _WIRE_NAMES: ClassVar[frozenset[str]]
+
+    def __post_init__(self) -> None:
+        for name, spec in self.FIELDS:
+            value = getattr(self, name)
+            checked = spec.check(value, f"{self.TYPE}.{name}")
+            if checked is not value:
+                object.__setattr__(self, name, checked)
+        self._check_together()
+
+    def _check_together(self) -> None:
+        """Rules that tie fields together; the single-field limits are in `FIELDS`."""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The msgpack map: `type` first, then every field (optional ones too), in spec order."""
+        wire: dict[str, Any] = {"type": self.TYPE}
+        for name in self._NAMES:
+            wire[name] = getattr(self, name)
+        return wire
+
+    @classmethod
+    def from_wire(cls, data: Mapping[Any, Any]) -> Self:
+        """Build from a wire map; `LocalProtocolError` here, relabelled by the caller for peers."""
+        if data.get("type", cls.TYPE) != cls.TYPE:
+            raise LocalProtocolError(
+                ErrorCode.UNKNOWN_TYPE, f"a {short_repr(data.get('type'))} map is not a {cls.TYPE}"
+            )
+        for key in data:
+            if key not in cls._WIRE_NAMES:
+                names = ", ".join(cls._NAMES) or "none"
+                raise LocalProtocolError(
+                    ErrorCode.UNKNOWN_FIELD,
+                    f"{cls.TYPE} has no field {short_repr(key)} (fields: {names})",
+                )
+        missing = [name for name in cls._NAMES if name in cls.REQUIRED and name not in data]
+        if missing:
+            raise LocalProtocolError(
+                ErrorCode.MISSING_FIELD,
+                f"{cls.TYPE} is missing required field {missing[0]!r}"
+                + (f" (missing: {', '.join(missing)})" if len(missing) > 1 else ""),
+            )
+        return cls(**{key: value for key, value in data.items() if key != "type"})
+
+
+M = TypeVar("M", bound=Message)
+
+
+def _message(cls: type[M]) -> type[M]:
+    """Register a message dataclass and record its field specs for checks, docs and tests."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    cls.FIELDS = tuple((f.name, f.metadata["spec"]) for f in fields)
+    cls.REQUIRED = frozenset(
+        f.name for f in fields if f.default is _NO_DEFAULT and f.default_factory is _NO_DEFAULT
+    )
+    cls.DEFAULTS = {
+        f.name: f.default if f.default is not _NO_DEFAULT else f.default_factory()
+        for f in fields
+        if f.name not in cls.REQUIRED
+    }
+    cls._NAMES = tuple(f.name for f in fields)
+    cls._WIRE_NAMES = frozenset(cls._NAMES) | {"type"}
+    if cls.TYPE in MESSAGE_TYPES:
+        raise RuntimeError(f"message type {cls.TYPE!r} defined twice")
+    MESSAGE_TYPES[cls.TYPE] = cls
+    return cls
+
+
+# -- client -> server ----------------------------------------------------------------------------
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Hello(Message):
+    """The client's first message: the protocol version it speaks and the name it plays under.
+
+    `token` identifies a returning player to a server that keeps accounts; the protocol layer
+    passes it on unread.
+    """
+
+    TYPE: ClassVar[str] = "hello"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    version: int = field(metadata=meta(COUNT))
+    name: str = field(metadata=meta(PLAYER_NAME))
+    token: str | None = field(default=None, metadata=meta(nullable(text(TOKEN_LEN))))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class ListGames(Message):
+    """Ask which games the server referees, with their seats, options and notation."""
+
+    TYPE: ClassVar[str] = "list_games"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Seek(Message):
+    """Ask for an opponent; the server pairs two compatible seeks into a match.
+
+    `options` and `time` are only checked for shape here: their meaning is the game's and the
+    server's business (`bad_option`, `bad_time_control`). `hints` asks for legal-move lists.
+    """
+
+    TYPE: ClassVar[str] = "seek"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    game: str = field(metadata=meta(NAME))
+    options: dict[str, Any] = field(default_factory=dict, metadata=meta(OPTIONS))
+    time: dict[str, float] = field(default_factory=dict, metadata=meta(TIME))
+    hints: bool = field(default=True, metadata=meta(BOOL))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class CancelSeek(Message):
+    """Withdraw an open seek before it is paired."""
+
+    TYPE: ClassVar[str] = "cancel_seek"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    seek: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Move(Message):
+    """Play `move`, written in the game's notation, in `match`."""
+
+    TYPE: ClassVar[str] = "move"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    match: int = field(metadata=meta(COUNT))
+    move: str = field(metadata=meta(MOVE_TEXT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Resign(Message):
+    """Give up `match`; the opponent wins at once."""
+
+    TYPE: ClassVar[str] = "resign"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    match: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Watch(Message):
+    """Follow `match` as a spectator: a `watching` snapshot, then its moves as they happen."""
+
+    TYPE: ClassVar[str] = "watch"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    match: int = field(metadata=meta(COUNT))
+
+
+# -- either direction ----------------------------------------------------------------------------
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Ping(Message):
+    """Ask the peer to prove it is alive; it answers `pong` with the same nonce."""
+
+    TYPE: ClassVar[str] = "ping"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_EITHER
+    nonce: int = field(default=0, metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Pong(Message):
+    """The answer to `ping`, echoing its nonce."""
+
+    TYPE: ClassVar[str] = "pong"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_EITHER
+    nonce: int = field(default=0, metadata=meta(COUNT))
+
+
+# -- server -> client ----------------------------------------------------------------------------
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Welcome(Message):
+    """The handshake's answer: the server accepted `hello`; every request is open from now on."""
+
+    TYPE: ClassVar[str] = "welcome"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    version: int = field(metadata=meta(COUNT))
+    session: str = field(metadata=meta(NAME))
+    server: str = field(metadata=meta(NAME))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Error(Message):
+    """A request or frame was refused: a stable `code` for programs and a sentence for people.
+
+    `ref` is the `type` of the offending frame when it was known, `match` its match id.
+    """
+
+    TYPE: ClassVar[str] = "error"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    code: str = field(metadata=meta(CODE))
+    message: str = field(metadata=meta(SENTENCE))
+    ref: str | None = field(default=None, metadata=meta(nullable(NAME)))
+    match: int | None = field(default=None, metadata=meta(nullable(COUNT)))
+
+    @classmethod
+    def from_peer_error(cls, error: PeerError) -> Error:
+        """The frame that answers a `PeerError`, with its code, sentence, ref and match."""
+        return cls(code=error.code, message=str(error), ref=error.ref, match=error.match)
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Games(Message):
+    """The answer to `list_games`: one map per game (name, title, seats, options, notation)."""
+
+    TYPE: ClassVar[str] = "games"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    games: list[dict[str, Any]] = field(metadata=meta(maps(MAX_GAMES)))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Seeking(Message):
+    """The seek is open and waiting for an opponent; `seek` is the id `cancel_seek` takes.
+
+    `options` and `time` echo the seek as the server understood it. A seek that finds a partner
+    at once gets `match_started` instead.
+    """
+
+    TYPE: ClassVar[str] = "seeking"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    seek: int = field(metadata=meta(COUNT))
+    game: str = field(metadata=meta(NAME))
+    options: dict[str, Any] = field(metadata=meta(OPTIONS))
+    time: dict[str, float] = field(metadata=meta(TIME))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class SeekCancelled(Message):
+    """The seek is withdrawn (after `cancel_seek`)."""
+
+    TYPE: ClassVar[str] = "seek_cancelled"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    seek: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class MatchStarted(Message):
+    """A match begins: everything a client needs to follow it, including its own seat."""
+
+    TYPE: ClassVar[str] = "match_started"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    match: int = field(metadata=meta(COUNT))
+    game: str = field(metadata=meta(NAME))
+    seat: str = field(metadata=meta(NAME))
+    seats: list[str] = field(metadata=meta(SEATS))
+    players: list[str] = field(metadata=meta(PLAYERS))
+    options: dict[str, Any] = field(metadata=meta(OPTIONS))
+    time: dict[str, float] = field(metadata=meta(TIME))
+    hints: bool = field(metadata=meta(BOOL))
+    state: dict[str, Any] = field(metadata=meta(DATA))
+
+    def _check_together(self) -> None:
+        if self.seat not in self.seats:
+            raise _bad("match_started.seat", f"one of the seats {self.seats}", self.seat)
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class YourTurn(Message):
+    """The receiver is to move in `match`; its clock runs from the moment this frame is sent.
+
+    `legal` lists the legal moves when the match has hints, else it is nil.
+    """
+
+    TYPE: ClassVar[str] = "your_turn"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    match: int = field(metadata=meta(COUNT))
+    ply: int = field(metadata=meta(COUNT))
+    state: dict[str, Any] = field(metadata=meta(DATA))
+    legal: list[str] | None = field(metadata=meta(nullable(MOVES)))
+    time_left: float = field(metadata=meta(SECONDS))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class MoveAccepted(Message):
+    """The receiver's move was played; `move` is its canonical notation, `elapsed` its time."""
+
+    TYPE: ClassVar[str] = "move_accepted"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    match: int = field(metadata=meta(COUNT))
+    ply: int = field(metadata=meta(COUNT))
+    move: str = field(metadata=meta(MOVE_TEXT))
+    elapsed: float = field(metadata=meta(SECONDS))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class MoveRefused(Message):
+    """The receiver's move was not played: `code` is `invalid_move`, `illegal_move`..."""
+
+    TYPE: ClassVar[str] = "move_refused"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    match: int = field(metadata=meta(COUNT))
+    move: str = field(metadata=meta(MOVE_TEXT))
+    code: str = field(metadata=meta(CODE))
+    reason: str = field(metadata=meta(SENTENCE))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class OpponentMoved(Message):
+    """A move was played by `seat` (sent to its opponent and to spectators)."""
+
+    TYPE: ClassVar[str] = "opponent_moved"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    match: int = field(metadata=meta(COUNT))
+    ply: int = field(metadata=meta(COUNT))
+    seat: str = field(metadata=meta(NAME))
+    move: str = field(metadata=meta(MOVE_TEXT))
+    elapsed: float = field(metadata=meta(SECONDS))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class GameOver(Message):
+    """The match ended: the result, the winning seat for a win, the reason, the final position."""
+
+    TYPE: ClassVar[str] = "game_over"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    match: int = field(metadata=meta(COUNT))
+    result: str = field(metadata=meta(choice("win", "draw", "both_forfeit")))
+    winner: str | None = field(metadata=meta(nullable(NAME)))
+    reason: str = field(metadata=meta(SENTENCE))
+    state: dict[str, Any] = field(metadata=meta(DATA))
+    moves: list[str] = field(metadata=meta(MOVES))
+
+    def _check_together(self) -> None:
+        if (self.result == "win") != (self.winner is not None):
+            expected = "a seat name" if self.result == "win" else "nil"
+            raise _bad(f"game_over.winner (result {self.result!r})", expected, self.winner)
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Watching(Message):
+    """The snapshot a spectator starts from: the match so far, then `opponent_moved` frames."""
+
+    TYPE: ClassVar[str] = "watching"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    match: int = field(metadata=meta(COUNT))
+    game: str = field(metadata=meta(NAME))
+    seats: list[str] = field(metadata=meta(SEATS))
+    players: list[str] = field(metadata=meta(PLAYERS))
+    options: dict[str, Any] = field(metadata=meta(OPTIONS))
+    time: dict[str, float] = field(metadata=meta(TIME))
+    state: dict[str, Any] = field(metadata=meta(DATA))
+    moves: list[str] = field(metadata=meta(MOVES))
+
+
+# -- from the wire -------------------------------------------------------------------------------
+
+
+def message_class(data: Any) -> type[Message]:
+    """The class a wire map claims to be, from its `type` alone (`LocalProtocolError` if none)."""
+    if not isinstance(data, dict):
+        raise LocalProtocolError(
+            ErrorCode.NOT_A_MAP, f"a message is a map, not {type(data).__name__} {short_repr(data)}"
+        )
+    if "type" not in data:
+        raise LocalProtocolError(ErrorCode.MISSING_TYPE, "the map has no 'type' field")
+    kind = data["type"]
+    cls = MESSAGE_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise LocalProtocolError(
+            ErrorCode.UNKNOWN_TYPE,
+            f"unknown message type {short_repr(kind)} (types: {', '.join(MESSAGE_TYPES)})",
+        )
+    return cls
+
+
+def blame_peer(error: LocalProtocolError, data: Any) -> PeerError:
+    """Relabel a check's complaint about peer data, quoting the frame's type and match id."""
+    ref = match = None
+    if isinstance(data, dict):
+        kind = data.get("type")
+        if isinstance(kind, str) and len(kind) <= NAME_LEN:
+            ref = kind
+        number = data.get("match")
+        if type(number) is int and 0 <= number <= MAX_COUNT:
+            match = number
+    return PeerError.blame_peer(error, ref=ref, match=match)
+
+
+def message_from_wire(data: Any) -> Message:
+    """The message a decoded wire map describes, or `PeerError` with a schema code."""
+    try:
+        return message_class(data).from_wire(data)
+    except LocalProtocolError as error:
+        raise blame_peer(error, data) from None
