@@ -36,7 +36,9 @@ class ClientConnection:
         self.session = session
 
     @classmethod
-    async def open(cls, host: str, port: int, name: str, token: str | None = None) -> ClientConnection:
+    async def open(
+        cls, host: str, port: int, name: str, token: str | None = None
+    ) -> ClientConnection:
         """Connect and shake hands; `ServerError` if the server refuses us."""
         stream = await trio.open_tcp_stream(host, port)
         connection = cls(stream, name, "")

@@ -22,8 +22,10 @@ AGENTS = ("greedy", "random")
 def run_demo(seed: int = 1) -> int:
     game = get_game(GAME)
     state = game.new_game()
-    print(f"Arbiter demo: {game.title}, {AGENTS[0]} ({game.seats[0]}) vs {AGENTS[1]} "
-          f"({game.seats[1]}), over TCP on 127.0.0.1 with SQLite\n")
+    print(
+        f"Arbiter demo: {game.title}, {AGENTS[0]} ({game.seats[0]}) vs {AGENTS[1]} "
+        f"({game.seats[1]}), over TCP on 127.0.0.1 with SQLite\n"
+    )
     print(state.render())
 
     def show(ply: int, seat: str, move: str) -> None:

@@ -48,9 +48,7 @@ async def referee(
     ]
     with tempfile.TemporaryDirectory(prefix="arbiter-referee-") as scratch:
         async with trio.open_nursery() as nursery:
-            listeners = await nursery.start(
-                serve, HOST, 0, db_path or Path(scratch) / "referee.db"
-            )
+            listeners = await nursery.start(serve, HOST, 0, db_path or Path(scratch) / "referee.db")
             port = bound_port(listeners)
             records: list[GameRecord] = []
             reporter = _Reporter(on_move)

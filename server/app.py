@@ -30,9 +30,7 @@ async def serve(
         async with trio.open_nursery() as nursery:
             await nursery.start(storage.run_writer)
             lobby = Lobby(storage, nursery)
-            await nursery.start(
-                trio.serve_listeners, partial(_serve_connection, lobby), listeners
-            )
+            await nursery.start(trio.serve_listeners, partial(_serve_connection, lobby), listeners)
             task_status.started(listeners)
     finally:
         storage.close()

@@ -69,7 +69,9 @@ class Lobby:
             case protocol.CancelSeek(seek=seek_id):
                 self._cancel_seek(session, seek_id)
             case protocol.Move(match=match_id, move=text):
-                self._to_match(session, match_id, "move", lambda seat: MoveArrived(seat, text, arrived))
+                self._to_match(
+                    session, match_id, "move", lambda seat: MoveArrived(seat, text, arrived)
+                )
             case protocol.Resign(match=match_id):
                 self._to_match(session, match_id, "resign", Resigned)
             case protocol.Watch(match=match_id):
@@ -254,8 +256,12 @@ def describe_game(game: Game[Any, Any]) -> dict[str, Any]:
         "title": game.title,
         "seats": list(game.seats),
         "options": [
-            {"name": option.name, "type": option.kind.__name__, "default": option.default,
-             "help": option.help}
+            {
+                "name": option.name,
+                "type": option.kind.__name__,
+                "default": option.default,
+                "help": option.help,
+            }
             for option in game.options
         ],
         "notation": game.notation_help,

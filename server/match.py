@@ -213,4 +213,3 @@ class Match:
             state=self.state.to_data(),
             moves=list(self.moves),
         )
-

@@ -101,7 +101,9 @@ class Storage:
         db.executescript(SCHEMA)
         return cls(db)
 
-    async def run_writer(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    async def run_writer(
+        self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         """The group-commit loop; runs until cancelled."""
         task_status.started()
         async with self._receive:
@@ -165,9 +167,7 @@ class Storage:
         players: Sequence[str],
     ) -> int:
         """Insert the match and its players; returns the new match id."""
-        return int(
-            await self._run(self._create_match, game, options, time_control, seats, players)
-        )
+        return int(await self._run(self._create_match, game, options, time_control, seats, players))
 
     def _create_match(
         self,

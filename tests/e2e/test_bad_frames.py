@@ -72,8 +72,10 @@ async def test_recoverable_garbage_gets_error_codes_and_the_connection_goes_on(
         (frame(msgpack.packb([1, 2, 3])), "not_a_map"),
         (packed(name="no type"), "missing_type"),
         (packed(type="teleport"), "unknown_type"),
-        (packed(type="your_turn", match=1, ply=0, state={}, legal=None, time_left=1.0),
-         "wrong_direction"),
+        (
+            packed(type="your_turn", match=1, ply=0, state={}, legal=None, time_left=1.0),
+            "wrong_direction",
+        ),
         (packed(type="move", match=1), "missing_field"),
         (packed(type="move", match="one", move="B4C4"), "bad_field"),
         (packed(type="move", match=1, move="B4C4", extra=1), "unknown_field"),

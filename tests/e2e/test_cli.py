@@ -28,8 +28,10 @@ def test_referee_plays_one_game_and_reports_the_result() -> None:
     lines = done.stdout.strip().splitlines()
     assert lines[0].strip().startswith("1. white ")
     assert lines[-1].startswith("result: ")
-    assert any(lines[-1].startswith(f"result: {end}") for end in
-               ("white wins (", "black wins (", "both forfeit ("))
+    assert any(
+        lines[-1].startswith(f"result: {end}")
+        for end in ("white wins (", "black wins (", "both forfeit (")
+    )
 
 
 def test_referee_json_is_one_object_describing_the_game() -> None:
@@ -50,8 +52,10 @@ def test_referee_json_is_one_object_describing_the_game() -> None:
     [
         (["referee", "chess", "random", "random"], "invalid choice: 'chess'"),
         (["referee", "kings-court", "random", "oracle"], "invalid choice: 'oracle'"),
-        (["bot", "--server", "localhost", "--game", "kings-court", "--agent", "random"],
-         "expected HOST:PORT"),
+        (
+            ["bot", "--server", "localhost", "--game", "kings-court", "--agent", "random"],
+            "expected HOST:PORT",
+        ),
     ],
 )
 def test_bad_arguments_are_named(args: list[str], complaint: str) -> None:
@@ -64,7 +68,9 @@ def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) 
     db = tmp_path / "served.db"
     server = subprocess.Popen(
         [*SERVER, "--host", "127.0.0.1", "--port", "0", "--db", str(db)],
-        stdout=subprocess.PIPE, text=True, cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
     )
     try:
         assert server.stdout is not None
@@ -73,9 +79,26 @@ def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) 
         address = line.split()[-1]
         bots = [
             subprocess.Popen(
-                [*CLI, "bot", "--server", address, "--game", "kings-court", "--agent", agent,
-                 "--name", agent, "--games", "2", "--seed", "1"],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                [
+                    *CLI,
+                    "bot",
+                    "--server",
+                    address,
+                    "--game",
+                    "kings-court",
+                    "--agent",
+                    agent,
+                    "--name",
+                    agent,
+                    "--games",
+                    "2",
+                    "--seed",
+                    "1",
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                cwd=ROOT,
             )
             for agent in ("greedy", "random")
         ]

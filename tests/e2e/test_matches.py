@@ -37,17 +37,23 @@ async def test_bots_play_full_games_and_the_stored_moves_replay_to_the_stored_re
         ).fetchall()
         assert len(matches) == games
         for match_id, game, options, status, result, winner, reason in matches:
-            moves = [m for (m,) in db.execute(
-                "SELECT move FROM moves WHERE match_id = ? ORDER BY ply", (match_id,)
-            )]
+            moves = [
+                m
+                for (m,) in db.execute(
+                    "SELECT move FROM moves WHERE match_id = ? ORDER BY ply", (match_id,)
+                )
+            ]
             assert status == "finished" and moves
             outcome = replay(game, json.loads(options), moves).outcome()
             assert outcome is not None
             assert (outcome.result.value, outcome.reason) == (result, reason)
-            assert winner == (None if outcome.winner is None else ("white", "black")[outcome.winner])
-            scores = sorted(s for (s,) in db.execute(
-                "SELECT score FROM results WHERE match_id = ?", (match_id,)
-            ))
+            assert winner == (
+                None if outcome.winner is None else ("white", "black")[outcome.winner]
+            )
+            scores = sorted(
+                s
+                for (s,) in db.execute("SELECT score FROM results WHERE match_id = ?", (match_id,))
+            )
             assert scores in ([0.0, 1.0], [0.0, 0.0])
 
 
@@ -82,6 +88,7 @@ async def test_a_defaulting_seat_loses_while_another_match_finishes_normally(
         started = await seek(cheat, move_time=1.0)
         assert isinstance(started, protocol.MatchStarted)
         async with trio.open_nursery() as nursery:
+
             async def honest_plays() -> None:
                 results["honest"] = await play_randomly(honest, 3)  # type: ignore[assignment]
 

@@ -66,7 +66,6 @@ def test_playout_keeps_every_promise(name: str, seed: int) -> None:
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_finished_game_refuses_every_move(name: str) -> None:
-    game = get_game(name)
     rng = random.Random(7)
     state = random_start(name, 7)
     history = []
