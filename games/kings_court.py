@@ -93,7 +93,11 @@ def _on_board(column: int, row: int) -> bool:
 
 
 def square_name(square: Square) -> str:
-    return COLUMNS[square % SIZE] + str(square // SIZE + 1)
+    return SQUARE_NAMES[square]
+
+
+SQUARE_NAMES = tuple(COLUMNS[square % SIZE] + str(square // SIZE + 1) for square in range(64))
+"""Names by square index: formatting hint lists is on the server's per-move path."""
 
 
 def parse_square(name: str) -> Square:
@@ -279,10 +283,17 @@ class KingsCourtState(State[Move]):
 
     def rows(self) -> list[str]:
         """The board as 8 strings of `w`, `b`, `.`, top row (row 8) first: the data form."""
-        return [
-            "".join(self._cell_char(_square(c, r)) for c in range(SIZE))
-            for r in reversed(range(SIZE))
-        ]
+        rows = []
+        for r in reversed(range(SIZE)):
+            white = self.white >> (SIZE * r)
+            black = self.black >> (SIZE * r)
+            rows.append(
+                "".join(
+                    WHITE_CHAR if white >> c & 1 else BLACK_CHAR if black >> c & 1 else EMPTY_CHAR
+                    for c in range(SIZE)
+                )
+            )
+        return rows
 
     def _cell_char(self, square: Square) -> str:
         if self.white >> square & 1:
@@ -550,7 +561,7 @@ def _count(number: int, noun: str) -> str:
 
 
 def _text(move: Move) -> str:
-    return "".join(square_name(square) for square in move)
+    return "".join(map(SQUARE_NAMES.__getitem__, move))
 
 
 _MOVE_PATTERN = re.compile(r"(?:[A-H][1-8]){2,}")

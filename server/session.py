@@ -95,14 +95,26 @@ class Session:
 
     async def _write_loop(self, cancel_scope: trio.CancelScope) -> None:
         try:
-            async for data, delivery in self._outbox_out:
-                await self.stream.send_all(data)
-                if delivery is not None:
-                    delivery.at = trio.current_time()
-                    delivery.event.set()
+            async for first in self._outbox_out:
+                batch = [first, *self._queued()]
+                await self.stream.send_all(b"".join(data for data, _ in batch))
+                now = trio.current_time()
+                for _, delivery in batch:
+                    if delivery is not None:
+                        delivery.at = now
+                        delivery.event.set()
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         cancel_scope.cancel()
+
+    def _queued(self) -> list[tuple[bytes, Delivery | None]]:
+        """Every frame already waiting: written together, one system call for a whole turn."""
+        queued = []
+        while True:
+            try:
+                queued.append(self._outbox_out.receive_nowait())
+            except (trio.WouldBlock, trio.EndOfChannel):
+                return queued
 
     async def _read_loop(self) -> None:
         while not self.closed:
