@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
@@ -32,6 +32,7 @@ from games._base import (
     State,
     StateDataError,
 )
+from games._bitboard import squares_of
 
 Square: TypeAlias = int
 """0..99: `file + 10 * rank`, both counted from 0, so a1 = 0, j1 = 9, a10 = 90."""
@@ -178,14 +179,6 @@ def reach(square: Square, occupied: Bitboard) -> list[Square]:
         else:
             squares += ray
     return squares
-
-
-def squares_of(board: Bitboard) -> Iterator[Square]:
-    """The squares of a bitboard, lowest first."""
-    while board:
-        low = board & -board
-        yield low.bit_length() - 1
-        board ^= low
 
 
 def _path_blocker(src: Square, dst: Square, occupied: Bitboard) -> Square | None:

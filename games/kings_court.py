@@ -24,7 +24,7 @@ began without capturing has visited its start twice.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
@@ -37,6 +37,7 @@ from games._base import (
     State,
     StateDataError,
 )
+from games._bitboard import squares_of
 
 Square: TypeAlias = int
 """0..63: `column + 8 * row`, both counted from 0, so A1 = 0, H1 = 7, A2 = 8, H8 = 63."""
@@ -139,14 +140,6 @@ def _shift(board: Bitboard, direction: Direction, steps: int = 1) -> Bitboard:
     delta = _DELTA[direction] * steps
     mask = (_STEP_MASK if steps == 1 else _JUMP_MASK)[direction]
     return (board << delta if delta > 0 else board >> -delta) & mask
-
-
-def squares_of(board: Bitboard) -> Iterator[Square]:
-    """The squares of a bitboard, lowest first."""
-    while board:
-        low = board & -board
-        yield low.bit_length() - 1
-        board ^= low
 
 
 def _start_boards() -> tuple[Bitboard, Bitboard]:

@@ -31,6 +31,7 @@ from games._base import (
     State,
     StateDataError,
 )
+from games._bitboard import squares_of
 
 Square: TypeAlias = int
 """0..63: a1 = 0, h1 = 7, a8 = 56, h8 = 63."""
@@ -59,14 +60,6 @@ BB_NOT_FILE_H: Bitboard = BB_ALL ^ BB_FILE_H
 
 def square_name(square: Square) -> str:
     return f"{FILES[square & 7]}{(square >> 3) + 1}"
-
-
-def squares_of(bb: Bitboard) -> Iterator[Square]:
-    """The squares of a set in increasing order (a1 first), which fixes the move order."""
-    while bb:
-        low = bb & -bb
-        yield low.bit_length() - 1
-        bb ^= low
 
 
 def _neighbour_mask(square: Square) -> Bitboard:

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
 from games._base import Game, InvalidMoveError, Outcome, Seat, State, StateDataError
+from games._bitboard import squares_of
 
 Square: TypeAlias = tuple[int, int]
 """`(column, row)`, both 0..7, (0, 0) top-left as in the seed."""
@@ -69,14 +70,6 @@ def _bit(x: int, y: int) -> Bitboard:
 
 def _on_board(x: int, y: int) -> bool:
     return 0 <= x < SIZE and 0 <= y < SIZE
-
-
-def squares_of(bb: Bitboard) -> Iterator[int]:
-    """Square numbers of a set in increasing order (row by row), which fixes the move order."""
-    while bb:
-        low = bb & -bb
-        yield low.bit_length() - 1
-        bb ^= low
 
 
 def square_name(index: int) -> str:
