@@ -60,7 +60,11 @@ class ClientConnection:
         await self._stream.send_all(b"".join(self.wire.send(m) for m in messages))
 
     async def receive(self) -> protocol.Message:
-        """The next message; pings are answered here, errors raise `ServerError`."""
+        """The next message; pings are answered here, errors raise `ServerError`.
+
+        A `game_over` error is dropped: it answers a move that crossed the end of its game, and
+        the `game_over` message already said how that game ended.
+        """
         while True:
             message = self.wire.next_message()
             if message is protocol.NEED_DATA:
@@ -74,6 +78,8 @@ class ClientConnection:
             elif isinstance(message, protocol.Ping):
                 await self.send(protocol.Pong(nonce=message.nonce))
             elif isinstance(message, protocol.Error):
+                if message.code == protocol.ErrorCode.GAME_OVER:
+                    continue  # a move crossed the end of its game, which game_over announced
                 raise ServerError(message)
             else:
                 return message

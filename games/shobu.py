@@ -10,24 +10,29 @@ homeboards, then the aggressive half on a board of the other colour. A passive m
 when an aggressive move can follow, which is automatic once both halves travel together.
 
 Representation, for speed: a square is an int 0-63 (board * 16 + row * 4 + column, row 0 nearest
-Black) and each colour's stones are one int used as a bitset. Each of the 16 vectors (8 directions
-x distance 1 or 2) has tables per square, built at import: the squares the stone passes through
-and lands on, and the square just beyond the landing square where a pushed stone ends.
+Black) and each colour's stones are one int used as a bitset. Move generation shifts whole bitsets
+one step at a time, so it finds every landing square of a direction in a dozen int operations.
+Checking one move (`why_illegal`) and making it (`play`) use tables per square built at import
+for each of the 16 vectors (8 directions x distance 1 or 2): the squares entered, the landing
+square, and the square just beyond it where a pushed stone ends. The two ways of reading the
+rules are independent, and the tests check that they agree on every candidate turn.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
-from games._base import Game, InvalidMoveError, Outcome, Seat, State, StateDataError
+from games._base import Game, InvalidMoveError, Option, Outcome, Seat, State, StateDataError
+from games._bitboard import squares_of
 
 Square = int
 """board * 16 + row * 4 + column: row 0 is row 1 (Black's side), column 0 is file a."""
 Bitboard = int
-"""One bit per `Square`, plus `OFF_BOARD`."""
+"""One bit per `Square`."""
 
 BLACK, WHITE = 0, 1
 DARK, LIGHT = 0, 1
@@ -43,20 +48,19 @@ DELTAS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
 START_ROWS = ("WWWW", "....", "....", "BBBB")
 """Every board at the start, row 4 first: White's stones farthest from Black."""
 
-OFF_BOARD: Bitboard = 1 << 64
-"""A bit no stone ever holds but every blocking mask includes. A path that would leave the board
-is stored as this bit alone, so one AND rejects a blocked path and a path off the edge alike."""
+ALL_SQUARES: Bitboard = (1 << 64) - 1
 BOARD_MASK = tuple(0xFFFF << (16 * board) for board in range(4))
 COLOUR_MASK = (BOARD_MASK[0] | BOARD_MASK[2], BOARD_MASK[1] | BOARD_MASK[3])
+NO_CAPTURE_LIMIT = 100
+"""Turns (both players together) without a stone pushed off that draw the game. Not in the seed:
+positions arise where no stone can ever reach an opposing one (every stone on an edge file, say),
+and random play finds them in about 4% of games. 100 turns, 50 each, as chess's 50-move rule."""
 
 
-class Move(NamedTuple):
-    """One whole turn: both halves share `direction` (index into DIRECTIONS) and `distance`."""
-
-    passive: Square
-    aggressive: Square
-    direction: int
-    distance: int
+Move = tuple[Square, Square, int, int]
+"""One whole turn: (passive stone, aggressive stone, direction, distance); both halves share the
+direction (an index into DIRECTIONS) and the distance (1 or 2). A plain tuple, not a NamedTuple:
+building one is ten times cheaper, and `legal_moves()` builds hundreds per position."""
 
 
 def _square(board: int, column: int, row: int) -> Square | None:
@@ -93,26 +97,36 @@ def _mask(squares: Sequence[Square]) -> Bitboard:
 STEPS = tuple(tuple(_steps(square, vector) for square in range(64)) for vector in range(16))
 """STEPS[vector][square]: the squares a stone enters, landing square last; None off the board.
 A vector is direction * 2 + distance - 1."""
-PATH = tuple(tuple(OFF_BOARD if s is None else _mask(s) for s in row) for row in STEPS)
+PATH = tuple(tuple(0 if s is None else _mask(s) for s in row) for row in STEPS)
 LANDING = tuple(tuple(-1 if s is None else s[-1] for s in row) for row in STEPS)
 BEYOND = tuple(
     tuple(0 if (b := _beyond(square, vector)) is None else 1 << b for square in range(64))
     for vector in range(16)
 )
 """BEYOND[vector][square]: bit of the square a pushed stone lands on; 0 pushes it off."""
+SHIFTS = tuple(
+    (
+        _mask([s for s in range(64) if _square(0, (s & 3) + dc, ((s >> 2) & 3) + dr) is not None]),
+        max(dr * 4 + dc, 0),
+        max(-dr * 4 - dc, 0),
+    )
+    for dc, dr in DELTAS
+)
+"""SHIFTS[direction]: (squares that stay on their board after a step, left shift, right shift),
+so one step of a whole bitset is `((bits & keep) << left) >> right`."""
+REACH = tuple(((v & 1) + 1) * (DELTAS[v >> 1][1] * 4 + DELTAS[v >> 1][0]) for v in range(16))
+"""REACH[vector]: landing square minus starting square."""
 VECTOR_NAMES = tuple(f"{DIRECTIONS[v >> 1]}{(v & 1) + 1}" for v in range(16))
 SQUARE_NAMES = tuple(f"{BOARD_CODES[s >> 4]}{FILES[s & 3]}{((s >> 2) & 3) + 1}" for s in range(64))
 SQUARE_BY_NAME = {name: square for square, name in enumerate(SQUARE_NAMES)}
 VECTOR_BY_NAME = {name: vector for vector, name in enumerate(VECTOR_NAMES)}
 
 
-def _squares(bits: Bitboard) -> list[Square]:
-    squares = []
-    while bits:
-        low = bits & -bits
-        squares.append(low.bit_length() - 1)
-        bits ^= low
-    return squares
+@functools.lru_cache(maxsize=1 << 14)
+def _squares(bits: Bitboard) -> tuple[Square, ...]:
+    """The squares of a bitset, low to high. Cached: the same few landing sets recur across
+    positions, and a lookup is six times cheaper than walking the bits again."""
+    return tuple(squares_of(bits))
 
 
 def _where(square: Square) -> str:
@@ -120,39 +134,64 @@ def _where(square: Square) -> str:
     return f"{FILES[square & 3]}{((square >> 2) & 3) + 1} on {BOARD_NAMES[square >> 4]}"
 
 
-def _aggressive_ok(path: Bitboard, beyond: Bitboard, own: Bitboard, opp: Bitboard) -> bool:
-    """The aggressive rule as bit tests: no own stone and no edge on the path, at most one
-    opposing stone on it, and that one pushed onto an empty square or off the board."""
-    if path & (own | OFF_BOARD):
-        return False
-    hit = path & opp
-    return not hit or not (hit & (hit - 1) or beyond & (own | opp))
+def _step(bits: Bitboard, direction: int) -> Bitboard:
+    """Every square of `bits` moved one step in `direction`; steps off a board are dropped."""
+    keep, left, right = SHIFTS[direction]
+    return ((bits & keep) << left) >> right
+
+
+def _passive_landings(stones: Bitboard, occupied: Bitboard, direction: int) -> tuple[int, int]:
+    """Where `stones` can land at distance 1 and 2 without pushing or passing any stone."""
+    empty = ALL_SQUARES & ~occupied
+    one = _step(stones, direction) & empty
+    return one, _step(one, direction) & empty
+
+
+def _aggressive_landings(own: Bitboard, opp: Bitboard, direction: int) -> tuple[int, int]:
+    """Where `own` stones can land at distance 1 and 2 under the aggressive rule, all squares at
+    once: no own stone on the path, at most one opposing stone on it, and that one pushed onto
+    an empty square or off the board. Boards of either colour: the caller masks by colour."""
+    stone_ahead = _step(own | opp, (direction + 4) & 7)  # the next square holds a stone
+    one = _step(own, direction) & ~own
+    two = _step(one, direction) & ~own
+    over_opp = _step(one & opp, direction)  # landings two away whose first step met a stone
+    two &= ~(over_opp & opp) & ~((over_opp | opp) & stone_ahead)
+    return one & ~(opp & stone_ahead), two
 
 
 @dataclass(frozen=True, slots=True)
 class ShobuState(State[Move]):
-    """A position: each colour's stones as a bitset over the 64 squares, and the plies played.
+    """A position: each colour's stones as a bitset over the 64 squares, plus the counters.
 
-    Shobu has no pass, so the seat to move is the parity of `ply`.
+    Shobu has no pass, so the seat to move is the parity of `ply`. `since_capture` counts the
+    turns since a stone was last pushed off a board; at `no_capture_limit` the game is drawn
+    (our rule, not the seed's: without it a game can go on for ever, see docs/games/shobu.md).
     """
 
     black: Bitboard
     white: Bitboard
     ply: int = 0
+    since_capture: int = 0
+    no_capture_limit: int = NO_CAPTURE_LIMIT
 
     @classmethod
     def from_rows(
-        cls, boards: Mapping[str, Sequence[str]] | None = None, turn: str = "black", ply: int = -1
+        cls,
+        boards: Mapping[str, Sequence[str]] | None = None,
+        turn: str = "black",
+        **counters: int,
     ) -> ShobuState:
         """A position from each board's four rows (row 4 first, cells `B`, `W`, `.`), for tests.
 
-        Boards left out keep their starting rows; `ply` defaults to the first ply with `turn` to
-        move. Bad rows raise `StateDataError`, as `state_from_data` would.
+        Boards left out keep their starting rows. `counters` may set `ply` (by default the first
+        ply with `turn` to move), `since_capture` and `no_capture_limit`. Bad rows raise
+        `StateDataError`, as `state_from_data` would.
         """
         rows = {name: list(START_ROWS) for name in BOARD_NAMES}
         rows.update({name: list(given) for name, given in (boards or {}).items()})
-        ply = SEATS.index(turn) if ply < 0 else ply
-        return GAME.state_from_data({"boards": rows, "turn": turn, "ply": ply})
+        data = {"boards": rows, "turn": turn, "ply": SEATS.index(turn), "since_capture": 0}
+        data["no_capture_limit"] = NO_CAPTURE_LIMIT
+        return GAME.state_from_data(data | counters)
 
     @property
     def turn(self) -> Seat:
@@ -197,14 +236,18 @@ class ShobuState(State[Move]):
             loser, board = cleared
             reason = f"{SEATS[1 - loser]} cleared {BOARD_NAMES[board]} of {SEATS[loser]} stones"
             return Outcome.win(1 - loser, reason)
+        if self.since_capture >= self.no_capture_limit:
+            reason = f"{self.since_capture} turns in a row pushed no stone off a board"
+            return Outcome.draw(reason)
         if not self.has_turn():
             return Outcome.win(1 - self.turn, f"{SEATS[self.turn]} has no legal turn")
         return None
 
     # --- legal turns ------------------------------------------------------------------------
 
-    def _turn_groups(self) -> Iterator[tuple[int, list[Square], list[Square]]]:
-        """Legal turns grouped by vector and passive colour: (vector, passives, aggressives).
+    def _turn_groups(self) -> Iterator[tuple[int, Bitboard, Bitboard]]:
+        """Legal turns grouped by vector and passive colour: (vector, passive landing squares,
+        aggressive landing squares), the squares as bitsets.
 
         The two halves are on boards of different colours, so neither can affect the other: the
         turns of a group are exactly every passive with every aggressive. Walking groups lets
@@ -213,28 +256,32 @@ class ShobuState(State[Move]):
         """
         mover = self.ply & 1
         own, opp = (self.white, self.black) if mover else (self.black, self.white)
-        occupied = own | opp | OFF_BOARD
-        homes = (_squares(own & BOARD_MASK[2 * mover]), _squares(own & BOARD_MASK[2 * mover + 1]))
-        attackers = (_squares(own & COLOUR_MASK[DARK]), _squares(own & COLOUR_MASK[LIGHT]))
-        for vector in range(16):
-            path, beyond = PATH[vector], BEYOND[vector]
-            for colour in (DARK, LIGHT):
-                passives = [s for s in homes[colour] if not path[s] & occupied]
-                if not passives:
-                    continue
-                aggressives = [
-                    s for s in attackers[1 - colour] if _aggressive_ok(path[s], beyond[s], own, opp)
-                ]
-                if aggressives:
-                    yield vector, passives, aggressives
+        homes = (own & BOARD_MASK[2 * mover], own & BOARD_MASK[2 * mover + 1])
+        for direction in range(8):
+            passives = _passive_landings(homes[DARK] | homes[LIGHT], own | opp, direction)
+            aggressives = _aggressive_landings(own, opp, direction)
+            for vector in (2 * direction, 2 * direction + 1):
+                landed = passives[vector & 1]
+                for colour in (DARK, LIGHT):
+                    passive = landed & BOARD_MASK[2 * mover + colour]
+                    aggressive = aggressives[vector & 1] & COLOUR_MASK[1 - colour]
+                    if passive and aggressive:
+                        yield vector, passive, aggressive
+
+    def _ended_by_stones_or_count(self) -> bool:
+        """The cheap half of `outcome()`: the ends that need no move generation."""
+        return self.since_capture >= self.no_capture_limit or self.cleared_board() is not None
 
     def legal_moves(self) -> list[Move]:
-        if self.cleared_board() is not None:
+        if self._ended_by_stones_or_count():
             return []
         moves = []
-        for vector, passives, aggressives in self._turn_groups():
-            direction, distance = vector >> 1, (vector & 1) + 1
-            moves += [Move(p, a, direction, distance) for p in passives for a in aggressives]
+        for vector, passive, aggressive in self._turn_groups():
+            direction, distance, back = vector >> 1, (vector & 1) + 1, REACH[vector]
+            aggressives = [square - back for square in _squares(aggressive)]
+            moves += [
+                (p - back, a, direction, distance) for p in _squares(passive) for a in aggressives
+            ]
         return moves
 
     def has_turn(self) -> bool:
@@ -244,18 +291,20 @@ class ShobuState(State[Move]):
     def random_move(self, rng: random.Random) -> Move:
         """Uniform over `legal_moves()` (it returns `legal_moves()[i]` for a random i) without
         building the list: each group's size is the product of its two lists."""
-        groups = list(self._turn_groups())
-        index = rng.randrange(sum(len(p) * len(a) for _, p, a in groups))
-        for vector, passives, aggressives in groups:
-            size = len(passives) * len(aggressives)
+        groups = [(v, p, a, a.bit_count()) for v, p, a in self._turn_groups()]
+        index = rng.randrange(sum(p.bit_count() * count for _, p, _, count in groups))
+        for vector, passive, aggressive, count in groups:
+            size = passive.bit_count() * count
             if index < size:
-                p, a = divmod(index, len(aggressives))
-                return Move(passives[p], aggressives[a], vector >> 1, (vector & 1) + 1)
+                p, a = divmod(index, count)
+                back = REACH[vector]
+                p, a = _squares(passive)[p] - back, _squares(aggressive)[a] - back
+                return p, a, vector >> 1, (vector & 1) + 1
             index -= size
         raise AssertionError("random index beyond the legal turns")
 
     def why_illegal(self, move: Move) -> str | None:
-        if self.cleared_board() is not None:
+        if self._ended_by_stones_or_count():
             return "the game is over"
         reason = self._turn_problem(move)
         if reason is not None and not self.has_turn():
@@ -265,7 +314,8 @@ class ShobuState(State[Move]):
     def _turn_problem(self, move: Move) -> str | None:
         """The first rule `move` breaks, checked half by half in the order a player thinks."""
         mover = self.ply & 1
-        passive_board, aggressive_board = move.passive >> 4, move.aggressive >> 4
+        passive, aggressive, direction, distance = move
+        passive_board, aggressive_board = passive >> 4, aggressive >> 4
         if passive_board >> 1 != mover:
             homes = f"{BOARD_NAMES[2 * mover]} or {BOARD_NAMES[2 * mover + 1]}"
             return (
@@ -277,9 +327,9 @@ class ShobuState(State[Move]):
                 f"the aggressive move must be on a {COLOURS[1 - (passive_board & 1)]} board, "
                 f"the other colour from the passive move's {BOARD_NAMES[passive_board]}"
             )
-        vector = move.direction * 2 + move.distance - 1
-        return self._passive_problem(move.passive, vector) or self._aggressive_problem(
-            move.aggressive, vector
+        vector = direction * 2 + distance - 1
+        return self._passive_problem(passive, vector) or self._aggressive_problem(
+            aggressive, vector
         )
 
     def _stone_problem(self, square: Square, half: str) -> str | None:
@@ -299,7 +349,7 @@ class ShobuState(State[Move]):
         occupied = self.black | self.white
         for step in steps:
             if occupied >> step & 1:
-                verb = "push" if step == steps[-1] else "jump over"
+                verb = "push" if step == steps[-1] else "pass over"
                 return f"the passive move may not {verb} the stone on {_where(step)}"
         return None
 
@@ -319,8 +369,9 @@ class ShobuState(State[Move]):
             if opp >> step & 1:
                 hits.append(step)
         if len(hits) > 1:
-            pushed = " and ".join(_where(s) for s in hits)
-            return f"the aggressive move may not push two stones ({pushed})"
+            first, second = (SQUARE_NAMES[s][2:] for s in hits)
+            board = BOARD_NAMES[square >> 4]
+            return f"the aggressive move may not push two stones ({first} and {second} on {board})"
         beyond = BEYOND[vector][square]
         if hits and beyond & (own | opp):
             target = _where(beyond.bit_length() - 1)
@@ -330,18 +381,21 @@ class ShobuState(State[Move]):
     # --- making a turn ----------------------------------------------------------------------
 
     def play(self, move: Move) -> ShobuState:
-        vector = move.direction * 2 + move.distance - 1
-        landing, passive, aggressive = LANDING[vector], move.passive, move.aggressive
-        moved = (1 << passive) | (1 << landing[passive]) | (1 << aggressive)
-        moved |= 1 << landing[aggressive]
-        own, opp = self.stones(self.turn), self.stones(1 - self.turn)
-        own ^= moved
+        passive, aggressive, direction, distance = move
+        vector = direction * 2 + distance - 1
+        landing = LANDING[vector]
+        own, opp = (self.white, self.black) if self.ply & 1 else (self.black, self.white)
+        own ^= (1 << passive) | (1 << landing[passive]) | (1 << aggressive)
+        own ^= 1 << landing[aggressive]
         hit = PATH[vector][aggressive] & opp
+        since_capture = self.since_capture + 1
         if hit:
-            opp = (opp ^ hit) | BEYOND[vector][aggressive]
+            beyond = BEYOND[vector][aggressive]
+            opp = (opp ^ hit) | beyond
+            since_capture = since_capture if beyond else 0
         if self.ply & 1:
-            return ShobuState(opp, own, self.ply + 1)
-        return ShobuState(own, opp, self.ply + 1)
+            own, opp = opp, own
+        return ShobuState(own, opp, self.ply + 1, since_capture, self.no_capture_limit)
 
     # --- data and pictures ------------------------------------------------------------------
 
@@ -358,7 +412,13 @@ class ShobuState(State[Move]):
 
     def to_data(self) -> dict[str, Any]:
         boards = {name: self.board_rows(board) for board, name in enumerate(BOARD_NAMES)}
-        return {"boards": boards, "turn": SEATS[self.turn], "ply": self.ply}
+        return {
+            "boards": boards,
+            "turn": SEATS[self.turn],
+            "ply": self.ply,
+            "since_capture": self.since_capture,
+            "no_capture_limit": self.no_capture_limit,
+        }
 
     def render(self) -> str:
         top = _render_pair(self, 2, 3, label_above=True)
@@ -367,19 +427,19 @@ class ShobuState(State[Move]):
         return "\n".join([*top, rope, *bottom, *self._status()])
 
     def _status(self) -> list[str]:
+        """Stone counts per board (the game is lost board by board), counters and the turn."""
         counts = [
-            f"{SEATS[seat]} "
-            + " ".join(map(str, self.board_counts(seat)))
-            + f" (total {self.piece_count(seat)})"
+            f"{SEATS[seat]} {' '.join(map(str, self.board_counts(seat)))}"
+            f" (total {self.piece_count(seat)})"
             for seat in (BLACK, WHITE)
         ]
-        lines = [f"stones on {' '.join(BOARD_CODES)}: " + ", ".join(counts)]
         outcome = self.outcome()
-        if outcome is None:
-            lines.append(f"ply {self.ply}: {SEATS[self.turn]} to move")
-        else:
-            lines.append(f"ply {self.ply}: game over, {outcome.reason}")
-        return lines
+        state = f"{SEATS[self.turn]} to move" if outcome is None else f"game over, {outcome.reason}"
+        return [
+            f"stones on {' '.join(BOARD_CODES)}: {', '.join(counts)}",
+            f"ply {self.ply}, {self.since_capture} of {self.no_capture_limit} turns without a "
+            f"capture: {state}",
+        ]
 
 
 BLOCK_WIDTH = 13
@@ -398,7 +458,7 @@ def _render_board(state: ShobuState, board: int) -> list[str]:
 def _render_pair(state: ShobuState, left: int, right: int, label_above: bool) -> list[str]:
     """Two boards side by side, dark on the left, labelled on their owner's side of the rope."""
     label = "".join(
-        f"{BOARD_NAMES[b]} ({BOARD_CODES[b]})".ljust(BLOCK_WIDTH + GAP) for b in (left, right)
+        f"   {BOARD_NAMES[b]} ({BOARD_CODES[b]})".ljust(BLOCK_WIDTH + GAP) for b in (left, right)
     )
     label = label.rstrip()
     blocks = zip(_render_board(state, left), _render_board(state, right), strict=True)
@@ -425,8 +485,20 @@ class ShobuGame(Game[ShobuState, Move]):
     max_move_text = len("bda1 wla1 ne2")
     notation_help = NOTATION_HELP
 
+    options = (
+        Option(
+            "no_capture_limit",
+            int,
+            NO_CAPTURE_LIMIT,
+            "turns of both players together without a stone pushed off a board that draw the game",
+            minimum=1,
+            maximum=10_000,
+        ),
+    )
+
     def initial_state(self, options: Mapping[str, Any]) -> ShobuState:
-        return ShobuState.from_rows()
+        limit = options.get("no_capture_limit", NO_CAPTURE_LIMIT)
+        return ShobuState.from_rows(no_capture_limit=limit)
 
     def parse_move(self, text: str) -> Move:
         words = text.lower().split()
@@ -435,50 +507,63 @@ class ShobuGame(Game[ShobuState, Move]):
                 f"{text!r} is not a Shobu turn: write passive stone, aggressive stone and "
                 f"direction with distance, as in 'bda1 wla1 n2'"
             )
-        squares = [SQUARE_BY_NAME.get(word) for word in words[:2]]
-        for word, square in zip(words, squares, strict=False):
-            if square is None:
-                raise InvalidMoveError(
-                    f"{text!r}: {word!r} is not a board code (bd, bl, wd, wl) and square a1-d4"
-                )
+        passive, aggressive = (_parse_square(text, word) for word in words[:2])
         vector = VECTOR_BY_NAME.get(words[2])
         if vector is None:
             raise InvalidMoveError(
                 f"{text!r}: {words[2]!r} is not a direction (n, ne, e, se, s, sw, w, nw) "
                 f"and distance (1 or 2)"
             )
-        passive, aggressive = (s for s in squares if s is not None)
-        return Move(passive, aggressive, vector >> 1, (vector & 1) + 1)
+        return passive, aggressive, vector >> 1, (vector & 1) + 1
 
     def format_move(self, move: Move) -> str:
-        vector = move.direction * 2 + move.distance - 1
+        passive, aggressive, direction, distance = move
         return (
-            f"{SQUARE_NAMES[move.passive]} {SQUARE_NAMES[move.aggressive]} {VECTOR_NAMES[vector]}"
+            f"{SQUARE_NAMES[passive]} {SQUARE_NAMES[aggressive]} "
+            f"{VECTOR_NAMES[direction * 2 + distance - 1]}"
         )
 
     def state_from_data(self, data: Any) -> ShobuState:
-        if not isinstance(data, dict) or set(data) != {"boards", "turn", "ply"}:
+        if not isinstance(data, dict) or set(data) != set(DATA_KEYS):
             raise StateDataError(
-                f"Shobu state data must be a map of boards, turn and ply: {data!r}"
+                f"Shobu state data must map exactly {', '.join(DATA_KEYS)}, not {data!r}"
             )
-        ply, turn = data["ply"], data["turn"]
-        if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
-            raise StateDataError(f"ply must be a non-negative integer, not {ply!r}")
-        if turn != SEATS[ply & 1]:
+        ply, since, limit = (_count(data, key) for key in DATA_KEYS[2:])
+        if data["turn"] != SEATS[ply & 1]:
             raise StateDataError(
-                f"turn {turn!r} does not match ply {ply}: black moves on even plies, white on odd"
+                f"turn {data['turn']!r} does not match ply {ply}: black moves on even plies, "
+                f"white on odd"
             )
-        black, white = _boards_from_data(data["boards"])
-        state = ShobuState(black, white, ply)
-        if all(_has_cleared(state, loser) for loser in (BLACK, WHITE)):
+        if limit < 1 or since > min(ply, limit):
+            raise StateDataError(
+                f"since_capture {since} must be at most ply {ply} and no_capture_limit {limit}, "
+                f"which must be at least 1"
+            )
+        state = ShobuState(*_boards_from_data(data["boards"]), ply, since, limit)
+        if 0 in state.board_counts(BLACK) and 0 in state.board_counts(WHITE):
             raise StateDataError(
                 "both players have a board cleared of the other's stones; a game ends at the first"
             )
         return state
 
 
-def _has_cleared(state: ShobuState, loser: Seat) -> bool:
-    return 0 in state.board_counts(loser)
+def _parse_square(text: str, word: str) -> Square:
+    square = SQUARE_BY_NAME.get(word)
+    if square is None:
+        raise InvalidMoveError(
+            f"{text!r}: {word!r} is not a board code (bd, bl, wd, wl) and a square a1-d4"
+        )
+    return square
+
+
+DATA_KEYS = ("boards", "turn", "ply", "since_capture", "no_capture_limit")
+
+
+def _count(data: dict[str, Any], key: str) -> int:
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise StateDataError(f"{key} must be a non-negative integer, not {value!r}")
+    return value
 
 
 def _boards_from_data(boards: Any) -> tuple[Bitboard, Bitboard]:

@@ -99,6 +99,9 @@ def _corner_squares(shrinks: int) -> tuple[Square, ...]:
 
 
 SHRINK_LEVELS = (0, 1, 2)
+FINAL_SHRINKS = SHRINK_LEVELS[-1]
+"""After the last shrink the board never changes on its own: when neither player can move, the
+position is dead and the game a tie (this project's ruling; the seed sets no move limit)."""
 CORNER_ORDER: tuple[tuple[int, ...], ...] = tuple(
     tuple(SQUARE_INDEX[c] for c in _corner_squares(s)) for s in SHRINK_LEVELS
 )
@@ -284,7 +287,19 @@ class WatchYourBackState(State[Move]):
             return Outcome.win(WHITE, "black has fewer than 2 pieces")
         if white_short:
             return Outcome.win(BLACK, "white has fewer than 2 pieces")
+        if self.shrinks == FINAL_SHRINKS and not (self._can_move(WHITE) or self._can_move(BLACK)):
+            return Outcome.draw("neither player can ever move again")
         return None
+
+    def _can_move(self, seat: Seat) -> bool:
+        """Whether `seat` has a slide or a jump (a pass aside)."""
+        occupied = self.white | self.black
+        blocked = occupied | BLOCKED[self.shrinks]
+        for square in squares_of(self.black if seat else self.white):
+            for neighbour, _, landing, _ in MOVES[square]:
+                if not neighbour & blocked or (neighbour & occupied and not landing & blocked):
+                    return True
+        return False
 
     # -- legal moves and the check of one move, side by side ------------------------------------
 

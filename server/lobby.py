@@ -143,7 +143,9 @@ class Lobby:
     def _to_match(self, session: Session, match_id: int, ref: str, event: Any) -> None:
         seated = session.seats.get(match_id)
         if seated is None:
-            if match_id in self.matches:
+            if match_id in session.finished:
+                session.send_error(ErrorCode.GAME_OVER, f"match {match_id} is over", ref, match_id)
+            elif match_id in self.matches:
                 session.send_error(
                     ErrorCode.NOT_YOUR_MATCH, f"you do not play in match {match_id}", ref, match_id
                 )
@@ -238,6 +240,7 @@ class Lobby:
             del self.matches[match.id]
             for session in match.sessions:
                 session.seats.pop(match.id, None)
+                session.finished.add(match.id)
 
     def forget(self, session: Session) -> None:
         """A session closed: drop its seeks, default its matches, stop sending it moves."""

@@ -20,7 +20,7 @@ import trio
 import protocol
 from games import Game, IllegalMoveError, InvalidMoveError, Outcome, Seat, State
 from protocol import ErrorCode
-from server.session import Delivery, Session
+from server.session import Session
 from server.timecontrol import TimeControl
 
 if TYPE_CHECKING:
@@ -31,6 +31,33 @@ MAX_HINT_CHARACTERS = 32 * 1024
 """Hints are left out (legal = None) beyond this: a contrived King's Court position can have
 225,000 jump routes, and `your_turn` must fit a 64 KiB frame. Real positions stay far below (an
 Amazons opening lists 2,176 moves in about 20 KB)."""
+
+
+class MoveClock:
+    """One move's time: started by the writer when `your_turn` is on the wire.
+
+    The match waits in `waiting`, a cancel scope whose deadline the writer moves to
+    `written + limit` (no extra wake-up of the match task per move). Until then the deadline is
+    `limit` after the frame was queued, so a client that does not read cannot stall the match.
+    """
+
+    __slots__ = ("limit", "started", "waiting")
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.started: float | None = None
+        self.waiting = trio.move_on_after(limit)
+
+    def start(self, written_at: float) -> None:
+        self.started = written_at
+        self.waiting.deadline = written_at + self.limit
+
+    def elapsed(self, arrived_at: float) -> float:
+        """Thinking time; 0 for a move that arrived before its `your_turn` was written."""
+        return 0.0 if self.started is None else max(0.0, arrived_at - self.started)
+
+    def in_time(self, arrived_at: float) -> bool:
+        return self.elapsed(arrived_at) <= self.limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,18 +126,11 @@ class Match:
     async def _play_turn(self) -> Outcome | None:
         """Ask the seat to move and wait for it: None when a move was accepted, else the end."""
         seat = self.state.turn
-        mover = self.sessions[seat]
-        limit = self.time_control.move
-        written = Delivery()
-        mover.send(self._your_turn_message(seat), written)
-        with trio.move_on_after(limit):
-            await written.event.wait()
-        if not written.event.is_set():
-            return self._default(seat, self._timeout_reason())
-        deadline = written.at + limit
-        with trio.move_on_at(deadline) as waiting:
+        clock = MoveClock(self.time_control.move)
+        self.sessions[seat].send(self._your_turn_message(seat), clock.start)
+        with clock.waiting:
             event = await self._events.receive()
-        if waiting.cancelled_caught:
+        if clock.waiting.cancelled_caught:
             return self._default(seat, self._timeout_reason())
         if isinstance(event, Disconnected):
             return self._default(event.seat, "disconnected")
@@ -118,9 +138,9 @@ class Match:
             return Outcome.win(1 - event.seat, f"{self.game.seats[event.seat]} resigned")
         if event.seat != seat:
             return self._default(event.seat, f"move out of turn ({event.text})")
-        if event.at > deadline:
+        if not clock.in_time(event.at):
             return self._default(seat, self._timeout_reason())
-        return await self._take_move(seat, event.text, max(0.0, event.at - written.at))
+        return await self._take_move(seat, event.text, clock.elapsed(event.at))
 
     async def _take_move(self, seat: Seat, text: str, elapsed: float) -> Outcome | None:
         try:

@@ -10,6 +10,7 @@ allowed to grow the server's memory.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,12 +32,9 @@ FLUSH_SECONDS = 2.0
 """How long a closing connection may take to write its last frames (an error, a game over)."""
 
 
-@dataclass(eq=False, slots=True)
-class Delivery:
-    """Set by the writer once a frame is written to the socket: when a move's clock starts."""
-
-    event: trio.Event = field(default_factory=trio.Event)
-    at: float = 0.0
+OnWritten = Callable[[float], None]
+"""Called by the writer with the time a frame was written to the socket: when a move's clock
+starts."""
 
 
 @dataclass(eq=False)
@@ -50,20 +48,22 @@ class Session:
     token: str = field(default_factory=lambda: secrets.token_hex(16))
     seats: dict[int, tuple[Match, int]] = field(default_factory=dict)
     """Matches this session plays in: match id -> (match, seat index)."""
+    finished: set[int] = field(default_factory=set)
+    """Matches it played that are over: a late move to one is answered `game_over`."""
     closed: bool = False
     peer_errors: int = 0
 
     def __post_init__(self) -> None:
-        self._outbox, self._outbox_out = trio.open_memory_channel[tuple[bytes, Delivery | None]](
+        self._outbox, self._outbox_out = trio.open_memory_channel[tuple[bytes, OnWritten | None]](
             OUTBOX_FRAMES
         )
 
-    def send(self, message: protocol.Message, delivery: Delivery | None = None) -> None:
+    def send(self, message: protocol.Message, on_written: OnWritten | None = None) -> None:
         """Queue one frame; never blocks. A client too far behind is cut off."""
         if self.closed or self.wire.phase is protocol.Phase.CLOSED:
             return
         try:
-            self._outbox.send_nowait((self.wire.send(message), delivery))
+            self._outbox.send_nowait((self.wire.send(message), on_written))
         except trio.WouldBlock:
             self._cut_off()
         except trio.ClosedResourceError:
@@ -99,15 +99,14 @@ class Session:
                 batch = [first, *self._queued()]
                 await self.stream.send_all(b"".join(data for data, _ in batch))
                 now = trio.current_time()
-                for _, delivery in batch:
-                    if delivery is not None:
-                        delivery.at = now
-                        delivery.event.set()
+                for _, on_written in batch:
+                    if on_written is not None:
+                        on_written(now)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         cancel_scope.cancel()
 
-    def _queued(self) -> list[tuple[bytes, Delivery | None]]:
+    def _queued(self) -> list[tuple[bytes, OnWritten | None]]:
         """Every frame already waiting: written together, one system call for a whole turn."""
         queued = []
         while True:

@@ -11,6 +11,7 @@ import trio
 import protocol
 from agents import make_agent
 from client.runner import run_bot
+from games import get_game
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, play_randomly, replay, seek, until
 
@@ -104,8 +105,11 @@ async def test_a_defaulting_seat_loses_while_another_match_finishes_normally(
                 return
             elif misbehaviour == "out_of_turn":
                 # Both frames in one write: the second is queued before the opponent can answer.
-                assert turn.legal
-                move = protocol.Move(match=turn.match, move=turn.legal[0])
+                state = get_game("kings-court").state_from_data(turn.state)
+                going_on = next(m for m in state.legal_moves() if not state.play(m).is_over())
+                move = protocol.Move(
+                    match=turn.match, move=get_game("kings-court").format_move(going_on)
+                )
                 await cheat.send(move, move)
             results["cheat"] = await until(cheat, protocol.GameOver)
         results["cheat-seat"] = started  # type: ignore[assignment]

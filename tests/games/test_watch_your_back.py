@@ -752,8 +752,8 @@ def test_a_shrink_can_end_the_game_in_a_tie() -> None:
     assert shrunk.legal_moves() == []
 
 
-def test_the_last_board_can_fill_up_and_pass_forever() -> None:
-    """The seed sets no move limit; a full 4x4 board with no sandwich never ends on its own."""
+def test_a_full_last_board_where_nobody_can_move_is_a_dead_position_and_a_tie() -> None:
+    """The seed sets no move limit, so without this ruling both players would pass forever."""
     full = board(
         """
         ########
@@ -767,9 +767,31 @@ def test_the_last_board_can_fill_up_and_pass_forever() -> None:
         """,
         ply=moved(300),
     )
-    later = after(full, "pass", "pass")
-    assert later.rows() == full.rows() and later.ply == full.ply + 2
-    assert later.outcome() is None and later.legal_moves() == [PASS]
+    outcome = full.outcome()
+    assert outcome is not None and outcome.result is Result.DRAW
+    assert outcome.reason == "neither player can ever move again"
+    assert full.legal_moves() == []
+
+
+def test_only_one_player_stuck_on_the_last_board_passes_and_the_game_goes_on() -> None:
+    state = board(
+        """
+        ########
+        ########
+        ##XOOX##
+        ##OOO@##
+        ##O@@-##
+        ##X@@X##
+        ########
+        ########
+        """,
+        ply=moved(300),
+    )
+    assert state.outcome() is None
+    assert state.legal_moves() == [PASS], "white is stuck"
+    passed = after(state, "pass")
+    assert passed.outcome() is None
+    assert sorted(passed.legal_moves()) == [((4, 4), (5, 4)), ((5, 3), (5, 4))], "black moves"
 
 
 # -- the end --------------------------------------------------------------------------------------
