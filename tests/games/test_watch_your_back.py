@@ -791,7 +791,7 @@ def test_only_one_player_stuck_on_the_last_board_passes_and_the_game_goes_on() -
     assert state.legal_moves() == [PASS], "white is stuck"
     passed = after(state, "pass")
     assert passed.outcome() is None
-    assert sorted(passed.legal_moves()) == [((4, 4), (5, 4)), ((5, 3), (5, 4))], "black moves"
+    assert sorted(passed.legal_moves()) == [((3, 4), (5, 4)), ((4, 4), (5, 4)), ((5, 3), (5, 4))]
 
 
 # -- the end --------------------------------------------------------------------------------------
