@@ -1,10 +1,14 @@
 """Decision makers: a state and a time budget in, a move out; no sockets, no clocks of their own.
 
-`make_agent(name, game, seed)` builds an agent by the name the command line uses.
+Agents are registered by the name the command line uses, either for every game or for the games
+they understand (`register(..., games=("war-of-life",))`). `make_agent(name, game, seed)` builds
+one; `agents_for(game_name)` lists what a game can be played by.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from agents._base import Agent, AgentFactory
@@ -12,21 +16,51 @@ from agents.greedy import GreedyAgent
 from agents.random_agent import RandomAgent
 from games import Game
 
-__all__ = ["AGENTS", "Agent", "AgentError", "make_agent"]
-
-AGENTS: dict[str, tuple[AgentFactory, str]] = {
-    "random": (RandomAgent, "a legal move at random (seeded)"),
-    "greedy": (GreedyAgent, "the best position one move ahead: wins first, then material"),
-}
+__all__ = ["Agent", "AgentError", "AgentInfo", "agents_for", "all_agent_names", "make_agent"]
 
 
 class AgentError(ValueError):
-    """No agent by that name."""
+    """No agent by that name for that game."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentInfo:
+    name: str
+    factory: AgentFactory
+    help: str
+    games: frozenset[str] | None
+    """The games it plays; None for every game."""
+
+    def plays(self, game_name: str) -> bool:
+        return self.games is None or game_name in self.games
+
+
+_REGISTRY: dict[str, AgentInfo] = {}
+
+
+def register(
+    name: str, factory: AgentFactory, help: str, games: Iterable[str] | None = None
+) -> None:
+    if name in _REGISTRY:
+        raise ValueError(f"agent {name!r} is registered twice")
+    _REGISTRY[name] = AgentInfo(name, factory, help, None if games is None else frozenset(games))
+
+
+def agents_for(game_name: str) -> list[AgentInfo]:
+    return [info for info in _REGISTRY.values() if info.plays(game_name)]
+
+
+def all_agent_names() -> list[str]:
+    return sorted(_REGISTRY)
 
 
 def make_agent(name: str, game: Game[Any, Any], seed: int | None = None) -> Agent:
-    try:
-        factory, _ = AGENTS[name]
-    except KeyError:
-        raise AgentError(f"no agent {name!r} (agents: {', '.join(AGENTS)})") from None
-    return factory(game, seed)
+    info = _REGISTRY.get(name)
+    if info is None or not info.plays(game.name):
+        names = ", ".join(info.name for info in agents_for(game.name))
+        raise AgentError(f"no agent {name!r} for {game.name} (agents: {names})")
+    return info.factory(game, seed)
+
+
+register("random", RandomAgent, "a legal move at random (seeded)")
+register("greedy", GreedyAgent, "the best position one move ahead: wins first, then material")

@@ -9,7 +9,7 @@ from typing import Any
 
 import trio
 
-from agents import AGENTS, AgentError, make_agent
+from agents import AgentError, all_agent_names, make_agent
 from client.connection import ConnectionClosed, ServerError
 from client.runner import GameRecord, run_bot
 from games import GAME_NAMES, GameError, get_game
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     bot = commands.add_parser("bot", help="connect an agent to a server and play games")
     bot.add_argument("--server", required=True, type=host_port, help="HOST:PORT")
     bot.add_argument("--game", required=True, choices=GAME_NAMES)
-    bot.add_argument("--agent", required=True, choices=sorted(AGENTS))
+    bot.add_argument("--agent", required=True, choices=all_agent_names())
     bot.add_argument("--name", help="player name (default: the agent's name)")
     bot.add_argument("--games", type=positive_int, default=1, help="games to play in a row")
     bot.add_argument("--seed", type=int, help="seed for the agent's random choices")
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ref = commands.add_parser("referee", help="play one game between two agents, locally over TCP")
     ref.add_argument("game", choices=GAME_NAMES)
-    ref.add_argument("agents", nargs=2, metavar="AGENT", choices=sorted(AGENTS))
+    ref.add_argument("agents", nargs=2, metavar="AGENT", choices=all_agent_names())
     ref.add_argument("--seed", type=int, help="seed for the start (if random) and the agents")
     ref.add_argument("--move-time", type=float, default=10.0, help="seconds per move")
     ref.add_argument("--json", action="store_true", help="print one JSON object instead")
