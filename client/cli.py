@@ -9,7 +9,7 @@ from typing import Any
 
 import trio
 
-from agents import AgentError, all_agent_names, make_agent
+from agents import AgentError, agents_for, all_agent_names, make_agent
 from client.connection import ConnectionClosed, ServerError
 from client.runner import GameRecord, run_bot
 from games import GAME_NAMES, GameError, get_game
@@ -51,6 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
     ref.add_argument("--json", action="store_true", help="print one JSON object instead")
     ref.set_defaults(run=run_referee_command)
 
+    listing = commands.add_parser("agents", help="list the agents each game can be played by")
+    listing.add_argument("game", nargs="?", choices=GAME_NAMES, help="one game only")
+    listing.set_defaults(run=run_agents_command)
+
     demo = commands.add_parser("demo", help="watch two agents play King's Court over TCP")
     demo.add_argument("--seed", type=int, default=1)
     demo.set_defaults(run=lambda args: _demo(args.seed))
@@ -68,6 +72,14 @@ def positive_int(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
     return int(text)
+
+
+def run_agents_command(args: argparse.Namespace) -> int:
+    for name in [args.game] if args.game else GAME_NAMES:
+        print(f"{name}:")
+        for info in agents_for(name):
+            print(f"  {info.name:<20} {info.help}")
+    return 0
 
 
 def run_bot_command(args: argparse.Namespace) -> int:

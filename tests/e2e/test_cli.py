@@ -140,3 +140,13 @@ def test_demo_finishes_within_a_minute() -> None:
     assert "moves stored" in done.stdout
     assert done.stdout.strip().splitlines()[-1].startswith("result: ")
     assert os.linesep.join(done.stdout.splitlines()).count("move ") > 4
+
+
+def test_agents_lists_each_games_agents_with_a_line_each() -> None:
+    done = run([*CLI, "agents"])
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "kings-court:" in lines and "amazons:" in lines
+    assert any(line.split()[0] == "random" for line in lines if line.startswith("  "))
+    one = run([*CLI, "agents", "shobu"])
+    assert one.stdout.splitlines()[0] == "shobu:"
