@@ -14,11 +14,16 @@ waits for its echo, then B does. Against Arbiter a turn is a real King's Court m
 sends a legal move from its hints, the server checks, stores and relays it, and the opponent
 receives `your_turn`. Latency is measured in this process on one clock: for Arbiter from the
 mover's send to the opponent's `your_turn`; for the floor from send to echo.
+
+Columns: turns/s (moves for Arbiter, round trips for the floor), latency, the CPU cores each
+side kept busy (srv, cli: which one is the bottleneck), and the server's CPU time per turn
+(µs/turn), which stays meaningful when other work shares the machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import subprocess
@@ -44,6 +49,9 @@ class Tally:
     turns: int = 0
     latencies: list[float] = field(default_factory=list)
     sent: dict[int, float] = field(default_factory=dict)
+    server_cpu: float = 0.0
+    clients_cpu: float = 0.0
+    """Cores busy in the measuring window: shows which side is the bottleneck."""
     """When the last move of each match was sent (any pair may be seated together)."""
 
     def record(self, latency: float) -> None:
@@ -142,7 +150,13 @@ def start_server(command: list[str]) -> tuple[subprocess.Popen[str], int]:
     return process, int(line.rsplit(":", 1)[1])
 
 
-async def measure(port: int, matches: int, seconds: float, kind: str) -> Tally:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measure(port: int, matches: int, seconds: float, kind: str, server_pid: int) -> Tally:
     tally = Tally()
     async with trio.open_nursery() as nursery:
         for index in range(matches):
@@ -151,9 +165,12 @@ async def measure(port: int, matches: int, seconds: float, kind: str) -> Tally:
             else:
                 nursery.start_soon(arbiter_match, port, index, tally)
         await trio.sleep(max(1.0, matches / 200))  # warm-up: connect, pair, first moves
+        server_before, clients_before = cpu_seconds(server_pid), cpu_seconds(os.getpid())
         tally.measuring = True
         await trio.sleep(seconds)
         tally.measuring = False
+        tally.server_cpu = (cpu_seconds(server_pid) - server_before) / seconds
+        tally.clients_cpu = (cpu_seconds(os.getpid()) - clients_before) / seconds
         nursery.cancel_scope.cancel()
     return tally
 
@@ -166,7 +183,7 @@ def run_one(kind: str, matches: int, seconds: float, scratch: Path) -> Tally:
         command = [sys.executable, "-m", "server", "--port", "0", "--db", str(db)]
     process, port = start_server(command)
     try:
-        return trio.run(measure, port, matches, seconds, kind)
+        return trio.run(measure, port, matches, seconds, kind, process.pid)
     finally:
         process.kill()
         process.wait()
@@ -188,7 +205,10 @@ def main() -> None:
     if args.echo_server:
         trio.run(echo_server)
         return
-    print(f"{'matches':>7} {'server':>8} {'turns/s':>9} {'p50 ms':>8} {'p99 ms':>8}  ratio")
+    print(
+        f"{'matches':>7} {'server':>8} {'turns/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
+        f" {'srv cpu':>8} {'cli cpu':>8} {'µs/turn':>8}  ratio"
+    )
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as scratch:
         for matches in (int(n) for n in args.matches.split(",")):
             floor = run_one("echo", matches, args.seconds, Path(scratch))
@@ -200,6 +220,8 @@ def main() -> None:
                     f"{matches:>7} {name:>8} {rate:>9.0f} "
                     f"{percentile(tally.latencies, 0.5) * 1e3:>8.2f} "
                     f"{percentile(tally.latencies, 0.99) * 1e3:>8.2f}"
+                    f" {tally.server_cpu:>8.2f} {tally.clients_cpu:>8.2f}"
+                    f" {tally.server_cpu / rate * 1e6 if rate else float('nan'):>8.0f}"
                     + (f"  {ratio:.2f}x" if name == "arbiter" else "")
                 )
             added = statistics.median(ours.latencies) - statistics.median(floor.latencies)

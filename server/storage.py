@@ -89,7 +89,10 @@ class Storage:
 
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._db = connection
-        self._send, self._receive = trio.open_memory_channel[_PendingWrite](0)
+        # Unbounded: queueing a write never blocks, so a move wakes its match task once (when
+        # the batch holding it is committed); the number of pending writes is bounded by the
+        # number of live matches, each waiting for its own.
+        self._send, self._receive = trio.open_memory_channel[_PendingWrite](float("inf"))
         self._lock = trio.Lock()
 
     @classmethod
@@ -123,7 +126,7 @@ class Storage:
 
     async def _write(self, sql: str, args: Sequence[Any]) -> None:
         write = _PendingWrite(sql, args, trio.Event())
-        await self._send.send(write)
+        self._send.send_nowait(write)
         await write.done.wait()
         if write.error is not None:
             raise write.error
