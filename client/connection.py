@@ -5,6 +5,8 @@ A thin shell over the sans-I/O `protocol.Connection` (CLIENT role), like the ser
 
 from __future__ import annotations
 
+from collections import deque
+
 import trio
 
 import protocol
@@ -34,6 +36,7 @@ class ClientConnection:
         self.wire = protocol.Connection(protocol.CLIENT, max_frame=MAX_FRAME)
         self.name = name
         self.session = session
+        self._pending: deque[protocol.Message] = deque()
 
     @classmethod
     async def open(
@@ -65,6 +68,8 @@ class ClientConnection:
         A `game_over` error is dropped: it answers a move that crossed the end of its game, and
         the `game_over` message already said how that game ended.
         """
+        if self._pending:
+            return self._pending.popleft()
         while True:
             message = self.wire.next_message()
             if message is protocol.NEED_DATA:
@@ -83,6 +88,15 @@ class ClientConnection:
                 raise ServerError(message)
             else:
                 return message
+
+    async def answer_pings(self) -> None:
+        """Answer pings until some other message arrives, kept for the next `receive`.
+
+        Run it beside a thinking agent: the server measures our round trip with pings, and a
+        pong held back by thinking time would read as network lag.
+        """
+        message = await self.receive()
+        self._pending.append(message)
 
     async def aclose(self) -> None:
         await self._stream.aclose()

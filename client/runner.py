@@ -66,9 +66,12 @@ async def play_one(
                 started = message
             case protocol.YourTurn(match=match_id, state=data, time_left=budget):
                 state = game.state_from_data(data)
-                move = await trio.to_thread.run_sync(
-                    agent.choose, state, budget, abandon_on_cancel=True
-                )
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(connection.answer_pings)
+                    move = await trio.to_thread.run_sync(
+                        agent.choose, state, budget, abandon_on_cancel=True
+                    )
+                    nursery.cancel_scope.cancel()
                 await connection.send(protocol.Move(match=match_id, move=game.format_move(move)))
             case protocol.GameOver():
                 if started is None:

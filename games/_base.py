@@ -185,6 +185,17 @@ class State(ABC, Generic[MoveT]):
         """
         return rng.choice(self.legal_moves())
 
+    def key(self) -> int:
+        """A fast key for a search's transposition table, equal for equal positions.
+
+        Searches reach one position by many move orders and look it up by this key millions of
+        times, so it must be cheap. This default is the state's hash: fast, but two positions
+        may share one, so a table keyed by it must treat a stored move as a hint to check. A
+        game may return an exact key instead (its bitboards and counters packed into one int):
+        then equal keys mean the same future for two positions of one game (same options).
+        """
+        return hash(self)
+
 
 class Game(ABC, Generic[StateT, MoveT]):
     """The rules of one game: identity, seats, options, start, notation and data form."""
@@ -200,6 +211,8 @@ class Game(ABC, Generic[StateT, MoveT]):
     """Length of the longest legal move text; the server refuses longer text unparsed."""
     notation_help: ClassVar[str]
     """A paragraph explaining the move notation, with examples."""
+    default_time_control: ClassVar[str] = "move=10"
+    """The time control a seek without one gets (the server's `move=5`/`clock=300+2` form)."""
 
     @abstractmethod
     def initial_state(self, options: Mapping[str, Any]) -> StateT:

@@ -44,6 +44,7 @@ class ErrorCode(enum.StrEnum):
     BAD_OPTION = "bad_option"
     BAD_TIME_CONTROL = "bad_time_control"
     UNKNOWN_SEEK = "unknown_seek"
+    UNKNOWN_SESSION = "unknown_session"
     UNKNOWN_MATCH = "unknown_match"
     NOT_YOUR_MATCH = "not_your_match"
     NOT_YOUR_TURN = "not_your_turn"
@@ -135,6 +136,12 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
     ),
     ErrorCode.UNKNOWN_SEEK: CodeInfo(
         "server", False, "`cancel_seek` names no open seek of this connection."
+    ),
+    ErrorCode.UNKNOWN_SESSION: CodeInfo(
+        "server",
+        False,
+        "`hello.resume` names no session with seats to take back (never had one, grace period"
+        " over, or its games ended); the connection goes on as a new session.",
     ),
     ErrorCode.UNKNOWN_MATCH: CodeInfo("server", False, "No match has this id."),
     ErrorCode.NOT_YOUR_MATCH: CodeInfo(

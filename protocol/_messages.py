@@ -116,6 +116,26 @@ def seconds() -> FieldSpec:
     return FieldSpec("seconds", "float", "0 to 2^53, an int is accepted", check)
 
 
+def clock_pair() -> FieldSpec:
+    expected = "a list of two numbers of seconds (one per seat, in turn order)"
+
+    def check(value: Any, where: str) -> list[float]:
+        if not isinstance(value, list | tuple) or len(value) != 2:
+            raise _bad(where, expected, value)
+        for item in value:
+            if (
+                isinstance(item, bool)
+                or not isinstance(item, int | float)
+                or not 0 <= item <= MAX_COUNT
+            ):
+                raise _bad(where, expected, item)
+        return [float(item) for item in value]
+
+    return FieldSpec(
+        "clocks", "array of 2 float", "2 items, 0 to 2^53 each", check, min_items=2, max_items=2
+    )
+
+
 def boolean() -> FieldSpec:
     def check(value: Any, where: str) -> bool:
         if isinstance(value, bool):
@@ -313,6 +333,8 @@ def nullable(spec: FieldSpec) -> FieldSpec:
 
 COUNT = count()
 SECONDS = seconds()
+CLOCKS = clock_pair()
+ILLEGAL = choice("forfeit", "retry")
 BOOL = boolean()
 NAME = text(NAME_LEN)
 PLAYER_NAME = text(NAME_LEN, min_len=1, printable=True)
@@ -429,7 +451,9 @@ class Hello(Message):
     """The client's first message: the protocol version it speaks and the name it plays under.
 
     `token` identifies a returning player to a server that keeps accounts; the protocol layer
-    passes it on unread.
+    passes it on unread. `resume` is the `session` of an earlier `welcome`: a client that lost
+    its connection gets its seats back with it (a `resumed` frame per match) within the grace
+    period.
     """
 
     TYPE: ClassVar[str] = "hello"
@@ -437,6 +461,7 @@ class Hello(Message):
     version: int = field(metadata=meta(COUNT))
     name: str = field(metadata=meta(PLAYER_NAME))
     token: str | None = field(default=None, metadata=meta(nullable(text(TOKEN_LEN))))
+    resume: str | None = field(default=None, metadata=meta(nullable(text(TOKEN_LEN))))
 
 
 @_message
@@ -455,6 +480,8 @@ class Seek(Message):
 
     `options` and `time` are only checked for shape here: their meaning is the game's and the
     server's business (`bad_option`, `bad_time_control`). `hints` asks for legal-move lists.
+    `illegal` says what an illegal move costs: the game (`forfeit`, tournament rules) or only
+    the move, refused while the clock runs on (`retry`, for people).
     """
 
     TYPE: ClassVar[str] = "seek"
@@ -463,6 +490,7 @@ class Seek(Message):
     options: dict[str, Any] = field(default_factory=dict, metadata=meta(OPTIONS))
     time: dict[str, float] = field(default_factory=dict, metadata=meta(TIME))
     hints: bool = field(default=True, metadata=meta(BOOL))
+    illegal: str = field(default="forfeit", metadata=meta(ILLEGAL))
 
 
 @_message
@@ -618,6 +646,7 @@ class MatchStarted(Message):
     time: dict[str, float] = field(metadata=meta(TIME))
     hints: bool = field(metadata=meta(BOOL))
     state: dict[str, Any] = field(metadata=meta(DATA))
+    illegal: str = field(default="forfeit", metadata=meta(ILLEGAL))
 
     def _check_together(self) -> None:
         if self.seat not in self.seats:
@@ -629,7 +658,9 @@ class MatchStarted(Message):
 class YourTurn(Message):
     """The receiver is to move in `match`; its clock runs from the moment this frame is sent.
 
-    `legal` lists the legal moves when the match has hints, else it is nil.
+    `legal` lists the legal moves when the match has hints, else it is nil. `time_left` is the
+    time for this move (the per-move limit or the game clock, whichever is shorter); `clocks`
+    the game clocks of both seats in turn order (nil without a game clock).
     """
 
     TYPE: ClassVar[str] = "your_turn"
@@ -639,12 +670,17 @@ class YourTurn(Message):
     state: dict[str, Any] = field(metadata=meta(DATA))
     legal: list[str] | None = field(metadata=meta(nullable(MOVES)))
     time_left: float = field(metadata=meta(SECONDS))
+    clocks: list[float] | None = field(default=None, metadata=meta(nullable(CLOCKS)))
 
 
 @_message
 @dataclass(frozen=True, slots=True)
 class MoveAccepted(Message):
-    """The receiver's move was played; `move` is its canonical notation, `elapsed` its time."""
+    """The receiver's move was played; `move` is its canonical notation, `elapsed` its time.
+
+    `compensation` is the lag allowance the server granted this move (taken off `elapsed`
+    before charging the clock); `clocks` the game clocks after the move (nil without one).
+    """
 
     TYPE: ClassVar[str] = "move_accepted"
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
@@ -652,6 +688,8 @@ class MoveAccepted(Message):
     ply: int = field(metadata=meta(COUNT))
     move: str = field(metadata=meta(MOVE_TEXT))
     elapsed: float = field(metadata=meta(SECONDS))
+    compensation: float = field(default=0.0, metadata=meta(SECONDS))
+    clocks: list[float] | None = field(default=None, metadata=meta(nullable(CLOCKS)))
 
 
 @_message
@@ -679,6 +717,8 @@ class OpponentMoved(Message):
     seat: str = field(metadata=meta(NAME))
     move: str = field(metadata=meta(MOVE_TEXT))
     elapsed: float = field(metadata=meta(SECONDS))
+    compensation: float = field(default=0.0, metadata=meta(SECONDS))
+    clocks: list[float] | None = field(default=None, metadata=meta(nullable(CLOCKS)))
 
 
 @_message
@@ -716,6 +756,36 @@ class Watching(Message):
     time: dict[str, float] = field(metadata=meta(TIME))
     state: dict[str, Any] = field(metadata=meta(DATA))
     moves: list[str] = field(metadata=meta(MOVES))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Resumed(Message):
+    """A reconnected client has its seat back (after `hello` with `resume`): the whole match.
+
+    `to_move` says whether a `your_turn` follows at once; the clock of the seat to move never
+    stopped while it was away.
+    """
+
+    TYPE: ClassVar[str] = "resumed"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    match: int = field(metadata=meta(COUNT))
+    game: str = field(metadata=meta(NAME))
+    seat: str = field(metadata=meta(NAME))
+    seats: list[str] = field(metadata=meta(SEATS))
+    players: list[str] = field(metadata=meta(PLAYERS))
+    options: dict[str, Any] = field(metadata=meta(OPTIONS))
+    time: dict[str, float] = field(metadata=meta(TIME))
+    hints: bool = field(metadata=meta(BOOL))
+    illegal: str = field(metadata=meta(ILLEGAL))
+    state: dict[str, Any] = field(metadata=meta(DATA))
+    moves: list[str] = field(metadata=meta(MOVES))
+    clocks: list[float] | None = field(metadata=meta(nullable(CLOCKS)))
+    to_move: bool = field(metadata=meta(BOOL))
+
+    def _check_together(self) -> None:
+        if self.seat not in self.seats:
+            raise _bad("resumed.seat", f"one of the seats {self.seats}", self.seat)
 
 
 # -- from the wire -------------------------------------------------------------------------------

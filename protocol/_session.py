@@ -52,6 +52,7 @@ _SERVER_REPLIES = (
     "opponent_moved",
     "game_over",
     "watching",
+    "resumed",
 )
 _KEEPALIVE = ("ping", "pong")
 

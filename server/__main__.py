@@ -20,11 +20,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=7777, help="TCP port; 0 picks a free one")
     parser.add_argument("--db", default="arbiter.db", help="SQLite file for the game records")
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=10.0,
+        help="seconds a disconnected player keeps its seat (its clock running) to reconnect",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     status = 0
     try:
-        trio.run(_run, args.host, args.port, args.db)
+        trio.run(_run, args.host, args.port, args.db, args.grace)
     except* KeyboardInterrupt:
         print("stopped", flush=True)
     except* sqlite3.Error as group:
@@ -47,9 +53,9 @@ def first(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return error
 
 
-async def _run(host: str, port: int, db: str) -> None:
+async def _run(host: str, port: int, db: str, grace: float) -> None:
     async with trio.open_nursery() as nursery:
-        listeners = await nursery.start(partial(serve, host, port, db))
+        listeners = await nursery.start(partial(serve, host, port, db, grace=grace))
         print(f"listening on {host}:{bound_port(listeners)}", flush=True)
 
 

@@ -21,6 +21,7 @@ async def serve(
     port: int,
     db_path: str | Path,
     *,
+    grace: float = 10.0,
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store."""
@@ -29,7 +30,7 @@ async def serve(
         listeners = await trio.open_tcp_listeners(port, host=host)
         async with trio.open_nursery() as nursery:
             await nursery.start(storage.run_writer)
-            lobby = Lobby(storage, nursery)
+            lobby = Lobby(storage, nursery, grace)
             await nursery.start(trio.serve_listeners, partial(_serve_connection, lobby), listeners)
             task_status.started(listeners)
     finally:

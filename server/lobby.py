@@ -19,10 +19,10 @@ import trio
 import protocol
 from games import GAME_NAMES, Game, GameError, OptionError, get_game
 from protocol import ErrorCode
-from server.match import Disconnected, Match, MoveArrived, Resigned
+from server.clock import TimeControl, TimeControlError
+from server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from server.session import Session
 from server.storage import Storage
-from server.timecontrol import TimeControl, TimeControlError
 
 log = logging.getLogger(__name__)
 
@@ -37,19 +37,25 @@ class Seek:
     options: dict[str, Any]
     time_control: TimeControl
     hints: bool
+    illegal: str
 
     @property
-    def pairing_key(self) -> tuple[str, str, TimeControl]:
-        return (self.game.name, json.dumps(self.options, sort_keys=True), self.time_control)
+    def pairing_key(self) -> tuple[str, str, TimeControl, str]:
+        options = json.dumps(self.options, sort_keys=True)
+        return (self.game.name, options, self.time_control, self.illegal)
 
 
 class Lobby:
-    def __init__(self, storage: Storage, nursery: trio.Nursery) -> None:
+    def __init__(self, storage: Storage, nursery: trio.Nursery, grace: float = 10.0) -> None:
         self.storage = storage
+        self.grace = grace
+        """Seconds a disconnected seat is kept for its client to come back."""
         self._nursery = nursery
         self._seeks: dict[int, Seek] = {}
         self._next_seek = 1
         self.matches: dict[int, Match] = {}
+        self._away: dict[str, list[tuple[Match, int]]] = {}
+        """Seats of dropped connections by session token, until resumed or their match ends."""
 
     # -- requests --------------------------------------------------------------------------
 
@@ -60,8 +66,8 @@ class Lobby:
                 self._hello(session, message)
             case protocol.Ping(nonce=nonce):
                 session.send(protocol.Pong(nonce=nonce))
-            case protocol.Pong():
-                pass
+            case protocol.Pong(nonce=nonce):
+                session.pong_received(nonce, arrived)
             case protocol.ListGames():
                 session.send(protocol.Games(games=[describe_game(get_game(n)) for n in GAME_NAMES]))
             case protocol.Seek():
@@ -88,11 +94,30 @@ class Lobby:
             session.closed = True
             return
         session.name = hello.name
+        if hello.resume is not None:
+            session.token = hello.resume
         session.send(
             protocol.Welcome(
                 version=protocol.PROTOCOL_VERSION, session=session.token, server=SERVER_NAME
             )
         )
+        session.welcomed.set()
+        if hello.resume is not None:
+            self._resume(session, hello.resume)
+
+    def _resume(self, session: Session, token: str) -> None:
+        seats = [(m, seat) for m, seat in self._away.pop(token, []) if m.outcome is None]
+        if not seats:
+            session.send_error(
+                ErrorCode.UNKNOWN_SESSION,
+                "no seat to resume for that session: it never held one, or its grace period"
+                " is over, or its games have ended; this connection goes on as a new session",
+                ref="hello",
+            )
+            return
+        for match, seat in seats:
+            session.seats[match.id] = (match, seat)
+            match.deliver(Reconnected(seat, session))
 
     async def _seek(self, session: Session, seek: protocol.Seek) -> None:
         try:
@@ -106,11 +131,22 @@ class Lobby:
             session.send_error(ErrorCode.BAD_OPTION, str(error), ref="seek")
             return
         try:
-            time_control = TimeControl.from_wire(seek.time)
+            if seek.time:
+                time_control = TimeControl.from_wire(seek.time)
+            else:
+                time_control = TimeControl.parse(game.default_time_control)
         except TimeControlError as error:
             session.send_error(ErrorCode.BAD_TIME_CONTROL, str(error), ref="seek")
             return
-        mine = Seek(self._next_seek, session, game, dict(seek.options), time_control, seek.hints)
+        mine = Seek(
+            self._next_seek,
+            session,
+            game,
+            dict(seek.options),
+            time_control,
+            seek.hints,
+            seek.illegal,
+        )
         self._next_seek += 1
         waiting = self._find_partner(mine)
         if waiting is None:
@@ -208,6 +244,7 @@ class Lobby:
             game.name,
             options,
             first.time_control.to_wire(),
+            first.illegal,
             game.seats,
             [session.name for session in sessions],
         )
@@ -215,10 +252,12 @@ class Lobby:
             id=match_id,
             game=game,
             options=options,
-            time_control=first.time_control,
-            sessions=sessions,
+            control=first.time_control,
+            sessions=list(sessions),
             hints=(first.hints, second.hints),
             storage=self.storage,
+            illegal=first.illegal,
+            grace=self.grace,
         )
         self.matches[match_id] = match
         for seat, session in enumerate(sessions):
@@ -241,6 +280,7 @@ class Lobby:
             for session in match.sessions:
                 session.seats.pop(match.id, None)
                 session.finished.add(match.id)
+                self._away.pop(session.token, None)
 
     def forget(self, session: Session) -> None:
         """A session closed: drop its seeks, default its matches, stop sending it moves."""
@@ -248,6 +288,8 @@ class Lobby:
             del self._seeks[seek_id]
         for match, seat in list(session.seats.values()):
             match.deliver(Disconnected(seat))
+        if session.seats:
+            self._away[session.token] = list(session.seats.values())
         for match in self.matches.values():
             match.spectators.discard(session)
 

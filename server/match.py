@@ -1,17 +1,23 @@
 """One match: the task that owns a game's authoritative state from first move to result.
 
 Everything that can happen to a match arrives in its inbox (a move, a resignation, a
-disconnect), so one task decides in one order and no lock is needed. A move is checked by the
-game's own rules, stored, and only then announced, so a restarted server never knows less than a
-client was told.
+disconnect, a reconnect), so one task decides in one order and no lock is needed. A move is
+checked by the game's own rules, stored, and only then announced, so a restarted server never
+knows less than a client was told.
 
 Thinking time runs from the moment `your_turn` has been written to the mover's socket until the
-move frame has arrived whole (DESIGN.md). The writer task stamps the first instant, the reader
-the second; the deadline is a cancel scope, never a polling loop.
+move frame has arrived whole (DESIGN.md). The writer task stamps the first instant and moves the
+turn's deadline (a cancel scope, never a polling loop); the reader stamps the second. What a move
+may cost and what it did cost is `server.clock`'s pure arithmetic.
+
+A seat whose connection drops keeps its seat for a grace period, its clock running; the same
+client can take it back by reconnecting with its session token (`hello.resume`).
 """
 
 from __future__ import annotations
 
+import enum
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,44 +26,16 @@ import trio
 import protocol
 from games import Game, IllegalMoveError, InvalidMoveError, Outcome, Seat, State
 from protocol import ErrorCode
+from server.clock import SeatClock, TimeControl
 from server.session import Session
-from server.timecontrol import TimeControl
 
 if TYPE_CHECKING:
     from server.storage import Storage
-
 
 MAX_HINT_CHARACTERS = 32 * 1024
 """Hints are left out (legal = None) beyond this: a contrived King's Court position can have
 225,000 jump routes, and `your_turn` must fit a 64 KiB frame. Real positions stay far below (an
 Amazons opening lists 2,176 moves in about 20 KB)."""
-
-
-class MoveClock:
-    """One move's time: started by the writer when `your_turn` is on the wire.
-
-    The match waits in `waiting`, a cancel scope whose deadline the writer moves to
-    `written + limit` (no extra wake-up of the match task per move). Until then the deadline is
-    `limit` after the frame was queued, so a client that does not read cannot stall the match.
-    """
-
-    __slots__ = ("limit", "started", "waiting")
-
-    def __init__(self, limit: float) -> None:
-        self.limit = limit
-        self.started: float | None = None
-        self.waiting = trio.move_on_after(limit)
-
-    def start(self, written_at: float) -> None:
-        self.started = written_at
-        self.waiting.deadline = written_at + self.limit
-
-    def elapsed(self, arrived_at: float) -> float:
-        """Thinking time; 0 for a move that arrived before its `your_turn` was written."""
-        return 0.0 if self.started is None else max(0.0, arrived_at - self.started)
-
-    def in_time(self, arrived_at: float) -> bool:
-        return self.elapsed(arrived_at) <= self.limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +55,54 @@ class Disconnected:
     seat: Seat
 
 
-MatchEvent = MoveArrived | Resigned | Disconnected
+@dataclass(frozen=True, slots=True)
+class Reconnected:
+    seat: Seat
+    session: Session
+
+
+MatchEvent = MoveArrived | Resigned | Disconnected | Reconnected
+
+
+class _GoesOn(enum.Enum):
+    GOES_ON = "goes on"
+
+
+GOES_ON = _GoesOn.GOES_ON
+"""What an event leaves when the turn continues (a refused retry, a disconnect, a reconnect)."""
+TurnResult = Outcome | _GoesOn | None
+"""An event's effect on the turn: the end, the turn goes on, or None (a move was accepted)."""
+
+
+class Turn:
+    """One seat's turn: when its clock started and the deadline for its move.
+
+    Until `your_turn` is written the deadline counts from when it was queued, so a client that
+    does not read cannot stall the match; the writer then moves it to count from the write. A
+    seat that is away has nothing to write: its clock starts at once.
+    """
+
+    __slots__ = ("clock", "deadline", "lag", "scope", "started")
+
+    def __init__(self, clock: SeatClock, lag: float, now: float) -> None:
+        self.clock = clock
+        self.lag = lag  # the mover's round trip when asked: the same figure decides and charges
+        self.started: float | None = None
+        self.deadline = clock.deadline_after(now, lag)
+        self.scope: trio.CancelScope | None = None
+
+    def start(self, written_at: float) -> None:
+        self.started = written_at
+        self.deadline = self.clock.deadline_after(written_at, self.lag)
+        if self.scope is not None:
+            self.scope.deadline = self.deadline
+
+    def elapsed(self, arrived_at: float) -> float:
+        """Thinking time; 0 for a move that arrived before its `your_turn` was written."""
+        return 0.0 if self.started is None else max(0.0, arrived_at - self.started)
+
+    def time_left(self, now: float) -> float:
+        return max(0.0, min(self.clock.allowance(), self.deadline - now))
 
 
 @dataclass(eq=False)
@@ -85,18 +110,24 @@ class Match:
     id: int
     game: Game[Any, Any]
     options: dict[str, Any]
-    time_control: TimeControl
-    sessions: tuple[Session, Session]
+    control: TimeControl
+    sessions: list[Session]
     hints: tuple[bool, bool]
     storage: Storage
+    illegal: str = "forfeit"
+    grace: float = 10.0
     state: State[Any] = field(init=False)
+    clocks: tuple[SeatClock, SeatClock] = field(init=False)
     moves: list[str] = field(default_factory=list)
     spectators: set[Session] = field(default_factory=set)
+    away: dict[Seat, float] = field(default_factory=dict)
+    """Seats whose connection dropped, with the end of their grace period."""
     outcome: Outcome | None = None
 
     def __post_init__(self) -> None:
         self.state = self.game.initial_state(self.options)
-        self._inbox, self._events = trio.open_memory_channel[MatchEvent](float("inf"))
+        self.clocks = (SeatClock(self.control), SeatClock(self.control))
+        self._inbox, self._events = trio.open_memory_channel[MatchEvent](math.inf)
 
     @property
     def players(self) -> list[str]:
@@ -111,68 +142,132 @@ class Match:
         """Play the match to its end and record the result."""
         for seat, session in enumerate(self.sessions):
             session.send(self._started_message(seat))
-        outcome = self._default_if_gone()
+            if session.closed:
+                self.away[seat] = trio.current_time() + self.grace
+        outcome = None
         while outcome is None:
             outcome = self.state.outcome() or await self._play_turn()
         await self._finish(outcome)
         return outcome
 
-    def _default_if_gone(self) -> Outcome | None:
-        for seat, session in enumerate(self.sessions):
-            if session.closed:
-                return self._default(seat, "disconnected")
-        return None
-
     async def _play_turn(self) -> Outcome | None:
-        """Ask the seat to move and wait for it: None when a move was accepted, else the end."""
+        """Ask the seat to move and wait: None once a move is accepted, else the end."""
         seat = self.state.turn
-        clock = MoveClock(self.time_control.move)
-        self.sessions[seat].send(self._your_turn_message(seat), clock.start)
-        with clock.waiting:
-            event = await self._events.receive()
-        if clock.waiting.cancelled_caught:
-            return self._default(seat, self._timeout_reason())
-        if isinstance(event, Disconnected):
-            return self._default(event.seat, "disconnected")
-        if isinstance(event, Resigned):
-            return Outcome.win(1 - event.seat, f"{self.game.seats[event.seat]} resigned")
-        if event.seat != seat:
-            return self._default(event.seat, f"move out of turn ({event.text})")
-        if not clock.in_time(event.at):
-            return self._default(seat, self._timeout_reason())
-        return await self._take_move(seat, event.text, clock.elapsed(event.at))
+        mover = self.sessions[seat]
+        turn = Turn(self.clocks[seat], mover.rtt, trio.current_time())
+        if seat in self.away:
+            turn.start(trio.current_time())
+        else:
+            mover.send(self._your_turn_message(seat, turn), turn.start)
+        while True:
+            with trio.move_on_at(min([turn.deadline, *self.away.values()])) as waiting:
+                turn.scope = waiting
+                event = await self._events.receive()
+            turn.scope = None
+            if waiting.cancelled_caught:
+                return self._out_of_time(seat)
+            result = await self._handle(seat, turn, event)
+            if result is not GOES_ON:
+                return result
 
-    async def _take_move(self, seat: Seat, text: str, elapsed: float) -> Outcome | None:
+    def _out_of_time(self, seat: Seat) -> Outcome:
+        now = trio.current_time()
+        for gone, until in self.away.items():
+            if now >= until:
+                return self._default(gone, "disconnected")
+        return self._default(seat, self._timeout_reason(seat))
+
+    async def _handle(self, seat: Seat, turn: Turn, event: MatchEvent) -> TurnResult:
+        """React to one event during `seat`'s turn."""
+        match event:
+            case Disconnected(seat=gone):
+                if self.grace <= 0:
+                    return self._default(gone, "disconnected")
+                self.away[gone] = trio.current_time() + self.grace
+            case Reconnected(seat=back, session=session):
+                self._take_back(back, session, turn if back == seat else None)
+            case Resigned(seat=quitter):
+                return Outcome.win(1 - quitter, f"{self.game.seats[quitter]} resigned")
+            case MoveArrived(seat=other, text=text) if other != seat:
+                if self.illegal == "forfeit":
+                    return self._default(other, f"move out of turn ({text})")
+                self._refuse(other, text, ErrorCode.NOT_YOUR_TURN, "it is not your turn")
+            case MoveArrived(text=text, at=at):
+                return await self._try_move(seat, turn, text, turn.elapsed(at))
+        return GOES_ON
+
+    def _take_back(self, seat: Seat, session: Session, turn: Turn | None) -> None:
+        """A reconnected client resumes its seat: the whole match, then its turn if it is one."""
+        self.sessions[seat] = session
+        self.away.pop(seat, None)
+        session.send(self._resumed_message(seat, to_move=turn is not None))
+        if turn is not None:
+            session.send(self._your_turn_message(seat, turn))
+
+    async def _try_move(self, seat: Seat, turn: Turn, text: str, elapsed: float) -> TurnResult:
         try:
             move, after = self.game.apply_text(self.state, text)
         except (InvalidMoveError, IllegalMoveError) as error:
-            code = ErrorCode.INVALID_MOVE
-            if isinstance(error, IllegalMoveError):
-                code = ErrorCode.ILLEGAL_MOVE
-            self.sessions[seat].send(
-                protocol.MoveRefused(match=self.id, move=text, code=code, reason=str(error))
-            )
-            return self._default(seat, str(error))
+            code = ErrorCode.ILLEGAL_MOVE
+            if isinstance(error, InvalidMoveError):
+                code = ErrorCode.INVALID_MOVE
+            reason = clip(str(error))
+            self._refuse(seat, text, code, reason)
+            return self._default(seat, reason) if self.illegal == "forfeit" else GOES_ON
+        charge = turn.clock.charge(elapsed, turn.lag)
+        if not charge.in_time:
+            return self._default(seat, self._timeout_reason(seat))
         notation = self.game.format_move(move)
         self.state = after
         self.moves.append(notation)
-        await self.storage.record_move(self.id, after.ply, self.game.seats[seat], notation, elapsed)
+        name = self.game.seats[seat]
+        await self.storage.record_move(
+            self.id, after.ply, name, notation, elapsed, charge.compensation, charge.clock_after
+        )
+        clocks = self._clocks()
         self.sessions[seat].send(
-            protocol.MoveAccepted(match=self.id, ply=after.ply, move=notation, elapsed=elapsed)
+            protocol.MoveAccepted(
+                match=self.id,
+                ply=after.ply,
+                move=notation,
+                elapsed=elapsed,
+                compensation=charge.compensation,
+                clocks=clocks,
+            )
         )
         moved = protocol.OpponentMoved(
-            match=self.id, ply=after.ply, seat=self.game.seats[seat], move=notation, elapsed=elapsed
+            match=self.id,
+            ply=after.ply,
+            seat=name,
+            move=notation,
+            elapsed=elapsed,
+            compensation=charge.compensation,
+            clocks=clocks,
         )
-        self.sessions[1 - seat].send(moved)
-        for spectator in self.spectators:
-            spectator.send(moved)
+        for session in (self.sessions[1 - seat], *self.spectators):
+            session.send(moved)
         return None
+
+    def _refuse(self, seat: Seat, text: str, code: ErrorCode, reason: str) -> None:
+        self.sessions[seat].send(
+            protocol.MoveRefused(match=self.id, move=text, code=code, reason=reason)
+        )
 
     def _default(self, seat: Seat, reason: str) -> Outcome:
         return Outcome.win(1 - seat, reason)
 
-    def _timeout_reason(self) -> str:
-        return f"time limit exceeded ({self.time_control.move:.1f} s)"
+    def _timeout_reason(self, seat: Seat) -> str:
+        clock = self.clocks[seat]
+        if self.control.move is not None and (
+            clock.remaining is None or self.control.move <= clock.remaining
+        ):
+            return f"time limit exceeded ({self.control.move:.1f} s)"
+        return "time limit exceeded (game clock)"
+
+    def _clocks(self) -> list[float] | None:
+        if self.control.clock is None:
+            return None
+        return [clock.remaining or 0.0 for clock in self.clocks]
 
     async def _finish(self, outcome: Outcome) -> None:
         self.outcome = outcome
@@ -203,12 +298,30 @@ class Match:
             seats=list(self.game.seats),
             players=self.players,
             options=self.options,
-            time=self.time_control.to_wire(),
+            time=self.control.to_wire(),
             hints=self.hints[seat],
             state=self.state.to_data(),
+            illegal=self.illegal,
         )
 
-    def _your_turn_message(self, seat: Seat) -> protocol.YourTurn:
+    def _resumed_message(self, seat: Seat, to_move: bool) -> protocol.Resumed:
+        return protocol.Resumed(
+            match=self.id,
+            game=self.game.name,
+            seat=self.game.seats[seat],
+            seats=list(self.game.seats),
+            players=self.players,
+            options=self.options,
+            time=self.control.to_wire(),
+            hints=self.hints[seat],
+            illegal=self.illegal,
+            state=self.state.to_data(),
+            moves=list(self.moves),
+            clocks=self._clocks(),
+            to_move=to_move,
+        )
+
+    def _your_turn_message(self, seat: Seat, turn: Turn) -> protocol.YourTurn:
         legal = None
         if self.hints[seat]:
             legal = [self.game.format_move(move) for move in self.state.legal_moves()]
@@ -219,7 +332,8 @@ class Match:
             ply=self.state.ply,
             state=self.state.to_data(),
             legal=legal,
-            time_left=self.time_control.move,
+            time_left=turn.time_left(trio.current_time()),
+            clocks=self._clocks(),
         )
 
     def watching_message(self) -> protocol.Watching:
@@ -229,7 +343,12 @@ class Match:
             seats=list(self.game.seats),
             players=self.players,
             options=self.options,
-            time=self.time_control.to_wire(),
+            time=self.control.to_wire(),
             state=self.state.to_data(),
             moves=list(self.moves),
         )
+
+
+def clip(sentence: str, limit: int = 1000) -> str:
+    """A sentence short enough for a protocol `reason` field (1024 characters)."""
+    return sentence if len(sentence) <= limit else sentence[: limit - 3] + "..."

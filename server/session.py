@@ -10,8 +10,10 @@ allowed to grow the server's memory.
 from __future__ import annotations
 
 import secrets
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 import trio
@@ -30,6 +32,11 @@ MAX_PEER_ERRORS = 20
 """Recoverable protocol errors tolerated from one client before it is disconnected."""
 FLUSH_SECONDS = 2.0
 """How long a closing connection may take to write its last frames (an error, a game over)."""
+PING_SECONDS = 2.0
+"""How often the server measures a connection's round trip (the lag allowance's input)."""
+RTT_SAMPLES = 8
+"""Round trips kept; the estimate is their minimum, so one pong delayed by a busy client does
+not count as network lag, and a client that delays pongs on purpose must delay all of them."""
 
 
 OnWritten = Callable[[float], None]
@@ -52,6 +59,10 @@ class Session:
     """Matches it played that are over: a late move to one is answered `game_over`."""
     closed: bool = False
     peer_errors: int = 0
+    welcomed: trio.Event = field(default_factory=trio.Event)
+    round_trips: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_SAMPLES))
+    _pings: dict[int, float] = field(default_factory=dict)
+    _next_nonce: int = 1
 
     def __post_init__(self) -> None:
         self._outbox, self._outbox_out = trio.open_memory_channel[tuple[bytes, OnWritten | None]](
@@ -74,6 +85,24 @@ class Session:
     ) -> None:
         self.send(protocol.Error(code=code, message=message, ref=ref, match=match))
 
+    @property
+    def rtt(self) -> float:
+        """Estimated network round trip in seconds, measured by our pings; 0 before any."""
+        return min(self.round_trips, default=0.0)
+
+    def pong_received(self, nonce: int, arrived: float) -> None:
+        sent = self._pings.pop(nonce, None)
+        if sent is not None:
+            self.round_trips.append(arrived - sent)
+
+    async def _ping_loop(self) -> None:
+        await self.welcomed.wait()
+        while not self.closed:
+            nonce, self._next_nonce = self._next_nonce, self._next_nonce + 1
+            self._pings = {n: t for n, t in self._pings.items() if n > nonce - RTT_SAMPLES}
+            self.send(protocol.Ping(nonce=nonce), partial(self._pings.__setitem__, nonce))
+            await trio.sleep(PING_SECONDS)
+
     def _cut_off(self) -> None:
         self.closed = True
         self._outbox.close()
@@ -83,6 +112,7 @@ class Session:
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._write_loop, nursery.cancel_scope)
+                nursery.start_soon(self._ping_loop)
                 try:
                     await self._read_loop()
                 finally:

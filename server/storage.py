@@ -33,7 +33,8 @@ CREATE TABLE IF NOT EXISTS matches (
     id INTEGER PRIMARY KEY,
     game TEXT NOT NULL,
     options TEXT NOT NULL,          -- JSON: the resolved options, seeds included
-    time_control TEXT NOT NULL,     -- JSON
+    time_control TEXT NOT NULL,     -- JSON, as on the wire
+    illegal TEXT NOT NULL,          -- 'forfeit' or 'retry'
     status TEXT NOT NULL,           -- 'playing' or 'finished'
     started_at REAL NOT NULL,
     ended_at REAL,
@@ -55,6 +56,8 @@ CREATE TABLE IF NOT EXISTS moves (
     seat TEXT NOT NULL,
     move TEXT NOT NULL,
     elapsed REAL NOT NULL,          -- seconds from your_turn written to move received
+    compensation REAL NOT NULL,     -- lag allowance granted (taken off elapsed)
+    clock REAL,                     -- the mover's game clock after the move, if it has one
     stored_at REAL NOT NULL,
     PRIMARY KEY (match_id, ply)
 );
@@ -166,26 +169,32 @@ class Storage:
         game: str,
         options: dict[str, Any],
         time_control: dict[str, Any],
+        illegal: str,
         seats: Sequence[str],
         players: Sequence[str],
     ) -> int:
         """Insert the match and its players; returns the new match id."""
-        return int(await self._run(self._create_match, game, options, time_control, seats, players))
+        return int(
+            await self._run(
+                self._create_match, game, options, time_control, illegal, seats, players
+            )
+        )
 
     def _create_match(
         self,
         game: str,
         options: dict[str, Any],
         time_control: dict[str, Any],
+        illegal: str,
         seats: Sequence[str],
         players: Sequence[str],
     ) -> int:
         now = time.time()
         with self._transaction():
             cursor = self._db.execute(
-                "INSERT INTO matches (game, options, time_control, status, started_at)"
-                " VALUES (?, ?, ?, 'playing', ?)",
-                (game, json.dumps(options), json.dumps(time_control), now),
+                "INSERT INTO matches (game, options, time_control, illegal, status, started_at)"
+                " VALUES (?, ?, ?, ?, 'playing', ?)",
+                (game, json.dumps(options), json.dumps(time_control), illegal, now),
             )
             match_id = cursor.lastrowid
             for index, (seat, name) in enumerate(zip(seats, players, strict=True)):
@@ -201,13 +210,20 @@ class Storage:
         return match_id
 
     async def record_move(
-        self, match_id: int, ply: int, seat: str, move: str, elapsed: float
+        self,
+        match_id: int,
+        ply: int,
+        seat: str,
+        move: str,
+        elapsed: float,
+        compensation: float = 0.0,
+        clock: float | None = None,
     ) -> None:
         """Store one accepted move; returns once it is committed."""
         await self._write(
-            "INSERT INTO moves (match_id, ply, seat, move, elapsed, stored_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (match_id, ply, seat, move, elapsed, time.time()),
+            "INSERT INTO moves (match_id, ply, seat, move, elapsed, compensation, clock, stored_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (match_id, ply, seat, move, elapsed, compensation, clock, time.time()),
         )
 
     async def finish_match(

@@ -22,8 +22,15 @@ class RunningServer:
 
 
 @pytest.fixture
-async def server(nursery: trio.Nursery, tmp_path: Path) -> RunningServer:
-    """A server on a free port, stopped (with its nursery) when the test ends."""
+async def server(
+    nursery: trio.Nursery, tmp_path: Path, request: pytest.FixtureRequest
+) -> RunningServer:
+    """A server on a free port, stopped (with its nursery) when the test ends.
+
+    `@pytest.mark.grace(seconds)` sets how long a disconnected seat is kept (default 10 s).
+    """
+    marker = request.node.get_closest_marker("grace")
+    grace = marker.args[0] if marker else 10.0
     db = tmp_path / "arbiter.db"
-    listeners = await nursery.start(partial(serve, HOST, 0, db))
+    listeners = await nursery.start(partial(serve, HOST, 0, db, grace=grace))
     return RunningServer(HOST, bound_port(listeners), db)

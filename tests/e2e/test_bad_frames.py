@@ -27,14 +27,16 @@ class RawPeer:
         self.buffer = b""
 
     async def read_frame(self) -> dict[str, object] | None:
-        """The next frame from the server decoded, or None when the server closed."""
+        """The next frame from the server decoded (pings skipped), or None once it closed."""
         while True:
             if len(self.buffer) >= 4:
                 (size,) = struct.unpack(">I", self.buffer[:4])
                 if len(self.buffer) >= 4 + size:
                     body, self.buffer = self.buffer[4 : 4 + size], self.buffer[4 + size :]
                     decoded: dict[str, object] = msgpack.unpackb(body)
-                    return decoded
+                    if decoded["type"] != "ping":  # the server measures our round trip
+                        return decoded
+                    continue
             data = await self.stream.receive_some(65536)
             if not data:
                 return None

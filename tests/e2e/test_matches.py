@@ -58,6 +58,7 @@ async def test_bots_play_full_games_and_the_stored_moves_replay_to_the_stored_re
             assert scores in ([0.0, 1.0], [0.0, 0.0])
 
 
+@pytest.mark.grace(0.3)
 @pytest.mark.parametrize(
     ("misbehaviour", "reason"),
     [

@@ -31,6 +31,7 @@ from protocol import (
     Move,
     PeerError,
     Ping,
+    Resumed,
     Seek,
     Watching,
     YourTurn,
@@ -83,6 +84,8 @@ def _base_values(spec: FieldSpec) -> st.SearchStrategy[Any]:
             return st.floats(0, MAX_COUNT) | st.integers(0, 10**6)
         case "bool":
             return st.booleans()
+        case "clocks":
+            return st.lists(st.floats(0, MAX_COUNT) | st.integers(0, 10**6), min_size=2, max_size=2)
         case "text":
             return _text(spec)
         case "choice":
@@ -109,7 +112,7 @@ def _base_values(spec: FieldSpec) -> st.SearchStrategy[Any]:
 @st.composite
 def messages_of(draw: st.DrawFn, cls: type[Message]) -> Message:
     fields = {name: draw(values_for(spec)) for name, spec in cls.FIELDS}
-    if cls is MatchStarted:
+    if cls in (MatchStarted, Resumed):
         fields["seat"] = draw(st.sampled_from(fields["seats"]))
     if cls is GameOver:
         fields["winner"] = draw(NAMES) if fields["result"] == "win" else None
@@ -132,7 +135,7 @@ def refused(data: Any) -> PeerError:
 CLIENT_TYPES = ["hello", "list_games", "seek", "cancel_seek", "move", "resign", "watch"]
 SERVER_TYPES = [
     "welcome", "error", "games", "seeking", "seek_cancelled", "match_started", "your_turn",
-    "move_accepted", "move_refused", "opponent_moved", "game_over", "watching",
+    "move_accepted", "move_refused", "opponent_moved", "game_over", "watching", "resumed",
 ]  # fmt: skip
 
 
@@ -173,6 +176,7 @@ def test_to_wire_puts_type_first_then_every_field_in_order() -> None:
         ("version", 1),
         ("name", "ann"),
         ("token", None),
+        ("resume", None),
     ]
 
 

@@ -11,7 +11,7 @@ START, GREETING, OPEN, CLOSED = Phase.START, Phase.GREETING, Phase.OPEN, Phase.C
 CLIENT_REQUESTS = {"list_games", "seek", "cancel_seek", "move", "resign", "watch"}
 SERVER_REPLIES = {
     "error", "games", "seeking", "seek_cancelled", "match_started", "your_turn",
-    "move_accepted", "move_refused", "opponent_moved", "game_over", "watching",
+    "move_accepted", "move_refused", "opponent_moved", "game_over", "watching", "resumed",
 }  # fmt: skip
 
 
