@@ -40,14 +40,19 @@ class ClientConnection:
 
     @classmethod
     async def open(
-        cls, host: str, port: int, name: str, token: str | None = None
+        cls, host: str, port: int, name: str, token: str | None = None, resume: str | None = None
     ) -> ClientConnection:
-        """Connect and shake hands; `ServerError` if the server refuses us."""
+        """Connect and shake hands; `ServerError` if the server refuses us.
+
+        `resume` is the `session` of an earlier connection whose seats we take back.
+        """
         stream = await trio.open_tcp_stream(host, port)
         connection = cls(stream, name, "")
         try:
             await connection.send(
-                protocol.Hello(version=protocol.PROTOCOL_VERSION, name=name, token=token)
+                protocol.Hello(
+                    version=protocol.PROTOCOL_VERSION, name=name, token=token, resume=resume
+                )
             )
             welcome = await connection.receive()
             if not isinstance(welcome, protocol.Welcome):
