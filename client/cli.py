@@ -5,14 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import trio
 
 from agents import AgentError, agents_for, all_agent_names, make_agent
+from client import check
 from client.connection import ConnectionClosed, ServerError
+from client.player_module import PlayerCrashed, agent_or_module, player_name, run_player_bot
 from client.runner import GameRecord, run_bot
 from games import GAME_NAMES, GameError, get_game
+from server.clock import TimeControl, TimeControlError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"arbiter: {error}\n")
     except (OSError, ConnectionClosed, ServerError) as error:
         parser.exit(1, f"arbiter: {error}\n")
+    except PlayerCrashed:
+        return 1  # the crash and its traceback are on stderr already
     except KeyboardInterrupt:
         return 130
     return result
@@ -36,24 +42,30 @@ def build_parser() -> argparse.ArgumentParser:
     bot = commands.add_parser("bot", help="connect an agent to a server and play games")
     bot.add_argument("--server", required=True, type=host_port, help="HOST:PORT")
     bot.add_argument("--game", required=True, choices=GAME_NAMES)
-    bot.add_argument("--agent", required=True, choices=all_agent_names())
-    bot.add_argument("--name", help="player name (default: the agent's name)")
+    player = bot.add_mutually_exclusive_group(required=True)
+    player.add_argument("--agent", choices=all_agent_names())
+    player.add_argument("--player", metavar="MODULE.py", help="a Player module file to play")
+    bot.add_argument("--name", help="player name (default: the agent's or module's name)")
     bot.add_argument("--games", type=positive_int, default=1, help="games to play in a row")
     bot.add_argument("--seed", type=int, help="seed for the agent's random choices")
-    bot.add_argument("--move-time", type=float, default=10.0, help="seconds per move to seek")
+    bot.add_argument("--time", type=time_control, help=TIME_HELP + " (default: the game's)")
     bot.set_defaults(run=run_bot_command)
 
     ref = commands.add_parser("referee", help="play one game between two agents, locally over TCP")
     ref.add_argument("game", choices=GAME_NAMES)
-    ref.add_argument("agents", nargs=2, metavar="AGENT", choices=all_agent_names())
+    ref.add_argument(
+        "agents", nargs=2, metavar="AGENT", type=agent_or_module, help="agent name or MODULE.py"
+    )
     ref.add_argument("--seed", type=int, help="seed for the start (if random) and the agents")
-    ref.add_argument("--move-time", type=float, default=10.0, help="seconds per move")
+    ref.add_argument("--time", type=time_control, default="move=10", help=TIME_HELP)
     ref.add_argument("--json", action="store_true", help="print one JSON object instead")
     ref.set_defaults(run=run_referee_command)
 
     listing = commands.add_parser("agents", help="list the agents each game can be played by")
     listing.add_argument("game", nargs="?", choices=GAME_NAMES, help="one game only")
     listing.set_defaults(run=run_agents_command)
+
+    check.add_parser(commands)
 
     demo = commands.add_parser("demo", help="watch two agents play King's Court over TCP")
     demo.add_argument("--seed", type=int, default=1)
@@ -66,6 +78,18 @@ def host_port(text: str) -> tuple[str, int]:
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise argparse.ArgumentTypeError(f"expected HOST:PORT, like 127.0.0.1:7777, not {text!r}")
     return host, int(port)
+
+
+TIME_HELP = "time control: move=5, clock=300+2 or clock=60+0,move=10 (add lag=off for LAN play)"
+
+
+def time_control(text: str) -> str:
+    """Checked at parse time, so a typo is named before any connection is made."""
+    try:
+        TimeControl.parse(text)
+    except TimeControlError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def positive_int(text: str) -> int:
@@ -84,6 +108,8 @@ def run_agents_command(args: argparse.Namespace) -> int:
 
 def run_bot_command(args: argparse.Namespace) -> int:
     host, port = args.server
+    if args.player:
+        return _run_player_bot(args)
     name = args.name or args.agent
 
     def agent_for(game: Any, number: int) -> Any:
@@ -100,7 +126,29 @@ def run_bot_command(args: argparse.Namespace) -> int:
             agent_for,
             name=name,
             games=args.games,
-            time_control={"move": args.move_time},
+            time_control=None if args.time is None else TimeControl.parse(args.time).to_wire(),
+            on_result=report,
+        )
+    )
+    return 0
+
+
+def _run_player_bot(args: argparse.Namespace) -> int:
+    host, port = args.server
+    name = args.name or player_name(args.player)
+
+    def report(record: GameRecord) -> None:
+        print(f"match {record.match}: {name} as {record.seat}: {record.summary()}", flush=True)
+
+    trio.run(
+        lambda: run_player_bot(
+            host,
+            port,
+            args.game,
+            Path(args.player),
+            name=name,
+            games=args.games,
+            time_control=None if args.time is None else TimeControl.parse(args.time).to_wire(),
             on_result=report,
         )
     )
@@ -118,7 +166,7 @@ def run_referee_command(args: argparse.Namespace) -> int:
 
     record = trio.run(
         lambda: referee(
-            args.game, tuple(args.agents), seed=args.seed, move_time=args.move_time, on_move=show
+            args.game, tuple(args.agents), seed=args.seed, time_control=args.time, on_move=show
         )
     )
     if args.json:

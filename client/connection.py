@@ -75,6 +75,18 @@ class ClientConnection:
         """
         if self._pending:
             return self._pending.popleft()
+        return await self._read()
+
+    async def answer_pings(self) -> None:
+        """Answer pings until cancelled; other messages are kept, in order, for `receive`.
+
+        Run it beside a thinking agent: the server measures our round trip with pings, and a
+        pong held back by thinking time would read as network lag.
+        """
+        while True:
+            self._pending.append(await self._read())
+
+    async def _read(self) -> protocol.Message:
         while True:
             message = self.wire.next_message()
             if message is protocol.NEED_DATA:
@@ -93,15 +105,6 @@ class ClientConnection:
                 raise ServerError(message)
             else:
                 return message
-
-    async def answer_pings(self) -> None:
-        """Answer pings until some other message arrives, kept for the next `receive`.
-
-        Run it beside a thinking agent: the server measures our round trip with pings, and a
-        pong held back by thinking time would read as network lag.
-        """
-        message = await self.receive()
-        self._pending.append(message)
 
     async def aclose(self) -> None:
         await self._stream.aclose()

@@ -37,7 +37,9 @@ def run_demo(seed: int = 1) -> int:
     with tempfile.TemporaryDirectory(prefix="arbiter-demo-") as scratch:
         db_path = Path(scratch) / "demo.db"
         record = trio.run(
-            lambda: referee(GAME, AGENTS, seed=seed, move_time=5.0, db_path=db_path, on_move=show)
+            lambda: referee(
+                GAME, AGENTS, seed=seed, time_control="move=5", db_path=db_path, on_move=show
+            )
         )
         with sqlite3.connect(db_path) as db:
             (stored,) = db.execute(

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import trio
 
 import protocol
-from agents import make_agent
 from client.connection import ClientConnection
-from client.runner import GameRecord, MessageHook, play_one
+from client.player_module import PlayerCrashed, make_any_agent, play_seat, player_name
+from client.runner import GameRecord, MessageHook
 from games import Game, get_game
 from server.app import bound_port, serve
+from server.clock import TimeControl
 
 HOST = "127.0.0.1"
 
@@ -36,42 +38,52 @@ async def referee(
     agent_names: tuple[str, str],
     *,
     seed: int | None = None,
-    move_time: float = 10.0,
+    time_control: str = "move=10",
     db_path: Path | None = None,
     on_move: Callable[[int, str, str], None] | None = None,
 ) -> GameRecord:
-    """Play one game, the first agent in the first seat; returns the record as seat 0 saw it."""
+    """Play one game, the first agent in the first seat; returns the record as seat 0 saw it
+    (as seat 1 saw it when seat 0's Player module crashed, which the server scores a default).
+
+    An agent name may be a Player module's path (`client.player_module`). `time_control` is in
+    the command-line form (`move=5`, `clock=300+2`). The server keeps no grace period for a
+    dropped seat: in one process there is no network to come back over.
+    """
     game = get_game(game_name)
+    time = TimeControl.parse(time_control).to_wire()
     agents = [
-        make_agent(name, game, None if seed is None else seed + index)
+        make_any_agent(name, game, None if seed is None else seed + index)
         for index, name in enumerate(agent_names)
     ]
     with tempfile.TemporaryDirectory(prefix="arbiter-referee-") as scratch:
         async with trio.open_nursery() as nursery:
-            listeners = await nursery.start(serve, HOST, 0, db_path or Path(scratch) / "referee.db")
+            db = db_path or Path(scratch) / "referee.db"
+            listeners = await nursery.start(partial(serve, HOST, 0, db, grace=0.0))
             port = bound_port(listeners)
-            records: list[GameRecord] = []
+            records: dict[int, GameRecord] = {}
             reporter = _Reporter(on_move)
 
             async def seat(index: int, hook: MessageHook | None) -> None:
-                async with await ClientConnection.open(HOST, port, agent_names[index]) as conn:
-                    record = await play_one(
-                        conn,
-                        game,
-                        agents[index],
-                        options=seeded_options(game, seed),
-                        time_control={"move": move_time},
-                        on_message=hook,
-                    )
-                    if index == 0:
-                        records.append(record)
+                name = player_name(agent_names[index])
+                async with await ClientConnection.open(HOST, port, name) as conn:
+                    try:
+                        records[index] = await play_seat(
+                            conn,
+                            game,
+                            agents[index],
+                            options=seeded_options(game, seed),
+                            time_control=time,
+                            on_message=hook,
+                        )
+                    except PlayerCrashed:
+                        return  # reported on stderr; leaving closes the seat's connection
 
             async with trio.open_nursery() as players:
                 players.start_soon(seat, 0, reporter)
                 await reporter.seeking.wait()
                 players.start_soon(seat, 1, None)
             nursery.cancel_scope.cancel()
-    return records[0]
+    return records[min(records)]
 
 
 class _Reporter:

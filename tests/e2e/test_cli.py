@@ -56,6 +56,8 @@ def test_referee_json_is_one_object_describing_the_game() -> None:
             ["bot", "--server", "localhost", "--game", "kings-court", "--agent", "random"],
             "expected HOST:PORT",
         ),
+        (["referee", "kings-court", "random", "random", "--time", "move=fast"], "'fast' in"),
+        (["referee", "kings-court", "random", "random", "--time", "hours=2"], "unknown part"),
     ],
 )
 def test_bad_arguments_are_named(args: list[str], complaint: str) -> None:

@@ -18,9 +18,9 @@ WIRE_CODES = {
     "frame_too_large", "truncated_frame", "bad_msgpack", "not_a_map", "missing_type",
     "unknown_type", "wrong_direction", "out_of_order", "missing_field", "unknown_field",
     "bad_field", "version_mismatch", "bad_name", "unknown_game", "bad_option",
-    "bad_time_control", "unknown_seek", "unknown_session", "unknown_match", "not_your_match", "not_your_turn",
-    "invalid_move", "illegal_move", "game_over", "too_many_errors", "server_shutdown",
-    "internal_error",
+    "bad_time_control", "unknown_seek", "unknown_session", "unknown_match", "not_your_match",
+    "not_your_turn", "invalid_move", "illegal_move", "game_over", "too_many_errors",
+    "server_shutdown", "internal_error",
 }  # fmt: skip
 
 

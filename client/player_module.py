@@ -1,0 +1,497 @@
+"""Player modules: agents written against the original Watch Your Back! referee, on Arbiter.
+
+A Player module is a Python file defining `Player` with `__init__(colour)`, `action(turns)` and
+`update(action)` (seed 000's referee API). `PlayerAgent` makes one an ordinary `Agent`, so the
+runner, `arbiter bot --player` and `arbiter referee` drive it like any other:
+
+- It runs in a process of its own, spoken to over a pipe (one JSON line each way per call),
+  because students' code crashes, hangs, prints and calls `sys.exit`, and none of that may take
+  the client down with it. The child moves its stdout onto stderr before loading the module, so
+  prints show up for the owner without ever mixing into the pipe.
+- For Watch Your Back! it translates exactly as the original referee did: `turns` counts the
+  moves played within the current phase (placing, then moving), actions are `(x, y)`,
+  `((xa, ya), (xb, yb))` and `None` for a forfeit, and `update` hears only the opponent's
+  actions. For every other game the same three methods take and return notation strings, and
+  `turns` is the number of moves played so far.
+- Anything that goes wrong inside the module (an exception, an answer that is not a move, no
+  answer within the move's time, a dead process) is `PlayerCrashed`, a crash of the seat: the
+  owner sees the traceback on stderr, and the client stops playing, which the server records as
+  the seat's default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+import trio
+
+import protocol
+from agents import Agent, AgentError, all_agent_names, make_agent
+from client.connection import ClientConnection
+from client.runner import GameRecord, MessageHook, play_one
+from games import Game, InvalidMoveError, State, get_game
+from games import watch_your_back as wyb
+
+CALL_GRACE = 1.0
+"""Seconds a module may run past its move's time before it counts as hung. By then the server
+has defaulted the seat anyway; the grace only keeps a slow-but-alive module from being called
+hung for a few milliseconds of pipe latency."""
+LOAD_SECONDS = 60.0
+"""Time for a module's import (its top level: tables, an opening book) before it seeks a game."""
+FINAL_UPDATE_SECONDS = 5.0
+"""Time for the last `update` (the opponent's final move), delivered after the game ended."""
+STOP_SECONDS = 2.0
+"""How long a closing module gets to exit on its own before it is killed."""
+
+_HOST_COMMAND = "import sys; from client.player_module import host; host(sys.argv[1])"
+
+
+def is_module_path(name: str) -> bool:
+    """Whether a command-line agent name is a Player module's path rather than an agent name."""
+    return name.endswith(".py") or os.sep in name or (os.altsep is not None and os.altsep in name)
+
+
+def player_name(name: str) -> str:
+    """The name a player connects under: a module's file name without `.py`, else the name."""
+    return Path(name).stem if is_module_path(name) else name
+
+
+def agent_or_module(text: str) -> str:
+    """The command line's AGENT: a registered agent's name or an existing Player module file."""
+    if is_module_path(text):
+        if not Path(text).is_file():
+            raise argparse.ArgumentTypeError(f"no Player module file {text!r}")
+        return text
+    names = all_agent_names()
+    if text not in names:
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {text!r} (choose from {', '.join(names)}, or a Player module's "
+            "path ending in .py)"
+        )
+    return text
+
+
+def make_any_agent(name: str, game: Game[Any, Any], seed: int | None = None) -> Agent:
+    """A registered agent by name, or a `PlayerAgent` for a module path (`AgentError` if none)."""
+    if not is_module_path(name):
+        return make_agent(name, game, seed)
+    return PlayerAgent(_module_file(name), game)
+
+
+def _module_file(name: str | Path) -> Path:
+    path = Path(name)
+    if not path.is_file():
+        raise AgentError(f"no Player module at {str(name)!r}: there is no such file")
+    return path
+
+
+class PlayerCrashed(Exception):
+    """A Player module failed: its seat has crashed. `details` holds the module's traceback."""
+
+    def __init__(self, module: Path, call: str, what: str, details: str = "") -> None:
+        super().__init__(f"player module {module} crashed in {call}: {what}")
+        self.details = details
+
+    def report(self) -> str:
+        """What its owner reads on stderr: the sentence, then the module's own traceback."""
+        text = f"arbiter: {self}"
+        return f"{text}\n{self.details.rstrip()}" if self.details else text
+
+
+# --------------------------------------------------------------------------------------------
+# Translation between the Player API and the game's moves: pure, so the tests check it directly.
+
+
+class ActionError(ValueError):
+    """A module's answer that is no move of the game."""
+
+
+def phase_turns(game: Game[Any, Any], state: State[Any]) -> int:
+    """`turns` for `action`: the original referee counted moves within the current phase."""
+    if game is wyb.GAME and state.ply >= wyb.PLACEMENTS:
+        return state.ply - wyb.PLACEMENTS
+    return state.ply
+
+
+def move_from_action(game: Game[Any, Any], action: Any) -> Any:
+    """The game's move for what `action()` returned (after the pipe turned tuples into lists)."""
+    if game is not wyb.GAME:
+        if not isinstance(action, str):
+            raise ActionError(f"action() returned {action!r}, not a move in {game.title} notation")
+        try:
+            return game.parse_move(action)
+        except InvalidMoveError as error:
+            raise ActionError(f"action() returned {action!r}: {error}") from None
+    if action is None:
+        return wyb.PASS
+    move = _wyb_action(action)
+    if move not in wyb.SQUARE_INDEX and move not in wyb.STEP_INDEX:
+        raise ActionError(
+            f"action() returned {action!r}, which is not a Watch Your Back! action: expected "
+            "(x, y) to place, ((xa, ya), (xb, yb)) to move, or None to forfeit, x and y in 0-7"
+        )
+    return move
+
+
+def _wyb_action(action: Any) -> Any:
+    """Lists back to tuples, so `[3, 4]` and `(3, 4)` are the same action; anything else as is."""
+    if isinstance(action, list | tuple):
+        return tuple(_wyb_action(part) for part in action)
+    return action
+
+
+def action_from_move(game: Game[Any, Any], move: Any) -> Any:
+    """What `update()` receives for an opponent's move: the original action, or the notation."""
+    if game is not wyb.GAME:
+        return game.format_move(move)
+    return None if move is wyb.PASS else move
+
+
+# --------------------------------------------------------------------------------------------
+# The module's side of the pipe: runs in the child process, standard library only.
+
+
+def host(path: str) -> None:
+    """Load the module at `path` and serve calls to its `Player` until the pipe closes.
+
+    After the first exception the module's state is unknown, so the child reports it and exits.
+    """
+    requests, replies = _take_standard_streams()
+    try:
+        player_class = _load_player_class(Path(path))
+    except BaseException as error:
+        _reply(replies, {"error": _module_traceback(error)})
+        return
+    _reply(replies, {"ready": True})
+    player: Any = None
+    for line in requests:
+        request = json.loads(line)
+        try:
+            if request["call"] == "init":
+                player = player_class(request["colour"])
+                result = None
+            elif request["call"] == "start":
+                if hasattr(player, "start"):
+                    player.start(request["state"])
+                result = None
+            elif request["call"] == "update":
+                player.update(_wyb_action(request["action"]))
+                result = None
+            else:
+                result = _plain(player.action(request["turns"]))
+        except BaseException as error:
+            _reply(replies, {"error": _module_traceback(error)})
+            return
+        _reply(replies, {"result": result})
+
+
+def _take_standard_streams() -> tuple[TextIO, TextIO]:
+    """The pipe's two ends, moved off fds 0 and 1 so the module can neither read nor print
+    into them: its prints go to stderr and `input()` sees an empty stdin."""
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (lives as long as the process)
+    return requests, replies
+
+
+def _load_player_class(path: Path) -> Any:
+    """`Player` from the file at `path`, its folder first on `sys.path` for its own imports."""
+    sys.path.insert(0, str(path.resolve().parent))
+    spec = importlib.util.spec_from_file_location("player_module", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["player_module"] = module
+    spec.loader.exec_module(module)
+    player_class = getattr(module, "Player", None)
+    if player_class is None:
+        raise AttributeError(f"{path} defines no Player class")
+    return player_class
+
+
+def _plain(value: Any) -> Any:
+    """`value` as JSON can carry it (tuples become lists); `TypeError` for anything else."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if hasattr(value, "__index__"):  # numpy's integers, which students' boards often hold
+        return int(value.__index__())
+    if isinstance(value, list | tuple):
+        return [_plain(part) for part in value]
+    raise TypeError(f"action() returned {value!r}, which is not a move (type {type(value)})")
+
+
+def _module_traceback(error: BaseException) -> str:
+    """The traceback from the module's first frame on: this file's frames are noise to them."""
+    frames = error.__traceback__
+    while frames is not None and frames.tb_frame.f_code.co_filename == __file__:
+        frames = frames.tb_next
+    return "".join(traceback.format_exception(type(error), error, frames))
+
+
+def _reply(replies: TextIO, message: dict[str, Any]) -> None:
+    replies.write(json.dumps(message) + "\n")
+    replies.flush()
+
+
+# --------------------------------------------------------------------------------------------
+# The client's side of the pipe: blocking calls with deadlines, made from the runner's thread.
+
+
+class PlayerProcess:
+    """The child process running one Player module, and the pipe to it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._process = subprocess.Popen(
+            [sys.executable, "-c", _HOST_COMMAND, str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        self._buffer = b""
+        self._loaded = False
+
+    def wait_loaded(self, deadline: float) -> None:
+        """Wait for the module to be imported (its top level run), or raise `PlayerCrashed`."""
+        if not self._loaded:
+            self._receive(f"loading {self.path.name}", deadline)
+            self._loaded = True
+
+    def call(self, name: str, request: dict[str, Any], deadline: float) -> Any:
+        """Send one call and return its result, or raise `PlayerCrashed` saying what failed."""
+        self.wait_loaded(deadline)
+        assert self._process.stdin is not None
+        try:
+            self._process.stdin.write(json.dumps(request).encode() + b"\n")
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._died(name) from None
+        return self._receive(name, deadline).get("result")
+
+    def _receive(self, name: str, deadline: float) -> dict[str, Any]:
+        line = self._read_line(name, deadline)
+        reply: dict[str, Any] = json.loads(line)
+        if "error" in reply:
+            self.close()
+            last_line = reply["error"].strip().splitlines()[-1]
+            raise PlayerCrashed(self.path, name, last_line, reply["error"])
+        return reply
+
+    def _read_line(self, name: str, deadline: float) -> bytes:
+        """One reply line, waiting no later than `deadline` (`time.monotonic()`)."""
+        assert self._process.stdout is not None
+        pipe = self._process.stdout.fileno()
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([pipe], [], [], remaining)[0]:
+                self.kill()
+                raise PlayerCrashed(
+                    self.path, name, "no answer before its time ran out: stopped it"
+                )
+            chunk = os.read(pipe, 65536)
+            if not chunk:
+                raise self._died(name)
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line
+
+    def _died(self, name: str) -> PlayerCrashed:
+        try:
+            code = self._process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.close()
+        return PlayerCrashed(self.path, name, f"its process exited (exit code {code})")
+
+    def kill(self) -> None:
+        """End a child that stopped answering at once: it would not read a polite close."""
+        self._process.kill()
+        self.close()
+
+    def close(self) -> None:
+        """End the child: closing its stdin lets it exit; a stuck one is killed."""
+        with contextlib.suppress(OSError):
+            if self._process.stdin is not None:
+                self._process.stdin.close()
+        try:
+            self._process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
+
+
+# --------------------------------------------------------------------------------------------
+# The Agent.
+
+
+class PlayerAgent:
+    """An `Agent` asking a Player module for its moves and telling it the opponent's.
+
+    The process starts at once, so the module loads while the client seeks. `Player(colour)` is
+    built on the first turn (the seat is then known: it is the one to move), then, for every game
+    but Watch Your Back!, its optional `start(state)` gets the start position (War of Life's is
+    random, and the Player API has no other way to tell it). The opponent's moves heard in between
+    (`observe`, the runner's message hook) reach `update` before the next `action`, in the
+    original referee's order.
+    """
+
+    def __init__(self, path: Path, game: Game[Any, Any]) -> None:
+        self.path = path
+        self.game = game
+        self._process = PlayerProcess(path)
+        self._created = False
+        self._start: dict[str, Any] | None = None
+        self._heard: list[Any] = []
+
+    def observe(self, message: protocol.Message) -> None:
+        """Note an opponent's move for `update`; called on the trio thread, so it never blocks."""
+        if isinstance(message, protocol.MatchStarted):
+            self._start = message.state
+        elif isinstance(message, protocol.OpponentMoved):
+            move = self.game.parse_move(message.move)
+            self._heard.append(action_from_move(self.game, move))
+
+    def choose(self, state: State[Any], budget: float) -> Any:
+        deadline = time.monotonic() + budget + CALL_GRACE
+        if not self._created:
+            colour = self.game.seats[state.turn]
+            self._process.call(f"Player({colour!r})", {"call": "init", "colour": colour}, deadline)
+            if self.game is not wyb.GAME:
+                start = {"call": "start", "state": self._start}
+                self._process.call("start(state)", start, deadline)
+            self._created = True
+        self._deliver_heard(deadline)
+        turns = phase_turns(self.game, state)
+        name = f"action({turns})"
+        answer = self._process.call(name, {"call": "action", "turns": turns}, deadline)
+        try:
+            return move_from_action(self.game, answer)
+        except ActionError as error:
+            self._process.close()
+            raise PlayerCrashed(self.path, name, str(error)) from None
+
+    def load(self) -> None:
+        """Wait until the module is imported: before seeking, so its import time is never taken
+        from a move, and a module that cannot load never joins a game."""
+        self._process.wait_loaded(time.monotonic() + LOAD_SECONDS)
+
+    def finish(self) -> None:
+        """After the game: `update` with the opponent's last move, as the original referee did."""
+        if self._created:
+            self._deliver_heard(time.monotonic() + FINAL_UPDATE_SECONDS)
+
+    def _deliver_heard(self, deadline: float) -> None:
+        while self._heard:
+            action = self._heard.pop(0)
+            self._process.call(
+                f"update({action!r})", {"call": "update", "action": action}, deadline
+            )
+
+    def close(self) -> None:
+        self._process.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Playing: one seat with crash handling, and `arbiter bot --player`.
+
+
+def report_to_stderr(crash: PlayerCrashed) -> None:
+    print(crash.report(), file=sys.stderr, flush=True)
+
+
+async def play_seat(
+    connection: ClientConnection,
+    game: Game[Any, Any],
+    agent: Agent,
+    *,
+    on_message: MessageHook | None = None,
+    on_crash: Callable[[PlayerCrashed], None] = report_to_stderr,
+    **seek: Any,
+) -> GameRecord:
+    """`play_one`, plus what a Player module needs: its message hook, and a crash reported.
+
+    A `PlayerCrashed` is re-raised after `on_crash`: the caller stops playing and closes the
+    connection, which the server records as the seat's default.
+    """
+    if not isinstance(agent, PlayerAgent):
+        return await play_one(connection, game, agent, on_message=on_message, **seek)
+    hook = agent.observe if on_message is None else _both(on_message, agent.observe)
+    try:
+        await trio.to_thread.run_sync(agent.load, abandon_on_cancel=True)
+        record = await play_one(connection, game, agent, on_message=hook, **seek)
+        await trio.to_thread.run_sync(agent.finish, abandon_on_cancel=True)
+    except BaseException as error:
+        crash = _first_crash(error)
+        if crash is None:
+            raise
+        on_crash(crash)
+        raise crash from None
+    finally:
+        agent.close()
+    return record
+
+
+def _first_crash(error: BaseException) -> PlayerCrashed | None:
+    """The crash in `error`, which may come wrapped in the exception groups of the runner's
+    nurseries (it thinks in a thread while another task answers pings)."""
+    if isinstance(error, PlayerCrashed):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            if (crash := _first_crash(inner)) is not None:
+                return crash
+    return None
+
+
+def _both(first: MessageHook, second: MessageHook) -> MessageHook:
+    def hook(message: protocol.Message) -> None:
+        first(message)
+        second(message)
+
+    return hook
+
+
+async def run_player_bot(
+    host: str,
+    port: int,
+    game_name: str,
+    path: Path,
+    *,
+    name: str,
+    games: int = 1,
+    time_control: dict[str, Any] | None = None,
+    on_result: Callable[[GameRecord], None] | None = None,
+    on_message: MessageHook | None = None,
+) -> list[GameRecord]:
+    """Connect once and play `games` games with a fresh Player per game (as the original
+    referee built one per game); a crash ends the run with `PlayerCrashed`."""
+    game = get_game(game_name)
+    path = _module_file(path)
+    records = []
+    async with await ClientConnection.open(host, port, name) as connection:
+        for _ in range(games):
+            agent = PlayerAgent(path, game)
+            record = await play_seat(
+                connection, game, agent, time_control=time_control, on_message=on_message
+            )
+            records.append(record)
+            if on_result is not None:
+                on_result(record)
+    return records
