@@ -183,7 +183,7 @@ async def lagged_game(port: int, moves: int, lag_on: bool) -> tuple[Counter[str]
 
         async def white_plays() -> None:
             rng = random.Random(1)
-            while results["moves"] < moves:
+            while results["moves"] + results["time limit exceeded"] < moves:
                 message = await white.receive()
                 if isinstance(message, protocol.GameOver):
                     results[message.reason.split(" (")[0]] += 1
