@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import sys
 from typing import Any
 
 import pytest
@@ -197,3 +198,26 @@ async def test_the_server_measures_round_trips_with_its_own_pings(server: Runnin
     assert isinstance(welcome, protocol.Welcome) and isinstance(ping, protocol.Ping)
     await stream.send_all(wire.send(protocol.Pong(nonce=ping.nonce)))
     await stream.aclose()
+
+
+@pytest.mark.grace(0.3)
+async def test_an_agent_whose_process_dies_is_a_disconnect(server: RunningServer) -> None:
+    """SIGKILL an `arbiter bot` process mid-game: its seat defaults once the grace is over."""
+    white = await connect(server.port, "survivor")
+    await white.send(protocol.Seek(game="kings-court", time={"move": 30.0}))
+    assert isinstance(await white.receive(), protocol.Seeking)
+    bot = await trio.lowlevel.open_process(
+        [sys.executable, "-m", "client.cli", "bot", "--server", f"127.0.0.1:{server.port}",
+         "--game", "kings-court", "--agent", "random", "--time", "move=30"],
+    )  # fmt: skip
+    try:
+        with trio.fail_after(20):
+            started = await until(white, protocol.MatchStarted)
+            assert started.players[1] == "random"
+            await until(white, protocol.YourTurn)
+            bot.kill()
+            over = await until(white, protocol.GameOver)
+    finally:
+        bot.kill()
+        await bot.wait()
+    assert (over.winner, over.reason) == ("white", "disconnected")
