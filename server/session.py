@@ -9,6 +9,7 @@ allowed to grow the server's memory.
 
 from __future__ import annotations
 
+import os
 import secrets
 from collections import deque
 from collections.abc import Callable
@@ -48,7 +49,7 @@ starts."""
 class Session:
     """What the server knows of one connection."""
 
-    stream: trio.abc.Stream
+    stream: trio.SocketStream
     lobby: Lobby
     wire: protocol.Connection = field(default_factory=lambda: protocol.Connection(protocol.SERVER))
     name: str = ""
@@ -63,22 +64,50 @@ class Session:
     round_trips: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_SAMPLES))
     _pings: dict[int, float] = field(default_factory=dict)
     _next_nonce: int = 1
+    _backlog: int = 0
+    """Frames handed to the writer task and not yet written."""
 
     def __post_init__(self) -> None:
         self._outbox, self._outbox_out = trio.open_memory_channel[tuple[bytes, OnWritten | None]](
             OUTBOX_FRAMES
         )
+        self._fd = self.stream.socket.fileno()
 
     def send(self, message: protocol.Message, on_written: OnWritten | None = None) -> None:
-        """Queue one frame; never blocks. A client too far behind is cut off."""
+        """Send one frame without blocking; a client too far behind is cut off.
+
+        With nothing queued, the frame goes straight to the socket (as asyncio's transports
+        write): the kernel takes it whole unless the client has stopped reading. Only what the
+        socket refuses goes to the writer task, behind which every later frame then queues, so
+        frames keep their order. This saves two task switches on every move.
+        """
         if self.closed or self.wire.phase is protocol.Phase.CLOSED:
             return
+        data = self.wire.send(message)
+        if self._backlog == 0:
+            data = self._write_now(data)
+            if not data:
+                if on_written is not None:
+                    on_written(trio.current_time())
+                return
+        self._backlog += 1
         try:
-            self._outbox.send_nowait((self.wire.send(message), on_written))
+            self._outbox.send_nowait((data, on_written))
         except trio.WouldBlock:
             self._cut_off()
         except trio.ClosedResourceError:
             pass
+
+    def _write_now(self, data: bytes) -> bytes:
+        """Write what the socket takes at once; return the rest (empty when all went)."""
+        try:
+            written = os.write(self._fd, data)
+        except BlockingIOError:
+            return data
+        except OSError:
+            self._cut_off()  # the peer is gone; the reader sees it too and the seat defaults
+            return b""
+        return data[written:]
 
     def send_error(
         self, code: ErrorCode, message: str, ref: str | None = None, match: int | None = None
@@ -128,6 +157,7 @@ class Session:
             async for first in self._outbox_out:
                 batch = [first, *self._queued()]
                 await self.stream.send_all(b"".join(data for data, _ in batch))
+                self._backlog -= len(batch)
                 now = trio.current_time()
                 for _, on_written in batch:
                     if on_written is not None:

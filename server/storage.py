@@ -13,6 +13,7 @@ loses no accepted move); only a power cut can lose the last transactions.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import sqlite3
 import time
@@ -142,8 +143,8 @@ class Storage:
         """Commit the batch at once; if that fails, write one by one so only the bad one fails."""
         try:
             with self._transaction():
-                for write in batch:
-                    self._db.execute(write.sql, write.args)
+                for sql, writes in itertools.groupby(batch, key=lambda write: write.sql):
+                    self._db.executemany(sql, [write.args for write in writes])
         except sqlite3.Error:
             for write in batch:
                 try:
