@@ -64,3 +64,8 @@ def make_agent(name: str, game: Game[Any, Any], seed: int | None = None) -> Agen
 
 register("random", RandomAgent, "a legal move at random (seeded)")
 register("greedy", GreedyAgent, "the best position one move ahead: wins first, then material")
+from agents import war_of_life as _war_of_life  # noqa: E402,F401
+from agents.search import AGENTS as _SEARCH_AGENTS  # noqa: E402
+
+for _entry in _SEARCH_AGENTS:
+    register(_entry.name, _entry.factory, _entry.help, _entry.games)

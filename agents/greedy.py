@@ -1,42 +1,39 @@
-"""`greedy`: the move whose resulting position is best one ply ahead.
+"""`greedy`: the move whose resulting position is best one ply ahead, by the game's evaluation.
 
-A win ends the search at once and a losing move is avoided when anything else exists; between
-the rest, material decides (more of my pieces, fewer of theirs), so in King's Court it prefers
-captures. Ties are broken by a seeded random draw so two greedy agents do not replay one game.
+A winning move scores `WIN` and a losing one `-WIN`, so a win is taken at once and a loss
+avoided whenever anything else exists; between the rest the game's evaluation decides (see
+`agents/evaluations/`). The moves are tried in a seeded random order and the first of equal
+scores kept, so two greedy agents do not replay one game. Amazons has some 2000 moves to a
+position, so greedy watches the clock too: past the deadline it answers with the best so far.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
-from agents.evaluation import material
-from games import Game, Result, State
-
-WIN = float("inf")
+from agents.evaluation import evaluation_for, score
+from agents.search import clock
+from games import Game, State
 
 
 class GreedyAgent:
     def __init__(self, game: Game[Any, Any], seed: int | None = None) -> None:
+        self._evaluation = evaluation_for(game)
         self._rng = random.Random(seed)
+        self._time = clock.TimeKeeper()
 
     def choose(self, state: State[Any], budget: float) -> Any:
+        deadline = time.perf_counter() + self._time.allot(budget)
         me = state.turn
-        best_score = -WIN
-        best: list[Any] = []
-        for move in state.legal_moves():
-            score = score_after(state.play(move), me)
-            if score > best_score:
-                best_score, best = score, [move]
-            elif score == best_score:
-                best.append(move)
-        return self._rng.choice(best)
-
-
-def score_after(after: State[Any], me: int) -> float:
-    outcome = after.outcome()
-    if outcome is None:
-        return material(after, me)
-    if outcome.result is Result.WIN:
-        return WIN if outcome.winner == me else -WIN
-    return 0.0 if outcome.result is Result.DRAW else -WIN / 2
+        moves = state.legal_moves()
+        self._rng.shuffle(moves)
+        best, best_score = moves[0], -float("inf")
+        for move in moves:
+            if time.perf_counter() > deadline:
+                break
+            value = score(state.play(move), me, self._evaluation)
+            if value > best_score:
+                best, best_score = move, value
+        return best

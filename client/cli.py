@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import trio
 
 from agents import AgentError, agents_for, all_agent_names, make_agent
-from client import check
+from client import check, play, records, tournament
 from client.connection import ConnectionClosed, ServerError
 from client.player_module import PlayerCrashed, agent_or_module, player_name, run_player_bot
 from client.runner import GameRecord, run_bot
@@ -46,6 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
     player.add_argument("--agent", choices=all_agent_names())
     player.add_argument("--player", metavar="MODULE.py", help="a Player module file to play")
     bot.add_argument("--name", help="player name (default: the agent's or module's name)")
+    bot.add_argument(
+        "--token",
+        default=os.environ.get("ARBITER_TOKEN"),
+        help="a registered player's token, to play its tournament games (default: $ARBITER_TOKEN)",
+    )
     bot.add_argument("--games", type=positive_int, default=1, help="games to play in a row")
     bot.add_argument("--seed", type=int, help="seed for the agent's random choices")
     bot.add_argument("--time", type=time_control, help=TIME_HELP + " (default: the game's)")
@@ -66,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     listing.set_defaults(run=run_agents_command)
 
     check.add_parser(commands)
+    play.add_parsers(commands)
+    tournament.add_parsers(commands)
+    records.add_parsers(commands)
 
     demo = commands.add_parser("demo", help="watch two agents play King's Court over TCP")
     demo.add_argument("--seed", type=int, default=1)
@@ -127,6 +136,7 @@ def run_bot_command(args: argparse.Namespace) -> int:
             name=name,
             games=args.games,
             time_control=None if args.time is None else TimeControl.parse(args.time).to_wire(),
+            token=args.token,
             on_result=report,
         )
     )

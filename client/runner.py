@@ -98,12 +98,16 @@ async def run_bot(
     name: str,
     games: int = 1,
     time_control: dict[str, Any] | None = None,
+    token: str | None = None,
     on_result: Callable[[GameRecord], None] | None = None,
 ) -> list[GameRecord]:
-    """Connect once and play `games` games in a row, a fresh agent for each."""
+    """Connect once and play `games` games in a row, a fresh agent for each.
+
+    `token` is a registered player's secret: with it the games can be tournament games.
+    """
     game = get_game(game_name)
     records = []
-    async with await ClientConnection.open(host, port, name) as connection:
+    async with await ClientConnection.open(host, port, name, token=token) as connection:
         for number in range(games):
             record = await play_one(
                 connection, game, make_agent(game, number), time_control=time_control

@@ -296,6 +296,10 @@ class AmazonsState(State[Move]):
     def occupied(self) -> Bitboard:
         return self.white | self.black | self.arrows
 
+    def key(self) -> int:
+        """The position packed into one int, for search tables: exact, so it never collides."""
+        return self.white | self.black << 100 | self.arrows << 200 | self.to_move << 300
+
     def _mine(self) -> Bitboard:
         return self.black if self.to_move else self.white
 

@@ -274,6 +274,19 @@ class KingsCourtState(State[Move]):
     def court_count(self, seat: Seat) -> int:
         return (self.pieces(seat) & COURT).bit_count()
 
+    def key(self) -> int:
+        """The position packed into one int, for search tables: exact, so it never collides.
+
+        Past the opening only the parity of the move count matters (whose turn it is), so two
+        move orders reaching one board share a key. The no-capture limit is left out: it is an
+        option, the same for every position of one game.
+        """
+        played = self.moves_played
+        phase = played if played < len(_OPENING) else len(_OPENING) + (played & 1)
+        direction = 0 if self.first_direction is None else self.first_direction + 1
+        counters = phase | direction << 3 | self.since_capture << 6
+        return self.white | self.black << 64 | counters << 128
+
     def rows(self) -> list[str]:
         """The board as 8 strings of `w`, `b`, `.`, top row (row 8) first: the data form."""
         rows = []

@@ -204,6 +204,14 @@ class ShobuState(State[Move]):
         """Stones `seat` has left on all four boards."""
         return self.stones(seat).bit_count()
 
+    def key(self) -> int:
+        """The position packed into one int, for search tables: exact, so it never collides.
+
+        Only the parity of `ply` matters to the future (whose turn it is); the no-capture limit
+        is an option, the same for every position of one game.
+        """
+        return self.black | self.white << 64 | ((self.ply & 1) | self.since_capture << 1) << 128
+
     def board_counts(self, seat: Seat) -> tuple[int, int, int, int]:
         """Stones `seat` has on each board, in BOARD_NAMES order: the seed's evaluation weighs the
         balance board by board, since losing one board loses the game."""

@@ -280,6 +280,13 @@ class WarOfLifeState(State[Move]):
         """How many pieces `seat` has: what the seed's strategies score boards by."""
         return (self.red if seat else self.blue).bit_count()
 
+    def key(self) -> int:
+        """The position packed into one int, for search tables: exact, so it never collides.
+
+        The whole ply is kept: the exhausted draw comes at a fixed move count.
+        """
+        return self.blue | self.red << 64 | self.ply << 128
+
     def legal_moves(self) -> list[Move]:
         """Every move, by source square then target square, both in a1, b1, ..., h8 order.
 

@@ -259,6 +259,13 @@ class WatchYourBackState(State[Move]):
     def piece_count(self, seat: Seat) -> int:
         return (self.black if seat else self.white).bit_count()
 
+    def key(self) -> int:
+        """The position packed into one int, for search tables: exact, so it never collides.
+
+        The whole ply is kept: it says whose turn it is, the phase and when the board shrinks.
+        """
+        return self.white | self.black << 64 | (self.shrinks | self.ply << 2) << 128
+
     def pieces(self, seat: Seat) -> list[Square]:
         return [SQUARES[i] for i in squares_of(self.black if seat else self.white)]
 

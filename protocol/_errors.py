@@ -51,6 +51,9 @@ class ErrorCode(enum.StrEnum):
     INVALID_MOVE = "invalid_move"
     ILLEGAL_MOVE = "illegal_move"
     GAME_OVER = "game_over"
+    UNKNOWN_TOURNAMENT = "unknown_tournament"
+    BAD_TOURNAMENT = "bad_tournament"
+    NOT_ALLOWED = "not_allowed"
     TOO_MANY_ERRORS = "too_many_errors"
     SERVER_SHUTDOWN = "server_shutdown"
     INTERNAL_ERROR = "internal_error"
@@ -124,8 +127,9 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
     ErrorCode.BAD_NAME: CodeInfo(
         "server",
         True,
-        "The server refuses `hello.name` (or the token). A handshake cannot be retried on the same "
-        "connection, so the server closes it.",
+        "The server refuses `hello.name` (or the token): a registered player's name without its "
+        "token, a token that is not that name's, or a token with an unregistered name. A "
+        "handshake cannot be retried on the same connection, so the server closes it.",
     ),
     ErrorCode.UNKNOWN_GAME: CodeInfo("server", False, "`seek.game` names no game of this server."),
     ErrorCode.BAD_OPTION: CodeInfo(
@@ -162,6 +166,21 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
         "`move_refused`).",
     ),
     ErrorCode.GAME_OVER: CodeInfo("server", False, "The match has already finished."),
+    ErrorCode.UNKNOWN_TOURNAMENT: CodeInfo(
+        "server", False, "`tournament_start` or `tournament_status` names no tournament."
+    ),
+    ErrorCode.BAD_TOURNAMENT: CodeInfo(
+        "server",
+        False,
+        "A `tournament_create` the server cannot run (name taken, an entrant not registered, "
+        "fewer than two entrants, an unknown agent, zero rounds...), or a `tournament_start` of "
+        "one already started; the sentence says which.",
+    ),
+    ErrorCode.NOT_ALLOWED: CodeInfo(
+        "server",
+        False,
+        "The request needs an admin account (`hello` with an admin's name and token).",
+    ),
     ErrorCode.TOO_MANY_ERRORS: CodeInfo(
         "server", True, "The server hangs up after 20 bad frames on one connection."
     ),

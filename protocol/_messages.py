@@ -36,6 +36,8 @@ MAX_ITEMS = 64 * 1024
 MAX_ENTRIES = 64
 """Entries in an options or time map."""
 MAX_GAMES = 256
+MAX_ENTRANTS = 64
+"""Entrants of one tournament: 64 already make 4,032 games a round."""
 MAX_DEPTH = 32
 """Nesting of free-form data (game states); real states nest two or three levels."""
 MSGPACK_INT = (-(2**63), 2**64 - 1)
@@ -344,6 +346,8 @@ MOVE_TEXT = text(TEXT_LEN)
 SEATS = texts(NAME_LEN, max_items=2, min_items=2, distinct=True)
 PLAYERS = texts(NAME_LEN, max_items=2, min_items=2)
 MOVES = texts(TEXT_LEN, max_items=MAX_ITEMS)
+ENTRANTS = texts(NAME_LEN, max_items=MAX_ENTRANTS, distinct=True)
+AGENTS = texts(NAME_LEN, max_items=MAX_ENTRANTS)
 OPTIONS = options_map()
 TIME = time_map()
 DATA = data_map()
@@ -532,6 +536,54 @@ class Watch(Message):
     TYPE: ClassVar[str] = "watch"
     SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
     match: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class TournamentCreate(Message):
+    """Create a tournament; only an admin account may (`not_allowed` otherwise).
+
+    A double round robin of `game`: every entrant plays every other twice per round, once in
+    each seat, for `rounds` rounds, at most `concurrency` games at once. `players` are
+    registered names, whose own clients play (they say `hello` with their token, then `seek`
+    the game: the server seats them in their next game). `local` names built-in agents that
+    the server runs itself (one entrant per name: `random` twice enters `random` and
+    `random-2`). `time` and `options` apply to every game (seeds left unset are
+    drawn per pair of games, the same for both colours). A game that is due waits `wait`
+    seconds for an absent player, who then defaults. The answer is `tournament`.
+    """
+
+    TYPE: ClassVar[str] = "tournament_create"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    name: str = field(metadata=meta(PLAYER_NAME))
+    game: str = field(metadata=meta(NAME))
+    players: list[str] = field(default_factory=list, metadata=meta(ENTRANTS))
+    local: list[str] = field(default_factory=list, metadata=meta(AGENTS))
+    options: dict[str, Any] = field(default_factory=dict, metadata=meta(OPTIONS))
+    time: dict[str, float] = field(default_factory=dict, metadata=meta(TIME))
+    rounds: int = field(default=1, metadata=meta(COUNT))
+    concurrency: int = field(default=1, metadata=meta(COUNT))
+    wait: float = field(default=60.0, metadata=meta(SECONDS))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class TournamentStart(Message):
+    """Start a created tournament (admin accounts only); the answer is `tournament`."""
+
+    TYPE: ClassVar[str] = "tournament_start"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    tournament: str = field(metadata=meta(PLAYER_NAME))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class TournamentStatus(Message):
+    """Ask where a tournament stands (anyone may); the answer is `tournament`."""
+
+    TYPE: ClassVar[str] = "tournament_status"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    tournament: str = field(metadata=meta(PLAYER_NAME))
 
 
 # -- either direction ----------------------------------------------------------------------------
@@ -786,6 +838,39 @@ class Resumed(Message):
     def _check_together(self) -> None:
         if self.seat not in self.seats:
             raise _bad("resumed.seat", f"one of the seats {self.seats}", self.seat)
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Tournament(Message):
+    """A tournament as it stands: its settings, its schedule and its standings.
+
+    `status` is `created`, `running` or `finished`. `entrants` lists every entrant in seeding
+    order, `local` those of them that are built-in agents. Each `games` entry is a map: `number`,
+    `round`, `first` and `second` (entrants, in seat order), `match` (nil until it begins),
+    `status` (`waiting`, `playing`, `finished`), and once finished `result`, `winner` (the
+    winning entrant, or nil), `reason`, `scores` (two numbers) and `defaults` (each seat's
+    default kind: `crash`, `illegal`, `time`, `absent` or nil). Each `standings` entry, best
+    first: `rank`, `player`, `points`, `games`, `wins`, `draws`, `losses`, `forfeits` (double
+    forfeits), `defaults` (a map from kind to count), `tiebreak` (Sonneborn-Berger), `rating` and
+    `margin` (Elo and its 95 % margin), `rated_games`, and `against`, the crosstable row: a map
+    from each opponent to this player's scores against it, in game order.
+    """
+
+    TYPE: ClassVar[str] = "tournament"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    name: str = field(metadata=meta(PLAYER_NAME))
+    game: str = field(metadata=meta(NAME))
+    status: str = field(metadata=meta(choice("created", "running", "finished")))
+    entrants: list[str] = field(metadata=meta(ENTRANTS))
+    local: list[str] = field(metadata=meta(ENTRANTS))
+    options: dict[str, Any] = field(metadata=meta(OPTIONS))
+    time: dict[str, float] = field(metadata=meta(TIME))
+    rounds: int = field(metadata=meta(COUNT))
+    concurrency: int = field(metadata=meta(COUNT))
+    wait: float = field(metadata=meta(SECONDS))
+    games: list[dict[str, Any]] = field(metadata=meta(maps(MAX_ITEMS)))
+    standings: list[dict[str, Any]] = field(metadata=meta(maps(MAX_ENTRANTS)))
 
 
 # -- from the wire -------------------------------------------------------------------------------

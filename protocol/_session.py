@@ -39,7 +39,17 @@ class Phase(enum.Enum):
 
 START, GREETING, OPEN = Phase.START, Phase.GREETING, Phase.OPEN
 
-_CLIENT_REQUESTS = ("list_games", "seek", "cancel_seek", "move", "resign", "watch")
+_CLIENT_REQUESTS = (
+    "list_games",
+    "seek",
+    "cancel_seek",
+    "move",
+    "resign",
+    "watch",
+    "tournament_create",
+    "tournament_start",
+    "tournament_status",
+)
 _SERVER_REPLIES = (
     "error",
     "games",
@@ -53,6 +63,7 @@ _SERVER_REPLIES = (
     "game_over",
     "watching",
     "resumed",
+    "tournament",
 )
 _KEEPALIVE = ("ping", "pong")
 

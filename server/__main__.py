@@ -1,4 +1,4 @@
-"""`arbiter-server`: run the referee server until Ctrl-C."""
+"""`arbiter-server`: run the referee server until Ctrl-C; `arbiter-server admin`: its accounts."""
 
 from __future__ import annotations
 
@@ -10,12 +10,19 @@ from functools import partial
 
 import trio
 
+from server import accounts
 from server.app import bound_port, serve
+from server.storage import open_database
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["admin"]:
+        return admin(argv[1:])
     parser = argparse.ArgumentParser(
-        prog="arbiter-server", description="Run the Arbiter game server."
+        prog="arbiter-server",
+        description="Run the Arbiter game server.",
+        epilog="Registered players and admins: arbiter-server admin --help",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=7777, help="TCP port; 0 picks a free one")
@@ -57,6 +64,54 @@ async def _run(host: str, port: int, db: str, grace: float) -> None:
     async with trio.open_nursery() as nursery:
         listeners = await nursery.start(partial(serve, host, port, db, grace=grace))
         print(f"listening on {host}:{bound_port(listeners)}", flush=True)
+
+
+def admin(argv: list[str]) -> int:
+    """Manage the accounts in the server's SQLite file (safe while the server runs).
+
+    A token is printed once, alone on stdout, so a script can capture it; only its hash is kept.
+    """
+    parser = argparse.ArgumentParser(
+        prog="arbiter-server admin", description="Manage registered players and admins."
+    )
+    parser.add_argument("--db", default="arbiter.db", help="the server's SQLite file")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    add = commands.add_parser("add", help="register a name and print its new token")
+    add.add_argument("name")
+    add.add_argument("--role", choices=("player", "admin"), default="player")
+    add.set_defaults(run=lambda db, args: _show_token(accounts.create(db, args.name, args.role)))
+    renew = commands.add_parser("token", help="replace a name's token and print the new one")
+    renew.add_argument("name")
+    renew.set_defaults(run=lambda db, args: _show_token(accounts.renew(db, args.name)))
+    remove = commands.add_parser("remove", help="unregister a name (its records stay)")
+    remove.add_argument("name")
+    remove.set_defaults(run=lambda db, args: accounts.remove(db, args.name))
+    listing = commands.add_parser("list", help="every registered name with its role")
+    listing.set_defaults(run=lambda db, args: _show_accounts(accounts.listing(db)))
+    args = parser.parse_args(argv)
+    try:
+        db = open_database(args.db)
+    except sqlite3.Error as error:
+        print(f"arbiter-server: cannot open database {args.db!r}: {error}", file=sys.stderr)
+        return 1
+    try:
+        args.run(db, args)
+    except accounts.AccountError as error:
+        print(f"arbiter-server admin: {error}", file=sys.stderr)
+        return 1
+    finally:
+        db.close()
+    return 0
+
+
+def _show_token(token: str) -> None:
+    print("the token is shown this once; keep it secret:", file=sys.stderr)
+    print(token)
+
+
+def _show_accounts(registered: list[accounts.Account]) -> None:
+    for account in registered:
+        print(f"{account.name}\t{account.role}")
 
 
 if __name__ == "__main__":

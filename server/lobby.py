@@ -4,6 +4,10 @@ Pairing is first come, first seated: a seek waits until another session seeks th
 the same options and time control; the waiting seek takes the first seat. That makes pairing
 predictable for scripts (`arbiter referee` seats agent A first by seeking first) and fair over a
 series of games only when the seekers alternate, which is the tournament's business, not ours.
+
+Names: a name registered as an account (`server.accounts`) is only played under with its token;
+other names are free for casual play. A registered player's seek for a game it still has to
+play in a tournament is *kept* for the tournament (`server.tournament`) and never paired here.
 """
 
 from __future__ import annotations
@@ -17,12 +21,15 @@ from typing import Any
 import trio
 
 import protocol
-from games import GAME_NAMES, Game, GameError, OptionError, get_game
+from games import GAME_NAMES, Game, GameError, OptionError, Outcome, get_game
 from protocol import ErrorCode
+from server import accounts
+from server.accounts import Account
 from server.clock import TimeControl, TimeControlError
 from server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from server.session import Session
 from server.storage import Storage
+from server.tournament import Desk
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +45,17 @@ class Seek:
     time_control: TimeControl
     hints: bool
     illegal: str
+    player: str | None = None
+    """The registered player who seeks, if the session said hello with a token."""
+    kept: bool = False
+    """Kept for a tournament game: never paired casually."""
 
     @property
-    def pairing_key(self) -> tuple[str, str, TimeControl, str]:
-        options = json.dumps(self.options, sort_keys=True)
-        return (self.game.name, options, self.time_control, self.illegal)
+    def pairing_key(self) -> tuple[str, str, TimeControl]:
+        """What two seeks must share to be paired. Not `illegal`: that rule is each seat's own
+        (it only ever costs the seat that chose it), so a person playing under `retry` can meet
+        a bot playing under `forfeit`."""
+        return (self.game.name, json.dumps(self.options, sort_keys=True), self.time_control)
 
 
 class Lobby:
@@ -56,6 +69,10 @@ class Lobby:
         self.matches: dict[int, Match] = {}
         self._away: dict[str, list[tuple[Match, int]]] = {}
         """Seats of dropped connections by session token, until resumed or their match ends."""
+        self.accounts: dict[Session, Account] = {}
+        """Sessions that said hello with a registered name and its token."""
+        self.desk = Desk(self, storage, nursery)
+        nursery.start_soon(self.desk.load)
 
     # -- requests --------------------------------------------------------------------------
 
@@ -63,7 +80,7 @@ class Lobby:
         """Answer one request; `arrived` is when its frame was complete (a move's stop-clock)."""
         match message:
             case protocol.Hello():
-                self._hello(session, message)
+                await self._hello(session, message)
             case protocol.Ping(nonce=nonce):
                 session.send(protocol.Pong(nonce=nonce))
             case protocol.Pong(nonce=nonce):
@@ -82,8 +99,14 @@ class Lobby:
                 self._to_match(session, match_id, "resign", Resigned)
             case protocol.Watch(match=match_id):
                 await self._watch(session, match_id)
+            case (
+                protocol.TournamentCreate()
+                | protocol.TournamentStart()
+                | protocol.TournamentStatus()
+            ):
+                await self.desk.handle(session, self.accounts.get(session), message)
 
-    def _hello(self, session: Session, hello: protocol.Hello) -> None:
+    async def _hello(self, session: Session, hello: protocol.Hello) -> None:
         if hello.version != protocol.PROTOCOL_VERSION:
             session.send_error(
                 ErrorCode.VERSION_MISMATCH,
@@ -93,6 +116,12 @@ class Lobby:
             )
             session.closed = True
             return
+        refusal = await self._check_name(session, hello)
+        if refusal is not None:
+            session.send_error(ErrorCode.BAD_NAME, refusal, ref="hello")
+            session.closed = True
+            return
+        self.desk.learn_address(session.stream.socket.getsockname()[:2])
         session.name = hello.name
         if hello.resume is not None:
             session.token = hello.resume
@@ -104,6 +133,19 @@ class Lobby:
         session.welcomed.set()
         if hello.resume is not None:
             self._resume(session, hello.resume)
+
+    async def _check_name(self, session: Session, hello: protocol.Hello) -> str | None:
+        """Why the name cannot be played under, or None (then a registered one is remembered)."""
+        found = await self.storage.call(accounts.credentials, hello.name)
+        if hello.token is None:
+            if found is None:
+                return None
+            return f"{hello.name!r} is a registered player: say hello with its token"
+        account = await trio.to_thread.run_sync(accounts.check_token, found, hello.token)
+        if account is None:
+            return f"wrong token for {hello.name!r}, or no such registered player"
+        self.accounts[session] = account
+        return None
 
     def _resume(self, session: Session, token: str) -> None:
         seats = [(m, seat) for m, seat in self._away.pop(token, []) if m.outcome is None]
@@ -138,6 +180,8 @@ class Lobby:
         except TimeControlError as error:
             session.send_error(ErrorCode.BAD_TIME_CONTROL, str(error), ref="seek")
             return
+        account = self.accounts.get(session)
+        await self.desk.loaded.wait()  # only waits at start-up, while tournaments are read back
         mine = Seek(
             self._next_seek,
             session,
@@ -146,9 +190,11 @@ class Lobby:
             time_control,
             seek.hints,
             seek.illegal,
+            player=None if account is None else account.name,
         )
+        mine.kept = mine.player is not None and self.desk.wants(mine.player, game.name)
         self._next_seek += 1
-        waiting = self._find_partner(mine)
+        waiting = None if mine.kept else self._find_partner(mine)
         if waiting is None:
             self._seeks[mine.id] = mine
             session.send(
@@ -156,15 +202,45 @@ class Lobby:
                     seek=mine.id, game=game.name, options=mine.options, time=time_control.to_wire()
                 )
             )
+            if mine.kept:
+                self.desk.seek_arrived()
             return
         del self._seeks[waiting.id]
         await self._start_match(waiting, mine)
 
     def _find_partner(self, mine: Seek) -> Seek | None:
         for seek in self._seeks.values():
-            if seek.session is not mine.session and seek.pairing_key == mine.pairing_key:
+            if (
+                not seek.kept
+                and seek.session is not mine.session
+                and seek.pairing_key == mine.pairing_key
+            ):
                 return seek
         return None
+
+    def kept_seek(self, player: str, game: str) -> Seek | None:
+        """The oldest seek of `player` for `game` kept for a tournament."""
+        for seek in self._seeks.values():
+            if seek.kept and seek.player == player and seek.game.name == game:
+                return seek
+        return None
+
+    def release_seeks(self, player: str, game: str) -> None:
+        """Withdraw `player`'s kept seeks for `game` once no tournament wants them: its client
+        learns (`seek_cancelled`) that it has nothing left to play there."""
+        if self.desk.wants(player, game):
+            return
+        for seek in list(self._seeks.values()):
+            if seek.kept and seek.player == player and seek.game.name == game:
+                del self._seeks[seek.id]
+                seek.session.send(protocol.SeekCancelled(seek=seek.id))
+
+    def take_seek(self, player: str, game: str) -> Seek | None:
+        """Take that seek out of the lobby: its tournament game begins."""
+        seek = self.kept_seek(player, game)
+        if seek is not None:
+            del self._seeks[seek.id]
+        return seek
 
     def _cancel_seek(self, session: Session, seek_id: int) -> None:
         seek = self._seeks.get(seek_id)
@@ -244,7 +320,7 @@ class Lobby:
             game.name,
             options,
             first.time_control.to_wire(),
-            first.illegal,
+            f"{first.illegal},{second.illegal}",
             game.seats,
             [session.name for session in sessions],
         )
@@ -256,17 +332,22 @@ class Lobby:
             sessions=list(sessions),
             hints=(first.hints, second.hints),
             storage=self.storage,
-            illegal=first.illegal,
+            illegal=(first.illegal, second.illegal),
             grace=self.grace,
         )
-        self.matches[match_id] = match
-        for seat, session in enumerate(sessions):
-            session.seats[match_id] = (match, seat)
-        self._nursery.start_soon(self._run_match, match)
+        self.adopt(match)
+        self._nursery.start_soon(self.run_match, match)
 
-    async def _run_match(self, match: Match) -> None:
+    def adopt(self, match: Match) -> None:
+        """Make a match reachable: its seats' moves and resignations are routed to it."""
+        self.matches[match.id] = match
+        for seat, session in enumerate(match.sessions):
+            session.seats[match.id] = (match, seat)
+
+    async def run_match(self, match: Match) -> Outcome | None:
+        """Play an adopted match to its end; None if a server error stopped it."""
         try:
-            await match.run()
+            return await match.run()
         except Exception:
             log.exception("match %d failed", match.id)
             for session in (*match.sessions, *match.spectators):
@@ -275,6 +356,7 @@ class Lobby:
                     f"match {match.id} stopped on a server error",
                     match=match.id,
                 )
+            return None
         finally:
             del self.matches[match.id]
             for session in match.sessions:
@@ -284,6 +366,7 @@ class Lobby:
 
     def forget(self, session: Session) -> None:
         """A session closed: drop its seeks, default its matches, stop sending it moves."""
+        self.accounts.pop(session, None)
         for seek_id in [i for i, seek in self._seeks.items() if seek.session is session]:
             del self._seeks[seek_id]
         for match, seat in list(session.seats.values()):

@@ -64,6 +64,14 @@ class Reconnected:
 MatchEvent = MoveArrived | Resigned | Disconnected | Reconnected
 
 
+class DefaultKind(enum.StrEnum):
+    """Why a seat lost by default (seed 003's tournament rules name these three)."""
+
+    CRASH = "crash"  # disconnected past the grace period: a dead process, a reset socket
+    ILLEGAL = "illegal"  # an illegal move or a move out of turn, under `forfeit`
+    TIME = "time"  # time limit exceeded
+
+
 class _GoesOn(enum.Enum):
     GOES_ON = "goes on"
 
@@ -114,7 +122,8 @@ class Match:
     sessions: list[Session]
     hints: tuple[bool, bool]
     storage: Storage
-    illegal: str = "forfeit"
+    illegal: tuple[str, str] = ("forfeit", "forfeit")
+    """What an illegal move costs each seat: the game (`forfeit`) or only the move (`retry`)."""
     grace: float = 10.0
     state: State[Any] = field(init=False)
     clocks: tuple[SeatClock, SeatClock] = field(init=False)
@@ -174,23 +183,23 @@ class Match:
         now = trio.current_time()
         for gone, until in self.away.items():
             if now >= until:
-                return self._default(gone, "disconnected")
-        return self._default(seat, self._timeout_reason(seat))
+                return self._default(gone, DefaultKind.CRASH, "disconnected")
+        return self._default(seat, DefaultKind.TIME, self._timeout_reason(seat))
 
     async def _handle(self, seat: Seat, turn: Turn, event: MatchEvent) -> TurnResult:
         """React to one event during `seat`'s turn."""
         match event:
             case Disconnected(seat=gone):
                 if self.grace <= 0:
-                    return self._default(gone, "disconnected")
+                    return self._default(gone, DefaultKind.CRASH, "disconnected")
                 self.away[gone] = trio.current_time() + self.grace
             case Reconnected(seat=back, session=session):
                 self._take_back(back, session, turn if back == seat else None)
             case Resigned(seat=quitter):
                 return Outcome.win(1 - quitter, f"{self.game.seats[quitter]} resigned")
             case MoveArrived(seat=other, text=text) if other != seat:
-                if self.illegal == "forfeit":
-                    return self._default(other, f"move out of turn ({text})")
+                if self.illegal[other] == "forfeit":
+                    return self._default(other, DefaultKind.ILLEGAL, f"move out of turn ({text})")
                 self._refuse(other, text, ErrorCode.NOT_YOUR_TURN, "it is not your turn")
             case MoveArrived(text=text, at=at):
                 return await self._try_move(seat, turn, text, turn.elapsed(at))
@@ -213,10 +222,12 @@ class Match:
                 code = ErrorCode.INVALID_MOVE
             reason = clip(str(error))
             self._refuse(seat, text, code, reason)
-            return self._default(seat, reason) if self.illegal == "forfeit" else GOES_ON
+            if self.illegal[seat] == "forfeit":
+                return self._default(seat, DefaultKind.ILLEGAL, reason)
+            return GOES_ON
         charge = turn.clock.charge(elapsed, turn.lag)
         if not charge.in_time:
-            return self._default(seat, self._timeout_reason(seat))
+            return self._default(seat, DefaultKind.TIME, self._timeout_reason(seat))
         notation = self.game.format_move(move)
         self.state = after
         self.moves.append(notation)
@@ -253,7 +264,8 @@ class Match:
             protocol.MoveRefused(match=self.id, move=text, code=code, reason=reason)
         )
 
-    def _default(self, seat: Seat, reason: str) -> Outcome:
+    def _default(self, seat: Seat, kind: DefaultKind, reason: str) -> Outcome:
+        """The seat loses by default; `kind` is for standings, `reason` for people."""
         return Outcome.win(1 - seat, reason)
 
     def _timeout_reason(self, seat: Seat) -> str:
@@ -301,7 +313,7 @@ class Match:
             time=self.control.to_wire(),
             hints=self.hints[seat],
             state=self.state.to_data(),
-            illegal=self.illegal,
+            illegal=self.illegal[seat],
         )
 
     def _resumed_message(self, seat: Seat, to_move: bool) -> protocol.Resumed:
@@ -314,7 +326,7 @@ class Match:
             options=self.options,
             time=self.control.to_wire(),
             hints=self.hints[seat],
-            illegal=self.illegal,
+            illegal=self.illegal[seat],
             state=self.state.to_data(),
             moves=list(self.moves),
             clocks=self._clocks(),

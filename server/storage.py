@@ -17,12 +17,14 @@ import itertools
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
+
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -35,7 +37,7 @@ CREATE TABLE IF NOT EXISTS matches (
     game TEXT NOT NULL,
     options TEXT NOT NULL,          -- JSON: the resolved options, seeds included
     time_control TEXT NOT NULL,     -- JSON, as on the wire
-    illegal TEXT NOT NULL,          -- 'forfeit' or 'retry'
+    illegal TEXT NOT NULL,          -- per seat: 'forfeit,forfeit', 'retry,forfeit'...
     status TEXT NOT NULL,           -- 'playing' or 'finished'
     started_at REAL NOT NULL,
     ended_at REAL,
@@ -62,7 +64,54 @@ CREATE TABLE IF NOT EXISTS moves (
     stored_at REAL NOT NULL,
     PRIMARY KEY (match_id, ply)
 );
+CREATE TABLE IF NOT EXISTS defaults (
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    seat_index INTEGER NOT NULL,
+    kind TEXT NOT NULL,             -- 'crash', 'illegal', 'time' or 'absent'
+    PRIMARY KEY (match_id, seat_index)
+);
+CREATE TABLE IF NOT EXISTS accounts (
+    name TEXT PRIMARY KEY,          -- the name a hello must carry with its token
+    role TEXT NOT NULL,             -- 'player', 'admin' or 'local' (a built-in agent we run)
+    salt BLOB NOT NULL,
+    token_hash BLOB NOT NULL,       -- scrypt(token, salt); the token itself is never stored
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tournaments (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    game TEXT NOT NULL,
+    options TEXT NOT NULL,          -- JSON, as the director gave them (seeds drawn per game)
+    time_control TEXT NOT NULL,     -- JSON, as on the wire
+    rounds INTEGER NOT NULL,
+    concurrency INTEGER NOT NULL,
+    wait REAL NOT NULL,             -- seconds a due game waits for an absent player
+    entrants TEXT NOT NULL,         -- JSON list of names, in seeding order
+    local TEXT NOT NULL,            -- JSON map: entrant name -> the built-in agent it runs
+    status TEXT NOT NULL,           -- 'created', 'running' or 'finished'
+    created_by TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tournament_games (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    number INTEGER NOT NULL,        -- 1, 2, ... in schedule order
+    round INTEGER NOT NULL,
+    first TEXT NOT NULL,            -- the entrant in seat 0
+    second TEXT NOT NULL,
+    match_id INTEGER UNIQUE REFERENCES matches(id),  -- set when the game begins
+    PRIMARY KEY (tournament_id, number)
+);
 """
+
+
+def open_database(path: str | Path) -> sqlite3.Connection:
+    """The SQLite file with our pragmas and every table: for the server and the admin command."""
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA foreign_keys=ON")
+    db.executescript(SCHEMA)
+    return db
 
 
 @dataclass(slots=True)
@@ -98,15 +147,12 @@ class Storage:
         # number of live matches, each waiting for its own.
         self._send, self._receive = trio.open_memory_channel[_PendingWrite](float("inf"))
         self._lock = trio.Lock()
+        self._defaults: dict[int, dict[int, str]] = {}
+        """Default kinds noted for matches about to finish: match id -> seat -> kind."""
 
     @classmethod
     def connect(cls, path: str | Path) -> Storage:
-        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("PRAGMA foreign_keys=ON")
-        db.executescript(SCHEMA)
-        return cls(db)
+        return cls(open_database(path))
 
     async def run_writer(
         self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -173,11 +219,24 @@ class Storage:
         illegal: str,
         seats: Sequence[str],
         players: Sequence[str],
+        tournament_game: tuple[int, int] | None = None,
     ) -> int:
-        """Insert the match and its players; returns the new match id."""
+        """Insert the match and its players; returns the new match id.
+
+        `tournament_game` (tournament id, game number) links the match to its place in a
+        tournament's schedule in the same transaction, so a restart never finds one without
+        the other.
+        """
         return int(
             await self._run(
-                self._create_match, game, options, time_control, illegal, seats, players
+                self._create_match,
+                game,
+                options,
+                time_control,
+                illegal,
+                seats,
+                players,
+                tournament_game,
             )
         )
 
@@ -189,6 +248,7 @@ class Storage:
         illegal: str,
         seats: Sequence[str],
         players: Sequence[str],
+        tournament_game: tuple[int, int] | None = None,
     ) -> int:
         now = time.time()
         with self._transaction():
@@ -206,6 +266,12 @@ class Storage:
                     "INSERT INTO results (match_id, seat_index, seat, player_id)"
                     " SELECT ?, ?, ?, id FROM players WHERE name = ?",
                     (match_id, index, seat, name),
+                )
+            if tournament_game is not None:
+                self._db.execute(
+                    "UPDATE tournament_games SET match_id = ?"
+                    " WHERE tournament_id = ? AND number = ?",
+                    (match_id, *tournament_game),
                 )
         assert match_id is not None
         return match_id
@@ -235,7 +301,13 @@ class Storage:
         reason: str,
         scores: Sequence[float],
     ) -> None:
-        await self._run(self._finish_match, match_id, result, winner, reason, scores)
+        defaults = self._defaults.pop(match_id, {})
+        await self._run(self._finish_match, match_id, result, winner, reason, scores, defaults)
+
+    def note_default(self, match_id: int, seat: int, kind: str) -> None:
+        """Remember why a seat defaulted. It is written with the match's result, in the same
+        transaction, so a stored result never lacks its kind (nor a kind its result)."""
+        self._defaults.setdefault(match_id, {})[seat] = kind
 
     def _finish_match(
         self,
@@ -244,8 +316,13 @@ class Storage:
         winner: str | None,
         reason: str,
         scores: Sequence[float],
+        defaults: dict[int, str],
     ) -> None:
         with self._transaction():
+            self._db.executemany(
+                "INSERT OR REPLACE INTO defaults (match_id, seat_index, kind) VALUES (?, ?, ?)",
+                [(match_id, seat, kind) for seat, kind in defaults.items()],
+            )
             self._db.execute(
                 "UPDATE matches SET status = 'finished', ended_at = ?, result = ?, winner = ?,"
                 " reason = ? WHERE id = ?",
@@ -292,3 +369,258 @@ class Storage:
             players=[name for _, name in seats],
             moves=[move for (move,) in moves],
         )
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(connection, *args)` on the storage thread, for modules that keep their own
+        queries (`server.accounts`)."""
+        result: T = await self._run(fn, self._db, *args)
+        return result
+
+    async def load_moves(self, match_id: int) -> list[MoveRow]:
+        """Every stored move of a match with its times: what resuming it needs."""
+        moves: list[MoveRow] = await self._run(read_moves, self._db, match_id)
+        return moves
+
+    # -- tournaments ---------------------------------------------------------------------
+
+    async def create_tournament(self, row: TournamentRow, games: Sequence[ScheduledGame]) -> int:
+        """Insert a tournament with its whole schedule; returns its id."""
+        return int(await self._run(self._create_tournament, row, games))
+
+    def _create_tournament(self, row: TournamentRow, games: Sequence[ScheduledGame]) -> int:
+        with self._transaction():
+            cursor = self._db.execute(
+                "INSERT INTO tournaments (name, game, options, time_control, rounds, concurrency,"
+                " wait, entrants, local, status, created_by, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    row.name,
+                    row.game,
+                    json.dumps(row.options),
+                    json.dumps(row.time_control),
+                    row.rounds,
+                    row.concurrency,
+                    row.wait,
+                    json.dumps(row.entrants),
+                    json.dumps(row.local),
+                    row.status,
+                    row.created_by,
+                    time.time(),
+                ),
+            )
+            tournament_id = cursor.lastrowid
+            self._db.executemany(
+                "INSERT INTO tournament_games (tournament_id, number, round, first, second)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(tournament_id, g.number, g.round, g.first, g.second) for g in games],
+            )
+        assert tournament_id is not None
+        return tournament_id
+
+    async def set_tournament_status(self, tournament_id: int, status: str) -> None:
+        await self._write("UPDATE tournaments SET status = ? WHERE id = ?", (status, tournament_id))
+
+    async def load_tournaments(self) -> list[StoredTournament]:
+        """Every tournament with its schedule and the results so far (a server's start-up)."""
+        tournaments: list[StoredTournament] = await self._run(self._load_tournaments)
+        return tournaments
+
+    def _load_tournaments(self) -> list[StoredTournament]:
+        games: dict[int, list[ScheduledGame]] = {}
+        for row in self._db.execute(
+            "SELECT g.tournament_id, g.number, g.round, g.first, g.second, g.match_id,"
+            " m.status, m.result, m.reason,"
+            " CASE WHEN m.winner IS NULL THEN NULL WHEN m.winner = r.seat THEN 0 ELSE 1 END,"
+            " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 0),"
+            " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 1)"
+            " FROM tournament_games g LEFT JOIN matches m ON m.id = g.match_id"
+            " LEFT JOIN results r ON r.match_id = g.match_id AND r.seat_index = 0"
+            " ORDER BY g.tournament_id, g.number"
+        ):
+            game = ScheduledGame(*row[1:5], match=row[5], status=row[6] or "waiting")
+            game.result, game.reason, game.winner = row[7], row[8], row[9]
+            game.defaults = (row[10], row[11])
+            games.setdefault(row[0], []).append(game)
+        return [
+            StoredTournament(
+                TournamentRow(
+                    id=row[0],
+                    name=row[1],
+                    game=row[2],
+                    options=json.loads(row[3]),
+                    time_control=json.loads(row[4]),
+                    rounds=row[5],
+                    concurrency=row[6],
+                    wait=row[7],
+                    entrants=json.loads(row[8]),
+                    local=json.loads(row[9]),
+                    status=row[10],
+                    created_by=row[11],
+                ),
+                games.get(row[0], []),
+            )
+            for row in self._db.execute(
+                "SELECT id, name, game, options, time_control, rounds, concurrency, wait,"
+                " entrants, local, status, created_by FROM tournaments ORDER BY id"
+            )
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRow:
+    """A tournament as stored: what its director asked for, and where it stands."""
+
+    name: str
+    game: str
+    options: dict[str, Any]
+    time_control: dict[str, Any]
+    rounds: int
+    concurrency: int
+    wait: float
+    entrants: list[str]
+    local: dict[str, str]
+    status: str
+    created_by: str
+    id: int = 0
+
+
+@dataclass(slots=True)
+class ScheduledGame:
+    """One game of a tournament's schedule, with its result once it has one."""
+
+    number: int
+    round: int
+    first: str
+    second: str
+    match: int | None = None
+    status: str = "waiting"
+    """'waiting' (not begun), 'playing' or 'finished': the status of its match."""
+    result: str | None = None
+    winner: int | None = None
+    """The winning seat of a win."""
+    reason: str | None = None
+    defaults: tuple[str | None, str | None] = (None, None)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTournament:
+    row: TournamentRow
+    games: list[ScheduledGame]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRow:
+    ply: int
+    seat: str
+    move: str
+    elapsed: float
+    compensation: float
+    clock: float | None
+    stored_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class FullRecord:
+    """Everything stored about one match: what `arbiter export` writes and `replay` shows."""
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    time_control: dict[str, Any]
+    illegal: str
+    status: str
+    started_at: float
+    ended_at: float | None
+    seats: list[str]
+    players: list[str]
+    result: str | None
+    winner: str | None
+    reason: str | None
+    scores: list[float | None]
+    defaults: list[str | None]
+    tournament: dict[str, Any] | None
+    """`{"name", "round", "game"}` for a tournament game, else None."""
+    moves: list[MoveRow]
+
+
+def read_moves(db: sqlite3.Connection, match_id: int) -> list[MoveRow]:
+    return [
+        MoveRow(*row)
+        for row in db.execute(
+            "SELECT ply, seat, move, elapsed, compensation, clock, stored_at FROM moves"
+            " WHERE match_id = ? ORDER BY ply",
+            (match_id,),
+        )
+    ]
+
+
+def open_read_only(path: str | Path) -> sqlite3.Connection:
+    """A server's file opened for reading only (safe beside a running server), or
+    `sqlite3.OperationalError` if there is no such file."""
+    if not Path(path).is_file():
+        raise sqlite3.OperationalError(f"no database file {str(path)!r}")
+    return sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+
+
+def read_records(
+    db: sqlite3.Connection,
+    *,
+    matches: Sequence[int] | None = None,
+    tournament: str | None = None,
+    unfinished: bool = False,
+) -> Iterator[FullRecord]:
+    """The stored matches in id order: all of them, or those named, or one tournament's;
+    finished ones only unless `unfinished`."""
+    where, args = ["1"], []
+    if not unfinished:
+        where.append("m.status = 'finished'")
+    if matches is not None:
+        where.append(f"m.id IN ({', '.join('?' * len(matches))})")
+        args += list(matches)
+    if tournament is not None:
+        where.append("t.name = ?")
+        args.append(tournament)
+    rows = db.execute(
+        "SELECT m.id, m.game, m.options, m.time_control, m.illegal, m.status, m.started_at,"
+        " m.ended_at, m.result, m.winner, m.reason, t.name, g.round, g.number"
+        " FROM matches m LEFT JOIN tournament_games g ON g.match_id = m.id"
+        " LEFT JOIN tournaments t ON t.id = g.tournament_id"
+        f" WHERE {' AND '.join(where)} ORDER BY m.id",
+        args,
+    ).fetchall()
+    for row in rows:
+        yield _full_record(db, row)
+
+
+def _full_record(db: sqlite3.Connection, row: Sequence[Any]) -> FullRecord:
+    match_id = row[0]
+    seats = db.execute(
+        "SELECT r.seat, p.name, r.score,"
+        " (SELECT kind FROM defaults d WHERE d.match_id = r.match_id"
+        " AND d.seat_index = r.seat_index)"
+        " FROM results r JOIN players p ON p.id = r.player_id"
+        " WHERE r.match_id = ? ORDER BY r.seat_index",
+        (match_id,),
+    ).fetchall()
+    tournament = None
+    if row[11] is not None:
+        tournament = {"name": row[11], "round": row[12], "game": row[13]}
+    return FullRecord(
+        id=match_id,
+        game=row[1],
+        options=json.loads(row[2]),
+        time_control=json.loads(row[3]),
+        illegal=row[4],
+        status=row[5],
+        started_at=row[6],
+        ended_at=row[7],
+        seats=[seat[0] for seat in seats],
+        players=[seat[1] for seat in seats],
+        result=row[8],
+        winner=row[9],
+        reason=row[10],
+        scores=[seat[2] for seat in seats],
+        defaults=[seat[3] for seat in seats],
+        tournament=tournament,
+        moves=read_moves(db, match_id),
+    )

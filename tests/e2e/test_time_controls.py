@@ -221,3 +221,23 @@ async def test_an_agent_whose_process_dies_is_a_disconnect(server: RunningServer
         bot.kill()
         await bot.wait()
     assert (over.winner, over.reason) == ("white", "disconnected")
+
+
+async def test_each_seat_keeps_its_own_illegal_move_rule(server: RunningServer) -> None:
+    """A person under `retry` meets a bot under `forfeit`: each rule costs only its own seat."""
+    person, bot = await connect(server.port, "person"), await connect(server.port, "bot")
+    await person.send(protocol.Seek(game="kings-court", time={"move": 5.0}, illegal="retry"))
+    assert isinstance(await person.receive(), protocol.Seeking)
+    await bot.send(protocol.Seek(game="kings-court", time={"move": 5.0}))
+    started = await until(person, protocol.MatchStarted)
+    assert (started.seat, started.illegal) == ("white", "retry")
+    assert (await until(bot, protocol.MatchStarted)).illegal == "forfeit"
+    turn = await until(person, protocol.YourTurn)
+    await person.send(protocol.Move(match=turn.match, move="A1A2"))
+    assert (await until(person, protocol.MoveRefused)).code == "illegal_move"
+    assert turn.legal
+    await person.send(protocol.Move(match=turn.match, move=turn.legal[0]))
+    await until(bot, protocol.YourTurn)
+    await bot.send(protocol.Move(match=turn.match, move="A1A2"))
+    over = await until(person, protocol.GameOver)
+    assert over.winner == "white" and over.reason.startswith("illegal move A1A2")

@@ -17,6 +17,7 @@ AGREED_NAMES = [
     "Hello", "ListGames", "Seek", "CancelSeek", "Move", "Resign", "Watch", "Ping", "Pong",
     "Welcome", "Error", "Games", "Seeking", "SeekCancelled", "MatchStarted", "YourTurn",
     "MoveAccepted", "MoveRefused", "OpponentMoved", "GameOver", "Watching",
+    "TournamentCreate", "TournamentStart", "TournamentStatus", "Tournament",
 ]  # fmt: skip
 
 

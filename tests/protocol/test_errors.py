@@ -19,8 +19,8 @@ WIRE_CODES = {
     "unknown_type", "wrong_direction", "out_of_order", "missing_field", "unknown_field",
     "bad_field", "version_mismatch", "bad_name", "unknown_game", "bad_option",
     "bad_time_control", "unknown_seek", "unknown_session", "unknown_match", "not_your_match",
-    "not_your_turn", "invalid_move", "illegal_move", "game_over", "too_many_errors",
-    "server_shutdown", "internal_error",
+    "not_your_turn", "invalid_move", "illegal_move", "game_over", "unknown_tournament",
+    "bad_tournament", "not_allowed", "too_many_errors", "server_shutdown", "internal_error",
 }  # fmt: skip
 
 

@@ -8,10 +8,14 @@ from protocol import CLIENT, MESSAGE_TYPES, SERVER, TRANSITIONS, ErrorCode, Loca
 from protocol._session import Phase, Session
 
 START, GREETING, OPEN, CLOSED = Phase.START, Phase.GREETING, Phase.OPEN, Phase.CLOSED
-CLIENT_REQUESTS = {"list_games", "seek", "cancel_seek", "move", "resign", "watch"}
+CLIENT_REQUESTS = {
+    "list_games", "seek", "cancel_seek", "move", "resign", "watch",
+    "tournament_create", "tournament_start", "tournament_status",
+}  # fmt: skip
 SERVER_REPLIES = {
     "error", "games", "seeking", "seek_cancelled", "match_started", "your_turn",
     "move_accepted", "move_refused", "opponent_moved", "game_over", "watching", "resumed",
+    "tournament",
 }  # fmt: skip
 
 

@@ -1,0 +1,77 @@
+"""The game-independent search toolkit: alpha-beta and MCTS under the server's clock.
+
+Both take any game through the `State` interface and its evaluation from `agents.evaluation`;
+`AGENTS` lists the registered names built from them (`agents/__init__.py` registers them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from agents._base import Agent
+from agents.search.alphabeta import AlphaBetaAgent, SearchReport
+from agents.search.mcts import DEFAULT_CUTOFF, MCTSAgent
+from games import Game
+
+__all__ = ["AGENTS", "AlphaBetaAgent", "MCTSAgent", "SearchReport"]
+
+FIXED_DEPTHS = range(1, 7)
+SHOBU_LEVELS = {"easy": 1, "medium": 2, "hard": 3}
+"""Shobu's difficulty levels (seed 004): alpha-beta at increasing fixed depth."""
+
+
+class Registration(NamedTuple):
+    name: str
+    factory: Callable[[Game[Any, Any], int | None], Agent]
+    help: str
+    games: tuple[str, ...] | None = None
+
+
+def _alphabeta(depth: int | None) -> Callable[[Game[Any, Any], int | None], Agent]:
+    def factory(game: Game[Any, Any], seed: int | None) -> Agent:
+        return AlphaBetaAgent(game, seed, max_depth=depth)
+
+    return factory
+
+
+def _mcts(cutoff: int | None) -> Callable[[Game[Any, Any], int | None], Agent]:
+    def factory(game: Game[Any, Any], seed: int | None) -> Agent:
+        return MCTSAgent(game, seed, cutoff=cutoff)
+
+    return factory
+
+
+AGENTS: list[Registration] = [
+    Registration(
+        "alphabeta",
+        _alphabeta(None),
+        "alpha-beta with the game's evaluation, deepening until the clock says stop",
+    ),
+    *(
+        Registration(
+            f"alphabeta-d{depth}",
+            _alphabeta(depth),
+            f"alpha-beta searching {depth} {'ply' if depth == 1 else 'plies'} deep "
+            "(less if the clock runs out first)",
+        )
+        for depth in FIXED_DEPTHS
+    ),
+    Registration("mcts", _mcts(None), "Monte Carlo tree search (UCT) with random playouts"),
+    Registration(
+        "mcts-eval",
+        _mcts(DEFAULT_CUTOFF),
+        f"Monte Carlo tree search with short playouts ({DEFAULT_CUTOFF} random moves) "
+        "judged by the game's evaluation",
+    ),
+    *(
+        Registration(
+            level,
+            _alphabeta(depth),
+            f"Shobu level {level}: alpha-beta {depth} {'turn' if depth == 1 else 'turns'} deep "
+            "with the seed's per-board balance",
+            ("shobu",),
+        )
+        for level, depth in SHOBU_LEVELS.items()
+    ),
+]

@@ -1,0 +1,264 @@
+"""`alphabeta`: negamax with alpha-beta pruning, iterative deepening under the clock.
+
+The search deepens one ply at a time until the deadline (see `clock`), and answers with the best
+move of the deepest search it finished, or of the unfinished one when it has already found a
+better move than the last finished search did (that move was searched at the greater depth).
+Depth 1 always finishes when there is any time at all; before it, the first legal move stands.
+
+Pruning works best when the best move is tried first, so every node orders its moves:
+
+1. the move a transposition table remembers as best here from an earlier, shallower search
+   (the table is keyed by `State.key()` and made afresh for each move: kept across a game it
+   grows large, and the garbage collector's full passes over it cost more than it saves);
+2. the two "killer" moves that last refuted a sibling position at the same ply;
+3. the rest in the game's own static order (captures first) when it has one, and among equals
+   by a history score that grows every time a move causes a cut-off anywhere in the tree.
+
+Moves after the first are searched with a null window (principal variation search): most only
+need proving no better than the best so far, which is cheaper than finding their exact score.
+
+The evaluation comes from `agents.evaluation`, from the side to move's point of view (negamax).
+A finished game scores `WIN` less the plies to reach it, so the search prefers a quicker win and
+a slower loss; scores beyond `HEURISTIC` are results, stored in the table relative to the node.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from agents.evaluation import (
+    HEURISTIC,
+    WIN,
+    Evaluation,
+    evaluation_for,
+    result,
+)
+from agents.search import clock
+from games import Game, State
+
+INFINITY = float("inf")
+EXACT, LOWER, UPPER = 0, 1, 2
+"""What a stored score is: the exact value, or a lower or an upper bound (a cut-off's)."""
+TABLE_LIMIT = 1 << 18
+"""Entries the transposition table may hold (about 50 MB) before it starts again empty."""
+UNLIMITED_DEPTH = 64
+NULL_WINDOW = 1e-6
+"""Width of a principal variation search's test window: far below any evaluation's step."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchReport:
+    """What the last `choose` did: for tests, benchmarks and the curious."""
+
+    move: Any
+    score: float
+    depth: int
+    """The deepest search finished (0: not even depth 1)."""
+    nodes: int
+    seconds: float
+
+
+def _to_table(score: float, ply: int) -> float:
+    """A result's score relative to this node, so it reads right wherever the node recurs."""
+    if score > HEURISTIC:
+        return score + ply
+    return score - ply if score < -HEURISTIC else score
+
+
+def _from_table(score: float, ply: int) -> float:
+    if score > HEURISTIC:
+        return score - ply
+    return score + ply if score < -HEURISTIC else score
+
+
+class AlphaBetaAgent:
+    """Alpha-beta to `max_depth` plies (or as deep as time allows), never past the deadline."""
+
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        seed: int | None = None,
+        *,
+        max_depth: int | None = None,
+        evaluation: Evaluation | None = None,
+    ) -> None:
+        self.max_depth = max_depth or UNLIMITED_DEPTH
+        self._evaluation = evaluation or evaluation_for(game)
+        self._rng = random.Random(seed)
+        self._time = clock.TimeKeeper()
+        self._last_search: _Search | None = None
+        """Kept until the next move: freeing its table takes milliseconds, better spent at the
+        start of a search than after its deadline."""
+        self.last: SearchReport | None = None
+
+    def choose(self, state: State[Any], budget: float) -> Any:
+        with clock.collector_paused():
+            return self._choose(state, budget)
+
+    def _choose(self, state: State[Any], budget: float) -> Any:
+        start = time.perf_counter()
+        moves = state.legal_moves()
+        allotted = self._time.allot(budget)
+        self._last_search = None
+        search = self._last_search = _Search(self._evaluation, {}, start + allotted)
+        self._rng.shuffle(moves)  # equal scores then fall to a seeded draw, not to list order
+        best, score, depth = moves[0], 0.0, 0
+        stop_deepening = start + allotted * clock.NEXT_ITERATION_SHARE
+        while depth < self.max_depth and len(moves) > 1:
+            try:
+                best, score, moves = search.root(state, moves, depth + 1)
+            except clock.OutOfTime:
+                if search.improved is not None:
+                    best, score = search.improved
+                break
+            depth += 1
+            if abs(score) > HEURISTIC or time.perf_counter() > stop_deepening:
+                break
+        self.last = SearchReport(best, score, depth, search.nodes, time.perf_counter() - start)
+        return best
+
+
+class _Search:
+    """One move's search: the deadline, the tables, and the recursion."""
+
+    __slots__ = (
+        "deadline",
+        "evaluate",
+        "history",
+        "improved",
+        "killers",
+        "nodes",
+        "order",
+        "quick_result",
+        "table",
+    )
+
+    def __init__(
+        self,
+        evaluation: Evaluation,
+        table: dict[Any, tuple[int, int, float, Any]],
+        deadline: float,
+    ) -> None:
+        self.evaluate = evaluation.evaluate
+        self.order = evaluation.order
+        self.quick_result = evaluation.quick_result or result
+        self.table = table
+        self.deadline = deadline
+        self.history: defaultdict[Any, int] = defaultdict(int)
+        self.killers: list[list[Any]] = [[] for _ in range(UNLIMITED_DEPTH + 1)]
+        self.nodes = 0
+        self.improved: tuple[Any, float] | None = None
+        """The best move of the unfinished iteration, once it beats the finished one's."""
+
+    def root(self, state: State[Any], moves: list[Any], depth: int) -> tuple[Any, float, list]:
+        """Search every root move to `depth`; return the best, its score, and the moves sorted
+        best first for the next iteration (previous scores break ties, keeping the order)."""
+        self.improved = None
+        alpha, best = -INFINITY, moves[0]
+        scores: dict[Any, float] = {}
+        for index, move in enumerate(moves):
+            if len(self.table) > TABLE_LIMIT:
+                self.table.clear()
+            value = self.child(state.play(move), depth - 1, alpha, INFINITY, 1, index == 0)
+            scores[move] = value
+            if value > alpha:
+                alpha, best = value, move
+                if index > 0:
+                    self.improved = (best, alpha)
+        moves = sorted(moves, key=scores.__getitem__, reverse=True)
+        return best, alpha, moves
+
+    def leaf(self, state: State[Any], ply: int) -> float:
+        """A position at the horizon: its result if it has ended, else its evaluation."""
+        ended = self.quick_result(state)
+        if ended is not None:
+            return (WIN - ply) * ended
+        return self.evaluate(state, state.turn)
+
+    def node(self, state: State[Any], depth: int, alpha: float, beta: float, ply: int) -> float:
+        """The negamax score of `state` for its side to move, searched `depth` plies deep."""
+        self.nodes += 1
+        if time.perf_counter() > self.deadline:
+            raise clock.OutOfTime
+        if depth <= 0:
+            return self.leaf(state, ply)
+        key = state.key()
+        entry = self.table.get(key)
+        hint = None
+        if entry is not None:
+            stored_depth, kind, stored, hint = entry
+            if stored_depth >= depth:
+                value = _from_table(stored, ply)
+                if (
+                    kind == EXACT
+                    or (kind == LOWER and value >= beta)
+                    or (kind == UPPER and value <= alpha)
+                ):
+                    return value
+        moves = state.legal_moves()
+        if not moves:  # over: the full check, since `quick_result` may miss why
+            return (WIN - ply) * (result(state) or 0.0)
+        self.sort(state, moves, hint, ply)
+        original_alpha, best, best_move = alpha, -INFINITY, moves[0]
+        for move in moves:
+            child = state.play(move)
+            if depth > 1:
+                value = self.child(child, depth - 1, alpha, beta, ply + 1, best == -INFINITY)
+            else:  # the leaves, inlined: most nodes are leaves
+                self.nodes += 1
+                if time.perf_counter() > self.deadline:
+                    raise clock.OutOfTime
+                value = -self.leaf(child, ply + 1)
+            if value > best:
+                best, best_move = value, move
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        self.reward(move, depth, ply)
+                        break
+        kind = LOWER if best >= beta else UPPER if best <= original_alpha else EXACT
+        self.table[key] = (depth, kind, _to_table(best, ply), best_move)
+        return best
+
+    def child(
+        self, state: State[Any], depth: int, alpha: float, beta: float, ply: int, first: bool
+    ) -> float:
+        """A child's score for its parent, by principal variation search: the first move gets
+        the full window; the others are only tested against the best so far (a null window,
+        cheap when they fail, as most do), and searched again in full when one beats it."""
+        if first:
+            return -self.node(state, depth, -beta, -alpha, ply)
+        value = -self.node(state, depth, -alpha - NULL_WINDOW, -alpha, ply)
+        if alpha < value < beta:
+            value = -self.node(state, depth, -beta, -value, ply)
+        return value
+
+    def sort(self, state: State[Any], moves: list[Any], hint: Any, ply: int) -> None:
+        """Likeliest-best first: the table's move, the killers, then static or history order."""
+        if self.history:
+            moves.sort(key=self.history.__getitem__, reverse=True)
+        if self.order is not None:  # a stable sort: history still orders the quiet moves
+            self.order(state, moves)
+        front = 0
+        for move in (hint, *self.killers[ply]):
+            if move is None:
+                continue
+            try:  # a hint is checked, never trusted: a hashed key may collide
+                index = moves.index(move, front)
+            except ValueError:
+                continue
+            if index != front:
+                moves.insert(front, moves.pop(index))
+            front += 1
+
+    def reward(self, move: Any, depth: int, ply: int) -> None:
+        """Remember a move that caused a cut-off: as a killer at this ply and in the history."""
+        self.history[move] += depth * depth
+        killers = self.killers[ply]
+        if move not in killers:
+            killers.insert(0, move)
+            del killers[2:]

@@ -1,0 +1,153 @@
+"""Registered players: names that only the holder of the name's secret token may play under.
+
+A token is shown once, when an admin creates the account (`arbiter-server admin add NAME`), and
+is stored only as a salted scrypt hash: a stolen database file does not give away the tokens,
+and a slow hash makes guessing them from it expensive. A name without an account is free for
+casual play; a name with one needs its token in `hello`, so nobody plays under another team's
+name, in a tournament or out of one.
+
+Roles: `player` (a team), `admin` (may also create and start tournaments) and `local` (a
+built-in agent the server itself runs in a tournament; its token is replaced every time the
+server starts the agent, and handed to it privately).
+
+The functions here run on a plain `sqlite3.Connection`: the server calls them on its storage
+thread, the admin command directly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import sqlite3
+import time
+from dataclasses import dataclass
+
+ROLES = ("player", "admin", "local")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""Account names: letters, digits and `_.-`, up to 64 (protocol names): easy to type on a
+command line and to print in a table."""
+TOKEN_BYTES = 24
+SALT_BYTES = 16
+SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
+"""About 30 ms and 16 MiB a check (OWASP's 2023 minimum for scrypt): slow for a guesser with the
+database, unnoticeable once per connection."""
+
+
+class AccountError(ValueError):
+    """An account request that cannot be honoured; the sentence says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    name: str
+    role: str
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+
+def hash_token(token: str, salt: bytes) -> bytes:
+    return hashlib.scrypt(token.encode(), salt=salt, **SCRYPT)  # type: ignore[arg-type]
+
+
+def check_name(name: str) -> str:
+    if not NAME_PATTERN.fullmatch(name):
+        raise AccountError(
+            f"{name!r} cannot be an account name: use 1 to 64 letters, digits, '_', '.' or '-',"
+            " starting with a letter or digit"
+        )
+    return name
+
+
+def create(db: sqlite3.Connection, name: str, role: str = "player") -> str:
+    """Register `name`; returns its token, which is stored nowhere in clear."""
+    if role not in ROLES:
+        raise AccountError(f"no role {role!r} (roles: {', '.join(ROLES)})")
+    check_name(name)
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    salt = secrets.token_bytes(SALT_BYTES)
+    try:
+        with db:
+            db.execute(
+                "INSERT INTO accounts (name, role, salt, token_hash, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (name, role, salt, hash_token(token, salt), time.time()),
+            )
+    except sqlite3.IntegrityError:
+        raise AccountError(f"{name!r} is registered already") from None
+    return token
+
+
+def renew(db: sqlite3.Connection, name: str) -> str:
+    """A new token for `name`; the old one stops working at once."""
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    salt = secrets.token_bytes(SALT_BYTES)
+    with db:
+        cursor = db.execute(
+            "UPDATE accounts SET salt = ?, token_hash = ? WHERE name = ?",
+            (salt, hash_token(token, salt), name),
+        )
+    if cursor.rowcount == 0:
+        raise AccountError(f"no account {name!r}")
+    return token
+
+
+def remove(db: sqlite3.Connection, name: str) -> None:
+    with db:
+        cursor = db.execute("DELETE FROM accounts WHERE name = ?", (name,))
+    if cursor.rowcount == 0:
+        raise AccountError(f"no account {name!r}")
+
+
+def find(db: sqlite3.Connection, name: str) -> Account | None:
+    row = db.execute("SELECT name, role FROM accounts WHERE name = ?", (name,)).fetchone()
+    return None if row is None else Account(*row)
+
+
+def listing(db: sqlite3.Connection) -> list[Account]:
+    return [Account(*row) for row in db.execute("SELECT name, role FROM accounts ORDER BY name")]
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """What checking a token needs: read from the file in a moment, hashed apart (slowly)."""
+
+    account: Account
+    salt: bytes
+    digest: bytes
+
+
+def credentials(db: sqlite3.Connection, name: str) -> Credentials | None:
+    row = db.execute(
+        "SELECT role, salt, token_hash FROM accounts WHERE name = ?", (name,)
+    ).fetchone()
+    return None if row is None else Credentials(Account(name, row[0]), row[1], row[2])
+
+
+def check_token(found: Credentials | None, token: str) -> Account | None:
+    """The account if `token` is its token, else None. Pure CPU: the server runs it on a
+    thread of its own, so the hash never holds up the storage thread that moves wait on."""
+    if found is None:
+        hash_token(token, b"\0" * SALT_BYTES)  # the same work either way: no timing oracle
+        return None
+    matches = hmac.compare_digest(hash_token(token, found.salt), found.digest)
+    return found.account if matches else None
+
+
+def verify(db: sqlite3.Connection, name: str, token: str) -> Account | None:
+    """The account if `token` is `name`'s, else None (whether the name or the token was wrong)."""
+    return check_token(credentials(db, name), token)
+
+
+def issue_local(db: sqlite3.Connection, name: str) -> str:
+    """A fresh token for a built-in agent's account, creating it if needed; never takes over a
+    player's or an admin's name."""
+    account = find(db, name)
+    if account is None:
+        return create(db, name, "local")
+    if account.role != "local":
+        raise AccountError(f"{name!r} is a registered {account.role}, not a built-in agent")
+    return renew(db, name)

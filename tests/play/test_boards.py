@@ -1,0 +1,91 @@
+"""What each game's drawing marks and counts, beyond what the screen snapshots show."""
+
+from __future__ import annotations
+
+from client.play.boards import Position, drawing_for
+from client.play.boards.grid import Cell, Grid, picture_lines
+from client.play.boards.shobu import _marks
+from games import get_game
+
+SEATS = ("white", "black")
+
+
+def test_a_marked_cell_is_bracketed_so_the_last_move_shows_without_colour() -> None:
+    grid = Grid(
+        cells=((Cell("w", 0), Cell(".")),),
+        columns=("A", "B"),
+        rows=("1",),
+        marked=frozenset({(0, 0), (0, 1)}),
+    )
+    lines = [line.plain for line in grid.lines(SEATS)]
+    assert lines == ["   A  B ", "1 [w][.] 1", "   A  B "]
+    styles = {str(span.style) for span in grid.lines(SEATS)[1].spans}
+    assert "bold bright_white reverse" in styles
+
+
+def test_pieces_take_their_seats_colour() -> None:
+    def style(owner: int, seats: tuple[str, str]) -> str:
+        grid = Grid(cells=((Cell("p", owner),),), columns=("a",), rows=("1",))
+        return str(grid.lines(seats)[1].spans[0].style)
+
+    assert style(1, SEATS) == "bold yellow"
+    assert style(1, ("blue", "red")) == "bold bright_red"
+    assert style(0, ("north", "south")) != style(1, ("north", "south"))
+
+
+def test_kings_court_marks_every_square_of_a_jump_and_counts_the_court() -> None:
+    drawing = drawing_for("kings-court")
+    assert drawing.squares("A1A3C3") == [(7, 0), (5, 0), (5, 2)]  # type: ignore[attr-defined]
+    start = get_game("kings-court").new_game().to_data()
+    rows = drawing.rows(start)  # type: ignore[attr-defined]
+    assert rows[2] == "bw++++bw" and rows[0] == start["board"][0]
+
+
+def test_amazons_squares_include_rank_ten() -> None:
+    drawing = drawing_for("amazons")
+    assert drawing.squares("d10-d7/g10") == [(0, 3), (3, 3), (0, 6)]  # type: ignore[attr-defined]
+
+
+def test_watch_your_back_squares_are_column_then_row_from_the_top_left() -> None:
+    drawing = drawing_for("watch-your-back")
+    assert drawing.squares("3,4-3,6") == [(4, 3), (6, 3)]  # type: ignore[attr-defined]
+    assert drawing.squares("pass") == []  # type: ignore[attr-defined]
+
+
+def test_shobu_marks_both_halves_of_a_turn_on_their_boards() -> None:
+    assert _marks("bda1 wla1 n2") == {
+        "black-dark": frozenset({(3, 0), (1, 0)}),
+        "white-light": frozenset({(3, 0), (1, 0)}),
+    }
+    assert _marks("bdd1 blc1 nw1") == {
+        "black-dark": frozenset({(3, 3), (2, 2)}),
+        "black-light": frozenset({(3, 2), (2, 1)}),
+    }
+    assert _marks("nonsense") == {}
+
+
+def test_shobu_draws_all_four_boards_labelled_by_owner_and_colour() -> None:
+    state = get_game("shobu").new_game()
+    picture = drawing_for("shobu").picture(Position(("black", "white"), state.to_data()))
+    text = "\n".join(line.plain for line in picture_lines(picture, SEATS))
+    for title in ("black-dark (bd)", "black-light (bl)", "white-dark (wd)", "white-light (wl)"):
+        assert title in text
+    assert text.index("white-dark") < text.index("rope") < text.index("black-dark")
+
+
+def test_war_of_life_shows_the_board_before_the_crank_beside_the_board_after() -> None:
+    game = get_game("war-of-life")
+    drawing = drawing_for("war-of-life")
+    start = game.initial_state(game.resolve_options({"seed": 3}))
+    move = start.legal_moves()[0]
+    text = game.format_move(move)
+    position = Position(game.seats, start.play(move).to_data(), start.to_data(), text, 0)
+    (band,) = drawing.picture(position)
+    assert isinstance(band, tuple)
+    before, after = band
+    assert (before.title, after.title) == (f"blue {text}, before the crank", "after the crank")
+    (from_row, from_column), (to_row, to_column) = drawing.squares(text)  # type: ignore[attr-defined]
+    assert before.cells[to_row][to_column] == Cell("b", 0)
+    assert before.cells[from_row][from_column].owner is None
+    board = "".join(position.data["board"])
+    assert drawing.pieces(position.data) == [board.count("b"), board.count("r")]
