@@ -14,7 +14,15 @@ from agents.search.alphabeta import AlphaBetaAgent, SearchReport
 from agents.search.mcts import DEFAULT_CUTOFF, MCTSAgent
 from games import Game
 
-__all__ = ["AGENTS", "AlphaBetaAgent", "MCTSAgent", "SearchReport"]
+__all__ = [
+    "AGENTS",
+    "FIXED_DEPTHS",
+    "SHOBU_LEVELS",
+    "AlphaBetaAgent",
+    "MCTSAgent",
+    "Registration",
+    "SearchReport",
+]
 
 FIXED_DEPTHS = range(1, 7)
 SHOBU_LEVELS = {"easy": 1, "medium": 2, "hard": 3}
@@ -22,6 +30,8 @@ SHOBU_LEVELS = {"easy": 1, "medium": 2, "hard": 3}
 
 
 class Registration(NamedTuple):
+    """One line of `agents.register`: name, factory, help, and the games (None: all)."""
+
     name: str
     factory: Callable[[Game[Any, Any], int | None], Agent]
     help: str

@@ -90,9 +90,6 @@ class AlphaBetaAgent:
         self._evaluation = evaluation or evaluation_for(game)
         self._rng = random.Random(seed)
         self._time = clock.TimeKeeper()
-        self._last_search: _Search | None = None
-        """Kept until the next move: freeing its table takes milliseconds, better spent at the
-        start of a search than after its deadline."""
         self.last: SearchReport | None = None
 
     def choose(self, state: State[Any], budget: float) -> Any:
@@ -103,8 +100,7 @@ class AlphaBetaAgent:
         start = time.perf_counter()
         moves = state.legal_moves()
         allotted = self._time.allot(budget)
-        self._last_search = None
-        search = self._last_search = _Search(self._evaluation, {}, start + allotted)
+        search = _Search(self._evaluation, {}, start + allotted)
         self._rng.shuffle(moves)  # equal scores then fall to a seeded draw, not to list order
         best, score, depth = moves[0], 0.0, 0
         stop_deepening = start + allotted * clock.NEXT_ITERATION_SHARE

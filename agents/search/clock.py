@@ -15,9 +15,10 @@ sends a shrinking one. Until it knows, a budget too long for a per-move limit (`
 taken for a clock. A clock is spent as if `MOVES_TO_GO` moves remained, which never runs out.
 
 One pause no margin covers well is the cyclic garbage collector's: a search builds a big tree or
-table, and a full collection walks every live object, 20 ms and more mid-search. Our searches
-make no reference cycles (their garbage goes by reference counting alone), so `collector_paused`
-turns the collector off while one searches and back on after.
+table, and a collection walks every object allocated since the last one, 20 ms and more. Our
+searches make no reference cycles (their garbage goes by reference counting alone), so
+`collector_paused` turns the collector off while one searches, and the search drops its tree or
+table before the collector is back on: then the next collection finds nothing of it to walk.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from games import GAME_NAMES, get_game
+from games import get_game
 from games.kings_court import KingsCourtState
 from games.shobu import ShobuState
 from games.watch_your_back import PLACEMENTS, WatchYourBackState
@@ -58,7 +58,3 @@ def sample(name: str, count: int, seed: int = 0) -> list[Any]:
         if state.outcome() is None:
             positions.append(state)
     return positions
-
-
-def every_game() -> tuple[str, ...]:
-    return GAME_NAMES
