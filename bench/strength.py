@@ -55,7 +55,7 @@ class Tally:
     games: dict[str, int] = field(default_factory=dict)
     time_losses: int = 0
     illegal: int = 0
-    slowest: float = 0.0
+    slowest: float | None = None
     """The longest move, as a share of the budget (in-process games only)."""
 
     def add(self, opponent: str, points: float) -> None:
@@ -72,7 +72,8 @@ class GameResult:
     """The seat that lost on time, if one did."""
     illegal: int | None = None
     """The seat that played an illegal move, if one did."""
-    slowest: tuple[float, float] = (0.0, 0.0)
+    slowest: tuple[float, float] | None = None
+    """Each seat's longest move as a share of the budget; None when the server timed them."""
 
 
 def default_agents(game: Game[Any, Any]) -> list[str]:
@@ -164,7 +165,8 @@ def _record(tallies: dict[str, Tally], pair: tuple[str, str], result: GameResult
     for seat, name in enumerate(pair):
         tally = tallies[name]
         tally.add(pair[1 - seat], result.points[seat])
-        tally.slowest = max(tally.slowest, result.slowest[seat])
+        if result.slowest is not None:
+            tally.slowest = max(tally.slowest or 0.0, result.slowest[seat])
         tally.time_losses += result.time_loss == seat
         tally.illegal += result.illegal == seat
 
@@ -188,7 +190,7 @@ def report(tallies: dict[str, Tally], move_time: float, mode: str) -> str:
             f"{name:<{width}}"
             + "".join(f"{cell:>{width}}" for cell in cells)
             + f"{overall:>{width}.0%}{tally.time_losses:>{width}}{tally.illegal:>{width}}"
-            + f"{tally.slowest:>{width}.0%}"
+            + ("-" if tally.slowest is None else f"{tally.slowest:.0%}").rjust(width)
         )
     games = sum(sum(t.games.values()) for t in tallies.values()) // 2
     lines.append(f"{games} games; time losses and illegal moves must both be 0")
