@@ -63,7 +63,9 @@ def make_agent(name: str, game: Game[Any, Any], seed: int | None = None) -> Agen
 
 
 register("random", RandomAgent, "a legal move at random (seeded)")
-register("greedy", GreedyAgent, "the best position one move ahead: wins first, then material")
+register(
+    "greedy", GreedyAgent, "the best position one move ahead by the game's evaluation (a win first)"
+)
 from agents import war_of_life as _war_of_life  # noqa: E402,F401
 from agents.search import AGENTS as _SEARCH_AGENTS  # noqa: E402
 
