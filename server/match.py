@@ -302,35 +302,27 @@ class Match:
         for session in (*self.sessions, *self.spectators):
             session.send(over)
 
+    def _seat_view(self, seat: Seat) -> dict[str, Any]:
+        """What `match_started` and `resumed` both tell a seat about its match."""
+        return {
+            "match": self.id,
+            "game": self.game.name,
+            "seat": self.game.seats[seat],
+            "seats": list(self.game.seats),
+            "players": self.players,
+            "options": self.options,
+            "time": self.control.to_wire(),
+            "hints": self.hints[seat],
+            "illegal": self.illegal[seat],
+            "state": self.state.to_data(),
+        }
+
     def _started_message(self, seat: Seat) -> protocol.MatchStarted:
-        return protocol.MatchStarted(
-            match=self.id,
-            game=self.game.name,
-            seat=self.game.seats[seat],
-            seats=list(self.game.seats),
-            players=self.players,
-            options=self.options,
-            time=self.control.to_wire(),
-            hints=self.hints[seat],
-            state=self.state.to_data(),
-            illegal=self.illegal[seat],
-        )
+        return protocol.MatchStarted(**self._seat_view(seat))
 
     def _resumed_message(self, seat: Seat, to_move: bool) -> protocol.Resumed:
         return protocol.Resumed(
-            match=self.id,
-            game=self.game.name,
-            seat=self.game.seats[seat],
-            seats=list(self.game.seats),
-            players=self.players,
-            options=self.options,
-            time=self.control.to_wire(),
-            hints=self.hints[seat],
-            illegal=self.illegal[seat],
-            state=self.state.to_data(),
-            moves=list(self.moves),
-            clocks=self._clocks(),
-            to_move=to_move,
+            **self._seat_view(seat), moves=list(self.moves), clocks=self._clocks(), to_move=to_move
         )
 
     def _your_turn_message(self, seat: Seat, turn: Turn) -> protocol.YourTurn:
