@@ -23,6 +23,7 @@ began without capturing has visited its start twice.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -289,17 +290,8 @@ class KingsCourtState(State[Move]):
 
     def rows(self) -> list[str]:
         """The board as 8 strings of `w`, `b`, `.`, top row (row 8) first: the data form."""
-        rows = []
-        for r in reversed(range(SIZE)):
-            white = self.white >> (SIZE * r)
-            black = self.black >> (SIZE * r)
-            rows.append(
-                "".join(
-                    WHITE_CHAR if white >> c & 1 else BLACK_CHAR if black >> c & 1 else EMPTY_CHAR
-                    for c in range(SIZE)
-                )
-            )
-        return rows
+        white, black = self.white, self.black
+        return [_row_text(white >> shift & 0xFF, black >> shift & 0xFF) for shift in _ROW_SHIFTS]
 
     def _cell_char(self, square: Square) -> str:
         if self.white >> square & 1:
@@ -566,8 +558,22 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _text(move: Move) -> str:
+    """Cached: the server formats every legal move of every position it sends as hints."""
     return "".join(map(SQUARE_NAMES.__getitem__, move))
+
+
+_ROW_SHIFTS = tuple(SIZE * r for r in reversed(range(SIZE)))
+
+
+@functools.cache
+def _row_text(white: int, black: int) -> str:
+    """One row of the data form from its two 8-bit masks (3^8 possible rows, all cached)."""
+    return "".join(
+        WHITE_CHAR if white >> c & 1 else BLACK_CHAR if black >> c & 1 else EMPTY_CHAR
+        for c in range(SIZE)
+    )
 
 
 _MOVE_PATTERN = re.compile(r"(?:[A-H][1-8]){2,}")

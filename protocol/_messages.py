@@ -198,6 +198,12 @@ def texts(max_len: int, max_items: int, min_items: int = 0, distinct: bool = Fal
     def check(value: Any, where: str) -> list[str]:
         if not isinstance(value, list | tuple) or not min_items <= len(value) <= max_items:
             raise _bad(where, expected, value)
+        if (
+            _ascii_strings(value)
+            and max(map(len, value), default=0) <= max_len
+            and (not distinct or len(set(value)) == len(value))
+        ):
+            return value if type(value) is list else list(value)
         for item in value:
             if not isinstance(item, str) or len(item) > max_len or not _is_utf8(item):
                 raise _bad(where, expected, item)
@@ -272,8 +278,21 @@ def time_map() -> FieldSpec:
     return FieldSpec("time", "map", limits, check, max_items=MAX_ENTRIES)
 
 
+def _ascii_strings(items: Any) -> bool:
+    """True when every item is an ASCII string: the common case, checked in one pass of C.
+
+    (Hint lists and board rows run through this on every move the server sends.)
+    """
+    try:
+        return "".join(items).isascii()
+    except TypeError:
+        return False
+
+
 def _is_plain(value: Any, depth: int) -> bool:
     """True for data msgpack carries and every language reads the same: no bytes, no ext types."""
+    if type(value) is list and depth < MAX_DEPTH and _ascii_strings(value):
+        return True
     if isinstance(value, str):
         return value.isascii() or _is_utf8(value)
     if value is None or isinstance(value, bool):

@@ -275,8 +275,7 @@ class Lobby:
     async def _watch(self, session: Session, match_id: int) -> None:
         match = self.matches.get(match_id)
         if match is not None:
-            match.spectators.add(session)
-            session.send(match.watching_message())
+            match.add_spectator(session)
             return
         record = await self.storage.load_match(match_id)
         if record is None or record.status != "finished":

@@ -3,7 +3,9 @@
 Everything that can happen to a match arrives in its inbox (a move, a resignation, a
 disconnect, a reconnect), so one task decides in one order and no lock is needed. A move is
 checked by the game's own rules, stored, and only then announced, so a restarted server never
-knows less than a client was told.
+knows less than a client was told. The task does not wait for the commit: what it has to say is
+handed to the storage writer, which sends it once the move is committed (`Match._flush`), and
+each client gets one write per step (its opponent's move and its `your_turn` together).
 
 Thinking time runs from the moment `your_turn` has been written to the mover's socket until the
 move frame has arrived whole (DESIGN.md). The writer task stamps the first instant and moves the
@@ -18,7 +20,9 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -27,10 +31,10 @@ import protocol
 from games import Game, IllegalMoveError, InvalidMoveError, Outcome, Seat, State
 from protocol import ErrorCode
 from server.clock import SeatClock, TimeControl
-from server.session import Session
+from server.session import OnWritten, Session
 
 if TYPE_CHECKING:
-    from server.storage import Storage
+    from server.storage import PendingWrite, Storage
 
 MAX_HINT_CHARACTERS = 32 * 1024
 """Hints are left out (legal = None) beyond this: a contrived King's Court position can have
@@ -61,7 +65,13 @@ class Reconnected:
     session: Session
 
 
-MatchEvent = MoveArrived | Resigned | Disconnected | Reconnected
+@dataclass(frozen=True, slots=True)
+class StorageFailed:
+    error: BaseException
+
+
+MatchEvent = MoveArrived | Resigned | Disconnected | Reconnected | StorageFailed
+Outgoing = tuple[Session, protocol.Message, OnWritten | None]
 
 
 class DefaultKind(enum.StrEnum):
@@ -132,6 +142,14 @@ class Match:
     away: dict[Seat, float] = field(default_factory=dict)
     """Seats whose connection dropped, with the end of their grace period."""
     outcome: Outcome | None = None
+    _outgoing: list[Outgoing] = field(default_factory=list, init=False, repr=False)
+    """Frames this step has to send; `_flush` sends them before the task waits again."""
+    _unstored: list[PendingWrite] = field(default_factory=list, init=False, repr=False)
+    """Writes queued since the last flush: its frames wait for their commit."""
+    _held: int = field(default=0, init=False, repr=False)
+    """Flushes waiting for a commit; later frames queue behind them, to keep their order."""
+    _all_sent: trio.Event | None = field(default=None, init=False, repr=False)
+    _storage_error: BaseException | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state = self.game.initial_state(self.options)
@@ -147,10 +165,16 @@ class Match:
         if self.outcome is None:
             self._inbox.send_nowait(event)
 
+    def add_spectator(self, session: Session) -> None:
+        """Show the match so far to a new spectator, who then sees each move as played."""
+        self.spectators.add(session)
+        self._tell(session, self.watching_message())
+        self._flush()
+
     async def run(self) -> Outcome:
         """Play the match to its end and record the result."""
         for seat, session in enumerate(self.sessions):
-            session.send(self._started_message(seat))
+            self._tell(session, self._started_message(seat))
             if session.closed:
                 self.away[seat] = trio.current_time() + self.grace
         outcome = None
@@ -167,15 +191,16 @@ class Match:
         if seat in self.away:
             turn.start(trio.current_time())
         else:
-            mover.send(self._your_turn_message(seat, turn), turn.start)
+            self._tell(mover, self._your_turn_message(seat, turn), turn.start)
         while True:
+            self._flush()
             with trio.move_on_at(min([turn.deadline, *self.away.values()])) as waiting:
                 turn.scope = waiting
                 event = await self._events.receive()
             turn.scope = None
             if waiting.cancelled_caught:
                 return self._out_of_time(seat)
-            result = await self._handle(seat, turn, event)
+            result = self._handle(seat, turn, event)
             if result is not GOES_ON:
                 return result
 
@@ -186,9 +211,11 @@ class Match:
                 return self._default(gone, DefaultKind.CRASH, "disconnected")
         return self._default(seat, DefaultKind.TIME, self._timeout_reason(seat))
 
-    async def _handle(self, seat: Seat, turn: Turn, event: MatchEvent) -> TurnResult:
+    def _handle(self, seat: Seat, turn: Turn, event: MatchEvent) -> TurnResult:
         """React to one event during `seat`'s turn."""
         match event:
+            case StorageFailed(error=error):
+                raise RuntimeError(f"match {self.id}: a move could not be stored") from error
             case Disconnected(seat=gone):
                 if self.grace <= 0:
                     return self._default(gone, DefaultKind.CRASH, "disconnected")
@@ -202,18 +229,18 @@ class Match:
                     return self._default(other, DefaultKind.ILLEGAL, f"move out of turn ({text})")
                 self._refuse(other, text, ErrorCode.NOT_YOUR_TURN, "it is not your turn")
             case MoveArrived(text=text, at=at):
-                return await self._try_move(seat, turn, text, turn.elapsed(at))
+                return self._try_move(seat, turn, text, turn.elapsed(at))
         return GOES_ON
 
     def _take_back(self, seat: Seat, session: Session, turn: Turn | None) -> None:
         """A reconnected client resumes its seat: the whole match, then its turn if it is one."""
         self.sessions[seat] = session
         self.away.pop(seat, None)
-        session.send(self._resumed_message(seat, to_move=turn is not None))
+        self._tell(session, self._resumed_message(seat, to_move=turn is not None))
         if turn is not None:
-            session.send(self._your_turn_message(seat, turn))
+            self._tell(session, self._your_turn_message(seat, turn))
 
-    async def _try_move(self, seat: Seat, turn: Turn, text: str, elapsed: float) -> TurnResult:
+    def _try_move(self, seat: Seat, turn: Turn, text: str, elapsed: float) -> TurnResult:
         try:
             move, after = self.game.apply_text(self.state, text)
         except (InvalidMoveError, IllegalMoveError) as error:
@@ -232,11 +259,14 @@ class Match:
         self.state = after
         self.moves.append(notation)
         name = self.game.seats[seat]
-        await self.storage.record_move(
-            self.id, after.ply, name, notation, elapsed, charge.compensation, charge.clock_after
+        self._unstored.append(
+            self.storage.record_move(
+                self.id, after.ply, name, notation, elapsed, charge.compensation, charge.clock_after
+            )
         )
         clocks = self._clocks()
-        self.sessions[seat].send(
+        self._tell(
+            self.sessions[seat],
             protocol.MoveAccepted(
                 match=self.id,
                 ply=after.ply,
@@ -244,7 +274,7 @@ class Match:
                 elapsed=elapsed,
                 compensation=charge.compensation,
                 clocks=clocks,
-            )
+            ),
         )
         moved = protocol.OpponentMoved(
             match=self.id,
@@ -256,12 +286,13 @@ class Match:
             clocks=clocks,
         )
         for session in (self.sessions[1 - seat], *self.spectators):
-            session.send(moved)
+            self._tell(session, moved)
         return None
 
     def _refuse(self, seat: Seat, text: str, code: ErrorCode, reason: str) -> None:
-        self.sessions[seat].send(
-            protocol.MoveRefused(match=self.id, move=text, code=code, reason=reason)
+        self._tell(
+            self.sessions[seat],
+            protocol.MoveRefused(match=self.id, move=text, code=code, reason=reason),
         )
 
     def _default(self, seat: Seat, kind: DefaultKind, reason: str) -> Outcome:
@@ -283,6 +314,7 @@ class Match:
 
     async def _finish(self, outcome: Outcome) -> None:
         self.outcome = outcome
+        await self._all_frames_sent()
         winner = None if outcome.winner is None else self.game.seats[outcome.winner]
         await self.storage.finish_match(
             self.id,
@@ -300,7 +332,53 @@ class Match:
             moves=list(self.moves),
         )
         for session in (*self.sessions, *self.spectators):
-            session.send(over)
+            self._tell(session, over)
+        self._flush()
+
+    # -- sending: nobody hears of a move before it is stored ------------------------------------
+
+    def _tell(
+        self, session: Session, message: protocol.Message, on_written: OnWritten | None = None
+    ) -> None:
+        self._outgoing.append((session, message, on_written))
+
+    def _flush(self) -> None:
+        """Send what this step said: now, or once the writes it depends on are committed.
+
+        Frames queue behind any still held for a commit, so each client sees them in order.
+        """
+        if not self._outgoing:
+            return
+        frames, self._outgoing = self._outgoing, []
+        if not self._unstored and not self._held:
+            _send_grouped(frames)
+            return
+        writes, self._unstored = self._unstored, []
+        self._held += 1
+        self.storage.after_commit(partial(self._release, frames, writes))
+
+    def _release(self, frames: list[Outgoing], writes: Sequence[PendingWrite]) -> None:
+        """Called by the storage writer once `writes` are committed (or failed)."""
+        self._held -= 1
+        failed = next((write.error for write in writes if write.error is not None), None)
+        if failed is not None and self._storage_error is None:
+            self._storage_error = failed
+            self.deliver(StorageFailed(failed))
+        if self._storage_error is None:
+            _send_grouped(frames)
+        if not self._held and self._all_sent is not None:
+            self._all_sent.set()
+
+    async def _all_frames_sent(self) -> None:
+        """Wait until nothing is held for a commit: the result is announced after every move."""
+        self._flush()
+        if self._held:
+            self._all_sent = trio.Event()
+            await self._all_sent.wait()
+        if self._storage_error is not None:
+            raise RuntimeError(f"match {self.id}: a move could not be stored") from (
+                self._storage_error
+            )
 
     def _seat_view(self, seat: Seat) -> dict[str, Any]:
         """What `match_started` and `resumed` both tell a seat about its match."""
@@ -328,7 +406,7 @@ class Match:
     def _your_turn_message(self, seat: Seat, turn: Turn) -> protocol.YourTurn:
         legal = None
         if self.hints[seat]:
-            legal = [self.game.format_move(move) for move in self.state.legal_moves()]
+            legal = list(map(self.game.format_move, self.state.legal_moves()))
             if sum(map(len, legal)) > MAX_HINT_CHARACTERS:
                 legal = None
         return protocol.YourTurn(
@@ -351,6 +429,15 @@ class Match:
             state=self.state.to_data(),
             moves=list(self.moves),
         )
+
+
+def _send_grouped(frames: list[Outgoing]) -> None:
+    """Each session's frames in one write, in the order they were said."""
+    by_session: dict[Session, list[tuple[protocol.Message, OnWritten | None]]] = {}
+    for session, message, on_written in frames:
+        by_session.setdefault(session, []).append((message, on_written))
+    for session, items in by_session.items():
+        session.send_many(items)
 
 
 def clip(sentence: str, limit: int = 1000) -> str:

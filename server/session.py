@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
@@ -83,7 +83,25 @@ class Session:
         """
         if self.closed or self.wire.phase is protocol.Phase.CLOSED:
             return
-        data = self.wire.send(message)
+        self._send_data(self.wire.send(message), on_written)
+
+    def send_many(self, frames: Sequence[tuple[protocol.Message, OnWritten | None]]) -> None:
+        """Send several frames in one write: what one turn tells a client (its opponent's move
+        and its own `your_turn`) arrives in one segment and wakes it once."""
+        if len(frames) == 1:
+            self.send(*frames[0])
+            return
+        if self.closed or self.wire.phase is protocol.Phase.CLOSED:
+            return
+        data = []
+        callbacks = []
+        for message, on_written in frames:
+            data.append(self.wire.send(message))
+            if on_written is not None:
+                callbacks.append(on_written)
+        self._send_data(b"".join(data), partial(_call_each, callbacks) if callbacks else None)
+
+    def _send_data(self, data: bytes, on_written: OnWritten | None) -> None:
         if self._backlog == 0:
             data = self._write_now(data)
             if not data:
@@ -206,3 +224,8 @@ class Session:
             )
             return False
         return True
+
+
+def _call_each(callbacks: list[OnWritten], written_at: float) -> None:
+    for callback in callbacks:
+        callback(written_at)

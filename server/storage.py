@@ -4,7 +4,9 @@ SQLite calls block, so they run on a worker thread, never on the event loop. Eve
 must be stored before the opponent hears of it, which puts a write on the server's per-move path.
 Instead of one transaction per move, one writer task drains every write queued while the previous
 batch was committing and commits them together (group commit), so 500 concurrent matches cost
-one thread hop and one commit per batch rather than per move.
+one thread hop and one commit per batch rather than per move. A match does not wait for its
+move's commit: it queues the announcement behind the write (`after_commit`), and the writer
+sends it once the batch holding the move is committed.
 
 Durability: WAL with `synchronous=NORMAL` survives a killed server process (the goal: a SIGKILL
 loses no accepted move); only a power cut can lose the last transactions.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -25,6 +28,7 @@ from typing import Any, TypeVar
 import trio
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -115,11 +119,17 @@ def open_database(path: str | Path) -> sqlite3.Connection:
 
 
 @dataclass(slots=True)
-class _PendingWrite:
+class PendingWrite:
+    """A write queued for the next group commit; `error` is set if it could not be stored."""
+
     sql: str
     args: Sequence[Any]
-    done: trio.Event
+    done: trio.Event | None = None
     error: BaseException | None = None
+
+
+AfterCommit = Callable[[], None]
+"""Run by the writer task once every write queued before it is committed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,10 +152,11 @@ class Storage:
 
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._db = connection
-        # Unbounded: queueing a write never blocks, so a move wakes its match task once (when
-        # the batch holding it is committed); the number of pending writes is bounded by the
-        # number of live matches, each waiting for its own.
-        self._send, self._receive = trio.open_memory_channel[_PendingWrite](float("inf"))
+        # Unbounded: queueing never blocks. What is queued is bounded by the live matches: each
+        # has at most one move (and its announcement) waiting, as its next move needs it sent.
+        self._send, self._receive = trio.open_memory_channel[PendingWrite | AfterCommit](
+            float("inf")
+        )
         self._lock = trio.Lock()
         self._defaults: dict[int, dict[int, str]] = {}
         """Default kinds noted for matches about to finish: match id -> seat -> kind."""
@@ -167,15 +178,37 @@ class Storage:
                         batch.append(self._receive.receive_nowait())
                     except trio.WouldBlock:
                         break
-                await self._run(self._commit_batch, batch)
-                for write in batch:
-                    write.done.set()
+                writes = [item for item in batch if isinstance(item, PendingWrite)]
+                if writes:
+                    await self._run(self._commit_batch, writes)
+                for item in batch:
+                    if not isinstance(item, PendingWrite):
+                        self._call_back(item)
+                    elif item.done is not None:
+                        item.done.set()
+
+    @staticmethod
+    def _call_back(callback: AfterCommit) -> None:
+        try:
+            callback()
+        except Exception:  # one match's bug must not stop every match's storage
+            log.exception("after-commit callback failed")
+
+    def queue_write(self, sql: str, args: Sequence[Any]) -> PendingWrite:
+        """Queue a write for the next group commit without waiting for it."""
+        write = PendingWrite(sql, args)
+        self._send.send_nowait(write)
+        return write
+
+    def after_commit(self, callback: AfterCommit) -> None:
+        """Call `callback` (on the event loop) once every write queued so far is committed."""
+        self._send.send_nowait(callback)
 
     def close(self) -> None:
         self._db.close()
 
     async def _write(self, sql: str, args: Sequence[Any]) -> None:
-        write = _PendingWrite(sql, args, trio.Event())
+        write = PendingWrite(sql, args, trio.Event())
         self._send.send_nowait(write)
         await write.done.wait()
         if write.error is not None:
@@ -185,7 +218,7 @@ class Storage:
         async with self._lock:
             return await trio.to_thread.run_sync(fn, *args)
 
-    def _commit_batch(self, batch: list[_PendingWrite]) -> None:
+    def _commit_batch(self, batch: list[PendingWrite]) -> None:
         """Commit the batch at once; if that fails, write one by one so only the bad one fails."""
         try:
             with self._transaction():
@@ -276,7 +309,7 @@ class Storage:
         assert match_id is not None
         return match_id
 
-    async def record_move(
+    def record_move(
         self,
         match_id: int,
         ply: int,
@@ -285,9 +318,9 @@ class Storage:
         elapsed: float,
         compensation: float = 0.0,
         clock: float | None = None,
-    ) -> None:
-        """Store one accepted move; returns once it is committed."""
-        await self._write(
+    ) -> PendingWrite:
+        """Queue one accepted move; announce it only `after_commit`."""
+        return self.queue_write(
             "INSERT INTO moves (match_id, ply, seat, move, elapsed, compensation, clock, stored_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (match_id, ply, seat, move, elapsed, compensation, clock, time.time()),

@@ -8,7 +8,7 @@ import pytest
 import trio
 
 import protocol
-from client.connection import ServerError
+from client.connection import ClientConnection, ServerError
 from games import GAME_NAMES
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, play_randomly, seek, until
@@ -120,3 +120,43 @@ async def test_spectators_see_every_move_and_the_result_live_and_afterwards(
     await late.send(protocol.Watch(match=999))
     with pytest.raises(ServerError, match="unknown_match"):
         await late.receive()
+
+
+async def test_a_move_that_cannot_be_stored_is_never_announced(server: RunningServer) -> None:
+    """The store refuses white's second move (a trigger stands in for a full disk): nobody
+    hears of that move, both seats learn the match stopped, and the stored moves end before it."""
+    with sqlite3.connect(server.db) as db:
+        db.execute(
+            "CREATE TRIGGER refuse_third_move BEFORE INSERT ON moves WHEN NEW.ply = 3"
+            " BEGIN SELECT RAISE(ABORT, 'no space left (test)'); END"
+        )
+    white, black = await connect(server.port, "w"), await connect(server.port, "b")
+    await seek(white)
+    started = await seek(black)
+    assert isinstance(started, protocol.MatchStarted)
+    seen: dict[str, list[protocol.Message]] = {"w": [], "b": []}
+
+    async def play(name: str, connection: ClientConnection) -> None:
+        while True:
+            try:
+                message = await connection.receive()
+            except ServerError as error:
+                assert error.code == "internal_error"
+                return
+            seen[name].append(message)
+            if isinstance(message, protocol.YourTurn):
+                assert message.legal
+                await connection.send(protocol.Move(match=message.match, move=message.legal[0]))
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play, "w", white)
+            nursery.start_soon(play, "b", black)
+    accepted = [m.ply for m in seen["w"] if isinstance(m, protocol.MoveAccepted)]
+    heard = [m.ply for m in seen["b"] if isinstance(m, protocol.OpponentMoved)]
+    assert accepted == [1] and heard == [1]  # ply 2 is black's, ply 3 was refused by the store
+    assert not any(isinstance(m, protocol.GameOver) for m in seen["w"] + seen["b"])
+    with sqlite3.connect(server.db) as db:
+        plies = [p for (p,) in db.execute("SELECT ply FROM moves ORDER BY ply")]
+        status = db.execute("SELECT status FROM matches").fetchone()
+    assert plies == [1, 2] and status == ("playing",)
