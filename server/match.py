@@ -192,17 +192,15 @@ class Match:
             turn.start(trio.current_time())
         else:
             self._tell(mover, self._your_turn_message(seat, turn), turn.start)
-        while True:
-            self._flush()
-            with trio.move_on_at(min([turn.deadline, *self.away.values()])) as waiting:
-                turn.scope = waiting
+        with trio.CancelScope() as turn.scope:
+            while True:
+                self._flush()
+                turn.scope.deadline = min([turn.deadline, *self.away.values()])
                 event = await self._events.receive()
-            turn.scope = None
-            if waiting.cancelled_caught:
-                return self._out_of_time(seat)
-            result = self._handle(seat, turn, event)
-            if result is not GOES_ON:
-                return result
+                result = self._handle(seat, turn, event)
+                if result is not GOES_ON:
+                    return result
+        return self._out_of_time(seat)
 
     def _out_of_time(self, seat: Seat) -> Outcome:
         now = trio.current_time()

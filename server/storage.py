@@ -29,6 +29,8 @@ import trio
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+SQLITE_MAX_VARIABLES = 999
+"""Bound parameters one statement may hold: 999 in SQLite before 3.32 (32766 since)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -223,7 +225,7 @@ class Storage:
         try:
             with self._transaction():
                 for sql, writes in itertools.groupby(batch, key=lambda write: write.sql):
-                    self._db.executemany(sql, [write.args for write in writes])
+                    self._execute_rows(sql, [write.args for write in writes])
         except sqlite3.Error:
             for write in batch:
                 try:
@@ -231,6 +233,21 @@ class Storage:
                         self._db.execute(write.sql, write.args)
                 except sqlite3.Error as error:
                     write.error = error
+
+    def _execute_rows(self, sql: str, rows: list[Sequence[Any]]) -> None:
+        """Run `sql` once per row. An INSERT becomes one statement with many VALUES rows: every
+        statement step hands the interpreter lock back and forth with the event loop's thread,
+        so a batch of moves costs one hand-off instead of one per move."""
+        if len(rows) == 1 or not (sql.startswith("INSERT") and sql.endswith(")")):
+            self._db.executemany(sql, rows)
+            return
+        values = sql[sql.rindex("(") :]
+        per_statement = max(1, SQLITE_MAX_VARIABLES // len(rows[0]))
+        for start in range(0, len(rows), per_statement):
+            chunk = rows[start : start + per_statement]
+            self._db.execute(
+                sql + f", {values}" * (len(chunk) - 1), [arg for row in chunk for arg in row]
+            )
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:

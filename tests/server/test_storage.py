@@ -1,0 +1,71 @@
+"""The group commit on a real SQLite file: what is stored, in what order callbacks run, and
+what one bad write costs the rest of its batch."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import trio
+
+from server.storage import Storage
+
+
+async def _new_match(storage: Storage) -> int:
+    return await storage.create_match(
+        "kings-court", {}, {"move": 5.0}, "forfeit,forfeit", ["white", "black"], ["a", "b"]
+    )
+
+
+def _stored(db: Path) -> list[tuple[int, int, str]]:
+    with sqlite3.connect(db) as reader:
+        return reader.execute(
+            "SELECT match_id, ply, move FROM moves ORDER BY match_id, ply"
+        ).fetchall()
+
+
+async def test_a_large_batch_is_stored_whole_before_its_callbacks_run(tmp_path: Path) -> None:
+    db = tmp_path / "arbiter.db"
+    storage = Storage.connect(db)
+    seen_by_callbacks: list[int] = []
+    async with trio.open_nursery() as nursery:
+        await nursery.start(storage.run_writer)
+        matches = [await _new_match(storage) for _ in range(3)]
+        expected = []
+        for ply in range(1, 201):  # 600 rows: several multi-row statements in one batch
+            for match_id in matches:
+                storage.record_move(match_id, ply, "white", f"M{ply}", 0.25, 0.0, None)
+                expected.append((match_id, ply, f"M{ply}"))
+        storage.after_commit(lambda: seen_by_callbacks.append(len(_stored(db))))
+        done = trio.Event()
+        storage.after_commit(done.set)
+        with trio.fail_after(10):
+            await done.wait()
+        nursery.cancel_scope.cancel()
+    storage.close()
+    assert seen_by_callbacks == [600]
+    assert _stored(db) == sorted(expected)
+
+
+async def test_one_bad_write_fails_alone_and_callbacks_keep_their_order(tmp_path: Path) -> None:
+    db = tmp_path / "arbiter.db"
+    storage = Storage.connect(db)
+    order: list[str] = []
+    async with trio.open_nursery() as nursery:
+        await nursery.start(storage.run_writer)
+        match_id = await _new_match(storage)
+        first = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
+        storage.after_commit(lambda: order.append("after first"))
+        again = storage.record_move(match_id, 1, "black", "G4F4", 0.1)  # same ply: refused
+        second = storage.record_move(match_id, 2, "black", "G4F4", 0.1)
+        storage.after_commit(lambda: order.append("after second"))
+        done = trio.Event()
+        storage.after_commit(done.set)
+        with trio.fail_after(10):
+            await done.wait()
+        nursery.cancel_scope.cancel()
+    storage.close()
+    assert first.error is None and second.error is None
+    assert isinstance(again.error, sqlite3.IntegrityError)
+    assert order == ["after first", "after second"]
+    assert _stored(db) == [(match_id, 1, "B4C4"), (match_id, 2, "G4F4")]
