@@ -18,6 +18,11 @@ mover's send to the opponent's `your_turn`; for the floor from send to echo.
 Columns: turns/s (moves for Arbiter, round trips for the floor), latency, the CPU cores each
 side kept busy (srv, cli: which one is the bottleneck), and the server's CPU time per turn
 (µs/turn), which stays meaningful when other work shares the machine.
+
+Last, the sans-I/O part of a move timed in this process, without sockets, tasks or storage:
+checking and applying the move, the end-of-game check, the next player's hints, and building and
+encoding the three frames. No server design spends less than this per move, so it shows how much
+of the server's µs/move is the work itself and how much is I/O around it.
 """
 
 from __future__ import annotations
@@ -29,12 +34,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import trio
 
+import protocol
+from games import get_game
 from protocol import CLOSED, NEED_DATA, FrameDecoder, encode_frame
 
 HOST = "127.0.0.1"
@@ -189,6 +197,71 @@ def run_one(kind: str, matches: int, seconds: float, scratch: Path) -> Tally:
         process.wait()
 
 
+# -- the sans-I/O floor ------------------------------------------------------------------------
+
+
+def sans_io_costs(positions: int = 3000) -> dict[str, float]:
+    """µs per move for each step the server takes on a King's Court move, in this process.
+
+    Positions come from seeded random games; each step runs over all of them in a tight loop.
+    """
+    game = get_game("kings-court")
+    rng = random.Random(7)
+    turns: list[tuple[Any, str, Any]] = []
+    while len(turns) < positions:
+        state = game.new_game()
+        while state.outcome() is None and len(turns) < positions:
+            text = game.format_move(rng.choice(state.legal_moves()))
+            after = state.play(game.parse_move(text))
+            turns.append((state, text, after))
+            state = after
+    wire = protocol.Connection(protocol.SERVER)
+    wire.receive_data(
+        encode_frame({"type": "hello", "version": protocol.PROTOCOL_VERSION, "name": "b"})
+    )
+    wire.next_message()
+    wire.send(protocol.Welcome(version=protocol.PROTOCOL_VERSION, session="s", server="bench"))
+
+    def check_and_apply() -> None:
+        for state, text, _ in turns:
+            game.apply_text(state, text)
+
+    def end_check() -> None:
+        for _, _, after in turns:
+            after.outcome()
+
+    def hints() -> None:
+        for _, _, after in turns:
+            list(map(game.format_move, after.legal_moves()))
+
+    def frames() -> None:
+        for _, text, after in turns:
+            legal = list(map(game.format_move, after.legal_moves()))
+            wire.send(protocol.MoveAccepted(match=1, ply=after.ply, move=text, elapsed=0.01))
+            wire.send(
+                protocol.OpponentMoved(
+                    match=1, ply=after.ply, seat="white", move=text, elapsed=0.01
+                )
+            )
+            wire.send(
+                protocol.YourTurn(
+                    match=1, ply=after.ply, state=after.to_data(), legal=legal, time_left=9.9
+                )
+            )
+
+    costs = {}
+    for name, step in (
+        ("check and apply", check_and_apply),
+        ("end-of-game check", end_check),
+        ("hints", hints),
+        ("hints + 3 frames", frames),
+    ):
+        started = time.perf_counter()
+        step()
+        costs[name] = (time.perf_counter() - started) / len(turns) * 1e6
+    return costs
+
+
 def percentile(values: list[float], fraction: float) -> float:
     if not values:
         return float("nan")
@@ -226,6 +299,12 @@ def main() -> None:
                 )
             added = statistics.median(ours.latencies) - statistics.median(floor.latencies)
             print(f"        median latency Arbiter adds over the floor: {added * 1e3:.2f} ms")
+    costs = sans_io_costs()
+    print("\nsans-I/O work per move, in this process (µs):")
+    for name, micros in costs.items():
+        print(f"  {name:<20} {micros:7.1f}")
+    total = costs["check and apply"] + costs["end-of-game check"] + costs["hints + 3 frames"]
+    print(f"  {'total':<20} {total:7.1f}")
 
 
 if __name__ == "__main__":

@@ -49,6 +49,10 @@ class Role(enum.Enum):
     CLIENT = "client"
     SERVER = "server"
 
+    # The session table looks a role up on every frame sent and received: members are
+    # singletons, and Enum's own `__hash__` runs Python code.
+    __hash__ = object.__hash__
+
     @property
     def peer(self) -> Role:
         return Role.SERVER if self is Role.CLIENT else Role.CLIENT

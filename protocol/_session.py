@@ -33,6 +33,8 @@ class Phase(enum.Enum):
     OPEN = "OPEN"
     CLOSED = "CLOSED"
 
+    __hash__ = object.__hash__  # as for `Role`: looked up on every frame
+
     def __repr__(self) -> str:
         return f"Phase.{self.name}"
 
