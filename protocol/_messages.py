@@ -403,11 +403,14 @@ class Message:
     DEFAULTS: ClassVar[dict[str, Any]]
     _NAMES: ClassVar[tuple[str, ...]]
     _WIRE_NAMES: ClassVar[frozenset[str]]
+    _CHECKS: ClassVar[tuple[tuple[str, Callable[[Any, str], Any], str], ...]]
+    """(field, check, `type.field` for error sentences): the server builds three messages per
+    move, so nothing here is looked up or formatted per message."""
 
     def __post_init__(self) -> None:
-        for name, spec in self.FIELDS:
+        for name, check, where in self._CHECKS:
             value = getattr(self, name)
-            checked = spec.check(value, f"{self.TYPE}.{name}")
+            checked = check(value, where)
             if checked is not value:
                 object.__setattr__(self, name, checked)
         self._check_together()
@@ -462,6 +465,7 @@ def _message(cls: type[M]) -> type[M]:
         if f.name not in cls.REQUIRED
     }
     cls._NAMES = tuple(f.name for f in fields)
+    cls._CHECKS = tuple((name, spec.check, f"{cls.TYPE}.{name}") for name, spec in cls.FIELDS)
     cls._WIRE_NAMES = frozenset(cls._NAMES) | {"type"}
     if cls.TYPE in MESSAGE_TYPES:
         raise RuntimeError(f"message type {cls.TYPE!r} defined twice")
