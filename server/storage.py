@@ -20,6 +20,7 @@ import json
 import logging
 import sqlite3
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +30,6 @@ import trio
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-SQLITE_MAX_VARIABLES = 999
-"""Bound parameters one statement may hold: 999 in SQLite before 3.32 (32766 since)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -156,9 +155,10 @@ class Storage:
         self._db = connection
         # Unbounded: queueing never blocks. What is queued is bounded by the live matches: each
         # has at most one move (and its announcement) waiting, as its next move needs it sent.
-        self._send, self._receive = trio.open_memory_channel[PendingWrite | AfterCommit](
-            float("inf")
-        )
+        # A plain deque and a parking lot rather than a memory channel: two items per move go
+        # through here, and the writer takes them all at once anyway.
+        self._queue: deque[PendingWrite | AfterCommit] = deque()
+        self._queued = trio.lowlevel.ParkingLot()
         self._lock = trio.Lock()
         self._defaults: dict[int, dict[int, str]] = {}
         """Default kinds noted for matches about to finish: match id -> seat -> kind."""
@@ -172,22 +172,24 @@ class Storage:
     ) -> None:
         """The group-commit loop; runs until cancelled."""
         task_status.started()
-        async with self._receive:
-            while True:
-                batch = [await self._receive.receive()]
-                while True:
-                    try:
-                        batch.append(self._receive.receive_nowait())
-                    except trio.WouldBlock:
-                        break
-                writes = [item for item in batch if isinstance(item, PendingWrite)]
-                if writes:
-                    await self._run(self._commit_batch, writes)
-                for item in batch:
-                    if not isinstance(item, PendingWrite):
-                        self._call_back(item)
-                    elif item.done is not None:
-                        item.done.set()
+        while True:
+            while not self._queue:
+                await self._queued.park()
+            batch = list(self._queue)
+            self._queue.clear()
+            writes = [item for item in batch if isinstance(item, PendingWrite)]
+            if writes:
+                await self._run(self._commit_batch, writes)
+            for item in batch:
+                if not isinstance(item, PendingWrite):
+                    self._call_back(item)
+                elif item.done is not None:
+                    item.done.set()
+
+    def _enqueue(self, item: PendingWrite | AfterCommit) -> None:
+        self._queue.append(item)
+        if self._queued:
+            self._queued.unpark()
 
     @staticmethod
     def _call_back(callback: AfterCommit) -> None:
@@ -199,19 +201,19 @@ class Storage:
     def queue_write(self, sql: str, args: Sequence[Any]) -> PendingWrite:
         """Queue a write for the next group commit without waiting for it."""
         write = PendingWrite(sql, args)
-        self._send.send_nowait(write)
+        self._enqueue(write)
         return write
 
     def after_commit(self, callback: AfterCommit) -> None:
         """Call `callback` (on the event loop) once every write queued so far is committed."""
-        self._send.send_nowait(callback)
+        self._enqueue(callback)
 
     def close(self) -> None:
         self._db.close()
 
     async def _write(self, sql: str, args: Sequence[Any]) -> None:
         write = PendingWrite(sql, args, trio.Event())
-        self._send.send_nowait(write)
+        self._enqueue(write)
         await write.done.wait()
         if write.error is not None:
             raise write.error
@@ -221,11 +223,25 @@ class Storage:
             return await trio.to_thread.run_sync(fn, *args)
 
     def _commit_batch(self, batch: list[PendingWrite]) -> None:
-        """Commit the batch at once; if that fails, write one by one so only the bad one fails."""
+        """Commit the batch at once; if that fails, write one by one so only the bad one fails.
+
+        Every statement hands the interpreter lock to the event loop's thread and waits to get
+        it back, which under load takes far longer than SQLite's own work. So a batch is as few
+        statements as possible: a run of INSERTs becomes one statement with many VALUES rows,
+        and a batch that is one statement needs no BEGIN and COMMIT (it is atomic by itself).
+        """
+        statements = [
+            statement
+            for sql, writes in itertools.groupby(batch, key=lambda write: write.sql)
+            for statement in self._statements(sql, [write.args for write in writes])
+        ]
         try:
-            with self._transaction():
-                for sql, writes in itertools.groupby(batch, key=lambda write: write.sql):
-                    self._execute_rows(sql, [write.args for write in writes])
+            if len(statements) == 1:
+                self._db.execute(*statements[0])
+            else:
+                with self._transaction():
+                    for sql, args in statements:
+                        self._db.execute(sql, args)
         except sqlite3.Error:
             for write in batch:
                 try:
@@ -234,20 +250,20 @@ class Storage:
                 except sqlite3.Error as error:
                     write.error = error
 
-    def _execute_rows(self, sql: str, rows: list[Sequence[Any]]) -> None:
-        """Run `sql` once per row. An INSERT becomes one statement with many VALUES rows: every
-        statement step hands the interpreter lock back and forth with the event loop's thread,
-        so a batch of moves costs one hand-off instead of one per move."""
+    def _statements(
+        self, sql: str, rows: list[Sequence[Any]]
+    ) -> Iterator[tuple[str, Sequence[Any]]]:
+        """`sql` once per row, or for an INSERT, as few multi-row statements as SQLite allows."""
         if len(rows) == 1 or not (sql.startswith("INSERT") and sql.endswith(")")):
-            self._db.executemany(sql, rows)
+            for args in rows:
+                yield sql, args
             return
         values = sql[sql.rindex("(") :]
-        per_statement = max(1, SQLITE_MAX_VARIABLES // len(rows[0]))
+        limit = self._db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+        per_statement = max(1, limit // len(rows[0]))
         for start in range(0, len(rows), per_statement):
             chunk = rows[start : start + per_statement]
-            self._db.execute(
-                sql + f", {values}" * (len(chunk) - 1), [arg for row in chunk for arg in row]
-            )
+            yield sql + f", {values}" * (len(chunk) - 1), [arg for row in chunk for arg in row]
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:

@@ -32,7 +32,7 @@ async def test_a_large_batch_is_stored_whole_before_its_callbacks_run(tmp_path: 
         await nursery.start(storage.run_writer)
         matches = [await _new_match(storage) for _ in range(3)]
         expected = []
-        for ply in range(1, 201):  # 600 rows: several multi-row statements in one batch
+        for ply in range(1, 1401):  # 4,200 rows: more than one statement may bind
             for match_id in matches:
                 storage.record_move(match_id, ply, "white", f"M{ply}", 0.25, 0.0, None)
                 expected.append((match_id, ply, f"M{ply}"))
@@ -43,7 +43,7 @@ async def test_a_large_batch_is_stored_whole_before_its_callbacks_run(tmp_path: 
             await done.wait()
         nursery.cancel_scope.cancel()
     storage.close()
-    assert seen_by_callbacks == [600]
+    assert seen_by_callbacks == [4200]
     assert _stored(db) == sorted(expected)
 
 
