@@ -25,7 +25,7 @@ for 200 ms of round trip on every move.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 DEFAULT_TIME_CONTROL = "move=10"
@@ -172,7 +172,9 @@ class LagQuota:
         return max(0.0, min(lag, self.quota))
 
     def after_move(self, compensation: float) -> LagQuota:
-        return replace(self, quota=min(self.maximum, self.quota - compensation + self.gain))
+        return LagQuota(
+            self.gain, min(self.maximum, self.quota - compensation + self.gain), self.maximum
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,8 +202,10 @@ class SeatClock:
 
     def allowance(self) -> float:
         """Seconds this seat may think on its next move, before lag compensation."""
-        limits = [limit for limit in (self.control.move, self.remaining) if limit is not None]
-        return max(0.0, min(limits))
+        move, remaining = self.control.move, self.remaining
+        if remaining is None:
+            return max(0.0, move or 0.0)  # a control has a move limit, a clock, or both
+        return max(0.0, remaining if move is None else min(move, remaining))
 
     def deadline_after(self, written_at: float, lag: float) -> float:
         """When the move must have arrived: allowance plus the most compensation it can get."""
