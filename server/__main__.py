@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sqlite3
 import sys
 from functools import partial
@@ -25,11 +26,13 @@ def main(argv: list[str] | None = None) -> int:
         epilog="Registered players and admins: arbiter-server admin --help",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=7777, help="TCP port; 0 picks a free one")
+    parser.add_argument(
+        "--port", type=port_number, default=7777, help="TCP port; 0 picks a free one"
+    )
     parser.add_argument("--db", default="arbiter.db", help="SQLite file for the game records")
     parser.add_argument(
         "--grace",
-        type=float,
+        type=seconds,
         default=10.0,
         help="seconds a disconnected player keeps its seat (its clock running) to reconnect",
     )
@@ -50,6 +53,23 @@ def main(argv: list[str] | None = None) -> int:
         )
         status = 1
     return status
+
+
+def port_number(text: str) -> int:
+    """A TCP port, checked here: the socket layer would wrap 99999 round to 34463."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, not {text!r}")
+    return int(text)
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds (0 or more), not {text!r}")
+    return value
 
 
 def first(group: BaseExceptionGroup[BaseException]) -> BaseException:

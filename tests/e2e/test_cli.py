@@ -128,6 +128,24 @@ def test_server_reports_a_port_it_cannot_take(tmp_path: Path) -> None:
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "complaint"),
+    [
+        (["--port", "99999"], "expected a port from 0 to 65535, not '99999'"),
+        (["--port", "-5"], "expected a port from 0 to 65535, not '-5'"),
+        (["--grace", "-3"], "expected a number of seconds (0 or more), not '-3'"),
+        (["--grace", "nan"], "expected a number of seconds (0 or more), not 'nan'"),
+    ],
+)
+def test_server_names_a_bad_argument_before_listening(
+    tmp_path: Path, args: list[str], complaint: str
+) -> None:
+    done = run([*SERVER, "--db", str(tmp_path / "x.db"), *args])
+    assert done.returncode == 2
+    assert complaint in done.stderr
+    assert "listening" not in done.stdout and not (tmp_path / "x.db").exists()
+
+
 def test_server_reports_a_database_it_cannot_open(tmp_path: Path) -> None:
     done = run([*SERVER, "--port", "0", "--db", str(tmp_path / "missing" / "x.db")])
     assert done.returncode == 1
