@@ -1,12 +1,12 @@
 """The match record in SQLite: players, matches, moves and results.
 
-SQLite calls block, so they run on a worker thread, never on the event loop. Every accepted move
+SQLite calls block, so they run on worker threads, never on the event loop. Every accepted move
 must be stored before the opponent hears of it, which puts a write on the server's per-move path.
 Instead of one transaction per move, one writer task drains every write queued while the previous
-batch was committing and commits them together (group commit), so 500 concurrent matches cost
-one thread hop and one commit per batch rather than per move. A match does not wait for its
-move's commit: it queues the announcement behind the write (`after_commit`), and the writer
-sends it once the batch holding the move is committed.
+batch was committing and commits them together (group commit) on a thread of its own, so 500
+concurrent matches cost one thread hop and one commit per batch rather than per move. A match
+does not wait for its move's commit: it queues the announcement behind the write
+(`after_commit`), and the writer sends it once the batch holding the move is committed.
 
 Durability: WAL with `synchronous=NORMAL` survives a killed server process (the goal: a SIGKILL
 loses no accepted move); only a power cut can lose the last transactions.
@@ -18,7 +18,10 @@ import contextlib
 import itertools
 import json
 import logging
+import queue
+import socket
 import sqlite3
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -148,6 +151,52 @@ class MatchRecord:
     moves: list[str]
 
 
+class _CommitThread:
+    """A thread that only commits batches: handed them through a queue, it answers through a
+    socket the event loop waits on.
+
+    `trio.to_thread` suits occasional calls. The group commit runs back to back under load, and
+    a thread of its own with a socket for its answers costs the event loop less per batch (one
+    read) than a thread-cache hand-off and a `run_sync_soon` each time: about 7% more moves per
+    second at 100 matches (bench/server.py).
+    """
+
+    def __init__(self, commit: Callable[[list[PendingWrite]], None]) -> None:
+        self._commit = commit
+        self._jobs: queue.SimpleQueue[list[PendingWrite] | None] = queue.SimpleQueue()
+        self._answers, self._answer = socket.socketpair()
+        self._answers.setblocking(False)
+        self._thread = threading.Thread(target=self._work, name="arbiter-commit", daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        while (batch := self._jobs.get()) is not None:
+            try:
+                self._commit(batch)
+            except BaseException as error:  # SQLite's errors are handled inside; anything else
+                for write in batch:  # must still answer, or the event loop would wait forever
+                    write.error = write.error or error
+            self._answer.send(b".")
+
+    async def commit(self, batch: list[PendingWrite]) -> None:
+        self._jobs.put(batch)
+        while True:
+            await trio.lowlevel.wait_readable(self._answers)
+            try:
+                self._answers.recv(1)
+            except BlockingIOError:
+                continue
+            return
+
+    def stop(self) -> None:
+        """Let a commit under way finish (at most a batch, milliseconds), then end the thread:
+        the connection may be closed once this returns."""
+        self._jobs.put(None)
+        self._thread.join()
+        self._answers.close()
+        self._answer.close()
+
+
 class Storage:
     """One SQLite file. Open it with `async with Storage.open(path) as storage`."""
 
@@ -171,20 +220,25 @@ class Storage:
         self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
         """The group-commit loop; runs until cancelled."""
-        task_status.started()
-        while True:
-            while not self._queue:
-                await self._queued.park()
-            batch = list(self._queue)
-            self._queue.clear()
-            writes = [item for item in batch if isinstance(item, PendingWrite)]
-            if writes:
-                await self._run(self._commit_batch, writes)
-            for item in batch:
-                if not isinstance(item, PendingWrite):
-                    self._call_back(item)
-                elif item.done is not None:
-                    item.done.set()
+        committer = _CommitThread(self._commit_batch)
+        try:
+            task_status.started()
+            while True:
+                while not self._queue:
+                    await self._queued.park()
+                batch = list(self._queue)
+                self._queue.clear()
+                writes = [item for item in batch if isinstance(item, PendingWrite)]
+                if writes:
+                    async with self._lock:
+                        await committer.commit(writes)
+                for item in batch:
+                    if not isinstance(item, PendingWrite):
+                        self._call_back(item)
+                    elif item.done is not None:
+                        item.done.set()
+        finally:
+            committer.stop()
 
     def _enqueue(self, item: PendingWrite | AfterCommit) -> None:
         self._queue.append(item)
