@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
@@ -323,7 +323,7 @@ class KingsCourtState(State[Move]):
 
     def _has_legal_move(self) -> bool:
         """Cheaper than `legal_moves()`: slides are quick to find and usually exist."""
-        if self._slides():
+        if any(targets for _, targets in self._slide_targets()):
             return True
         return _phase(self.moves_played).jumps and bool(self._jumps())
 
@@ -340,24 +340,29 @@ class KingsCourtState(State[Move]):
     def _own_opp(self) -> tuple[Bitboard, Bitboard]:
         return (self.black, self.white) if self.turn else (self.white, self.black)
 
-    def _slides(self) -> list[Move]:
-        """Every legal slide, direction by direction, each found for all pieces at once."""
+    def _slide_targets(self) -> Iterator[tuple[int, Bitboard]]:
+        """Per direction: the square-index step and every square a legal slide reaches."""
         own, opp = self._own_opp()
         empty = ~(own | opp) & FULL
         phase = _phase(self.moves_played)
-        allowed = COURT if phase.into_court else FULL
+        if phase.into_court:
+            empty &= COURT
         own_court = own & COURT
         lone = own_court if own_court & (own_court - 1) == 0 else 0
         directions: Sequence[Direction] = range(4)
         if phase.opposite:
             directions = () if self.first_direction is None else (OPPOSITE[self.first_direction],)
-        moves: list[Move] = []
         for direction in directions:
             delta = _DELTA[direction]
-            targets = (own << delta if delta > 0 else own >> -delta) & _STEP_MASK[direction]
-            targets &= empty & allowed
+            targets = (own << delta if delta > 0 else own >> -delta) & _STEP_MASK[direction] & empty
             if lone:  # the last Court piece may not slide out of the Court
                 targets &= ~(_shift(lone, direction) & ~COURT)
+            yield delta, targets
+
+    def _slides(self) -> list[Move]:
+        """Every legal slide, direction by direction, each found for all pieces at once."""
+        moves: list[Move] = []
+        for delta, targets in self._slide_targets():
             while targets:  # the squares of `targets`, inlined: this is the hottest loop
                 low = targets & -targets
                 to = low.bit_length() - 1
