@@ -1,16 +1,22 @@
-"""One match: the task that owns a game's authoritative state from first move to result.
+"""One match: a game's authoritative state from first move to result, and the task that keeps
+its clock.
 
-Everything that can happen to a match arrives in its inbox (a move, a resignation, a
-disconnect, a reconnect), so one task decides in one order and no lock is needed. A move is
-checked by the game's own rules, stored, and only then announced, so a restarted server never
-knows less than a client was told. The task does not wait for the commit: what it has to say is
-handed to the storage writer, which sends it once the move is committed (`Match._flush`), and
-each client gets one write per step (its opponent's move and its `your_turn` together).
+Everything that can happen to a match (a move, a resignation, a disconnect, a reconnect) is an
+event handed to `Match.deliver` by the task that received it. Handling an event never waits, and
+trio runs one task at a time, so events are handled whole, one after another, in the order they
+arrive: no lock, and no hand-off to another task on the per-move path. The match's own task only
+waits for the deadline of the move under way (a cancel scope, never a polling loop) and, at the
+end, stores and announces the result.
+
+A move is checked by the game's own rules, stored, and only then announced, so a restarted
+server never knows less than a client was told. Nothing waits for the commit: what a step has to
+say is handed to the storage writer, which sends it once the move is committed (`Match._flush`),
+and each client gets one write per step (its opponent's move and its `your_turn` together).
 
 Thinking time runs from the moment `your_turn` has been written to the mover's socket until the
-move frame has arrived whole (DESIGN.md). The writer task stamps the first instant and moves the
-turn's deadline (a cancel scope, never a polling loop); the reader stamps the second. What a move
-may cost and what it did cost is `server.clock`'s pure arithmetic.
+move frame has arrived whole (DESIGN.md). Whoever writes `your_turn` stamps the first instant and
+moves the deadline; the reader stamps the second. What a move may cost and what it did cost is
+`server.clock`'s pure arithmetic.
 
 A seat whose connection drops keeps its seat for a grace period, its clock running; the same
 client can take it back by reconnecting with its session token (`hello.resume`).
@@ -19,7 +25,6 @@ client can take it back by reconnecting with its session token (`hello.resume`).
 from __future__ import annotations
 
 import enum
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -96,24 +101,22 @@ class Turn:
     """One seat's turn: when its clock started and the deadline for its move.
 
     Until `your_turn` is written the deadline counts from when it was queued, so a client that
-    does not read cannot stall the match; the writer then moves it to count from the write. A
+    does not read cannot stall the match; the write then moves it to count from the write. A
     seat that is away has nothing to write: its clock starts at once.
     """
 
-    __slots__ = ("clock", "deadline", "lag", "scope", "started")
+    __slots__ = ("clock", "deadline", "lag", "seat", "started")
 
-    def __init__(self, clock: SeatClock, lag: float, now: float) -> None:
+    def __init__(self, seat: Seat, clock: SeatClock, lag: float, now: float) -> None:
+        self.seat = seat
         self.clock = clock
         self.lag = lag  # the mover's round trip when asked: the same figure decides and charges
         self.started: float | None = None
         self.deadline = clock.deadline_after(now, lag)
-        self.scope: trio.CancelScope | None = None
 
     def start(self, written_at: float) -> None:
         self.started = written_at
         self.deadline = self.clock.deadline_after(written_at, self.lag)
-        if self.scope is not None:
-            self.scope.deadline = self.deadline
 
     def elapsed(self, arrived_at: float) -> float:
         """Thinking time; 0 for a move that arrived before its `your_turn` was written."""
@@ -143,27 +146,50 @@ class Match:
     """Seats whose connection dropped, with the end of their grace period."""
     outcome: Outcome | None = None
     _outgoing: list[Outgoing] = field(default_factory=list, init=False, repr=False)
-    """Frames this step has to send; `_flush` sends them before the task waits again."""
+    """Frames the event being handled has to send; `_flush` sends them once it is handled."""
     _unstored: list[PendingWrite] = field(default_factory=list, init=False, repr=False)
     """Writes queued since the last flush: its frames wait for their commit."""
     _held: int = field(default=0, init=False, repr=False)
     """Flushes waiting for a commit; later frames queue behind them, to keep their order."""
     _all_sent: trio.Event | None = field(default=None, init=False, repr=False)
     _storage_error: BaseException | None = field(default=None, init=False, repr=False)
+    _turn: Turn | None = field(default=None, init=False, repr=False)
+    """The move under way; None until the match task has asked for the first one."""
+    _early: list[MatchEvent] = field(default_factory=list, init=False, repr=False)
+    """Events that came before the first turn, handled as it begins."""
+    _alarm: trio.CancelScope = field(default_factory=trio.CancelScope, init=False, repr=False)
+    """The match task waits in this scope: its deadline is the turn's (or an away seat's grace
+    period's), and the end of the match cancels it."""
+    _failure: Exception | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state = self.game.initial_state(self.options)
         self.clocks = (SeatClock(self.control), SeatClock(self.control))
-        self._inbox, self._events = trio.open_memory_channel[MatchEvent](math.inf)
 
     @property
     def players(self) -> list[str]:
         return [session.name for session in self.sessions]
 
     def deliver(self, event: MatchEvent) -> None:
-        """Hand an event to the match task (never blocks)."""
-        if self.outcome is None:
-            self._inbox.send_nowait(event)
+        """Handle one event now, in the caller's task (it never blocks); ignored once over."""
+        if self.outcome is not None or self._failure is not None:
+            return
+        if self._turn is None:
+            self._early.append(event)
+            return
+        try:
+            result = self._handle(self._turn, event)
+            if result is None:
+                self._next_turn()
+            elif result is not GOES_ON:
+                self._end(result)
+            else:
+                self._set_alarm()
+        except Exception as error:  # a bug or a lost write stops this match, not the caller
+            self._failure = error
+            self._alarm.cancel()
+            return
+        self._flush()
 
     def add_spectator(self, session: Session) -> None:
         """Show the match so far to a new spectator, who then sees each move as played."""
@@ -177,30 +203,50 @@ class Match:
             self._tell(session, self._started_message(seat))
             if session.closed:
                 self.away[seat] = trio.current_time() + self.grace
-        outcome = None
-        while outcome is None:
-            outcome = self.state.outcome() or await self._play_turn()
-        await self._finish(outcome)
-        return outcome
+        with self._alarm:
+            self._next_turn()
+            self._flush()
+            early, self._early = self._early, []
+            for event in early:
+                self.deliver(event)
+            await trio.sleep_forever()  # events arrive through `deliver`
+        if self._failure is not None:
+            raise self._failure
+        if self.outcome is None:  # the alarm rang: a deadline passed
+            assert self._turn is not None
+            self.outcome = self._out_of_time(self._turn.seat)
+        await self._finish(self.outcome)
+        return self.outcome
 
-    async def _play_turn(self) -> Outcome | None:
-        """Ask the seat to move and wait: None once a move is accepted, else the end."""
+    def _next_turn(self) -> None:
+        """Ask the seat to move, or end the match if the position says it is over."""
+        outcome = self.state.outcome()
+        if outcome is not None:
+            self._end(outcome)
+            return
         seat = self.state.turn
-        mover = self.sessions[seat]
-        turn = Turn(self.clocks[seat], mover.rtt, trio.current_time())
+        now = trio.current_time()
+        turn = self._turn = Turn(seat, self.clocks[seat], self.sessions[seat].rtt, now)
         if seat in self.away:
-            turn.start(trio.current_time())
+            turn.start(now)
         else:
-            self._tell(mover, self._your_turn_message(seat, turn), turn.start)
-        with trio.CancelScope() as turn.scope:
-            while True:
-                self._flush()
-                turn.scope.deadline = min([turn.deadline, *self.away.values()])
-                event = await self._events.receive()
-                result = self._handle(seat, turn, event)
-                if result is not GOES_ON:
-                    return result
-        return self._out_of_time(seat)
+            message = self._your_turn_message(seat, turn)
+            self._tell(self.sessions[seat], message, partial(self._turn_started, turn))
+        self._set_alarm()
+
+    def _turn_started(self, turn: Turn, written_at: float) -> None:
+        """`your_turn` is on the wire: the move's time counts from now."""
+        turn.start(written_at)
+        if turn is self._turn and self.outcome is None:
+            self._set_alarm()
+
+    def _set_alarm(self) -> None:
+        assert self._turn is not None
+        self._alarm.deadline = min([self._turn.deadline, *self.away.values()])
+
+    def _end(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+        self._alarm.cancel()
 
     def _out_of_time(self, seat: Seat) -> Outcome:
         now = trio.current_time()
@@ -209,8 +255,9 @@ class Match:
                 return self._default(gone, DefaultKind.CRASH, "disconnected")
         return self._default(seat, DefaultKind.TIME, self._timeout_reason(seat))
 
-    def _handle(self, seat: Seat, turn: Turn, event: MatchEvent) -> TurnResult:
-        """React to one event during `seat`'s turn."""
+    def _handle(self, turn: Turn, event: MatchEvent) -> TurnResult:
+        """React to one event during a turn."""
+        seat = turn.seat
         match event:
             case StorageFailed(error=error):
                 raise RuntimeError(f"match {self.id}: a move could not be stored") from error

@@ -62,6 +62,8 @@ class Session:
     peer_errors: int = 0
     welcomed: trio.Event = field(default_factory=trio.Event)
     round_trips: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_SAMPLES))
+    rtt: float = 0.0
+    """Estimated network round trip in seconds: the least of `round_trips` (0 before any)."""
     _pings: dict[int, float] = field(default_factory=dict)
     _next_nonce: int = 1
     _backlog: int = 0
@@ -132,15 +134,11 @@ class Session:
     ) -> None:
         self.send(protocol.Error(code=code, message=message, ref=ref, match=match))
 
-    @property
-    def rtt(self) -> float:
-        """Estimated network round trip in seconds, measured by our pings; 0 before any."""
-        return min(self.round_trips, default=0.0)
-
     def pong_received(self, nonce: int, arrived: float) -> None:
         sent = self._pings.pop(nonce, None)
         if sent is not None:
             self.round_trips.append(arrived - sent)
+            self.rtt = min(self.round_trips)
 
     async def _ping_loop(self) -> None:
         await self.welcomed.wait()
