@@ -23,7 +23,6 @@ began without capturing has visited its start twice.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -290,7 +289,10 @@ class KingsCourtState(State[Move]):
     def rows(self) -> list[str]:
         """The board as 8 strings of `w`, `b`, `.`, top row (row 8) first: the data form."""
         white, black = self.white, self.black
-        return [_row_text(white >> shift & 0xFF, black >> shift & 0xFF) for shift in _ROW_SHIFTS]
+        return [
+            _ROW_TEXTS[(white >> shift & 0xFF) | (black >> shift & 0xFF) << 8]
+            for shift in _ROW_SHIFTS
+        ]
 
     def _cell_char(self, square: Square) -> str:
         if self.white >> square & 1:
@@ -567,22 +569,40 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _text(move: Move) -> str:
-    """Cached: the server formats every legal move of every position it sends as hints."""
-    return "".join(map(SQUARE_NAMES.__getitem__, move))
+class _MoveTexts(dict[Move, str]):
+    """Move -> notation, filled as moves are first formatted: the server formats every legal move
+    of every position it sends as hints, and a hit is one dict lookup in C (an `lru_cache` costs
+    twice that). Cleared when full: jump routes are many, but a few thousand cover real play."""
+
+    LIMIT = 1 << 16
+
+    def __missing__(self, move: Move) -> str:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        text = self[move] = "".join(map(SQUARE_NAMES.__getitem__, move))
+        return text
+
+
+_text = _MoveTexts().__getitem__
 
 
 _ROW_SHIFTS = tuple(SIZE * r for r in reversed(range(SIZE)))
 
 
-@functools.cache
-def _row_text(white: int, black: int) -> str:
-    """One row of the data form from its two 8-bit masks (3^8 possible rows, all cached)."""
-    return "".join(
-        WHITE_CHAR if white >> c & 1 else BLACK_CHAR if black >> c & 1 else EMPTY_CHAR
-        for c in range(SIZE)
-    )
+class _RowTexts(dict[int, str]):
+    """One row of the data form by its white mask | black mask << 8, filled as rows are first
+    seen (3^8 possible rows): every state the server sends is eight lookups."""
+
+    def __missing__(self, masks: int) -> str:
+        white, black = masks & 0xFF, masks >> 8
+        text = self[masks] = "".join(
+            WHITE_CHAR if white >> c & 1 else BLACK_CHAR if black >> c & 1 else EMPTY_CHAR
+            for c in range(SIZE)
+        )
+        return text
+
+
+_ROW_TEXTS = _RowTexts()
 
 
 _MOVE_PATTERN = re.compile(r"(?:[A-H][1-8]){2,}")

@@ -294,12 +294,31 @@ def _ascii_strings(items: Any) -> bool:
 
 
 def _is_plain(value: Any, depth: int) -> bool:
-    """True for data msgpack carries and every language reads the same: no bytes, no ext types."""
-    if type(value) is list and depth < MAX_DEPTH and _ascii_strings(value):
-        return True
-    if isinstance(value, str):
+    """True for data msgpack carries and every language reads the same: no bytes, no ext types.
+
+    The exact built-in types come first, each with one test: every state the server sends runs
+    through here. Subclasses (an IntEnum, an OrderedDict) take the general path below.
+    """
+    kind = type(value)
+    if kind is str:
         return value.isascii() or _is_utf8(value)
-    if value is None or isinstance(value, bool):
+    if kind is int:
+        return MSGPACK_INT[0] <= value <= MSGPACK_INT[1]
+    if value is None or kind is bool:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if kind is list and depth < MAX_DEPTH:
+        return _ascii_strings(value) or all(_is_plain(item, depth + 1) for item in value)
+    if kind is dict and depth < MAX_DEPTH and _ascii_strings(value):  # the keys
+        return all(_is_plain(item, depth + 1) for item in value.values())
+    return _is_plain_subclass(value, depth)
+
+
+def _is_plain_subclass(value: Any, depth: int) -> bool:
+    if isinstance(value, str):
+        return _is_utf8(value)
+    if isinstance(value, bool):
         return True
     if isinstance(value, int):
         return MSGPACK_INT[0] <= value <= MSGPACK_INT[1]
