@@ -24,7 +24,7 @@ began without capturing has visited its start twice.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
@@ -37,6 +37,7 @@ from games._base import (
     State,
     StateDataError,
 )
+from games._memo import Memo
 
 Square: TypeAlias = int
 """0..63: `column + 8 * row`, both counted from 0, so A1 = 0, H1 = 7, A2 = 8, H8 = 63."""
@@ -134,6 +135,12 @@ for _sq in range(SIZE * SIZE):
     _JUMPS.append(tuple(_jumps))
 
 
+_SLIDES_TO = tuple(
+    tuple((to - _DELTA[direction], to) for to in range(SIZE * SIZE)) for direction in range(4)
+)
+"""Per direction, the slide arriving on each square (one tuple each, shared by every list)."""
+
+
 def _shift(board: Bitboard, direction: Direction, steps: int = 1) -> Bitboard:
     """Every square of `board` moved `steps` (1 or 2) squares in `direction`, none wrapping."""
     delta = _DELTA[direction] * steps
@@ -185,34 +192,36 @@ def _phase(ply: int) -> _Phase:
 
 def _extend_jumps(
     path: Move,
-    own: Bitboard,
+    here: Square,
     opp: Bitboard,
+    occupied: Bitboard,
     visited: Bitboard,
     keeps_court: bool,
     out: list[Move],
 ) -> None:
-    """Add to `out` every legal continuation of the jump sequence `path`, depth first.
+    """Add to `out` every legal continuation of the jump sequence `path` (now on `here`), depth
+    first.
 
-    `own` excludes the jumping piece; `opp` has this move's captures removed already, so a later
-    jump sees them gone. `visited` holds the squares passed since the last capture: a jump may
-    land on one of them only if it captures (which starts a fresh stretch). A sequence ending
-    outside the Court is kept only when the mover has another Court piece (`keeps_court`), but
-    it is still followed: a later jump may bring the piece back into the Court.
+    `opp` and `occupied` have this move's captures removed already, so a later jump sees them
+    gone, and `occupied` leaves out the jumping piece. `visited` holds the squares passed since
+    the last capture: a jump may land on one of them only if it captures (which starts a fresh
+    stretch). A sequence ending outside the Court is kept only when the mover has another Court
+    piece (`keeps_court`), but it is still followed: a later jump may bring the piece back into
+    the Court.
     """
-    occupied = own | opp
-    for over, land, land_bit in _JUMPS[path[-1]]:
+    for over, land, land_bit in _JUMPS[here]:
         if land_bit & occupied or not over & occupied:
             continue
         if over & opp:
-            next_opp, next_visited = opp ^ over, land_bit
-        elif land_bit & visited:
-            continue
-        else:
-            next_opp, next_visited = opp, visited | land_bit
-        longer = (*path, land)
-        if keeps_court or land_bit & COURT:
-            out.append(longer)
-        _extend_jumps(longer, own, next_opp, next_visited, keeps_court, out)
+            longer = (*path, land)
+            if keeps_court or land_bit & COURT:
+                out.append(longer)
+            _extend_jumps(longer, land, opp ^ over, occupied ^ over, land_bit, keeps_court, out)
+        elif not land_bit & visited:
+            longer = (*path, land)
+            if keeps_court or land_bit & COURT:
+                out.append(longer)
+            _extend_jumps(longer, land, opp, occupied, visited | land_bit, keeps_court, out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,8 +351,8 @@ class KingsCourtState(State[Move]):
     def _own_opp(self) -> tuple[Bitboard, Bitboard]:
         return (self.black, self.white) if self.turn else (self.white, self.black)
 
-    def _slide_targets(self) -> Iterator[tuple[int, Bitboard]]:
-        """Per direction: the square-index step and every square a legal slide reaches."""
+    def _slide_targets(self) -> Iterator[tuple[Direction, Bitboard]]:
+        """Per direction: every square a legal slide in that direction reaches."""
         own, opp = self._own_opp()
         empty = ~(own | opp) & FULL
         phase = _phase(self.moves_played)
@@ -359,16 +368,16 @@ class KingsCourtState(State[Move]):
             targets = (own << delta if delta > 0 else own >> -delta) & _STEP_MASK[direction] & empty
             if lone:  # the last Court piece may not slide out of the Court
                 targets &= ~(_shift(lone, direction) & ~COURT)
-            yield delta, targets
+            yield direction, targets
 
     def _slides(self) -> list[Move]:
         """Every legal slide, direction by direction, each found for all pieces at once."""
         moves: list[Move] = []
-        for delta, targets in self._slide_targets():
+        for direction, targets in self._slide_targets():
+            arriving = _SLIDES_TO[direction]
             while targets:  # the squares of `targets`, inlined: this is the hottest loop
                 low = targets & -targets
-                to = low.bit_length() - 1
-                moves.append((to - delta, to))
+                moves.append(arriving[low.bit_length() - 1])
                 targets ^= low
         return moves
 
@@ -391,7 +400,8 @@ class KingsCourtState(State[Move]):
             bit = starts & -starts
             starts ^= bit
             keeps_court = bool(own_court & ~bit)
-            _extend_jumps((bit.bit_length() - 1,), own ^ bit, opp, bit, keeps_court, moves)
+            start = bit.bit_length() - 1
+            _extend_jumps((start,), start, opp, occupied ^ bit, bit, keeps_court, moves)
         return moves
 
     # -- checking one move --------------------------------------------------------------------
@@ -569,40 +579,39 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-class _MoveTexts(dict[Move, str]):
-    """Move -> notation, filled as moves are first formatted: the server formats every legal move
-    of every position it sends as hints, and a hit is one dict lookup in C (an `lru_cache` costs
-    twice that). Cleared when full: jump routes are many, but a few thousand cover real play."""
-
-    LIMIT = 1 << 16
-
-    def __missing__(self, move: Move) -> str:
-        if len(self) >= self.LIMIT:
-            self.clear()
-        text = self[move] = "".join(map(SQUARE_NAMES.__getitem__, move))
-        return text
-
-
-_text = _MoveTexts().__getitem__
+_text: Callable[[Move], str] = Memo(
+    lambda move: "".join(map(SQUARE_NAMES.__getitem__, move))
+).__getitem__
+"""A move's notation: the server formats every legal move of every position it sends as hints."""
 
 
 _ROW_SHIFTS = tuple(SIZE * r for r in reversed(range(SIZE)))
 
 
-class _RowTexts(dict[int, str]):
-    """One row of the data form by its white mask | black mask << 8, filled as rows are first
-    seen (3^8 possible rows): every state the server sends is eight lookups."""
-
-    def __missing__(self, masks: int) -> str:
-        white, black = masks & 0xFF, masks >> 8
-        text = self[masks] = "".join(
-            WHITE_CHAR if white >> c & 1 else BLACK_CHAR if black >> c & 1 else EMPTY_CHAR
-            for c in range(SIZE)
-        )
-        return text
+def _row_text(masks: int) -> str:
+    """One row of the data form from its white mask | black mask << 8."""
+    white, black = masks & 0xFF, masks >> 8
+    return "".join(
+        WHITE_CHAR if white >> c & 1 else BLACK_CHAR if black >> c & 1 else EMPTY_CHAR
+        for c in range(SIZE)
+    )
 
 
-_ROW_TEXTS = _RowTexts()
+_ROW_TEXTS = Memo(_row_text)
+"""Every state the server sends is eight lookups here (3^8 possible rows)."""
+
+
+def _squares_named(text: str) -> Move | None:
+    """The squares of upper-case move text, or None if it is not King's Court notation."""
+    if not _MOVE_PATTERN.fullmatch(text):
+        return None
+    return tuple(parse_square(text[i : i + 2]) for i in range(0, len(text), 2))
+
+
+_MOVES_BY_TEXT = Memo(_squares_named)
+_MEMO_TEXT_LEN = 16
+"""Texts up to this long (slides, jumps of up to 7 steps) are parsed once; longer ones each time,
+so hostile text cannot fill memory."""
 
 
 _MOVE_PATTERN = re.compile(r"(?:[A-H][1-8]){2,}")
@@ -707,12 +716,16 @@ class KingsCourt(Game[KingsCourtState, Move]):
         if not isinstance(text, str):
             raise InvalidMoveError(f"a move is text, not {text!r}")
         cleaned = text.strip().upper()
-        if not _MOVE_PATTERN.fullmatch(cleaned):
+        if len(cleaned) <= _MEMO_TEXT_LEN:
+            move = _MOVES_BY_TEXT[cleaned]
+        else:
+            move = _squares_named(cleaned)
+        if move is None:
             raise InvalidMoveError(
                 f"{_quote(text)} is not a King's Court move: write the squares visited, "
                 "e.g. B4C4 or A1A3C3"
             )
-        return tuple(parse_square(cleaned[i : i + 2]) for i in range(0, len(cleaned), 2))
+        return move
 
     format_move = staticmethod(_text)  # no wrapper call: hint lists format every legal move
 

@@ -24,7 +24,6 @@ from games import (
     OptionError,
     Result,
     StateDataError,
-    kings_court,
 )
 from games.kings_court import GAME, MAX_MOVE_TEXT, KingsCourtState
 
@@ -835,14 +834,3 @@ def test_random_games_match_the_naive_reading_and_fit_the_text_cap(seed: int) ->
         assert all(len(GAME.format_move(m)) <= GAME.max_move_text for m in moves)
         state = state.play(rng.choice(moves))
     assert state.legal_moves() == []
-
-
-def test_the_move_text_cache_stays_bounded_and_right(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kings_court._MoveTexts, "LIMIT", 4)
-    texts = kings_court._MoveTexts()
-    moves = [(a, b) for a in range(3) for b in (8, 16, 24)]
-    for _ in range(2):
-        assert [texts[move] for move in moves] == [
-            kings_court.SQUARE_NAMES[a] + kings_court.SQUARE_NAMES[b] for a, b in moves
-        ]
-        assert len(texts) <= 4
