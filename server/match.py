@@ -158,8 +158,10 @@ class Match:
     _early: list[MatchEvent] = field(default_factory=list, init=False, repr=False)
     """Events that came before the first turn, handled as it begins."""
     _alarm: trio.CancelScope = field(default_factory=trio.CancelScope, init=False, repr=False)
-    """The match task waits in this scope: its deadline is the turn's (or an away seat's grace
-    period's), and the end of the match cancels it."""
+    """The match task waits in this scope; the end of the match cancels it. Its deadline is
+    never later than the move's (or an away seat's grace period's), but may be earlier: it is
+    only ever brought forward, so a move costs no timer update (each would be a trio deadline
+    change), and a wake-up that finds the deadline moved on just waits again."""
     _failure: Exception | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -210,11 +212,17 @@ class Match:
             for event in early:
                 self.deliver(event)
             await trio.sleep_forever()  # events arrive through `deliver`
+        while self.outcome is None and self._failure is None:  # the alarm rang
+            assert self._turn is not None
+            due = self._due()
+            if trio.current_time() >= due:
+                self.outcome = self._out_of_time(self._turn.seat)
+                break
+            with trio.CancelScope(deadline=due) as self._alarm:
+                await trio.sleep_forever()
         if self._failure is not None:
             raise self._failure
-        if self.outcome is None:  # the alarm rang: a deadline passed
-            assert self._turn is not None
-            self.outcome = self._out_of_time(self._turn.seat)
+        assert self.outcome is not None
         await self._finish(self.outcome)
         return self.outcome
 
@@ -240,9 +248,16 @@ class Match:
         if turn is self._turn and self.outcome is None:
             self._set_alarm()
 
-    def _set_alarm(self) -> None:
+    def _due(self) -> float:
+        """When the match must act if nothing arrives: the move's deadline or a grace period's
+        end."""
         assert self._turn is not None
-        self._alarm.deadline = min([self._turn.deadline, *self.away.values()])
+        return min([self._turn.deadline, *self.away.values()])
+
+    def _set_alarm(self) -> None:
+        due = self._due()
+        if due < self._alarm.deadline:
+            self._alarm.deadline = due
 
     def _end(self, outcome: Outcome) -> None:
         self.outcome = outcome
