@@ -5,6 +5,7 @@ A thin shell over the sans-I/O `protocol.Connection` (CLIENT role), like the ser
 
 from __future__ import annotations
 
+import os
 from collections import deque
 
 import trio
@@ -46,7 +47,13 @@ class ClientConnection:
 
         `resume` is the `session` of an earlier connection whose seats we take back.
         """
-        stream = await trio.open_tcp_stream(host, port)
+        try:
+            stream = await trio.open_tcp_stream(host, port)
+        except OSError as error:
+            raise OSError(
+                f"cannot connect to {host}:{port} ({_first_cause(error)}):"
+                " is an Arbiter server listening there?"
+            ) from error
         connection = cls(stream, name, "")
         try:
             await connection.send(
@@ -57,6 +64,11 @@ class ClientConnection:
             welcome = await connection.receive()
             if not isinstance(welcome, protocol.Welcome):
                 raise ConnectionClosed(f"expected welcome, got {welcome!r}")
+        except ConnectionClosed as error:
+            await trio.aclose_forcefully(stream)
+            raise ConnectionClosed(
+                f"{host}:{port} did not answer as an Arbiter server: {error}"
+            ) from error
         except BaseException:
             await trio.aclose_forcefully(stream)
             raise
@@ -88,7 +100,10 @@ class ClientConnection:
 
     async def _read(self) -> protocol.Message:
         while True:
-            message = self.wire.next_message()
+            try:
+                message = self.wire.next_message()
+            except protocol.PeerError as error:
+                raise ConnectionClosed(f"the server sent a bad frame ({error})") from error
             if message is protocol.NEED_DATA:
                 try:
                     data = await self._stream.receive_some(RECEIVE_SIZE)
@@ -114,3 +129,17 @@ class ClientConnection:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+def _first_cause(error: BaseException) -> str:
+    """Why a connection failed, from trio's "all attempts failed" and the errors behind it."""
+    cause: BaseException | None = error
+    while isinstance(cause, BaseExceptionGroup) or (
+        cause is not None and cause.__cause__ is not None
+    ):
+        cause = cause.exceptions[0] if isinstance(cause, BaseExceptionGroup) else cause.__cause__
+    if isinstance(cause, OSError) and cause.errno is not None and cause.errno > 0:
+        return os.strerror(cause.errno).lower()  # trio's own text repeats the address
+    if isinstance(cause, OSError) and cause.strerror:
+        return cause.strerror.lower()  # name resolution: negative codes of their own
+    return str(cause)

@@ -170,3 +170,45 @@ def test_agents_lists_each_games_agents_with_a_line_each() -> None:
     assert any(line.split()[0] == "random" for line in lines if line.startswith("  "))
     one = run([*CLI, "agents", "shobu"])
     assert one.stdout.splitlines()[0] == "shobu:"
+
+
+def test_a_client_names_an_address_where_nothing_listens() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # free once closed: nothing listens there
+    done = run(
+        [*CLI, "bot", "--server", f"127.0.0.1:{port}", "--game", "kings-court", "--agent", "random"]
+    )
+    assert done.returncode == 1
+    assert f"cannot connect to 127.0.0.1:{port} (connection refused)" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_client_connected_to_something_else_says_so() -> None:
+    """A web server on the port: its reply is not a frame, and the client says what it saw."""
+    with socket.create_server(("127.0.0.1", 0)) as other:
+        other.settimeout(30)
+        port = other.getsockname()[1]
+        client = subprocess.Popen(
+            [
+                *CLI,
+                "bot",
+                "--server",
+                f"127.0.0.1:{port}",
+                "--game",
+                "kings-court",
+                "--agent",
+                "random",
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        connection, _ = other.accept()
+        with connection:
+            connection.recv(1024)
+            connection.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+        _, stderr = client.communicate(timeout=30)
+    assert client.returncode == 1
+    assert f"127.0.0.1:{port} did not answer as an Arbiter server" in stderr
+    assert "Traceback" not in stderr
