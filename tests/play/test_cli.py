@@ -35,4 +35,4 @@ def test_a_server_that_is_not_there_is_named(capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit) as exit_:
         main(["play", "kings-court", "--server", "127.0.0.1:1"])
     assert exit_.value.code == 1
-    assert "arbiter: all attempts to connect to 127.0.0.1:1 failed" in capsys.readouterr().err
+    assert "arbiter: cannot connect to 127.0.0.1:1 (connection refused)" in capsys.readouterr().err
