@@ -4,6 +4,8 @@ what one bad write costs the rest of its batch."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
@@ -24,12 +26,30 @@ def _stored(db: Path) -> list[tuple[int, int, str]]:
         ).fetchall()
 
 
+@asynccontextmanager
+async def _writing_to(db: Path) -> AsyncIterator[Storage]:
+    """A storage with its group-commit writer running, stopped and closed on the way out."""
+    storage = Storage.connect(db)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(storage.run_writer)
+            yield storage
+            nursery.cancel_scope.cancel()
+    finally:
+        storage.close()
+
+
+async def _until_committed(storage: Storage) -> None:
+    done = trio.Event()
+    storage.after_commit(done.set)
+    with trio.fail_after(10):
+        await done.wait()
+
+
 async def test_a_large_batch_is_stored_whole_before_its_callbacks_run(tmp_path: Path) -> None:
     db = tmp_path / "arbiter.db"
-    storage = Storage.connect(db)
     seen_by_callbacks: list[int] = []
-    async with trio.open_nursery() as nursery:
-        await nursery.start(storage.run_writer)
+    async with _writing_to(db) as storage:
         matches = [await _new_match(storage) for _ in range(3)]
         expected = []
         for ply in range(1, 1401):  # 4,200 rows: more than one statement may bind
@@ -37,34 +57,22 @@ async def test_a_large_batch_is_stored_whole_before_its_callbacks_run(tmp_path: 
                 storage.record_move(match_id, ply, "white", f"M{ply}", 0.25, 0.0, None)
                 expected.append((match_id, ply, f"M{ply}"))
         storage.after_commit(lambda: seen_by_callbacks.append(len(_stored(db))))
-        done = trio.Event()
-        storage.after_commit(done.set)
-        with trio.fail_after(10):
-            await done.wait()
-        nursery.cancel_scope.cancel()
-    storage.close()
+        await _until_committed(storage)
     assert seen_by_callbacks == [4200]
     assert _stored(db) == sorted(expected)
 
 
 async def test_one_bad_write_fails_alone_and_callbacks_keep_their_order(tmp_path: Path) -> None:
     db = tmp_path / "arbiter.db"
-    storage = Storage.connect(db)
     order: list[str] = []
-    async with trio.open_nursery() as nursery:
-        await nursery.start(storage.run_writer)
+    async with _writing_to(db) as storage:
         match_id = await _new_match(storage)
         first = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
         storage.after_commit(lambda: order.append("after first"))
         again = storage.record_move(match_id, 1, "black", "G4F4", 0.1)  # same ply: refused
         second = storage.record_move(match_id, 2, "black", "G4F4", 0.1)
         storage.after_commit(lambda: order.append("after second"))
-        done = trio.Event()
-        storage.after_commit(done.set)
-        with trio.fail_after(10):
-            await done.wait()
-        nursery.cancel_scope.cancel()
-    storage.close()
+        await _until_committed(storage)
     assert first.error is None and second.error is None
     assert isinstance(again.error, sqlite3.IntegrityError)
     assert order == ["after first", "after second"]
