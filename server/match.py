@@ -467,7 +467,8 @@ class Match:
         legal = None
         if self.hints[seat]:
             legal = list(map(self.game.format_move, self.state.legal_moves()))
-            if sum(map(len, legal)) > MAX_HINT_CHARACTERS:
+            could_exceed = len(legal) * self.game.max_move_text > MAX_HINT_CHARACTERS
+            if could_exceed and sum(map(len, legal)) > MAX_HINT_CHARACTERS:
                 legal = None
         return protocol.YourTurn(
             match=self.id,

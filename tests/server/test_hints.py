@@ -1,0 +1,49 @@
+"""Hint lists as the server builds them: every legal move, unless they could not fit a frame."""
+
+from __future__ import annotations
+
+import trio
+
+import protocol
+from games import get_game
+from games.kings_court import KingsCourtState
+from server.clock import TimeControl
+from server.match import MAX_HINT_CHARACTERS, Match, Turn
+
+
+def lattice(size: int) -> KingsCourtState:
+    """White on A1 amid black pieces on every other square of a size x size corner: capture
+    routes multiply with the size (424 moves at 6, 17,058 at 7)."""
+    rows = []
+    for row in reversed(range(8)):
+        cells = ""
+        for column in range(8):
+            if (column, row) in ((0, 0), (3, 3)):
+                cells += "w"
+            elif column < size and row < size and column % 2 != row % 2:
+                cells += "b"
+            else:
+                cells += "."
+        rows.append(cells)
+    return KingsCourtState.from_rows(rows, ply=10)
+
+
+async def test_hints_are_left_out_only_when_they_could_not_fit_a_frame() -> None:
+    game = get_game("kings-court")
+    match = Match(
+        id=1,
+        game=game,
+        options={},
+        control=TimeControl.parse("move=5"),
+        sessions=[],
+        hints=(True, True),
+        storage=None,  # type: ignore[arg-type]  # building a message stores nothing
+    )
+    for size, fits in ((6, True), (7, False)):
+        match.state = lattice(size)
+        every_move = [game.format_move(move) for move in match.state.legal_moves()]
+        turn = Turn(0, match.clocks[0], 0.0, trio.current_time())
+        message = match._your_turn_message(0, turn)
+        assert (sum(map(len, every_move)) <= MAX_HINT_CHARACTERS) is fits
+        assert message.legal == (every_move if fits else None)
+        assert len(protocol.encode_frame(message.to_wire())) <= protocol.DEFAULT_MAX_FRAME
