@@ -63,7 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
         "agents", nargs=2, metavar="AGENT", type=agent_or_module, help="agent name or MODULE.py"
     )
     ref.add_argument("--seed", type=int, help="seed for the start (if random) and the agents")
-    ref.add_argument("--time", type=time_control, default="move=10", help=TIME_HELP)
+    timing = ref.add_mutually_exclusive_group()
+    timing.add_argument("--time", type=time_control, help=TIME_HELP + " (default: move=10)")
+    timing.add_argument(
+        "--move-time",
+        dest="time",
+        type=move_time,
+        metavar="S",
+        help="seconds per move: the same as --time move=S",
+    )
     ref.add_argument("--json", action="store_true", help="print one JSON object instead")
     ref.set_defaults(run=run_referee_command)
 
@@ -99,6 +107,11 @@ def time_control(text: str) -> str:
     except TimeControlError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
+
+
+def move_time(text: str) -> str:
+    """`--move-time S` as the time control it stands for."""
+    return time_control(f"move={text}")
 
 
 def positive_int(text: str) -> int:
@@ -176,7 +189,11 @@ def run_referee_command(args: argparse.Namespace) -> int:
 
     record = trio.run(
         lambda: referee(
-            args.game, tuple(args.agents), seed=args.seed, time_control=args.time, on_move=show
+            args.game,
+            tuple(args.agents),
+            seed=args.seed,
+            time_control=args.time or "move=10",
+            on_move=show,
         )
     )
     if args.json:

@@ -58,6 +58,11 @@ def test_referee_json_is_one_object_describing_the_game() -> None:
         ),
         (["referee", "kings-court", "random", "random", "--time", "move=fast"], "'fast' in"),
         (["referee", "kings-court", "random", "random", "--time", "hours=2"], "unknown part"),
+        (["referee", "kings-court", "random", "random", "--move-time", "fast"], "'fast' in"),
+        (
+            ["referee", "kings-court", "random", "random", "--move-time", "1", "--time", "move=2"],
+            "not allowed with argument --move-time",
+        ),
     ],
 )
 def test_bad_arguments_are_named(args: list[str], complaint: str) -> None:
@@ -212,3 +217,20 @@ def test_a_client_connected_to_something_else_says_so() -> None:
     assert client.returncode == 1
     assert f"127.0.0.1:{port} did not answer as an Arbiter server" in stderr
     assert "Traceback" not in stderr
+
+
+def test_referee_move_time_is_the_limit_a_slow_agent_loses_on() -> None:
+    late = ROOT / "tests" / "byoa" / "players" / "late_once.py"
+    done = subprocess.run(
+        [*CLI, "referee", "watch-your-back", str(late), "random", "--move-time", "0.5", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "ARBITER_TEST_LATE": "1.5"},
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["seats"] == {"white": str(late), "black": "random"}
+    assert report["winner"] == "black"
+    assert report["reason"] == "time limit exceeded (0.5 s)"
