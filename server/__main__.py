@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import math
 import sqlite3
@@ -14,6 +15,13 @@ import trio
 from server import accounts
 from server.app import bound_port, serve
 from server.storage import open_database
+
+YOUNG_COLLECTION_THRESHOLD = 10_000
+"""Container allocations between the cycle collector's young-generation passes (Python's default
+is 700). A move allocates hundreds of short-lived tuples and dicts that reference counting frees
+anyway; with the default, at 500 matches, the collector's passes over a heap full of live matches
+cost about a sixth of the server's time (bench/server.py at 500 matches: 4,646 moves/s with the
+default, 5,491 with this)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     status = 0
+    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
     try:
         trio.run(_run, args.host, args.port, args.db, args.grace)
     except* KeyboardInterrupt:
