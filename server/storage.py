@@ -179,14 +179,17 @@ class _CommitThread:
             self._answer.send(b".")
 
     async def commit(self, batch: list[PendingWrite]) -> None:
+        """Commit `batch` on the thread. Shielded: an answer left unread would be taken for the
+        next batch's (the wait is one commit; `stop` would wait for it anyway)."""
         self._jobs.put(batch)
-        while True:
-            await trio.lowlevel.wait_readable(self._answers)
-            try:
-                self._answers.recv(1)
-            except BlockingIOError:
-                continue
-            return
+        with trio.CancelScope(shield=True):
+            while True:
+                await trio.lowlevel.wait_readable(self._answers)
+                try:
+                    self._answers.recv(1)
+                except BlockingIOError:
+                    continue
+                return
 
     def stop(self) -> None:
         """Let a commit under way finish (at most a batch, milliseconds), then end the thread:
