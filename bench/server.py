@@ -158,10 +158,18 @@ def start_server(command: list[str]) -> tuple[subprocess.Popen[str], int]:
     return process, int(line.rsplit(":", 1)[1])
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def cpu_seconds(pid: int, children: bool = False) -> float:
+    """User + system CPU time so far of a process, and with `children` of its live children too
+    (Linux /proc): the server's commit process counts as the server."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat") if children else [Path(f"/proc/{pid}/stat")]:
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # a process that ended while we looked
+        if stat.parent.name == str(pid) or fields[1] == str(pid):
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 async def measure(port: int, matches: int, seconds: float, kind: str, server_pid: int) -> Tally:
@@ -173,11 +181,12 @@ async def measure(port: int, matches: int, seconds: float, kind: str, server_pid
             else:
                 nursery.start_soon(arbiter_match, port, index, tally)
         await trio.sleep(max(1.0, matches / 200))  # warm-up: connect, pair, first moves
-        server_before, clients_before = cpu_seconds(server_pid), cpu_seconds(os.getpid())
+        server_before = cpu_seconds(server_pid, children=True)
+        clients_before = cpu_seconds(os.getpid())
         tally.measuring = True
         await trio.sleep(seconds)
         tally.measuring = False
-        tally.server_cpu = (cpu_seconds(server_pid) - server_before) / seconds
+        tally.server_cpu = (cpu_seconds(server_pid, children=True) - server_before) / seconds
         tally.clients_cpu = (cpu_seconds(os.getpid()) - clients_before) / seconds
         nursery.cancel_scope.cancel()
     return tally

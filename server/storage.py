@@ -1,12 +1,14 @@
 """The match record in SQLite: players, matches, moves and results.
 
-SQLite calls block, so they run on worker threads, never on the event loop. Every accepted move
-must be stored before the opponent hears of it, which puts a write on the server's per-move path.
-Instead of one transaction per move, one writer task drains every write queued while the previous
-batch was committing and commits them together (group commit) on a thread of its own, so 500
-concurrent matches cost one thread hop and one commit per batch rather than per move. A match
+SQLite calls block, so they never run on the event loop. Every accepted move must be stored
+before the opponent hears of it, which puts a write on the server's per-move path. Instead of
+one transaction per move, one writer task drains every write queued while the previous batch was
+committing and has them committed together (group commit) by a process of its own
+(`server.commit_writer`, which shares no interpreter lock with the event loop), so 500
+concurrent matches cost one round trip and one commit per batch rather than per move. A match
 does not wait for its move's commit: it queues the announcement behind the write
-(`after_commit`), and the writer sends it once the batch holding the move is committed.
+(`after_commit`), and the writer sends it once the batch holding the move is committed. Other
+queries (creating and finishing matches, accounts, tournaments) run on worker threads.
 
 Durability: WAL with `synchronous=NORMAL` survives a killed server process (the goal: a SIGKILL
 loses no accepted move); only a power cut can lose the last transactions.
@@ -14,14 +16,11 @@ loses no accepted move); only a power cut can lose the last transactions.
 
 from __future__ import annotations
 
-import contextlib
-import itertools
 import json
 import logging
-import queue
 import socket
 import sqlite3
-import threading
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -29,97 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import msgpack
 import trio
+
+from server.database import open_database, transaction
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS players (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS matches (
-    id INTEGER PRIMARY KEY,
-    game TEXT NOT NULL,
-    options TEXT NOT NULL,          -- JSON: the resolved options, seeds included
-    time_control TEXT NOT NULL,     -- JSON, as on the wire
-    illegal TEXT NOT NULL,          -- per seat: 'forfeit,forfeit', 'retry,forfeit'...
-    status TEXT NOT NULL,           -- 'playing' or 'finished'
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    result TEXT,                    -- 'win', 'draw', 'both_forfeit'
-    winner TEXT,                    -- seat name, for 'win'
-    reason TEXT
-);
-CREATE TABLE IF NOT EXISTS results (
-    match_id INTEGER NOT NULL REFERENCES matches(id),
-    seat_index INTEGER NOT NULL,
-    seat TEXT NOT NULL,
-    player_id INTEGER NOT NULL REFERENCES players(id),
-    score REAL,                     -- filled when the match ends
-    PRIMARY KEY (match_id, seat_index)
-);
-CREATE TABLE IF NOT EXISTS moves (
-    match_id INTEGER NOT NULL REFERENCES matches(id),
-    ply INTEGER NOT NULL,           -- 1 for the first move
-    seat TEXT NOT NULL,
-    move TEXT NOT NULL,
-    elapsed REAL NOT NULL,          -- seconds from your_turn written to move received
-    compensation REAL NOT NULL,     -- lag allowance granted (taken off elapsed)
-    clock REAL,                     -- the mover's game clock after the move, if it has one
-    stored_at REAL NOT NULL,
-    PRIMARY KEY (match_id, ply)
-);
-CREATE TABLE IF NOT EXISTS defaults (
-    match_id INTEGER NOT NULL REFERENCES matches(id),
-    seat_index INTEGER NOT NULL,
-    kind TEXT NOT NULL,             -- 'crash', 'illegal', 'time' or 'absent'
-    PRIMARY KEY (match_id, seat_index)
-);
-CREATE TABLE IF NOT EXISTS accounts (
-    name TEXT PRIMARY KEY,          -- the name a hello must carry with its token
-    role TEXT NOT NULL,             -- 'player', 'admin' or 'local' (a built-in agent we run)
-    salt BLOB NOT NULL,
-    token_hash BLOB NOT NULL,       -- scrypt(token, salt); the token itself is never stored
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tournaments (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    game TEXT NOT NULL,
-    options TEXT NOT NULL,          -- JSON, as the director gave them (seeds drawn per game)
-    time_control TEXT NOT NULL,     -- JSON, as on the wire
-    rounds INTEGER NOT NULL,
-    concurrency INTEGER NOT NULL,
-    wait REAL NOT NULL,             -- seconds a due game waits for an absent player
-    entrants TEXT NOT NULL,         -- JSON list of names, in seeding order
-    local TEXT NOT NULL,            -- JSON map: entrant name -> the built-in agent it runs
-    status TEXT NOT NULL,           -- 'created', 'running' or 'finished'
-    created_by TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tournament_games (
-    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-    number INTEGER NOT NULL,        -- 1, 2, ... in schedule order
-    round INTEGER NOT NULL,
-    first TEXT NOT NULL,            -- the entrant in seat 0
-    second TEXT NOT NULL,
-    match_id INTEGER UNIQUE REFERENCES matches(id),  -- set when the game begins
-    PRIMARY KEY (tournament_id, number)
-);
-"""
-
-
-def open_database(path: str | Path) -> sqlite3.Connection:
-    """The SQLite file with our pragmas and every table: for the server and the admin command."""
-    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.execute("PRAGMA foreign_keys=ON")
-    db.executescript(SCHEMA)
-    return db
 
 
 @dataclass(slots=True)
@@ -151,60 +66,94 @@ class MatchRecord:
     moves: list[str]
 
 
-class _CommitThread:
-    """A thread that only commits batches: handed them through a queue, it answers through a
-    socket the event loop waits on.
+class StorageError(Exception):
+    """A write the commit process could not answer for: it stopped before committing it."""
 
-    `trio.to_thread` suits occasional calls. The group commit runs back to back under load, and
-    a thread of its own with a socket for its answers costs the event loop less per batch (one
-    read) than a thread-cache hand-off and a `run_sync_soon` each time: about 7% more moves per
-    second at 100 matches (bench/server.py).
+
+class _CommitProcess:
+    """`server.commit_writer` beside the server: a batch out, one answer per write back.
+
+    Started on the first batch, and again after it dies (the batch in flight then fails and its
+    matches stop; later ones go on). A thread would be simpler, but it shares the interpreter
+    lock with the event loop: at 500 matches its commits took ten times their SQLite time and
+    slowed every move (bench/server.py: 5,320 moves/s with a thread, about 5,960 with this).
     """
 
-    def __init__(self, commit: Callable[[list[PendingWrite]], None]) -> None:
-        self._commit = commit
-        self._jobs: queue.SimpleQueue[list[PendingWrite] | None] = queue.SimpleQueue()
-        self._answers, self._answer = socket.socketpair()
-        self._answers.setblocking(False)
-        self._thread = threading.Thread(target=self._work, name="arbiter-commit", daemon=True)
-        self._thread.start()
-
-    def _work(self) -> None:
-        while (batch := self._jobs.get()) is not None:
-            try:
-                self._commit(batch)
-            except BaseException as error:  # SQLite's errors are handled inside; anything else
-                for write in batch:  # must still answer, or the event loop would wait forever
-                    write.error = write.error or error
-            self._answer.send(b".")
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._process: trio.Process | None = None
+        self._stream: trio.SocketStream | None = None
+        self._answers = msgpack.Unpacker(raw=False)
 
     async def commit(self, batch: list[PendingWrite]) -> None:
-        """Commit `batch` on the thread. Shielded: an answer left unread would be taken for the
-        next batch's (the wait is one commit; `stop` would wait for it anyway)."""
-        self._jobs.put(batch)
+        """Commit `batch`, setting each write's `error` if it was refused or lost. Shielded:
+        an answer left unread would be taken for the next batch's (the wait is one commit)."""
         with trio.CancelScope(shield=True):
-            while True:
-                await trio.lowlevel.wait_readable(self._answers)
-                try:
-                    self._answers.recv(1)
-                except BlockingIOError:
-                    continue
+            try:
+                stream = self._stream or await self._start()
+                await stream.send_all(msgpack.packb([[w.sql, list(w.args)] for w in batch]))
+                answer = await self._next_answer(stream)
+            except (OSError, EOFError, trio.BrokenResourceError) as error:
+                await self.stop()
+                lost = StorageError(f"the commit process stopped: {error}")
+                for write in batch:
+                    write.error = lost
                 return
+        for write, refusal in zip(batch, answer, strict=True):
+            if refusal is not None:
+                write.error = _sqlite_error(*refusal)
 
-    def stop(self) -> None:
-        """Let a commit under way finish (at most a batch, milliseconds), then end the thread:
-        the connection may be closed once this returns."""
-        self._jobs.put(None)
-        self._thread.join()
-        self._answers.close()
-        self._answer.close()
+    async def _start(self) -> trio.SocketStream:
+        ours, theirs = socket.socketpair()
+        try:
+            command = [sys.executable, "-m", "server.commit_writer", str(theirs.fileno())]
+            self._process = await trio.lowlevel.open_process(
+                [*command, str(self._path)], pass_fds=(theirs.fileno(),)
+            )
+        finally:
+            theirs.close()
+        self._stream = trio.SocketStream(trio.socket.from_stdlib_socket(ours))
+        self._answers = msgpack.Unpacker(raw=False)
+        return self._stream
+
+    async def _next_answer(self, stream: trio.SocketStream) -> list[list[str] | None]:
+        while True:
+            for answer in self._answers:
+                return list(answer)
+            data = await stream.receive_some(1 << 16)
+            if not data:
+                raise EOFError("it closed its socket")
+            self._answers.feed(data)
+
+    async def stop(self) -> None:
+        """Close the socket, which ends the process; kill it if it does not end."""
+        with trio.CancelScope(shield=True):
+            if self._stream is not None:
+                await trio.aclose_forcefully(self._stream)
+                self._stream = None
+            if self._process is not None:
+                with trio.move_on_after(5):
+                    await self._process.wait()
+                if self._process.returncode is None:
+                    self._process.kill()
+                    await self._process.wait()
+                self._process = None
+
+
+def _sqlite_error(name: str, message: str) -> sqlite3.Error:
+    """The commit process's refusal as the sqlite3 exception it was (IntegrityError...)."""
+    kind = getattr(sqlite3, name, None)
+    if not (isinstance(kind, type) and issubclass(kind, sqlite3.Error)):
+        kind = sqlite3.Error
+    return kind(message)
 
 
 class Storage:
     """One SQLite file. Open it with `async with Storage.open(path) as storage`."""
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self._db = connection
+        self._path = path
         # Unbounded: queueing never blocks. What is queued is bounded by the live matches: each
         # has at most one move (and its announcement) waiting, as its next move needs it sent.
         # A plain deque and a parking lot rather than a memory channel: two items per move go
@@ -217,13 +166,13 @@ class Storage:
 
     @classmethod
     def connect(cls, path: str | Path) -> Storage:
-        return cls(open_database(path))
+        return cls(open_database(path), Path(path))
 
     async def run_writer(
         self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
         """The group-commit loop; runs until cancelled."""
-        committer = _CommitThread(self._commit_batch)
+        committer = _CommitProcess(self._path)
         try:
             task_status.started()
             while True:
@@ -233,15 +182,14 @@ class Storage:
                 self._queue.clear()
                 writes = [item for item in batch if isinstance(item, PendingWrite)]
                 if writes:
-                    async with self._lock:
-                        await committer.commit(writes)
+                    await committer.commit(writes)
                 for item in batch:
                     if not isinstance(item, PendingWrite):
                         self._call_back(item)
                     elif item.done is not None:
                         item.done.set()
         finally:
-            committer.stop()
+            await committer.stop()
 
     def _enqueue(self, item: PendingWrite | AfterCommit) -> None:
         self._queue.append(item)
@@ -278,59 +226,6 @@ class Storage:
     async def _run(self, fn: Any, *args: Any) -> Any:
         async with self._lock:
             return await trio.to_thread.run_sync(fn, *args)
-
-    def _commit_batch(self, batch: list[PendingWrite]) -> None:
-        """Commit the batch at once; if that fails, write one by one so only the bad one fails.
-
-        Every statement hands the interpreter lock to the event loop's thread and waits to get
-        it back, which under load takes far longer than SQLite's own work. So a batch is as few
-        statements as possible: a run of INSERTs becomes one statement with many VALUES rows,
-        and a batch that is one statement needs no BEGIN and COMMIT (it is atomic by itself).
-        """
-        statements = [
-            statement
-            for sql, writes in itertools.groupby(batch, key=lambda write: write.sql)
-            for statement in self._statements(sql, [write.args for write in writes])
-        ]
-        try:
-            if len(statements) == 1:
-                self._db.execute(*statements[0])
-            else:
-                with self._transaction():
-                    for sql, args in statements:
-                        self._db.execute(sql, args)
-        except sqlite3.Error:
-            for write in batch:
-                try:
-                    with self._transaction():
-                        self._db.execute(write.sql, write.args)
-                except sqlite3.Error as error:
-                    write.error = error
-
-    def _statements(
-        self, sql: str, rows: list[Sequence[Any]]
-    ) -> Iterator[tuple[str, Sequence[Any]]]:
-        """`sql` once per row, or for an INSERT, as few multi-row statements as SQLite allows."""
-        if len(rows) == 1 or not (sql.startswith("INSERT") and sql.endswith(")")):
-            for args in rows:
-                yield sql, args
-            return
-        values = sql[sql.rindex("(") :]
-        limit = self._db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
-        per_statement = max(1, limit // len(rows[0]))
-        for start in range(0, len(rows), per_statement):
-            chunk = rows[start : start + per_statement]
-            yield sql + f", {values}" * (len(chunk) - 1), [arg for row in chunk for arg in row]
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN")
-        try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
 
     # -- writes on the match path --------------------------------------------------------
 
@@ -374,7 +269,7 @@ class Storage:
         tournament_game: tuple[int, int] | None = None,
     ) -> int:
         now = time.time()
-        with self._transaction():
+        with transaction(self._db):
             cursor = self._db.execute(
                 "INSERT INTO matches (game, options, time_control, illegal, status, started_at)"
                 " VALUES (?, ?, ?, ?, 'playing', ?)",
@@ -441,7 +336,7 @@ class Storage:
         scores: Sequence[float],
         defaults: dict[int, str],
     ) -> None:
-        with self._transaction():
+        with transaction(self._db):
             self._db.executemany(
                 "INSERT OR REPLACE INTO defaults (match_id, seat_index, kind) VALUES (?, ?, ?)",
                 [(match_id, seat, kind) for seat, kind in defaults.items()],
@@ -511,7 +406,7 @@ class Storage:
         return int(await self._run(self._create_tournament, row, games))
 
     def _create_tournament(self, row: TournamentRow, games: Sequence[ScheduledGame]) -> int:
-        with self._transaction():
+        with transaction(self._db):
             cursor = self._db.execute(
                 "INSERT INTO tournaments (name, game, options, time_control, rounds, concurrency,"
                 " wait, entrants, local, status, created_by, created_at)"

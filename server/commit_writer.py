@@ -1,0 +1,51 @@
+"""The process that commits the server's group commits.
+
+A thread in the server would share the interpreter lock with the event loop: under load, every
+statement it runs waits for the loop to let go, and the loop for it. This process has its own.
+`Storage.run_writer` starts it as `python -m server.commit_writer FD DB` and sends it batches
+over the socket FD, each a msgpack array of `[sql, args]` pairs; it commits each batch and
+answers with one entry per write: nil, or `[error class name, message]`. It ends when the
+socket closes (the server stopped, or was killed).
+
+The batch logic itself is `server.database.commit_batch`.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import sqlite3
+import sys
+
+import msgpack
+
+from server.database import commit_batch, open_database
+
+
+def serve(sock: socket.socket, db: sqlite3.Connection) -> None:
+    """Commit batches from `sock` until it closes."""
+    batches = msgpack.Unpacker(raw=False)
+    while data := sock.recv(1 << 20):
+        batches.feed(data)
+        for batch in batches:
+            errors = commit_batch(db, [(sql, args) for sql, args in batch])
+            answer = [None if e is None else [type(e).__name__, str(e)] for e in errors]
+            sock.sendall(msgpack.packb(answer))
+
+
+def main(argv: list[str]) -> int:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    fd, path = argv
+    with socket.socket(fileno=int(fd)) as sock:
+        db = open_database(path)
+        try:
+            serve(sock, db)
+        except ConnectionError:
+            pass  # the server is gone
+        finally:
+            db.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

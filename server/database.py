@@ -1,0 +1,160 @@
+"""The SQLite file's schema and the plain-SQLite half of storage: opening the file with our
+pragmas, and committing a batch of writes (group commit) as few statements as possible.
+
+No trio here: `server.commit_writer`, the process that runs the group commits, imports this
+and starts fast; `server.storage` is the event loop's side.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+Write = tuple[str, Sequence[Any]]
+"""One write: SQL with `?` parameters, and its arguments."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS players (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matches (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    options TEXT NOT NULL,          -- JSON: the resolved options, seeds included
+    time_control TEXT NOT NULL,     -- JSON, as on the wire
+    illegal TEXT NOT NULL,          -- per seat: 'forfeit,forfeit', 'retry,forfeit'...
+    status TEXT NOT NULL,           -- 'playing' or 'finished'
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    result TEXT,                    -- 'win', 'draw', 'both_forfeit'
+    winner TEXT,                    -- seat name, for 'win'
+    reason TEXT
+);
+CREATE TABLE IF NOT EXISTS results (
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    seat_index INTEGER NOT NULL,
+    seat TEXT NOT NULL,
+    player_id INTEGER NOT NULL REFERENCES players(id),
+    score REAL,                     -- filled when the match ends
+    PRIMARY KEY (match_id, seat_index)
+);
+CREATE TABLE IF NOT EXISTS moves (
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    ply INTEGER NOT NULL,           -- 1 for the first move
+    seat TEXT NOT NULL,
+    move TEXT NOT NULL,
+    elapsed REAL NOT NULL,          -- seconds from your_turn written to move received
+    compensation REAL NOT NULL,     -- lag allowance granted (taken off elapsed)
+    clock REAL,                     -- the mover's game clock after the move, if it has one
+    stored_at REAL NOT NULL,
+    PRIMARY KEY (match_id, ply)
+);
+CREATE TABLE IF NOT EXISTS defaults (
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    seat_index INTEGER NOT NULL,
+    kind TEXT NOT NULL,             -- 'crash', 'illegal', 'time' or 'absent'
+    PRIMARY KEY (match_id, seat_index)
+);
+CREATE TABLE IF NOT EXISTS accounts (
+    name TEXT PRIMARY KEY,          -- the name a hello must carry with its token
+    role TEXT NOT NULL,             -- 'player', 'admin' or 'local' (a built-in agent we run)
+    salt BLOB NOT NULL,
+    token_hash BLOB NOT NULL,       -- scrypt(token, salt); the token itself is never stored
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tournaments (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    game TEXT NOT NULL,
+    options TEXT NOT NULL,          -- JSON, as the director gave them (seeds drawn per game)
+    time_control TEXT NOT NULL,     -- JSON, as on the wire
+    rounds INTEGER NOT NULL,
+    concurrency INTEGER NOT NULL,
+    wait REAL NOT NULL,             -- seconds a due game waits for an absent player
+    entrants TEXT NOT NULL,         -- JSON list of names, in seeding order
+    local TEXT NOT NULL,            -- JSON map: entrant name -> the built-in agent it runs
+    status TEXT NOT NULL,           -- 'created', 'running' or 'finished'
+    created_by TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tournament_games (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    number INTEGER NOT NULL,        -- 1, 2, ... in schedule order
+    round INTEGER NOT NULL,
+    first TEXT NOT NULL,            -- the entrant in seat 0
+    second TEXT NOT NULL,
+    match_id INTEGER UNIQUE REFERENCES matches(id),  -- set when the game begins
+    PRIMARY KEY (tournament_id, number)
+);
+"""
+
+
+def open_database(path: str | Path) -> sqlite3.Connection:
+    """The SQLite file with our pragmas and every table: for the server and the admin command."""
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA foreign_keys=ON")
+    db.executescript(SCHEMA)
+    return db
+
+
+@contextlib.contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[None]:
+    db.execute("BEGIN")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def commit_batch(db: sqlite3.Connection, batch: Sequence[Write]) -> list[sqlite3.Error | None]:
+    """Commit the batch at once; if that fails, write one by one so only the bad one fails.
+
+    A batch is as few statements as possible: a run of INSERTs becomes one statement with many
+    VALUES rows, and a batch that is one statement needs no BEGIN and COMMIT (it is atomic).
+    """
+    statements = [
+        statement
+        for sql, writes in itertools.groupby(batch, key=lambda write: write[0])
+        for statement in _statements(db, sql, [args for _, args in writes])
+    ]
+    errors: list[sqlite3.Error | None] = [None] * len(batch)
+    try:
+        if len(statements) == 1:
+            db.execute(*statements[0])
+        else:
+            with transaction(db):
+                for sql, args in statements:
+                    db.execute(sql, args)
+    except sqlite3.Error:
+        for index, (sql, args) in enumerate(batch):
+            try:
+                with transaction(db):
+                    db.execute(sql, args)
+            except sqlite3.Error as error:
+                errors[index] = error
+    return errors
+
+
+def _statements(
+    db: sqlite3.Connection, sql: str, rows: list[Sequence[Any]]
+) -> Iterator[tuple[str, Sequence[Any]]]:
+    """`sql` once per row, or for an INSERT, as few multi-row statements as SQLite allows."""
+    if len(rows) == 1 or not (sql.startswith("INSERT") and sql.endswith(")")):
+        for args in rows:
+            yield sql, args
+        return
+    values = sql[sql.rindex("(") :]
+    per_statement = max(1, db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(rows[0]))
+    for start in range(0, len(rows), per_statement):
+        chunk = rows[start : start + per_statement]
+        yield sql + f", {values}" * (len(chunk) - 1), [arg for row in chunk for arg in row]
