@@ -241,11 +241,11 @@ def sans_io_costs(positions: int = 3000) -> dict[str, float]:
 
     def hints() -> None:
         for _, _, after in turns:
-            list(map(game.format_move, after.legal_moves()))
+            game.format_moves(after.legal_moves())
 
     def frames() -> None:
         for _, text, after in turns:
-            legal = list(map(game.format_move, after.legal_moves()))
+            legal = game.format_moves(after.legal_moves())
             wire.send(protocol.MoveAccepted(match=1, ply=after.ply, move=text, elapsed=0.01))
             wire.send(
                 protocol.OpponentMoved(

@@ -223,7 +223,7 @@ class Relay:
         self,
         source: trio.abc.Stream,
         sink: trio.abc.Stream,
-        read: Callable[[bytes], None],
+        read: Callable[[bytes | bytearray], None],
         nursery: trio.Nursery,
     ) -> None:
         """Copy one direction until it ends; then the whole relay ends, as a TCP proxy would."""
@@ -235,7 +235,7 @@ class Relay:
             pass
         nursery.cancel_scope.cancel()
 
-    def _from_client(self, data: bytes) -> None:
+    def _from_client(self, data: bytes | bytearray) -> None:
         if self._judge.dead:
             return  # a fatal frame error lost the frame boundaries: nothing more can be judged
         self._judge.receive_data(data)
@@ -263,7 +263,7 @@ class Relay:
             self.seen.seek = message
             self.seen.sought.set()
 
-    def _from_server(self, data: bytes) -> None:
+    def _from_server(self, data: bytes | bytearray) -> None:
         """Follow the server's side; what this version cannot read is the server's business."""
         self._reader.feed(data)
         while not self._reader.dead:

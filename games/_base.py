@@ -20,7 +20,7 @@ from __future__ import annotations
 import enum
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
@@ -225,6 +225,10 @@ class Game(ABC, Generic[StateT, MoveT]):
     @abstractmethod
     def format_move(self, move: MoveT) -> str:
         """Canonical notation; `parse_move(format_move(m)) == m`."""
+
+    def format_moves(self, moves: Iterable[MoveT]) -> list[str]:
+        """`format_move` of each: the server's hint lists. A game may do it faster in bulk."""
+        return [self.format_move(move) for move in moves]
 
     @abstractmethod
     def state_from_data(self, data: Any) -> StateT:

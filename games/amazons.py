@@ -108,7 +108,8 @@ def _ray_tables() -> tuple[list[tuple[_RayEntry, ...]], list[tuple[_RayEntry, ..
     upward: list[tuple[_RayEntry, ...]] = []
     downward: list[tuple[_RayEntry, ...]] = []
     for square in range(SIZE * SIZE):
-        up, down = [], []
+        up: list[_RayEntry] = []
+        down: list[_RayEntry] = []
         for df, dr in _DIRECTIONS:
             ray = _ray(square, df, dr)
             if ray:

@@ -24,7 +24,7 @@ began without capturing has visited its start twice.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
@@ -579,9 +579,11 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-_text: Callable[[Move], str] = Memo(
-    lambda move: "".join(map(SQUARE_NAMES.__getitem__, move)), limit=1 << 14
-).__getitem__
+def _notation(move: Move) -> str:
+    return "".join(map(SQUARE_NAMES.__getitem__, move))
+
+
+_text: Callable[[Move], str] = Memo[Move, str](_notation, limit=1 << 14).__getitem__
 """A move's notation: the server formats every legal move of every position it sends as hints.
 Jump routes are many (31,000 distinct in 3,000 random games, 7 MB), so the memo holds 16,384
 and starts again when full; slides and short jumps, most of any list, are back at once."""
@@ -729,7 +731,11 @@ class KingsCourt(Game[KingsCourtState, Move]):
             )
         return move
 
-    format_move = staticmethod(_text)  # no wrapper call: hint lists format every legal move
+    def format_move(self, move: Move) -> str:
+        return _text(move)
+
+    def format_moves(self, moves: Iterable[Move]) -> list[str]:
+        return list(map(_text, moves))  # no call per move: hint lists format every legal move
 
     def state_from_data(self, data: Any) -> KingsCourtState:
         if not isinstance(data, Mapping):

@@ -52,7 +52,7 @@ class Connection:
         """True after a fatal peer error: the frame boundary is lost, nothing more can be read."""
         return self._frames.dead
 
-    def receive_data(self, data: bytes) -> None:
+    def receive_data(self, data: bytes | bytearray) -> None:
         """Buffer bytes from the peer; `b""` means the peer closed its end (EOF)."""
         self._frames.feed(data)
 

@@ -120,7 +120,7 @@ class FrameDecoder:
         """Bytes received and not yet consumed as frames."""
         return len(self._buffer) - self._start
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes | bytearray) -> None:
         if not data:
             self._eof = True
             return

@@ -473,6 +473,12 @@ class Message:
 M = TypeVar("M", bound=Message)
 
 
+def _default_of(member: dataclasses.Field[Any]) -> Any:
+    if member.default_factory is not dataclasses.MISSING:
+        return member.default_factory()
+    return member.default
+
+
 def _message(cls: type[M]) -> type[M]:
     """Register a message dataclass and record its field specs for checks, docs and tests."""
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
@@ -480,11 +486,7 @@ def _message(cls: type[M]) -> type[M]:
     cls.REQUIRED = frozenset(
         f.name for f in fields if f.default is _NO_DEFAULT and f.default_factory is _NO_DEFAULT
     )
-    cls.DEFAULTS = {
-        f.name: f.default if f.default is not _NO_DEFAULT else f.default_factory()
-        for f in fields
-        if f.name not in cls.REQUIRED
-    }
+    cls.DEFAULTS = {f.name: _default_of(f) for f in fields if f.name not in cls.REQUIRED}
     cls._NAMES = tuple(f.name for f in fields)
     cls._CHECKS = tuple((name, spec.check, f"{cls.TYPE}.{name}") for name, spec in cls.FIELDS)
     cls._WIRE_NAMES = frozenset(cls._NAMES) | {"type"}

@@ -466,7 +466,7 @@ class Match:
     def _your_turn_message(self, seat: Seat, turn: Turn) -> protocol.YourTurn:
         legal = None
         if self.hints[seat]:
-            legal = list(map(self.game.format_move, self.state.legal_moves()))
+            legal = self.game.format_moves(self.state.legal_moves())
             could_exceed = len(legal) * self.game.max_move_text > MAX_HINT_CHARACTERS
             if could_exceed and sum(map(len, legal)) > MAX_HINT_CHARACTERS:
                 legal = None

@@ -217,9 +217,10 @@ class Storage:
         self._db.close()
 
     async def _write(self, sql: str, args: Sequence[Any]) -> None:
-        write = PendingWrite(sql, args, trio.Event())
+        done = trio.Event()
+        write = PendingWrite(sql, args, done)
         self._enqueue(write)
-        await write.done.wait()
+        await done.wait()
         if write.error is not None:
             raise write.error
 
@@ -455,7 +456,8 @@ class Storage:
             " LEFT JOIN results r ON r.match_id = g.match_id AND r.seat_index = 0"
             " ORDER BY g.tournament_id, g.number"
         ):
-            game = ScheduledGame(*row[1:5], match=row[5], status=row[6] or "waiting")
+            number, round_, first, second = row[1:5]
+            game = ScheduledGame(number, round_, first, second, row[5], row[6] or "waiting")
             game.result, game.reason, game.winner = row[7], row[8], row[9]
             game.defaults = (row[10], row[11])
             games.setdefault(row[0], []).append(game)
@@ -589,7 +591,8 @@ def read_records(
 ) -> Iterator[FullRecord]:
     """The stored matches in id order: all of them, or those named, or one tournament's;
     finished ones only unless `unfinished`."""
-    where, args = ["1"], []
+    where: list[str] = ["1"]
+    args: list[Any] = []
     if not unfinished:
         where.append("m.status = 'finished'")
     if matches is not None:

@@ -94,7 +94,7 @@ def order(state: KingsCourtState, moves: list[Move]) -> None:
 
     jumps.sort(key=captures, reverse=True)
     slides = [move for move in moves if len(move) == 2 and move[1] - move[0] in _SLIDE_STEPS]
-    moves[:] = jumps + slides
+    moves[:] = [*jumps, *slides]
 
 
 def quick_result(state: KingsCourtState) -> float | None:

@@ -62,7 +62,7 @@ def interpret(line: str, table: Table) -> Action:
         return Say(help_lines(table))
     if command.startswith("?"):
         prefix = (line.strip()[1:]).strip()
-        return Say(list_moves(table, prefix))
+        return Say(tuple(list_moves(table, prefix)))
     if command in QUIT_WORDS and len(words) == 1:
         return Quit()
     if command == "resign" and len(words) == 1:

@@ -132,8 +132,8 @@ class Session:
     async def run(self) -> int:
         """Play or watch until the game ends or the player leaves; the exit status."""
         send, events = trio.open_memory_channel[Event](math.inf)
-        for event in self._backlog:
-            send.send_nowait(event)
+        for queued in self._backlog:
+            send.send_nowait(queued)
         async with trio.open_nursery() as nursery:
             for link in self.links:
                 nursery.start_soon(self._read, link, send.clone())
@@ -141,7 +141,7 @@ class Session:
             with self.display:
                 while not self._finished():
                     self.display.show(self.table, self.view, trio.current_time())
-                    event = None
+                    event: Event | None = None
                     with trio.move_on_after(TICK):  # only the wait: a move is never half sent
                         event = await events.receive()
                     if event is not None:
