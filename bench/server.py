@@ -278,10 +278,36 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+def measure_pair(matches: int, seconds: float, scratch: Path) -> float:
+    """The floor, then Arbiter, at one concurrency: print both rows, return the ratio."""
+    floor = run_one("echo", matches, seconds, scratch)
+    ours = run_one("arbiter", matches, seconds, scratch)
+    ratio = ours.turns / floor.turns if floor.turns else float("nan")
+    for name, tally in (("echo", floor), ("arbiter", ours)):
+        rate = tally.turns / seconds
+        print(
+            f"{matches:>7} {name:>8} {rate:>9.0f} "
+            f"{percentile(tally.latencies, 0.5) * 1e3:>8.2f} "
+            f"{percentile(tally.latencies, 0.99) * 1e3:>8.2f}"
+            f" {tally.server_cpu:>8.2f} {tally.clients_cpu:>8.2f}"
+            f" {tally.server_cpu / rate * 1e6 if rate else float('nan'):>8.0f}"
+            + (f"  {ratio:.2f}x" if name == "arbiter" else "")
+        )
+    added = statistics.median(ours.latencies) - statistics.median(floor.latencies)
+    print(f"        median latency Arbiter adds over the floor: {added * 1e3:.2f} ms")
+    return ratio
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="measuring window per run")
     parser.add_argument("--matches", default="1,100,500", help="concurrency levels")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="echo/Arbiter pairs per level: the floor itself varies ~15%% between runs",
+    )
     parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_server:
@@ -293,21 +319,15 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as scratch:
         for matches in (int(n) for n in args.matches.split(",")):
-            floor = run_one("echo", matches, args.seconds, Path(scratch))
-            ours = run_one("arbiter", matches, args.seconds, Path(scratch))
-            for name, tally in (("echo", floor), ("arbiter", ours)):
-                rate = tally.turns / args.seconds
-                ratio = ours.turns / floor.turns if floor.turns else float("nan")
+            ratios = [
+                measure_pair(matches, args.seconds, Path(scratch)) for _ in range(args.rounds)
+            ]
+            if args.rounds > 1:
                 print(
-                    f"{matches:>7} {name:>8} {rate:>9.0f} "
-                    f"{percentile(tally.latencies, 0.5) * 1e3:>8.2f} "
-                    f"{percentile(tally.latencies, 0.99) * 1e3:>8.2f}"
-                    f" {tally.server_cpu:>8.2f} {tally.clients_cpu:>8.2f}"
-                    f" {tally.server_cpu / rate * 1e6 if rate else float('nan'):>8.0f}"
-                    + (f"  {ratio:.2f}x" if name == "arbiter" else "")
+                    f"        {matches} matches, {args.rounds} rounds: median ratio"
+                    f" {statistics.median(ratios):.2f}x (from {min(ratios):.2f}x"
+                    f" to {max(ratios):.2f}x)"
                 )
-            added = statistics.median(ours.latencies) - statistics.median(floor.latencies)
-            print(f"        median latency Arbiter adds over the floor: {added * 1e3:.2f} ms")
     costs = sans_io_costs()
     print("\nsans-I/O work per move, in this process (µs):")
     for name, micros in costs.items():
