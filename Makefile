@@ -22,6 +22,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy server protocol games agents client --ignore-missing-imports
 
 bench: $(STAMP)
 	$(BIN)/python bench/server.py
