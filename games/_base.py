@@ -18,11 +18,14 @@ any position it has seen, and `==` compares positions (the data round-trip relie
 from __future__ import annotations
 
 import enum
+import functools
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Self, TypeVar
+
+from games._memo import Memo
 
 Seat = int
 """A seat by its index in `Game.seats`: 0 moves first."""
@@ -226,9 +229,20 @@ class Game(ABC, Generic[StateT, MoveT]):
     def format_move(self, move: MoveT) -> str:
         """Canonical notation; `parse_move(format_move(m)) == m`."""
 
+    move_texts_kept: ClassVar[int] = 1 << 14
+    """How many move texts `format_moves` remembers; 0 for a game whose moves rarely recur."""
+
     def format_moves(self, moves: Iterable[MoveT]) -> list[str]:
-        """`format_move` of each: the server's hint lists. A game may do it faster in bulk."""
-        return [self.format_move(move) for move in moves]
+        """`format_move` of each, remembered: the server formats every legal move of every
+        position it sends as hints, and in most games the same moves recur from position to
+        position (a lookup is several times cheaper than formatting). Moves must be hashable."""
+        if not self.move_texts_kept:
+            return [self.format_move(move) for move in moves]
+        return list(map(self._move_texts.__getitem__, moves))
+
+    @functools.cached_property
+    def _move_texts(self) -> Memo[MoveT, str]:
+        return Memo(self.format_move, limit=self.move_texts_kept)
 
     @abstractmethod
     def state_from_data(self, data: Any) -> StateT:

@@ -399,6 +399,7 @@ class Amazons(Game[AmazonsState, Move]):
     title = "Game of the Amazons"
     seats = SEATS
     max_move_text = len("a10-b10/c10")
+    move_texts_kept = 0  # hundreds of moves a position, few repeated: a memo would only churn
     notation_help = (
         "A move is the amazon's square, a dash, the square it moves to, a slash, and the square "
         "its arrow lands on: d1-d7/g7 moves the amazon on d1 up to d7 and shoots an arrow across "

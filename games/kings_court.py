@@ -24,7 +24,7 @@ began without capturing has visited its start twice.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
@@ -437,7 +437,7 @@ class KingsCourtState(State[Move]):
     def _why_slide_illegal(self, move: Move) -> str | None:
         start, to = move[0], move[1]
         if len(move) > 2:
-            return f"a slide goes one square only: {_text(move[:2])} cannot go on"
+            return f"a slide goes one square only: {_notation(move[:2])} cannot go on"
         if self._holder(to) != "empty":
             return f"{square_name(to)} is occupied"
         phase = _phase(self.moves_played)
@@ -467,10 +467,10 @@ class KingsCourtState(State[Move]):
         for i in range(1, len(move)):
             here, there = move[i - 1], move[i]
             if i >= 2 and there == move[i - 2]:
-                return f"{_text((here, there))} goes straight back to the square it just left"
+                return f"{_notation((here, there))} goes straight back to the square it just left"
             over = _JUMP_OVER[here].get(there)
             if over is None:
-                return f"{_text((here, there))} is not a jump (two squares in a straight line)"
+                return f"{_notation((here, there))} is not a jump (two squares in a straight line)"
             land_bit, over_bit = 1 << there, 1 << over
             if not (own | opp) & over_bit:
                 name = square_name(over)
@@ -482,7 +482,7 @@ class KingsCourtState(State[Move]):
                 opp, visited = opp ^ over_bit, land_bit
             elif visited & land_bit:
                 return (
-                    f"the jump {_text((here, there))} comes back to {square_name(there)} "
+                    f"the jump {_notation((here, there))} comes back to {square_name(there)} "
                     "without a capture since the piece was last there"
                 )
             else:
@@ -581,12 +581,6 @@ def _count(number: int, noun: str) -> str:
 
 def _notation(move: Move) -> str:
     return "".join(map(SQUARE_NAMES.__getitem__, move))
-
-
-_text: Callable[[Move], str] = Memo[Move, str](_notation, limit=1 << 14).__getitem__
-"""A move's notation: the server formats every legal move of every position it sends as hints.
-Jump routes are many (31,000 distinct in 3,000 random games, 7 MB), so the memo holds 16,384
-and starts again when full; slides and short jumps, most of any list, are back at once."""
 
 
 _ROW_SHIFTS = tuple(SIZE * r for r in reversed(range(SIZE)))
@@ -732,10 +726,7 @@ class KingsCourt(Game[KingsCourtState, Move]):
         return move
 
     def format_move(self, move: Move) -> str:
-        return _text(move)
-
-    def format_moves(self, moves: Iterable[Move]) -> list[str]:
-        return list(map(_text, moves))  # no call per move: hint lists format every legal move
+        return _notation(move)
 
     def state_from_data(self, data: Any) -> KingsCourtState:
         if not isinstance(data, Mapping):

@@ -48,8 +48,9 @@ def test_playout_keeps_every_promise(name: str, seed: int) -> None:
         assert moves, "a game that is not over must offer a move"
         legal = set(moves)
         assert len(legal) == len(moves), "legal_moves() lists a move twice"
-        for move in moves:
-            assert game.parse_move(game.format_move(move)) == move
+        texts = game.format_moves(moves)
+        assert texts == [game.format_move(move) for move in moves]
+        assert [game.parse_move(text) for text in texts] == moves
         for move in rng.sample(seen, min(len(seen), PROBES_PER_POSITION)):
             assert (state.why_illegal(move) is None) == (move in legal), game.format_move(move)
         for move in rng.sample(moves, min(len(moves), PROBES_PER_POSITION)):
