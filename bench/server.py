@@ -1,6 +1,6 @@
 """Moves relayed per second and server-added latency, against a bare trio + msgpack echo floor.
 
-    python bench/server.py [--seconds 5] [--matches 1,100,500]
+    python bench/server.py [--seconds 5] [--matches 1,100,500] [--rounds 1]
 
 For each concurrency N, two servers run in a child process each, one after the other:
 
@@ -16,8 +16,10 @@ receives `your_turn`. Latency is measured in this process on one clock: for Arbi
 mover's send to the opponent's `your_turn`; for the floor from send to echo.
 
 Columns: turns/s (moves for Arbiter, round trips for the floor), latency, the CPU cores each
-side kept busy (srv, cli: which one is the bottleneck), and the server's CPU time per turn
-(µs/turn), which stays meaningful when other work shares the machine.
+side kept busy (srv, cli: which one is the bottleneck; srv includes Arbiter's commit process),
+and the server's CPU time per turn (µs/turn), which stays meaningful when other work shares the
+machine. The floor itself varies ~15% from run to run: `--rounds N` repeats each pair and
+prints the median ratio.
 
 Last, the sans-I/O part of a move timed in this process, without sockets, tasks or storage:
 checking and applying the move, the end-of-game check, the next player's hints, and building and
