@@ -114,6 +114,7 @@ def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) 
             assert bot.returncode == 0, err
             assert len(out.strip().splitlines()) == 2
             assert all(" as " in line for line in out.splitlines())
+        assert _commit_writers_for(db), "the moves were committed by the commit process"
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=10) == 0
         assert "stopped" in server.stdout.read()
@@ -121,6 +122,27 @@ def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) 
         server.kill()
         server.wait()
     assert db.exists()
+    assert _no_commit_writer_left(db), "the commit process outlived its server"
+
+
+def _no_commit_writer_left(db: Path, seconds: float = 5) -> bool:
+    deadline = time.monotonic() + seconds
+    while _commit_writers_for(db) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _commit_writers_for(db)
+
+
+def _commit_writers_for(db: Path) -> list[int]:
+    """Processes committing to `db` (`python -m server.commit_writer FD DB`)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"server.commit_writer" in words and str(db).encode() in words:
+            found.append(int(cmdline.parent.name))
+    return found
 
 
 def test_server_reports_a_port_it_cannot_take(tmp_path: Path) -> None:
@@ -234,3 +256,28 @@ def test_referee_move_time_is_the_limit_a_slow_agent_loses_on() -> None:
     assert report["seats"] == {"white": str(late), "black": "random"}
     assert report["winner"] == "black"
     assert report["reason"] == "time limit exceeded (0.5 s)"
+
+
+def test_a_killed_server_leaves_no_commit_process_behind(tmp_path: Path) -> None:
+    db = tmp_path / "killed.db"
+    server = subprocess.Popen(
+        [*SERVER, "--port", "0", "--db", str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    try:
+        assert server.stdout is not None
+        address = server.stdout.readline().split()[-1]
+        bots = [
+            subprocess.Popen(
+                [*CLI, "bot", "--server", address, "--game", "kings-court", "--agent", "random"],
+                stdout=subprocess.DEVNULL,
+                cwd=ROOT,
+            )
+            for _ in range(2)
+        ]
+        for bot in bots:
+            assert bot.wait(timeout=60) == 0
+        assert _commit_writers_for(db)
+    finally:
+        server.kill()  # SIGKILL: no clean-up runs in the server
+        server.wait()
+    assert _no_commit_writer_left(db), "the commit process outlived its killed server"
