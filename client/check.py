@@ -185,10 +185,7 @@ def _ending(over: protocol.GameOver) -> str:
 def ended_by_rules(game: Game[Any, Any], options: dict[str, Any], moves: list[str]) -> bool:
     """Whether the moves reach a position the rules call finished (a default or a resignation
     ends a game the rules would have continued)."""
-    state = game.initial_state(options)
-    for text in moves:
-        _, state = game.apply_text(state, text)
-    return state.outcome() is not None
+    return game.replay(options, moves).outcome() is not None
 
 
 # --------------------------------------------------------------------------------------------

@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ref.add_argument("--seed", type=int, help="seed for the start (if random) and the agents")
     timing = ref.add_mutually_exclusive_group()
-    timing.add_argument("--time", type=time_control, help=TIME_HELP + " (default: move=10)")
+    timing.add_argument("--time", type=time_control, help=TIME_HELP + " (default: the game's)")
     timing.add_argument(
         "--move-time",
         dest="time",
@@ -192,7 +192,7 @@ def run_referee_command(args: argparse.Namespace) -> int:
             args.game,
             tuple(args.agents),
             seed=args.seed,
-            time_control=args.time or "move=10",
+            time_control=args.time,
             on_move=show,
         )
     )

@@ -38,7 +38,7 @@ async def referee(
     agent_names: tuple[str, str],
     *,
     seed: int | None = None,
-    time_control: str = "move=10",
+    time_control: str | None = None,
     db_path: Path | None = None,
     on_move: Callable[[int, str, str], None] | None = None,
 ) -> GameRecord:
@@ -46,11 +46,12 @@ async def referee(
     (as seat 1 saw it when seat 0's Player module crashed, which the server scores a default).
 
     An agent name may be a Player module's path (`client.player_module`). `time_control` is in
-    the command-line form (`move=5`, `clock=300+2`). The server keeps no grace period for a
-    dropped seat: in one process there is no network to come back over.
+    the command-line form (`move=5`, `clock=300+2`); None for the game's default. The server
+    keeps no grace period for a dropped seat: in one process there is no network to come back
+    over.
     """
     game = get_game(game_name)
-    time = TimeControl.parse(time_control).to_wire()
+    time = TimeControl.parse(time_control or game.default_time_control).to_wire()
     agents = [
         make_any_agent(name, game, None if seed is None else seed + index)
         for index, name in enumerate(agent_names)

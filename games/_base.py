@@ -284,6 +284,13 @@ class Game(ABC, Generic[StateT, MoveT]):
         move = self.parse_move(text)
         return move, state.apply(move)
 
+    def replay(self, options: Mapping[str, Any], texts: Iterable[str]) -> StateT:
+        """The position a stored game's move texts reach from its start, each move checked."""
+        state = self.initial_state(options)
+        for text in texts:
+            _, state = self.apply_text(state, text)
+        return state
+
     def seat_index(self, name: str) -> Seat:
         try:
             return self.seats.index(name)

@@ -1,7 +1,7 @@
 """A dict that fills itself, for work the server repeats on every move (notation, data rows).
 
-Move texts, parsed moves and board rows recur across positions and games: a dictionary lookup
-in C is cheaper than building them again, and cheaper than an `lru_cache` call.
+Move texts and board rows recur across positions and games: a dictionary lookup in C is cheaper
+than building them again, and cheaper than an `lru_cache` call.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ from games._base import (
     StateDataError,
 )
 from games._bitboard import squares_of
+from games._picture import framed_grid
 
 Square: TypeAlias = int
 """0..99: `file + 10 * rank`, both counted from 0, so a1 = 0, j1 = 9, a10 = 90."""
@@ -268,12 +269,7 @@ class AmazonsState(State[Move]):
         return f"AmazonsState.from_rows({self.rows()!r}, turn={SEATS[self.to_move]!r})"
 
     def render(self) -> str:
-        header = "    " + " ".join(FILES)
-        lines = [header]
-        for index, row in enumerate(self.rows()):
-            rank = SIZE - index
-            lines.append(f"{rank:>2}  {' '.join(row)}  {rank:<2}".rstrip())
-        lines.append(header)
+        lines = framed_grid(self.rows(), FILES)
         outcome = self.outcome()
         counters = f"ply {self.ply}, {(FULL & ~self.occupied).bit_count()} empty squares"
         if outcome is None:

@@ -38,6 +38,7 @@ from games._base import (
     StateDataError,
 )
 from games._memo import Memo
+from games._picture import framed_grid
 
 Square: TypeAlias = int
 """0..63: `column + 8 * row`, both counted from 0, so A1 = 0, H1 = 7, A2 = 8, H8 = 63."""
@@ -540,17 +541,13 @@ class KingsCourtState(State[Move]):
         return f"KingsCourtState.from_rows({self.rows()!r}, ply={self.moves_played})"
 
     def render(self) -> str:
-        header = "    " + " ".join(COLUMNS)
-        lines = [header]
-        for r in reversed(range(SIZE)):
-            cells = []
-            for c in range(SIZE):
-                char = self._cell_char(_square(c, r))
-                if char == EMPTY_CHAR and COURT >> _square(c, r) & 1:
-                    char = COURT_EMPTY_CHAR
-                cells.append(char)
-            lines.append(f"{r + 1:>2}  {' '.join(cells)}  {r + 1}")
-        lines.append(header)
+        rows = [  # the Court's empty squares marked: rows 6 to 3, columns C to F
+            row[:2] + row[2:6].replace(EMPTY_CHAR, COURT_EMPTY_CHAR) + row[6:]
+            if 2 <= i < 6
+            else row
+            for i, row in enumerate(self.rows())
+        ]
+        lines = framed_grid(rows, COLUMNS)
         lines.append(self._status_line())
         counts = ", ".join(
             f"{SEATS[s]} {self.piece_count(s)} pieces ({self.court_count(s)} in the Court)"
@@ -597,19 +594,6 @@ def _row_text(masks: int) -> str:
 
 _ROW_TEXTS = Memo(_row_text)
 """Every state the server sends is eight lookups here (3^8 possible rows)."""
-
-
-def _squares_named(text: str) -> Move | None:
-    """The squares of upper-case move text, or None if it is not King's Court notation."""
-    if not _MOVE_PATTERN.fullmatch(text):
-        return None
-    return tuple(parse_square(text[i : i + 2]) for i in range(0, len(text), 2))
-
-
-_MOVES_BY_TEXT = Memo(_squares_named)
-_MEMO_TEXT_LEN = 16
-"""Texts up to this long (slides, jumps of up to 7 steps) are parsed once; longer ones each time,
-so hostile text cannot fill memory."""
 
 
 _MOVE_PATTERN = re.compile(r"(?:[A-H][1-8]){2,}")
@@ -714,16 +698,12 @@ class KingsCourt(Game[KingsCourtState, Move]):
         if not isinstance(text, str):
             raise InvalidMoveError(f"a move is text, not {text!r}")
         cleaned = text.strip().upper()
-        if len(cleaned) <= _MEMO_TEXT_LEN:
-            move = _MOVES_BY_TEXT[cleaned]
-        else:
-            move = _squares_named(cleaned)
-        if move is None:
+        if not _MOVE_PATTERN.fullmatch(cleaned):
             raise InvalidMoveError(
                 f"{_quote(text)} is not a King's Court move: write the squares visited, "
                 "e.g. B4C4 or A1A3C3"
             )
-        return move
+        return tuple(parse_square(cleaned[i : i + 2]) for i in range(0, len(cleaned), 2))
 
     def format_move(self, move: Move) -> str:
         return _notation(move)

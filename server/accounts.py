@@ -137,11 +137,6 @@ def check_token(found: Credentials | None, token: str) -> Account | None:
     return found.account if matches else None
 
 
-def verify(db: sqlite3.Connection, name: str, token: str) -> Account | None:
-    """The account if `token` is `name`'s, else None (whether the name or the token was wrong)."""
-    return check_token(credentials(db, name), token)
-
-
 def issue_local(db: sqlite3.Connection, name: str) -> str:
     """A fresh token for a built-in agent's account, creating it if needed; never takes over a
     player's or an admin's name."""

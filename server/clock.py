@@ -28,7 +28,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-DEFAULT_TIME_CONTROL = "move=10"
 MIN_SECONDS = 0.05
 MAX_SECONDS = 24 * 3600.0
 MOVES_PER_GAME_ESTIMATE = 40

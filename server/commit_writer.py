@@ -28,7 +28,7 @@ def serve(sock: socket.socket, db: sqlite3.Connection) -> None:
     while data := sock.recv(1 << 20):
         batches.feed(data)
         for batch in batches:
-            errors = commit_batch(db, [(sql, args) for sql, args in batch])
+            errors = commit_batch(db, batch)  # [sql, args] pairs, as sent
             answer = [None if e is None else [type(e).__name__, str(e)] for e in errors]
             sock.sendall(msgpack.packb(answer))
 

@@ -281,10 +281,7 @@ class Lobby:
         if record is None or record.status != "finished":
             session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
             return
-        game = get_game(record.game)
-        state = game.initial_state(record.options)
-        for text in record.moves:
-            _, state = game.apply_text(state, text)
+        state = get_game(record.game).replay(record.options, record.moves)
         session.send(
             protocol.Watching(
                 match=record.id,

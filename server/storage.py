@@ -91,7 +91,7 @@ class _CommitProcess:
         with trio.CancelScope(shield=True):
             try:
                 stream = self._stream or await self._start()
-                await stream.send_all(msgpack.packb([[w.sql, list(w.args)] for w in batch]))
+                await stream.send_all(msgpack.packb([(w.sql, w.args) for w in batch]))
                 answer = await self._next_answer(stream)
             except (OSError, EOFError, trio.BrokenResourceError) as error:
                 await self.stop()
@@ -119,7 +119,7 @@ class _CommitProcess:
     async def _next_answer(self, stream: trio.SocketStream) -> list[list[str] | None]:
         while True:
             for answer in self._answers:
-                return list(answer)
+                return answer  # type: ignore[no-any-return]
             data = await stream.receive_some(1 << 16)
             if not data:
                 raise EOFError("it closed its socket")

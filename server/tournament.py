@@ -630,9 +630,7 @@ class Runner:
         tournament = self.tournament
         rules = tournament.game
         options = await self._options(game)
-        state = rules.initial_state(options)
-        for row in moves:
-            _, state = rules.apply_text(state, row.move)
+        state = rules.replay(options, [row.move for row in moves])
         seats = list(rules.seats)
         seek.session.send(
             protocol.MatchStarted(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import trio
@@ -267,17 +267,7 @@ def replayed(game: Game[Any, Any], watching: protocol.Watching) -> list[protocol
     """A snapshot as the start of its match and one report per move played since, so a game
     that went faster than it can be watched is still shown from its first move."""
     state = game.initial_state(watching.options)
-    start = protocol.Watching(
-        match=watching.match,
-        game=watching.game,
-        seats=watching.seats,
-        players=watching.players,
-        options=watching.options,
-        time=watching.time,
-        state=state.to_data(),
-        moves=[],
-    )
-    steps: list[protocol.Message] = [start]
+    steps: list[protocol.Message] = [replace(watching, state=state.to_data(), moves=[])]
     for ply, text in enumerate(watching.moves, start=1):
         seat = game.seats[state.turn]
         state = state.play(game.parse_move(text))

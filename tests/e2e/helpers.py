@@ -51,8 +51,4 @@ async def play_randomly(
 
 def replay(game_name: str, options: dict[str, Any], moves: list[str]) -> Any:
     """The final state after applying stored move texts through the checked path."""
-    game = get_game(game_name)
-    state = game.initial_state(options)
-    for text in moves:
-        _, state = game.apply_text(state, text)
-    return state
+    return get_game(game_name).replay(options, moves)

@@ -834,3 +834,13 @@ def test_random_games_match_the_naive_reading_and_fit_the_text_cap(seed: int) ->
         assert all(len(GAME.format_move(m)) <= GAME.max_move_text for m in moves)
         state = state.play(rng.choice(moves))
     assert state.legal_moves() == []
+
+
+def test_notation_refuses_bad_text_every_time_and_reads_long_routes() -> None:
+    game = GAME
+    for _ in range(2):
+        assert game.parse_move(" b4c4 ") == game.parse_move("B4C4")
+        with pytest.raises(ValueError, match="'b4c9' is not a King's Court move"):
+            game.parse_move("b4c9")
+    long_route = "A1A3C3C1A1A3C3C1A1"
+    assert game.format_move(game.parse_move(long_route)) == long_route

@@ -1,10 +1,9 @@
-"""The self-filling dict behind King's Court's notation and data caches."""
+"""The self-filling dict behind the move-text and data-row caches."""
 
 from __future__ import annotations
 
 import pytest
 
-from games import get_game
 from games._memo import Memo
 
 
@@ -35,13 +34,3 @@ def test_a_failure_is_not_remembered() -> None:
         with pytest.raises(ValueError, match="boom"):
             memo["boom"]
     assert calls == 2 and not memo
-
-
-def test_cached_notation_still_refuses_bad_text_every_time() -> None:
-    game = get_game("kings-court")
-    for _ in range(2):
-        assert game.parse_move(" b4c4 ") == game.parse_move("B4C4")
-        with pytest.raises(ValueError, match="'b4c9' is not a King's Court move"):
-            game.parse_move("b4c9")
-    long_route = "A1A3C3C1A1A3C3C1A1"  # longer than the texts kept: parsed every time
-    assert game.format_move(game.parse_move(long_route)) == long_route

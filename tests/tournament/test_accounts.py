@@ -22,6 +22,11 @@ ROOT = Path(__file__).resolve().parents[2]
 ADMIN = [sys.executable, "-m", "server", "admin"]
 
 
+def verify(db: sqlite3.Connection, name: str, token: str) -> accounts.Account | None:
+    """What the lobby does with a hello's name and token (in two steps, the hash on a thread)."""
+    return accounts.check_token(accounts.credentials(db, name), token)
+
+
 def test_a_token_is_stored_only_as_a_salted_hash(tmp_path: Path) -> None:
     db = open_database(tmp_path / "a.db")
     token = accounts.create(db, "alice")
@@ -29,17 +34,17 @@ def test_a_token_is_stored_only_as_a_salted_hash(tmp_path: Path) -> None:
     rows = db.execute("SELECT name, salt, token_hash FROM accounts ORDER BY name").fetchall()
     assert token.encode() not in b"".join(salt + digest for _, salt, digest in rows)
     assert rows[0][1] != rows[1][1], "every account has its own salt"
-    assert accounts.verify(db, "alice", token) == accounts.Account("alice", "player")
-    assert accounts.verify(db, "alice", other) is None
-    assert accounts.verify(db, "carol", token) is None
+    assert verify(db, "alice", token) == accounts.Account("alice", "player")
+    assert verify(db, "alice", other) is None
+    assert verify(db, "carol", token) is None
 
 
 def test_renewing_a_token_revokes_the_old_one(tmp_path: Path) -> None:
     db = open_database(tmp_path / "a.db")
     old = accounts.create(db, "alice", "admin")
     new = accounts.renew(db, "alice")
-    assert accounts.verify(db, "alice", old) is None
-    assert accounts.verify(db, "alice", new) == accounts.Account("alice", "admin")
+    assert verify(db, "alice", old) is None
+    assert verify(db, "alice", new) == accounts.Account("alice", "admin")
 
 
 @pytest.mark.parametrize("name", ["", "a b", "-dash", "x" * 65, "名前"])
@@ -55,8 +60,8 @@ def test_a_built_in_agent_never_takes_over_a_players_name(tmp_path: Path) -> Non
         accounts.issue_local(db, "greedy")
     first = accounts.issue_local(db, "random")
     second = accounts.issue_local(db, "random")
-    assert accounts.verify(db, "random", first) is None
-    assert accounts.verify(db, "random", second) == accounts.Account("random", "local")
+    assert verify(db, "random", first) is None
+    assert verify(db, "random", second) == accounts.Account("random", "local")
 
 
 def test_the_admin_command_adds_lists_renews_and_removes(tmp_path: Path) -> None:
@@ -70,14 +75,14 @@ def test_the_admin_command_adds_lists_renews_and_removes(tmp_path: Path) -> None
     added = admin("add", "alice")
     assert added.returncode == 0 and "shown this once" in added.stderr
     token = added.stdout.strip()
-    assert accounts.verify(sqlite3.connect(db), "alice", token) is not None
+    assert verify(sqlite3.connect(db), "alice", token) is not None
     assert admin("add", "boss", "--role", "admin").returncode == 0
     assert admin("list").stdout == "alice\tplayer\nboss\tadmin\n"
     again = admin("add", "alice")
     assert again.returncode == 1 and "registered already" in again.stderr
     renewed = admin("token", "alice").stdout.strip()
-    assert accounts.verify(sqlite3.connect(db), "alice", token) is None
-    assert accounts.verify(sqlite3.connect(db), "alice", renewed) is not None
+    assert verify(sqlite3.connect(db), "alice", token) is None
+    assert verify(sqlite3.connect(db), "alice", renewed) is not None
     assert admin("remove", "alice").returncode == 0
     assert admin("list").stdout == "boss\tadmin\n"
 

@@ -12,7 +12,6 @@ from client.play.boards.grid import DIM_STYLE, Cell
 COURT_STYLE = "on grey23"
 COURT_ROWS = range(2, 6)
 """Grid rows 2-5 are rows 6 down to 3 (row 8 is drawn first)."""
-COURT_COLUMNS = range(2, 6)
 IN_COURT = str.maketrans("wb.", "WB+")
 """The data form's cells recoded for squares in the Court, so the Court shows without colour."""
 OPPOSITE = {"up": "down", "down": "up", "left": "right", "right": "left"}
