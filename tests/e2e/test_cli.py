@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import commit_writers, no_commit_writer_left
+
 CLI = [sys.executable, "-m", "client.cli"]
 SERVER = [sys.executable, "-m", "server"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,7 +116,7 @@ def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) 
             assert bot.returncode == 0, err
             assert len(out.strip().splitlines()) == 2
             assert all(" as " in line for line in out.splitlines())
-        assert _commit_writers_for(db), "the moves were committed by the commit process"
+        assert commit_writers(db), "the moves were committed by the commit process"
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=10) == 0
         assert "stopped" in server.stdout.read()
@@ -122,27 +124,7 @@ def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) 
         server.kill()
         server.wait()
     assert db.exists()
-    assert _no_commit_writer_left(db), "the commit process outlived its server"
-
-
-def _no_commit_writer_left(db: Path, seconds: float = 5) -> bool:
-    deadline = time.monotonic() + seconds
-    while _commit_writers_for(db) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not _commit_writers_for(db)
-
-
-def _commit_writers_for(db: Path) -> list[int]:
-    """Processes committing to `db` (`python -m server.commit_writer FD DB`)."""
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            words = cmdline.read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"server.commit_writer" in words and str(db).encode() in words:
-            found.append(int(cmdline.parent.name))
-    return found
+    assert no_commit_writer_left(db), "the commit process outlived its server"
 
 
 def test_server_reports_a_port_it_cannot_take(tmp_path: Path) -> None:
@@ -276,8 +258,8 @@ def test_a_killed_server_leaves_no_commit_process_behind(tmp_path: Path) -> None
         ]
         for bot in bots:
             assert bot.wait(timeout=60) == 0
-        assert _commit_writers_for(db)
+        assert commit_writers(db)
     finally:
         server.kill()  # SIGKILL: no clean-up runs in the server
         server.wait()
-    assert _no_commit_writer_left(db), "the commit process outlived its killed server"
+    assert no_commit_writer_left(db), "the commit process outlived its killed server"

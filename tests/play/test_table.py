@@ -66,18 +66,23 @@ def test_results_read_as_the_referee_prints_them() -> None:
     assert ending("draw", None, "no pieces left") == "draw (no pieces left)"
 
 
-def test_a_spectator_joining_mid_game_knows_the_last_move() -> None:
-    table = Table(KINGS_COURT, watching=True)
-    watching = protocol.Watching(
+def watching_opening(time: dict[str, float]) -> protocol.Watching:
+    """What a spectator is told of a King's Court match four moves in (OPENING)."""
+    return protocol.Watching(
         match=9,
         game="kings-court",
         seats=["white", "black"],
         players=["ann", "bob"],
         options={"no_capture_limit": 50},
-        time={"clock": 60.0, "increment": 0.0},
+        time=time,
         state=after(OPENING).to_data(),
         moves=OPENING,
     )
+
+
+def test_a_spectator_joining_mid_game_knows_the_last_move() -> None:
+    table = Table(KINGS_COURT, watching=True)
+    watching = watching_opening(time={"clock": 60.0, "increment": 0.0})
     table.apply(watching, None, 5.0)
     assert table.state == after(OPENING) and table.before == after(OPENING[:3])
     assert (table.last_move, table.mover, table.local) == ("G6F6", 1, set())
@@ -85,16 +90,7 @@ def test_a_spectator_joining_mid_game_knows_the_last_move() -> None:
 
 
 def test_a_finished_match_is_replayed_from_its_first_move() -> None:
-    watching = protocol.Watching(
-        match=9,
-        game="kings-court",
-        seats=["white", "black"],
-        players=["ann", "bob"],
-        options={"no_capture_limit": 50},
-        time={"move": 10.0},
-        state=after(OPENING).to_data(),
-        moves=OPENING,
-    )
+    watching = watching_opening(time={"move": 10.0})
     steps = replayed(KINGS_COURT, watching)
     assert isinstance(steps[0], protocol.Watching) and steps[0].moves == []
     assert steps[0].state == KINGS_COURT.new_game().to_data()

@@ -158,17 +158,22 @@ def test_with_colour_the_seats_have_distinct_colours(terminals) -> None:
     assert {"97", "33"} <= set(colour_codes(term.raw))  # bright white and yellow pieces
 
 
-def test_piped_input_is_a_script_and_the_output_has_no_escape_codes() -> None:
-    """Not a terminal: each line waits for a local seat's turn, the screen is printed plainly."""
-    script = "\n".join(["?", "b4c4", "g4f4", "c4d4", "g6f6", "resign"]) + "\n"
-    done = subprocess.run(
-        [sys.executable, "-m", "client.cli", "play", "kings-court", "--vs", "human"],
-        input=script,
+def piped(*args: str, typed: str) -> subprocess.CompletedProcess[str]:
+    """`arbiter ARGS` with `typed` on standard input and its output captured (not a terminal)."""
+    return subprocess.run(
+        [sys.executable, "-m", "client.cli", *args],
+        input=typed,
         capture_output=True,
         text=True,
         timeout=60,
         cwd=ROOT,
     )
+
+
+def test_piped_input_is_a_script_and_the_output_has_no_escape_codes() -> None:
+    """Not a terminal: each line waits for a local seat's turn, the screen is printed plainly."""
+    script = "\n".join(["?", "b4c4", "g4f4", "c4d4", "g6f6", "resign"]) + "\n"
+    done = piped("play", "kings-court", "--vs", "human", typed=script)
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout
     assert "8 legal moves for white:" in done.stdout
@@ -212,14 +217,7 @@ async def test_play_on_a_server_and_watch_the_match_there(server: RunningServer)
 
 def test_against_an_agent_you_may_take_the_second_seat() -> None:
     command = ["play", "war-of-life", "--vs", "random", "--seat", "red", "--seed", "5"]
-    done = subprocess.run(
-        [sys.executable, "-m", "client.cli", *command],
-        input="resign\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
+    done = piped(*command, typed="resign\n")
     assert done.returncode == 0, done.stderr
     assert "you play red" in done.stdout
     assert "last move: blue " in done.stdout, "the agent, first to move, moved first"
@@ -229,14 +227,7 @@ def test_against_an_agent_you_may_take_the_second_seat() -> None:
 def test_a_crashing_player_module_loses_and_its_report_follows_the_game() -> None:
     module = "tests/byoa/players/crash_mid_game.py"  # crashes on its fourth turn
     command = ["play", "watch-your-back", "--vs", module, "--seat", "black"]
-    done = subprocess.run(
-        [sys.executable, "-m", "client.cli", *command],
-        input="0,1\n0,2\n0,3\n0,4\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
+    done = piped(*command, typed="0,1\n0,2\n0,3\n0,4\n")
     assert done.returncode == 1
     assert "black wins (disconnected)" in done.stdout
     assert "crashed in action(6): KeyError" in done.stderr

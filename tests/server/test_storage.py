@@ -13,6 +13,7 @@ from pathlib import Path
 import trio
 
 from server.storage import Storage, StorageError
+from tests.processes import commit_writers
 
 
 async def _new_match(storage: Storage) -> int:
@@ -81,35 +82,21 @@ async def test_one_bad_write_fails_alone_and_callbacks_keep_their_order(tmp_path
     assert _stored(db) == [(match_id, 1, "B4C4"), (match_id, 2, "G4F4")]
 
 
-def _commit_processes() -> list[int]:
-    """Our children running `server.commit_writer`."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parent = stat.read_text().rsplit(")", 1)[1].split()[1]
-            command = (stat.parent / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if parent == str(os.getpid()) and b"server.commit_writer" in command:
-            found.append(int(stat.parent.name))
-    return found
-
-
 async def test_a_killed_commit_process_loses_only_its_batch(tmp_path: Path) -> None:
     db = tmp_path / "arbiter.db"
     async with _writing_to(db) as storage:
         match_id = await _new_match(storage)
         first = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
         await _until_committed(storage)
-        [writer] = _commit_processes()
+        [writer] = commit_writers(db)
         os.kill(writer, signal.SIGKILL)
         await trio.sleep(0.3)
         lost = storage.record_move(match_id, 2, "black", "G4F4", 0.1)
         await _until_committed(storage)
         again = storage.record_move(match_id, 2, "black", "G4F4", 0.1)
         await _until_committed(storage)
-        assert _commit_processes() not in ([], [writer])  # a new one took over
+        assert commit_writers(db) not in ([], [writer])  # a new one took over
     assert first.error is None and again.error is None
     assert isinstance(lost.error, StorageError)
     assert _stored(db) == [(match_id, 1, "B4C4"), (match_id, 2, "G4F4")]
-    assert _commit_processes() == []  # stopped with the writer
+    assert commit_writers(db) == []  # stopped with the writer
