@@ -78,6 +78,14 @@ class FrameStream:
     async def send(self, payload: dict[str, Any]) -> None:
         await self.stream.send_all(encode_frame(payload))
 
+    def send_now(self, *payloads: dict[str, Any]) -> None:
+        """Write frames at once, without yielding, as Arbiter's sessions do: a relay connection
+        is written to by two tasks (its own and its opponent's), and trio refuses overlapping
+        `send_all`s. Frames are small and clients keep reading, so the socket takes them whole."""
+        data = b"".join(map(encode_frame, payloads))
+        if os.write(self.stream.socket.fileno(), data) != len(data):
+            raise RuntimeError("a bench client stopped reading")
+
     async def receive(self) -> dict[str, Any]:
         while True:
             frame = self.decoder.next_frame()
@@ -116,6 +124,134 @@ async def echo_match(port: int, tally: Tally) -> None:
         await frames.receive()
         tally.record(trio.current_time() - sent)
         turn += 1
+
+
+# -- the relay floor: Arbiter's conversation without Arbiter's work ----------------------------
+
+
+@dataclass
+class RecordedGame:
+    """A seeded random King's Court game as Arbiter would send it, every frame built beforehand:
+    the relay floor replays it whatever its clients answer, so its frames have the real sizes."""
+
+    started: list[dict[str, Any]]
+    """`match_started` for each seat."""
+    turns: list[dict[str, Any]]
+    """`your_turn` for each ply: the state and the hints."""
+    over: dict[str, Any]
+
+
+def record_games(count: int = 20) -> list[RecordedGame]:
+    game = get_game("kings-court")
+    recorded = []
+    for seed in range(count):
+        rng = random.Random(seed)
+        state = game.new_game()
+        first_state = state.to_data()
+        turns, moves = [], []
+        while (outcome := state.outcome()) is None:
+            legal = state.legal_moves()
+            turns.append(
+                protocol.YourTurn(
+                    match=1,
+                    ply=state.ply,
+                    state=state.to_data(),
+                    legal=game.format_moves(legal),
+                    time_left=60.0,
+                ).to_wire()
+            )
+            move = rng.choice(legal)
+            moves.append(game.format_move(move))
+            state = state.play(move)
+        started = [
+            protocol.MatchStarted(
+                match=1,
+                game=game.name,
+                seat=seat,
+                seats=list(game.seats),
+                players=["bot-a", "bot-b"],
+                options={},
+                time={"move": 60.0},
+                hints=True,
+                state=first_state,
+            ).to_wire()
+            for seat in game.seats
+        ]
+        over = protocol.GameOver(
+            match=1,
+            result=outcome.result.value,
+            winner=None if outcome.winner is None else game.seats[outcome.winner],
+            reason=outcome.reason,
+            state=state.to_data(),
+            moves=moves,
+        ).to_wire()
+        recorded.append(RecordedGame(started, turns, over))
+    return recorded
+
+
+@dataclass
+class RelayedMatch:
+    id: int
+    pair: tuple[FrameStream, FrameStream]
+    game: RecordedGame
+    ply: int = 0
+
+
+async def relay_server() -> None:
+    """Pairs seeks in arrival order and plays each pair a recorded game, answering every move as
+    Arbiter does (`move_accepted` to the mover, `opponent_moved` and `your_turn` to the other in
+    one write) with no rules, clock, storage or message checks: what this protocol's frames cost
+    a bare trio + msgpack server."""
+    games = record_games()
+    waiting: list[FrameStream] = []
+    matches: dict[int, RelayedMatch] = {}
+    ids = iter(range(1, 1 << 62))
+
+    def start(pair: tuple[FrameStream, FrameStream]) -> None:
+        match_id = next(ids)
+        match = RelayedMatch(match_id, pair, games[match_id % len(games)])
+        matches[match.id] = match
+        for frames, started in zip(pair, match.game.started, strict=True):
+            frames.send_now({**started, "match": match.id})
+        pair[0].send_now({**match.game.turns[0], "match": match.id})
+
+    def move(frames: FrameStream, text: str, match: RelayedMatch) -> None:
+        match.ply += 1
+        said = {"match": match.id, "ply": match.ply, "move": text, "elapsed": 0.001}
+        frames.send_now({"type": "move_accepted", **said, "compensation": 0.0, "clocks": None})
+        if match.ply == len(match.game.turns):
+            del matches[match.id]
+            for each in match.pair:
+                each.send_now({**match.game.over, "match": match.id})
+            return
+        moved = {"type": "opponent_moved", **said, "seat": "white", "compensation": 0.0}
+        match.pair[match.ply % 2].send_now(
+            {**moved, "clocks": None}, {**match.game.turns[match.ply], "match": match.id}
+        )
+
+    async def serve(stream: trio.SocketStream) -> None:
+        frames = FrameStream(stream)
+        try:
+            while True:
+                message = await frames.receive()
+                kind = message["type"]
+                if kind == "move":
+                    move(frames, message["move"], matches[message["match"]])
+                elif kind == "hello":
+                    frames.send_now(
+                        {"type": "welcome", "version": 1, "session": "s", "server": "relay"}
+                    )
+                elif kind == "seek":
+                    if waiting:
+                        start((waiting.pop(), frames))
+                    else:
+                        waiting.append(frames)
+        except (EOFError, trio.BrokenResourceError):
+            pass
+
+    listeners = await trio.open_tcp_listeners(0, host=HOST)
+    print(f"listening on {HOST}:{listeners[0].socket.getsockname()[1]}", flush=True)
+    await trio.serve_listeners(serve, listeners)
 
 
 # -- Arbiter -----------------------------------------------------------------------------------
@@ -195,8 +331,8 @@ async def measure(port: int, matches: int, seconds: float, kind: str, server_pid
 
 
 def run_one(kind: str, matches: int, seconds: float, scratch: Path) -> Tally:
-    if kind == "echo":
-        command = [sys.executable, __file__, "--echo-server"]
+    if kind in ("echo", "relay"):
+        command = [sys.executable, __file__, f"--{kind}-server"]
     else:
         db = scratch / f"bench-{matches}.db"
         command = [sys.executable, "-m", "server", "--port", "0", "--db", str(db)]
@@ -280,24 +416,30 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def measure_pair(matches: int, seconds: float, scratch: Path) -> float:
-    """The floor, then Arbiter, at one concurrency: print both rows, return the ratio."""
+def measure_round(matches: int, seconds: float, scratch: Path) -> tuple[float, float]:
+    """The echo floor, the relay floor, then Arbiter, at one concurrency: print their rows and
+    return Arbiter's ratio to each floor."""
     floor = run_one("echo", matches, seconds, scratch)
+    relay = run_one("relay", matches, seconds, scratch)
     ours = run_one("arbiter", matches, seconds, scratch)
-    ratio = ours.turns / floor.turns if floor.turns else float("nan")
-    for name, tally in (("echo", floor), ("arbiter", ours)):
+    for name, tally in (("echo", floor), ("relay", relay), ("arbiter", ours)):
         rate = tally.turns / seconds
+        ratio = tally.turns / floor.turns if floor.turns else float("nan")
         print(
             f"{matches:>7} {name:>8} {rate:>9.0f} "
             f"{percentile(tally.latencies, 0.5) * 1e3:>8.2f} "
             f"{percentile(tally.latencies, 0.99) * 1e3:>8.2f}"
             f" {tally.server_cpu:>8.2f} {tally.clients_cpu:>8.2f}"
             f" {tally.server_cpu / rate * 1e6 if rate else float('nan'):>8.0f}"
-            + (f"  {ratio:.2f}x" if name == "arbiter" else "")
+            + ("" if name == "echo" else f"  {ratio:.2f}x")
         )
     added = statistics.median(ours.latencies) - statistics.median(floor.latencies)
-    print(f"        median latency Arbiter adds over the floor: {added * 1e3:.2f} ms")
-    return ratio
+    of_relay = ours.turns / relay.turns if relay.turns else float("nan")
+    print(
+        f"        Arbiter: {of_relay:.2f}x the relay floor;"
+        f" median latency added over the echo floor {added * 1e3:.2f} ms"
+    )
+    return ours.turns / floor.turns if floor.turns else float("nan"), of_relay
 
 
 def main() -> None:
@@ -308,12 +450,13 @@ def main() -> None:
         "--rounds",
         type=int,
         default=1,
-        help="echo/Arbiter pairs per level: the floor itself varies ~15%% between runs",
+        help="floors/Arbiter rounds per level: the floors themselves vary ~15%% between runs",
     )
     parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--relay-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.echo_server:
-        trio.run(echo_server)
+    if args.echo_server or args.relay_server:
+        trio.run(echo_server if args.echo_server else relay_server)
         return
     print(
         f"{'matches':>7} {'server':>8} {'turns/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
@@ -321,15 +464,16 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as scratch:
         for matches in (int(n) for n in args.matches.split(",")):
-            ratios = [
-                measure_pair(matches, args.seconds, Path(scratch)) for _ in range(args.rounds)
+            rounds = [
+                measure_round(matches, args.seconds, Path(scratch)) for _ in range(args.rounds)
             ]
             if args.rounds > 1:
-                print(
-                    f"        {matches} matches, {args.rounds} rounds: median ratio"
-                    f" {statistics.median(ratios):.2f}x (from {min(ratios):.2f}x"
-                    f" to {max(ratios):.2f}x)"
-                )
+                for floor, ratios in zip(("echo", "relay"), zip(*rounds, strict=True), strict=True):
+                    print(
+                        f"        {matches} matches, {args.rounds} rounds: Arbiter / {floor}"
+                        f" floor median {statistics.median(ratios):.2f}x (from"
+                        f" {min(ratios):.2f}x to {max(ratios):.2f}x)"
+                    )
     costs = sans_io_costs()
     print("\nsans-I/O work per move, in this process (µs):")
     for name, micros in costs.items():
