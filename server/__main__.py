@@ -14,7 +14,7 @@ import trio
 
 from server import accounts
 from server.app import bound_port, serve
-from server.storage import open_database
+from server.storage import DatabaseInUse, open_database
 
 YOUNG_COLLECTION_THRESHOLD = 10_000
 """Container allocations between the cycle collector's young-generation passes (Python's default
@@ -52,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
         trio.run(_run, args.host, args.port, args.db, args.grace)
     except* KeyboardInterrupt:
         print("stopped", flush=True)
+    except* DatabaseInUse as group:
+        print(f"arbiter-server: {first(group)}", file=sys.stderr)
+        status = 1
     except* sqlite3.Error as group:
         print(f"arbiter-server: cannot open database {args.db!r}: {first(group)}", file=sys.stderr)
         status = 1

@@ -14,8 +14,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-Write = tuple[str, Sequence[Any]]
-"""One write: SQL with `?` parameters, and its arguments."""
+Statement = tuple[str, Sequence[Any]]
+"""SQL with `?` parameters, and its arguments."""
+Write = Sequence[Statement]
+"""One write: statements stored together or not at all (a move is one; a new match several)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -119,13 +121,16 @@ def transaction(db: sqlite3.Connection) -> Iterator[None]:
 def commit_batch(db: sqlite3.Connection, batch: Sequence[Write]) -> list[sqlite3.Error | None]:
     """Commit the batch at once; if that fails, write one by one so only the bad one fails.
 
-    A batch is as few statements as possible: a run of INSERTs becomes one statement with many
-    VALUES rows, and a batch that is one statement needs no BEGIN and COMMIT (it is atomic).
+    A batch is as few statements as possible: a run of INSERTs (the moves of many matches)
+    becomes one statement with many VALUES rows, and a batch that is one statement needs no
+    BEGIN and COMMIT (it is atomic).
     """
     statements = [
-        statement
-        for sql, writes in itertools.groupby(batch, key=lambda write: write[0])
-        for statement in _statements(db, sql, [args for _, args in writes])
+        merged
+        for sql, run in itertools.groupby(
+            (statement for write in batch for statement in write), key=lambda s: s[0]
+        )
+        for merged in _statements(db, sql, [args for _, args in run])
     ]
     errors: list[sqlite3.Error | None] = [None] * len(batch)
     try:
@@ -136,10 +141,11 @@ def commit_batch(db: sqlite3.Connection, batch: Sequence[Write]) -> list[sqlite3
                 for sql, args in statements:
                     db.execute(sql, args)
     except sqlite3.Error:
-        for index, (sql, args) in enumerate(batch):
+        for index, write in enumerate(batch):
             try:
                 with transaction(db):
-                    db.execute(sql, args)
+                    for sql, args in write:
+                        db.execute(sql, args)
             except sqlite3.Error as error:
                 errors[index] = error
     return errors

@@ -8,7 +8,14 @@ committing and has them committed together (group commit) by a process of its ow
 concurrent matches cost one round trip and one commit per batch rather than per move. A match
 does not wait for its move's commit: it queues the announcement behind the write
 (`after_commit`), and the writer sends it once the batch holding the move is committed. Other
-queries (creating and finishing matches, accounts, tournaments) run on worker threads.
+queries (accounts, tournaments, loading a match) run on worker threads; creating and finishing
+a match go through the writer too, each a few statements stored together: on a thread, under
+load, they waited for the interpreter lock statement by statement and queued behind each other
+(bench/server.py at 100 matches: a quarter of a second from a seek to `match_started`).
+
+So that a new match's statements can name it before it is stored, the server numbers matches
+itself, which needs it to be the only server using its file: `Storage.connect` takes a lock
+(`DB.lock`, beside the file) and refuses a file another server holds.
 
 Durability: WAL with `synchronous=NORMAL` survives a killed server process (the goal: a SIGKILL
 loses no accepted move); only a power cut can lose the last transactions.
@@ -16,8 +23,11 @@ loses no accepted move); only a power cut can lose the last transactions.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import logging
+import os
 import socket
 import sqlite3
 import sys
@@ -31,7 +41,7 @@ from typing import Any, TypeVar
 import msgpack
 import trio
 
-from server.database import open_database, transaction
+from server.database import Statement, open_database, transaction
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -39,10 +49,10 @@ log = logging.getLogger(__name__)
 
 @dataclass(slots=True)
 class PendingWrite:
-    """A write queued for the next group commit; `error` is set if it could not be stored."""
+    """Statements queued for the next group commit, stored together or not at all; `error` is
+    set if they could not be stored."""
 
-    sql: str
-    args: Sequence[Any]
+    statements: list[Statement]
     done: trio.Event | None = None
     error: BaseException | None = None
 
@@ -70,6 +80,10 @@ class StorageError(Exception):
     """A write the commit process could not answer for: it stopped before committing it."""
 
 
+class DatabaseInUse(Exception):
+    """Another server holds the file's lock: two would hand out the same match numbers."""
+
+
 class _CommitProcess:
     """`server.commit_writer` beside the server: a batch out, one answer per write back.
 
@@ -91,7 +105,7 @@ class _CommitProcess:
         with trio.CancelScope(shield=True):
             try:
                 stream = self._stream or await self._start()
-                await stream.send_all(msgpack.packb([(w.sql, w.args) for w in batch]))
+                await stream.send_all(msgpack.packb([w.statements for w in batch]))
                 answer = await self._next_answer(stream)
             except (OSError, EOFError, trio.BrokenResourceError) as error:
                 await self.stop()
@@ -151,9 +165,12 @@ def _sqlite_error(name: str, message: str) -> sqlite3.Error:
 class Storage:
     """One SQLite file. Open it with `async with Storage.open(path) as storage`."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path, lock: int) -> None:
         self._db = connection
         self._path = path
+        self._lock_fd = lock
+        (last,) = connection.execute("SELECT coalesce(max(id), 0) FROM matches").fetchone()
+        self._last_match_id: int = last
         # Unbounded: queueing never blocks. What is queued is bounded by the live matches: each
         # has at most one move (and its announcement) waiting, as its next move needs it sent.
         # A plain deque and a parking lot rather than a memory channel: two items per move go
@@ -166,7 +183,23 @@ class Storage:
 
     @classmethod
     def connect(cls, path: str | Path) -> Storage:
-        return cls(open_database(path), Path(path))
+        """Open the file for this server alone: `DatabaseInUse` if another server has it."""
+        db = open_database(path)  # first, so a bad path is reported as SQLite sees it
+        with contextlib.ExitStack() as on_failure:
+            on_failure.callback(db.close)
+            lock_path = f"{path}.lock"
+            lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            on_failure.callback(os.close, lock)
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise DatabaseInUse(
+                    f"another Arbiter server is using {str(path)!r} (it holds {lock_path!r});"
+                    " stop it, or give this one its own --db"
+                ) from None
+            storage = cls(db, Path(path), lock)
+            on_failure.pop_all()
+        return storage
 
     async def run_writer(
         self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -204,8 +237,8 @@ class Storage:
             log.exception("after-commit callback failed")
 
     def queue_write(self, sql: str, args: Sequence[Any]) -> PendingWrite:
-        """Queue a write for the next group commit without waiting for it."""
-        write = PendingWrite(sql, args)
+        """Queue a one-statement write for the next group commit without waiting for it."""
+        write = PendingWrite([(sql, args)])
         self._enqueue(write)
         return write
 
@@ -215,10 +248,12 @@ class Storage:
 
     def close(self) -> None:
         self._db.close()
+        os.close(self._lock_fd)  # releases the lock
 
-    async def _write(self, sql: str, args: Sequence[Any]) -> None:
+    async def _write(self, *statements: Statement) -> None:
+        """Store `statements` together in the next group commit, and wait until they are."""
         done = trio.Event()
-        write = PendingWrite(sql, args, done)
+        write = PendingWrite(list(statements), done)
         self._enqueue(write)
         await done.wait()
         if write.error is not None:
@@ -240,59 +275,44 @@ class Storage:
         players: Sequence[str],
         tournament_game: tuple[int, int] | None = None,
     ) -> int:
-        """Insert the match and its players; returns the new match id.
+        """Store the match and its players; returns the new match id once it is stored.
 
         `tournament_game` (tournament id, game number) links the match to its place in a
         tournament's schedule in the same transaction, so a restart never finds one without
         the other.
         """
-        return int(
-            await self._run(
-                self._create_match,
-                game,
-                options,
-                time_control,
-                illegal,
-                seats,
-                players,
-                tournament_game,
-            )
-        )
-
-    def _create_match(
-        self,
-        game: str,
-        options: dict[str, Any],
-        time_control: dict[str, Any],
-        illegal: str,
-        seats: Sequence[str],
-        players: Sequence[str],
-        tournament_game: tuple[int, int] | None = None,
-    ) -> int:
+        self._last_match_id += 1
+        match_id = self._last_match_id
         now = time.time()
-        with transaction(self._db):
-            cursor = self._db.execute(
-                "INSERT INTO matches (game, options, time_control, illegal, status, started_at)"
-                " VALUES (?, ?, ?, ?, 'playing', ?)",
-                (game, json.dumps(options), json.dumps(time_control), illegal, now),
+        statements: list[Statement] = [
+            (
+                "INSERT INTO matches"
+                " (id, game, options, time_control, illegal, status, started_at)"
+                " VALUES (?, ?, ?, ?, ?, 'playing', ?)",
+                (match_id, game, json.dumps(options), json.dumps(time_control), illegal, now),
             )
-            match_id = cursor.lastrowid
-            for index, (seat, name) in enumerate(zip(seats, players, strict=True)):
-                self._db.execute(
-                    "INSERT OR IGNORE INTO players (name, created_at) VALUES (?, ?)", (name, now)
-                )
-                self._db.execute(
+        ]
+        for name in players:
+            statements.append(
+                ("INSERT OR IGNORE INTO players (name, created_at) VALUES (?, ?)", (name, now))
+            )
+        for index, (seat, name) in enumerate(zip(seats, players, strict=True)):
+            statements.append(
+                (
                     "INSERT INTO results (match_id, seat_index, seat, player_id)"
                     " SELECT ?, ?, ?, id FROM players WHERE name = ?",
                     (match_id, index, seat, name),
                 )
-            if tournament_game is not None:
-                self._db.execute(
+            )
+        if tournament_game is not None:
+            statements.append(
+                (
                     "UPDATE tournament_games SET match_id = ?"
                     " WHERE tournament_id = ? AND number = ?",
                     (match_id, *tournament_game),
                 )
-        assert match_id is not None
+            )
+        await self._write(*statements)
         return match_id
 
     def record_move(
@@ -320,38 +340,34 @@ class Storage:
         reason: str,
         scores: Sequence[float],
     ) -> None:
+        """Store the result, the seats' scores and the kinds of any defaults, together."""
         defaults = self._defaults.pop(match_id, {})
-        await self._run(self._finish_match, match_id, result, winner, reason, scores, defaults)
+        await self._write(
+            *(
+                (
+                    "INSERT OR REPLACE INTO defaults (match_id, seat_index, kind) VALUES (?, ?, ?)",
+                    (match_id, seat, kind),
+                )
+                for seat, kind in defaults.items()
+            ),
+            (
+                "UPDATE matches SET status = 'finished', ended_at = ?, result = ?, winner = ?,"
+                " reason = ? WHERE id = ?",
+                (time.time(), result, winner, reason, match_id),
+            ),
+            *(
+                (
+                    "UPDATE results SET score = ? WHERE match_id = ? AND seat_index = ?",
+                    (score, match_id, index),
+                )
+                for index, score in enumerate(scores)
+            ),
+        )
 
     def note_default(self, match_id: int, seat: int, kind: str) -> None:
         """Remember why a seat defaulted. It is written with the match's result, in the same
         transaction, so a stored result never lacks its kind (nor a kind its result)."""
         self._defaults.setdefault(match_id, {})[seat] = kind
-
-    def _finish_match(
-        self,
-        match_id: int,
-        result: str,
-        winner: str | None,
-        reason: str,
-        scores: Sequence[float],
-        defaults: dict[int, str],
-    ) -> None:
-        with transaction(self._db):
-            self._db.executemany(
-                "INSERT OR REPLACE INTO defaults (match_id, seat_index, kind) VALUES (?, ?, ?)",
-                [(match_id, seat, kind) for seat, kind in defaults.items()],
-            )
-            self._db.execute(
-                "UPDATE matches SET status = 'finished', ended_at = ?, result = ?, winner = ?,"
-                " reason = ? WHERE id = ?",
-                (time.time(), result, winner, reason, match_id),
-            )
-            for index, score in enumerate(scores):
-                self._db.execute(
-                    "UPDATE results SET score = ? WHERE match_id = ? AND seat_index = ?",
-                    (score, match_id, index),
-                )
 
     # -- reads ---------------------------------------------------------------------------
 
@@ -437,7 +453,9 @@ class Storage:
         return tournament_id
 
     async def set_tournament_status(self, tournament_id: int, status: str) -> None:
-        await self._write("UPDATE tournaments SET status = ? WHERE id = ?", (status, tournament_id))
+        await self._write(
+            ("UPDATE tournaments SET status = ? WHERE id = ?", (status, tournament_id))
+        )
 
     async def load_tournaments(self) -> list[StoredTournament]:
         """Every tournament with its schedule and the results so far (a server's start-up)."""

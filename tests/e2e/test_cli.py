@@ -161,6 +161,34 @@ def test_server_reports_a_database_it_cannot_open(tmp_path: Path) -> None:
     assert "cannot open database" in done.stderr
 
 
+def test_a_second_server_refuses_a_database_another_server_uses(tmp_path: Path) -> None:
+    db = tmp_path / "shared.db"
+    first = subprocess.Popen(
+        [*SERVER, "--port", "0", "--db", str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    try:
+        assert first.stdout is not None
+        assert first.stdout.readline().startswith("listening on ")
+        second = run([*SERVER, "--port", "0", "--db", str(db)])
+        assert second.returncode == 1
+        assert f"another Arbiter server is using {str(db)!r}" in second.stderr
+        assert "listening" not in second.stdout
+        first.send_signal(signal.SIGINT)
+        assert first.wait(timeout=10) == 0
+        third = subprocess.Popen(  # the lock went with the first server
+            [*SERVER, "--port", "0", "--db", str(db)], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert third.stdout is not None
+            assert third.stdout.readline().startswith("listening on ")
+        finally:
+            third.kill()
+            third.wait()
+    finally:
+        first.kill()
+        first.wait()
+
+
 def test_demo_finishes_within_a_minute() -> None:
     started = time.monotonic()
     done = run([*CLI, "demo"], timeout=60)

@@ -1,5 +1,6 @@
 """The group commit on a real SQLite file: what is stored, in what order callbacks run, what
-one bad write costs the rest of its batch, and what a killed commit process costs."""
+one bad write costs the rest of its batch, what a killed commit process costs, and how match
+numbers and the file's lock behave."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 import trio
 
-from server.storage import Storage, StorageError
+from server.database import SCHEMA
+from server.storage import DatabaseInUse, Storage, StorageError
 from tests.processes import commit_writers
 
 
@@ -100,3 +103,59 @@ async def test_a_killed_commit_process_loses_only_its_batch(tmp_path: Path) -> N
     assert isinstance(lost.error, StorageError)
     assert _stored(db) == [(match_id, 1, "B4C4"), (match_id, 2, "G4F4")]
     assert commit_writers(db) == []  # stopped with the writer
+
+
+async def test_a_match_is_created_and_finished_in_one_piece_each(tmp_path: Path) -> None:
+    db = tmp_path / "arbiter.db"
+    with sqlite3.connect(db) as setup:  # the schema, then a rule that refuses black's score
+        setup.executescript(SCHEMA)
+        setup.execute(
+            "CREATE TRIGGER refuse_black BEFORE UPDATE OF score ON results"
+            " WHEN NEW.seat_index = 1 BEGIN SELECT RAISE(ABORT, 'no score for black'); END"
+        )
+    async with _writing_to(db) as storage:
+        match_id = await _new_match(storage)
+        move = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
+        storage.note_default(match_id, 1, "time")
+        with pytest.raises(sqlite3.IntegrityError, match="no score for black"):
+            await storage.finish_match(match_id, "win", "white", "time", [1.0, 0.0])
+        await _until_committed(storage)
+    assert move.error is None
+    with sqlite3.connect(db) as reader:
+        assert reader.execute("SELECT status, result FROM matches").fetchall() == [
+            ("playing", None)
+        ]
+        assert reader.execute(
+            "SELECT r.seat, p.name, r.score FROM results r JOIN players p ON p.id = r.player_id"
+            " ORDER BY r.seat_index"
+        ).fetchall() == [("white", "a", None), ("black", "b", None)]
+        assert reader.execute("SELECT count(*) FROM defaults").fetchone() == (0,)
+    assert _stored(db) == [(match_id, 1, "B4C4")]
+
+
+async def test_match_numbers_go_on_from_the_file_after_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "arbiter.db"
+    async with _writing_to(db) as storage:
+        first = [await _new_match(storage) for _ in range(3)]
+    async with _writing_to(db) as storage:
+        later = await _new_match(storage)
+    assert first == [1, 2, 3] and later == 4
+    with sqlite3.connect(db) as reader:
+        assert reader.execute("SELECT id FROM matches ORDER BY id").fetchall() == [
+            (1,),
+            (2,),
+            (3,),
+            (4,),
+        ]
+        assert reader.execute("SELECT count(*) FROM players").fetchone() == (2,)
+
+
+def test_one_file_is_one_servers_until_it_closes(tmp_path: Path) -> None:
+    db = tmp_path / "arbiter.db"
+    holder = Storage.connect(db)
+    try:
+        with pytest.raises(DatabaseInUse, match="another Arbiter server is using"):
+            Storage.connect(db)
+    finally:
+        holder.close()
+    Storage.connect(db).close()
