@@ -1,25 +1,31 @@
-"""Moves relayed per second and server-added latency, against a bare trio + msgpack echo floor.
+"""Moves relayed per second and server-added latency, against two floors measured in the same run.
 
     python bench/server.py [--seconds 5] [--matches 1,100,500] [--rounds 1]
 
-For each concurrency N, two servers run in a child process each, one after the other:
+For each concurrency N, three servers run in a child process each, one after the other:
 
-- the floor: a bare trio server that decodes each msgpack frame and echoes it back;
+- the echo floor: a bare trio server that decodes each msgpack frame and echoes it back;
+- the relay floor: a bare trio + msgpack server that speaks Arbiter's side of a game with none
+  of Arbiter's work: it pairs seeks and replays recorded King's Court games (real states and
+  hint lists, built before the run), answering each move with `move_accepted` to the mover and
+  `opponent_moved` + `your_turn` to the other, unchecked and unstored. It is the most any server
+  speaking this protocol could do with these clients;
 - Arbiter itself (`python -m server`, SQLite in a temporary directory).
 
-This process drives both with the same lean clients (framing layer only, no message objects, so
-the clients stay cheaper than the server): N "matches" of two connections each, one frame in
-flight per match, as in a game. Against the echo server a turn is: A sends a move-sized frame and
-waits for its echo, then B does. Against Arbiter a turn is a real King's Court move: the mover
-sends a legal move from its hints, the server checks, stores and relays it, and the opponent
-receives `your_turn`. Latency is measured in this process on one clock: for Arbiter from the
-mover's send to the opponent's `your_turn`; for the floor from send to echo.
+This process drives all three with the same lean clients (framing layer only, no message
+objects, so the clients stay cheaper than the server): N "matches" of two connections each,
+one frame in flight per match, as in a game. Against the echo server a turn is: A sends a
+move-sized frame and waits for its echo, then B does. Against the relay and Arbiter a turn is a
+King's Court move: the mover sends a move from its hints, and the opponent receives
+`your_turn`. Latency is measured in this process on one clock: from the mover's send to the
+opponent's `your_turn` (for the echo, from send to echo).
 
-Columns: turns/s (moves for Arbiter, round trips for the floor), latency, the CPU cores each
-side kept busy (srv, cli: which one is the bottleneck; srv includes Arbiter's commit process),
-and the server's CPU time per turn (µs/turn), which stays meaningful when other work shares the
-machine. The floor itself varies ~15% from run to run: `--rounds N` repeats each pair and
-prints the median ratio.
+Columns: turns/s (moves, or round trips for the echo), latency, the CPU cores each side kept
+busy (srv, cli: which one is the bottleneck; srv includes Arbiter's commit process), the
+server's CPU time per turn (µs/turn, meaningful even when other work shares the machine), the
+median wait from a seek to its `match_started` (start ms), and the ratio to the echo floor;
+a line under each level gives Arbiter's ratio to the relay floor. The floors vary ~15% from run
+to run: `--rounds N` repeats each level and prints the median ratios.
 
 Last, the sans-I/O part of a move timed in this process, without sockets, tasks or storage:
 checking and applying the move, the end-of-game check, the next player's hints, and building and
@@ -58,11 +64,13 @@ class Tally:
     measuring: bool = False
     turns: int = 0
     latencies: list[float] = field(default_factory=list)
+    pairings: list[float] = field(default_factory=list)
+    """From a seek to its `match_started`: how long a new game waits to begin."""
     sent: dict[int, float] = field(default_factory=dict)
+    """When the last move of each match was sent (any pair may be seated together)."""
     server_cpu: float = 0.0
     clients_cpu: float = 0.0
     """Cores busy in the measuring window: shows which side is the bottleneck."""
-    """When the last move of each match was sent (any pair may be seated together)."""
 
     def record(self, latency: float) -> None:
         if self.measuring:
@@ -266,8 +274,11 @@ async def arbiter_player(port: int, name: str, seed: int, tally: Tally) -> None:
     await frames.receive()
     while True:
         await frames.send({"type": "seek", "game": "kings-court", "time": {"move": 60}})
+        sought = trio.current_time()
         while (message := await frames.receive())["type"] != "game_over":
-            if message["type"] == "your_turn":
+            if message["type"] == "match_started" and tally.measuring:
+                tally.pairings.append(trio.current_time() - sought)
+            elif message["type"] == "your_turn":
                 match = message["match"]
                 if match in sent:
                     tally.record(trio.current_time() - sent.pop(match))
@@ -431,6 +442,7 @@ def measure_round(matches: int, seconds: float, scratch: Path) -> tuple[float, f
             f"{percentile(tally.latencies, 0.99) * 1e3:>8.2f}"
             f" {tally.server_cpu:>8.2f} {tally.clients_cpu:>8.2f}"
             f" {tally.server_cpu / rate * 1e6 if rate else float('nan'):>8.0f}"
+            + ("" if name == "echo" else f" {percentile(tally.pairings, 0.5) * 1e3:>8.1f}")
             + ("" if name == "echo" else f"  {ratio:.2f}x")
         )
     added = statistics.median(ours.latencies) - statistics.median(floor.latencies)
@@ -460,7 +472,7 @@ def main() -> None:
         return
     print(
         f"{'matches':>7} {'server':>8} {'turns/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
-        f" {'srv cpu':>8} {'cli cpu':>8} {'µs/turn':>8}  ratio"
+        f" {'srv cpu':>8} {'cli cpu':>8} {'µs/turn':>8} {'start ms':>8}  ratio"
     )
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as scratch:
         for matches in (int(n) for n in args.matches.split(",")):
