@@ -163,6 +163,9 @@ class Match:
     only ever brought forward, so a move costs no timer update (each would be a trio deadline
     change), and a wake-up that finds the deadline moved on just waits again."""
     _failure: Exception | None = field(default=None, init=False, repr=False)
+    _hinted: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    """The position's legal moves by text, when they went out as hints: a move sent back as
+    hinted is known legal, and needs neither parsing nor checking."""
 
     def __post_init__(self) -> None:
         self.state = self.game.initial_state(self.options)
@@ -302,7 +305,11 @@ class Match:
 
     def _try_move(self, seat: Seat, turn: Turn, text: str, elapsed: float) -> TurnResult:
         try:
-            move, after = self.game.apply_text(self.state, text)
+            move = self._hinted.get(text)
+            if move is not None:
+                after = self.state.play(move)
+            else:
+                move, after = self.game.apply_text(self.state, text)
         except (InvalidMoveError, IllegalMoveError) as error:
             code = ErrorCode.ILLEGAL_MOVE
             if isinstance(error, InvalidMoveError):
@@ -317,6 +324,7 @@ class Match:
             return self._default(seat, DefaultKind.TIME, self._timeout_reason(seat))
         notation = self.game.format_move(move)
         self.state = after
+        self._hinted = {}
         self.moves.append(notation)
         name = self.game.seats[seat]
         self._unstored.append(
@@ -466,10 +474,13 @@ class Match:
     def _your_turn_message(self, seat: Seat, turn: Turn) -> protocol.YourTurn:
         legal = None
         if self.hints[seat]:
-            legal = self.game.format_moves(self.state.legal_moves())
+            moves = self.state.legal_moves()
+            legal = self.game.format_moves(moves)
             could_exceed = len(legal) * self.game.max_move_text > MAX_HINT_CHARACTERS
             if could_exceed and sum(map(len, legal)) > MAX_HINT_CHARACTERS:
                 legal = None
+            else:
+                self._hinted = dict(zip(legal, moves, strict=True))
         return protocol.YourTurn(
             match=self.id,
             ply=self.state.ply,

@@ -11,7 +11,7 @@ import trio
 import protocol
 from agents import make_agent
 from client.runner import run_bot
-from games import get_game
+from games import IllegalMoveError, get_game
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, play_randomly, replay, seek, until
 
@@ -133,3 +133,33 @@ async def test_a_defaulting_seat_loses_while_another_match_finishes_normally(
     with sqlite3.connect(server.db) as db:
         stored = [r for (r,) in db.execute("SELECT reason FROM matches ORDER BY id")]
     assert over.reason in stored and len(stored) == 2
+
+
+async def test_a_hinted_move_is_taken_however_written_and_an_unhinted_one_checked(
+    server: RunningServer,
+) -> None:
+    """The server takes a move it sent as a hint without checking it again; a move written
+    another way, or not among the hints, goes through the rules and gets their answer."""
+    game = get_game("kings-court")
+    pair = [await connect(server.port, name) for name in ("first", "second")]
+    for connection in pair:
+        await connection.send(
+            protocol.Seek(game=game.name, time={"move": 5.0}, hints=True, illegal="retry")
+        )
+    started = [await until(connection, protocol.MatchStarted) for connection in pair]
+    mover, other = pair if started[0].seat == game.seats[0] else pair[::-1]
+    with trio.fail_after(10):
+        turn = await until(mover, protocol.YourTurn)
+        state = game.state_from_data(turn.state)
+        assert turn.legal == game.format_moves(state.legal_moves())
+        await mover.send(protocol.Move(match=turn.match, move="A1A2"))
+        refused = await until(mover, protocol.MoveRefused)
+        with pytest.raises(IllegalMoveError) as rules_answer:
+            game.apply_text(state, "A1A2")
+        assert refused.reason == str(rules_answer.value)
+        hinted = turn.legal[-1]
+        await mover.send(protocol.Move(match=turn.match, move=f" {hinted.lower()} "))
+        assert (await until(mover, protocol.MoveAccepted)).move == hinted
+        assert (await until(other, protocol.OpponentMoved)).move == hinted
+        answer = await until(other, protocol.YourTurn)
+        assert answer.state == state.play(game.parse_move(hinted)).to_data()

@@ -1,0 +1,153 @@
+"""Start-up: how long Arbiter's commands take to be ready, against Python's own in the same run.
+
+    python bench/startup.py [--runs 10]
+
+Each figure is the median of `--runs` fresh processes, in milliseconds of wall time:
+
+- floors: the bare interpreter (`python -c pass`), and the interpreter importing the two
+  libraries every Arbiter process needs (`import trio, msgpack`);
+- `arbiter --help` and `arbiter agents`: the command line, parsing and listing;
+- `arbiter-server` until it prints `listening on`;
+- the first game: from starting the server to the first `your_turn` of the first match, two
+  clients connecting, saying hello and seeking as soon as it listens. This includes the first
+  write to SQLite, made by the commit process (`server/commit_writer.py`).
+
+Ratios are to the `import trio, msgpack` floor: what Arbiter adds to what any trio + msgpack
+program pays. With PYTHONDONTWRITEBYTECODE set, every process compiles Arbiter's modules from
+source (no `__pycache__`), which adds about 50 ms to each Arbiter figure; the script says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import select
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from protocol import NEED_DATA, FrameDecoder, encode_frame
+
+PYTHON = sys.executable
+ARBITER = [PYTHON, "-c", "import sys; from client.cli import main; sys.exit(main())"]
+"""The `arbiter` console script, run as its entry point runs it."""
+SERVER = [PYTHON, "-m", "server"]
+
+
+def run_to_end(command: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def server_listening(scratch: Path) -> float:
+    started = time.perf_counter()
+    with _server(scratch) as (_, _port):
+        return time.perf_counter() - started
+
+
+def first_game(scratch: Path) -> float:
+    started = time.perf_counter()
+    with _server(scratch) as (_, port):
+        players = [_Client(port, f"p{seat}") for seat in range(2)]
+        for player in players:
+            player.send({"type": "seek", "game": "kings-court", "time": {"move": 60}})
+        try:
+            while True:  # the seat to move hears `your_turn`: either may be first
+                readable, _, _ = select.select([p.sock for p in players], [], [], 10)
+                if not readable:
+                    raise TimeoutError("no your_turn within 10 s")
+                for player in players:
+                    if player.sock in readable:
+                        player.feed()
+                    while isinstance(frame := player.decoder.next_frame(), dict):
+                        if frame["type"] == "your_turn":
+                            return time.perf_counter() - started
+        finally:
+            for player in players:
+                player.sock.close()
+
+
+class _server:
+    """`arbiter-server` on a free port with a fresh file, killed on the way out."""
+
+    def __init__(self, scratch: Path) -> None:
+        self.db = scratch / f"startup-{time.perf_counter_ns()}.db"
+
+    def __enter__(self) -> tuple[subprocess.Popen[str], int]:
+        command = [*SERVER, "--port", "0", "--db", str(self.db)]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line.startswith("listening on "):
+            self.process.kill()
+            raise RuntimeError(f"server did not start: {line!r}")
+        return self.process, int(line.rsplit(":", 1)[1])
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+class _Client:
+    """A blocking client that has said hello: enough protocol to seek and see a game start."""
+
+    def __init__(self, port: int, name: str) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.decoder = FrameDecoder()
+        self.send({"type": "hello", "version": 1, "name": name})
+        assert self.receive()["type"] == "welcome"
+
+    def send(self, payload: dict[str, Any]) -> None:
+        self.sock.sendall(encode_frame(payload))
+
+    def feed(self) -> None:
+        data = self.sock.recv(65536)
+        if not data:
+            raise EOFError("the server closed the connection")
+        self.decoder.feed(data)
+
+    def receive(self) -> dict[str, Any]:
+        while (frame := self.decoder.next_frame()) is NEED_DATA:
+            self.feed()
+        assert isinstance(frame, dict)
+        return frame
+
+
+def median_ms(runs: int, measure: Callable[[], float]) -> float:
+    return statistics.median(measure() for _ in range(runs)) * 1e3
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10, help="fresh processes per figure")
+    args = parser.parse_args()
+    os.chdir(Path(__file__).resolve().parents[1])
+    with tempfile.TemporaryDirectory(prefix="arbiter-startup-") as scratch:
+        figures = {
+            "python -c pass": lambda: run_to_end([PYTHON, "-c", "pass"]),
+            "import trio, msgpack": lambda: run_to_end([PYTHON, "-c", "import trio, msgpack"]),
+            "arbiter --help": lambda: run_to_end([*ARBITER, "--help"]),
+            "arbiter agents": lambda: run_to_end([*ARBITER, "agents"]),
+            "server listening": lambda: server_listening(Path(scratch)),
+            "first your_turn": lambda: first_game(Path(scratch)),
+        }
+        if sys.flags.dont_write_bytecode:
+            print("note: PYTHONDONTWRITEBYTECODE is set: Arbiter's modules compile on every start")
+        floor = None
+        print(f"{'':<22} {'median ms':>10}  vs import trio, msgpack")
+        for name, measure in figures.items():
+            ms = median_ms(args.runs, measure)
+            floor = ms if name == "import trio, msgpack" else floor
+            ratio = f"{ms / floor:.2f}x" if floor else ""
+            print(f"{name:<22} {ms:>10.0f}  {ratio}")
+
+
+if __name__ == "__main__":
+    main()

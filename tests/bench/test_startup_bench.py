@@ -1,0 +1,21 @@
+"""`bench/startup.py` runs end to end: every figure measured, each as a ratio to the floor."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "startup.py"
+
+
+def test_the_startup_bench_times_every_command_against_the_floor() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--runs", "1"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    for name in ("arbiter --help", "arbiter agents", "server listening", "first your_turn"):
+        row = re.search(rf"^{re.escape(name)}\s+(\d+)\s+(\d+\.\d\d)x$", done.stdout, re.M)
+        assert row is not None, done.stdout
+        assert int(row[1]) > 0 and float(row[2]) > 0
