@@ -73,19 +73,25 @@ def test_bad_arguments_are_named(args: list[str], complaint: str) -> None:
     assert complaint in done.stderr
 
 
-def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) -> None:
-    db = tmp_path / "served.db"
+def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
+    """`arbiter-server` on a free port of 127.0.0.1 with `db`, and its HOST:PORT once it
+    listens; the caller stops it."""
     server = subprocess.Popen(
         [*SERVER, "--host", "127.0.0.1", "--port", "0", "--db", str(db)],
         stdout=subprocess.PIPE,
         text=True,
         cwd=ROOT,
     )
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    assert line.startswith("listening on 127.0.0.1:"), line
+    return server, line.split()[-1]
+
+
+def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    db = tmp_path / "served.db"
+    server, address = start_server(db)
     try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        assert line.startswith("listening on 127.0.0.1:")
-        address = line.split()[-1]
         bots = [
             subprocess.Popen(
                 [
@@ -163,27 +169,17 @@ def test_server_reports_a_database_it_cannot_open(tmp_path: Path) -> None:
 
 def test_a_second_server_refuses_a_database_another_server_uses(tmp_path: Path) -> None:
     db = tmp_path / "shared.db"
-    first = subprocess.Popen(
-        [*SERVER, "--port", "0", "--db", str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT
-    )
+    first, _ = start_server(db)
     try:
-        assert first.stdout is not None
-        assert first.stdout.readline().startswith("listening on ")
         second = run([*SERVER, "--port", "0", "--db", str(db)])
         assert second.returncode == 1
         assert f"another Arbiter server is using {str(db)!r}" in second.stderr
         assert "listening" not in second.stdout
         first.send_signal(signal.SIGINT)
         assert first.wait(timeout=10) == 0
-        third = subprocess.Popen(  # the lock went with the first server
-            [*SERVER, "--port", "0", "--db", str(db)], stdout=subprocess.PIPE, text=True
-        )
-        try:
-            assert third.stdout is not None
-            assert third.stdout.readline().startswith("listening on ")
-        finally:
-            third.kill()
-            third.wait()
+        third, _ = start_server(db)  # the lock went with the first server
+        third.kill()
+        third.wait()
     finally:
         first.kill()
         first.wait()
@@ -270,12 +266,8 @@ def test_referee_move_time_is_the_limit_a_slow_agent_loses_on() -> None:
 
 def test_a_killed_server_leaves_no_commit_process_behind(tmp_path: Path) -> None:
     db = tmp_path / "killed.db"
-    server = subprocess.Popen(
-        [*SERVER, "--port", "0", "--db", str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT
-    )
+    server, address = start_server(db)
     try:
-        assert server.stdout is not None
-        address = server.stdout.readline().split()[-1]
         bots = [
             subprocess.Popen(
                 [*CLI, "bot", "--server", address, "--game", "kings-court", "--agent", "random"],
