@@ -13,13 +13,15 @@ Each figure is the median of `--runs` fresh processes, in milliseconds of wall t
   write to SQLite, made by the commit process (`server/commit_writer.py`).
 
 Ratios are to the `import trio, msgpack` floor: what Arbiter adds to what any trio + msgpack
-program pays. With PYTHONDONTWRITEBYTECODE set, every process compiles Arbiter's modules from
-source (no `__pycache__`), which adds about 50 ms to each Arbiter figure; the script says so.
+program pays. Where Arbiter's modules have no bytecode cache (`__pycache__`, missing when
+PYTHONDONTWRITEBYTECODE was set since they last changed), every process compiles them from
+source, which adds about 50 ms to each Arbiter figure; the script says so when that is the case.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import select
 import socket
@@ -32,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import protocol._messages as protocol_messages
 from protocol import NEED_DATA, FrameDecoder, encode_frame
 
 PYTHON = sys.executable
@@ -138,8 +141,8 @@ def main() -> None:
             "server listening": lambda: server_listening(Path(scratch)),
             "first your_turn": lambda: first_game(Path(scratch)),
         }
-        if sys.flags.dont_write_bytecode:
-            print("note: PYTHONDONTWRITEBYTECODE is set: Arbiter's modules compile on every start")
+        if not Path(importlib.util.cache_from_source(protocol_messages.__file__)).exists():
+            print("note: no bytecode cache for Arbiter's modules: each process compiles them")
         floor = None
         print(f"{'':<22} {'median ms':>10}  vs import trio, msgpack")
         for name, measure in figures.items():
