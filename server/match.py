@@ -163,9 +163,10 @@ class Match:
     only ever brought forward, so a move costs no timer update (each would be a trio deadline
     change), and a wake-up that finds the deadline moved on just waits again."""
     _failure: Exception | None = field(default=None, init=False, repr=False)
-    _hinted: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
-    """The position's legal moves by text, when they went out as hints: a move sent back as
-    hinted is known legal, and needs neither parsing nor checking."""
+    _hinted: tuple[Sequence[str], Sequence[Any]] = field(default=((), ()), init=False, repr=False)
+    """The position's legal moves and their texts, when they went out as hints: a move sent
+    back as hinted is known legal, and needs neither parsing nor checking. (Two lists rather
+    than a dict: one lookup per move does not repay building a dict of every move.)"""
 
     def __post_init__(self) -> None:
         self.state = self.game.initial_state(self.options)
@@ -305,7 +306,7 @@ class Match:
 
     def _try_move(self, seat: Seat, turn: Turn, text: str, elapsed: float) -> TurnResult:
         try:
-            move = self._hinted.get(text)
+            move = self._hinted_move(text)
             if move is not None:
                 after = self.state.play(move)
             else:
@@ -324,7 +325,7 @@ class Match:
             return self._default(seat, DefaultKind.TIME, self._timeout_reason(seat))
         notation = self.game.format_move(move)
         self.state = after
-        self._hinted = {}
+        self._hinted = ((), ())
         self.moves.append(notation)
         name = self.game.seats[seat]
         self._unstored.append(
@@ -356,6 +357,14 @@ class Match:
         for session in (self.sessions[1 - seat], *self.spectators):
             self._tell(session, moved)
         return None
+
+    def _hinted_move(self, text: str) -> Any:
+        """The move `text` names if this position's hints hold it as written, else None."""
+        texts, moves = self._hinted
+        try:
+            return moves[texts.index(text)]
+        except ValueError:
+            return None
 
     def _refuse(self, seat: Seat, text: str, code: ErrorCode, reason: str) -> None:
         self._tell(
@@ -480,7 +489,7 @@ class Match:
             if could_exceed and sum(map(len, legal)) > MAX_HINT_CHARACTERS:
                 legal = None
             else:
-                self._hinted = dict(zip(legal, moves, strict=True))
+                self._hinted = (legal, moves)
         return protocol.YourTurn(
             match=self.id,
             ply=self.state.ply,
