@@ -18,22 +18,34 @@ from client.player_module import PlayerCrashed, agent_or_module, player_name, ru
 from client.runner import GameRecord, run_bot
 from games import GAME_NAMES, GameError, get_game
 from server.clock import TimeControl, TimeControlError
+from server.storage import DatabaseInUse
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        result: int = args.run(args)
+        try:
+            result: int = args.run(args)
+        except BaseExceptionGroup as group:  # trio's nurseries wrap what their tasks raised
+            raise sole_error(group) from None
     except (GameError, AgentError) as error:
         parser.exit(2, f"arbiter: {error}\n")
-    except (OSError, ConnectionClosed, ServerError) as error:
+    except (OSError, ConnectionClosed, ServerError, DatabaseInUse) as error:
         parser.exit(1, f"arbiter: {error}\n")
     except PlayerCrashed:
         return 1  # the crash and its traceback are on stderr already
     except KeyboardInterrupt:
         return 130
     return result
+
+
+def sole_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one error inside nested groups of one, to be reported as itself; else the group."""
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
 def build_parser() -> argparse.ArgumentParser:

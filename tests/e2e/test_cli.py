@@ -185,6 +185,23 @@ def test_a_second_server_refuses_a_database_another_server_uses(tmp_path: Path) 
         first.wait()
 
 
+def test_a_local_tournament_refuses_the_file_of_a_running_server(tmp_path: Path) -> None:
+    db = tmp_path / "served.db"
+    server, _ = start_server(db)
+    try:
+        done = run(
+            [*CLI, "tournament", "local", "kings-court", "random", "greedy", "--db", str(db)]
+        )
+    finally:
+        server.kill()
+        server.wait()
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (  # after the progress bar's blank line
+        f"arbiter: another Arbiter server is using {str(db)!r} (it holds '{db}.lock');"
+        " stop it, or give this one its own --db"
+    )
+
+
 def test_demo_finishes_within_a_minute() -> None:
     started = time.monotonic()
     done = run([*CLI, "demo"], timeout=60)
