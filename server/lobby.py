@@ -28,7 +28,7 @@ from server.accounts import Account
 from server.clock import TimeControl, TimeControlError
 from server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from server.session import Session
-from server.storage import Storage
+from server.storage import Storage, StorageError
 from server.tournament import Desk
 
 log = logging.getLogger(__name__)
@@ -281,7 +281,17 @@ class Lobby:
         if record is None or record.status != "finished":
             session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
             return
-        state = get_game(record.game).replay(record.options, record.moves)
+        try:
+            state = get_game(record.game).replay(record.options, record.moves)
+        except GameError as error:  # an edited file, or rules changed since it was played
+            log.error("match %d does not replay: %s", match_id, error)
+            session.send_error(
+                ErrorCode.INTERNAL_ERROR,
+                f"match {match_id} cannot be shown: its stored moves do not replay ({error})",
+                "watch",
+                match_id,
+            )
+            return
         session.send(
             protocol.Watching(
                 match=record.id,
@@ -312,14 +322,25 @@ class Lobby:
         game = first.game
         options = game.resolve_options(first.options, fresh_seed=lambda: secrets.randbits(31))
         sessions = (first.session, second.session)
-        match_id = await self.storage.create_match(
-            game.name,
-            options,
-            first.time_control.to_wire(),
-            f"{first.illegal},{second.illegal}",
-            game.seats,
-            [session.name for session in sessions],
-        )
+        try:
+            match_id = await self.storage.create_match(
+                game.name,
+                options,
+                first.time_control.to_wire(),
+                f"{first.illegal},{second.illegal}",
+                game.seats,
+                [session.name for session in sessions],
+            )
+        except StorageError as error:
+            log.error("a new %s match could not be stored: %s", game.name, error)
+            for session in sessions:
+                session.send_error(
+                    ErrorCode.INTERNAL_ERROR,
+                    f"the match could not start: the server could not store it ({error});"
+                    " your seek is withdrawn",
+                    ref="seek",
+                )
+            return
         match = Match(
             id=match_id,
             game=game,

@@ -9,6 +9,7 @@ allowed to grow the server's memory.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 from collections import deque
@@ -25,6 +26,8 @@ from protocol import ErrorCode
 if TYPE_CHECKING:
     from server.lobby import Lobby
     from server.match import Match
+
+log = logging.getLogger(__name__)
 
 RECEIVE_SIZE = 64 * 1024
 OUTBOX_FRAMES = 1024
@@ -207,7 +210,15 @@ class Session:
             elif message is protocol.CLOSED:
                 return
             else:
-                await self.lobby.handle(self, message, trio.current_time())
+                try:
+                    await self.lobby.handle(self, message, trio.current_time())
+                except Exception:  # a bug answering one request must not stop the server
+                    log.exception("%s from %r failed", message.TYPE, self.name)
+                    self.send_error(
+                        ErrorCode.INTERNAL_ERROR,
+                        f"the server failed while answering this {message.TYPE} (logged there)",
+                        ref=message.TYPE,
+                    )
 
     async def _receive(self) -> bytes | None:
         """The next bytes from the client (b"" at its end), or None if the socket failed.

@@ -77,7 +77,8 @@ class MatchRecord:
 
 
 class StorageError(Exception):
-    """A write the commit process could not answer for: it stopped before committing it."""
+    """A write that was not stored: the commit process stopped before committing it, or
+    SQLite refused it (the cause, an `sqlite3.Error`, is chained)."""
 
 
 class DatabaseInUse(Exception):
@@ -256,8 +257,10 @@ class Storage:
         write = PendingWrite(list(statements), done)
         self._enqueue(write)
         await done.wait()
-        if write.error is not None:
+        if isinstance(write.error, StorageError):
             raise write.error
+        if write.error is not None:
+            raise StorageError(f"SQLite refused it: {write.error}") from write.error
 
     async def _run(self, fn: Any, *args: Any) -> Any:
         async with self._lock:

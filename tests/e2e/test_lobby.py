@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import pytest
 import trio
@@ -160,3 +161,71 @@ async def test_a_move_that_cannot_be_stored_is_never_announced(server: RunningSe
         plies = [p for (p,) in db.execute("SELECT ply FROM moves ORDER BY ply")]
         status = db.execute("SELECT status FROM matches").fetchone()
     assert plies == [1, 2] and status == ("playing",)
+
+
+async def test_a_match_that_cannot_be_stored_never_starts_and_the_server_goes_on(
+    server: RunningServer,
+) -> None:
+    """The store refuses the first new match (a trigger stands in for a full disk): both
+    seekers are told, and the next pair plays as usual."""
+    with sqlite3.connect(server.db) as db:
+        db.execute(
+            "CREATE TRIGGER refuse_first_match BEFORE INSERT ON matches WHEN NEW.id = 1"
+            " BEGIN SELECT RAISE(ABORT, 'no space left (test)'); END"
+        )
+    with trio.fail_after(10):
+        first, second = await connect(server.port, "first"), await connect(server.port, "second")
+        assert isinstance(await seek(first), protocol.Seeking)
+        with pytest.raises(ServerError) as refused:
+            await seek(second)
+        assert refused.value.code == "internal_error"
+        with pytest.raises(ServerError) as refused:
+            await first.receive()
+        assert refused.value.code == "internal_error"
+        again = [await connect(server.port, name) for name in ("third", "fourth")]
+        assert isinstance(await seek(again[0]), protocol.Seeking)
+        assert isinstance(await seek(again[1]), protocol.MatchStarted)
+    with sqlite3.connect(server.db) as db:
+        assert db.execute("SELECT id, status FROM matches").fetchall() == [(2, "playing")]
+
+
+def _store_finished_match(db_path: Path, match_id: int, options: str, moves: list[str]) -> None:
+    """A finished King's Court match written straight into the file, as an edited file or an
+    older version of the rules could have left it."""
+    with sqlite3.connect(db_path) as db:
+        db.execute(
+            "INSERT INTO matches (id, game, options, time_control, illegal, status, started_at,"
+            " ended_at, result, winner, reason) VALUES (?, 'kings-court', ?, '{\"move\": 5.0}',"
+            " 'forfeit,forfeit', 'finished', 0, 1, 'win', 'white', 'black resigned')",
+            (match_id, options),
+        )
+        db.executemany(
+            "INSERT INTO moves (match_id, ply, seat, move, elapsed, compensation, stored_at)"
+            " VALUES (?, ?, ?, ?, 0.1, 0.0, 1)",
+            [(match_id, ply, "white", move) for ply, move in enumerate(moves, 1)],
+        )
+
+
+@pytest.mark.parametrize(
+    ("options", "moves", "sentence"),
+    [
+        ("{}", ["A1A2"], "match 99 cannot be shown: its stored moves do not replay (illegal move"),
+        ("{not json", [], "the server failed while answering this watch"),
+    ],
+)
+async def test_a_stored_match_that_cannot_be_read_back_is_an_error_not_a_crash(
+    server: RunningServer, options: str, moves: list[str], sentence: str
+) -> None:
+    """Watching a finished match whose record the server cannot use answers that watch with
+    `internal_error`; the connection and the server go on."""
+    _store_finished_match(server.db, 99, options, moves)
+    with trio.fail_after(10):
+        watcher = await connect(server.port, "watcher")
+        await watcher.send(protocol.Watch(match=99))
+        with pytest.raises(ServerError) as failed:
+            await watcher.receive()
+        assert failed.value.code == "internal_error"
+        assert sentence in str(failed.value)
+        opponent = await connect(server.port, "opponent")
+        assert isinstance(await seek(watcher), protocol.Seeking)
+        assert isinstance(await seek(opponent), protocol.MatchStarted)

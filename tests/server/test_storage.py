@@ -117,8 +117,9 @@ async def test_a_match_is_created_and_finished_in_one_piece_each(tmp_path: Path)
         match_id = await _new_match(storage)
         move = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
         storage.note_default(match_id, 1, "time")
-        with pytest.raises(sqlite3.IntegrityError, match="no score for black"):
+        with pytest.raises(StorageError, match="no score for black") as refused:
             await storage.finish_match(match_id, "win", "white", "time", [1.0, 0.0])
+        assert isinstance(refused.value.__cause__, sqlite3.IntegrityError)
         await _until_committed(storage)
     assert move.error is None
     with sqlite3.connect(db) as reader:
