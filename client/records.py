@@ -14,12 +14,14 @@ import json
 import sqlite3
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from games import get_game
 from server.storage import FullRecord, open_read_only, read_records
+
+T = TypeVar("T")
 
 SCHEMA = "arbiter-record/1"
 """The `schema` field of every exported line; it changes when a field changes meaning."""
@@ -179,22 +181,27 @@ def add_parsers(commands: Any) -> None:
     dump.set_defaults(run=_run_export)
 
 
-def _open(path: str) -> sqlite3.Connection | None:
+def _read(path: str, read: Callable[[sqlite3.Connection], T]) -> T | None:
+    """`read(db)` on the file opened read-only, or None after saying why it could not be read
+    (no such file, not SQLite, not an Arbiter server's file)."""
     try:
-        return open_read_only(path)
+        db = open_read_only(path)
+        try:
+            return read(db)
+        finally:
+            db.close()
     except sqlite3.Error as error:
-        print(f"arbiter: cannot read {path!r}: {error}", file=sys.stderr)
+        print(
+            f"arbiter: cannot read {path!r} as an Arbiter server's records: {error}",
+            file=sys.stderr,
+        )
         return None
 
 
 def _run_replay(args: argparse.Namespace) -> int:
-    db = _open(args.db)
-    if db is None:
+    found = _read(args.db, lambda db: list(read_records(db, matches=[args.match], unfinished=True)))
+    if found is None:
         return 1
-    try:
-        found = list(read_records(db, matches=[args.match], unfinished=True))
-    finally:
-        db.close()
     if not found:
         print(f"arbiter: no match {args.match} in {args.db}", file=sys.stderr)
         return 1
@@ -209,17 +216,15 @@ def _run_replay(args: argparse.Namespace) -> int:
 
 
 def _run_export(args: argparse.Namespace) -> int:
-    db = _open(args.db)
-    if db is None:
-        return 1
-    try:
+    def write(db: sqlite3.Connection) -> int:
         if args.output is None:
-            count = export(db, sys.stdout, **_filters(args))
-        else:
-            with open(args.output, "w", encoding="utf-8") as out:
-                count = export(db, out, **_filters(args))
-    finally:
-        db.close()
+            return export(db, sys.stdout, **_filters(args))
+        with open(args.output, "w", encoding="utf-8") as out:
+            return export(db, out, **_filters(args))
+
+    count = _read(args.db, write)
+    if count is None:
+        return 1
     print(f"exported {count} games", file=sys.stderr)
     return 0
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import io
 import json
 import re
+import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 
 from client.records import SCHEMA, export, frames, step
@@ -129,3 +132,37 @@ def test_stepping_goes_forward_back_and_jumps() -> None:
     step(["zero", "one", "two"], iter(["", "b", "2", "", "x"]), out)
     assert re.findall(r"\b(zero|one|two)\b", out.getvalue()) == ["zero", "one", "zero", "two"]
     assert "[2/2] Enter next" in out.getvalue()
+
+
+@pytest.mark.parametrize("command", [["export"], ["replay", "1"]])
+@pytest.mark.parametrize(
+    ("contents", "reason"),
+    [
+        (None, "no database file"),
+        ("text".ljust(200, "."), "file is not a database"),
+        ("other sqlite", "no such table: matches"),
+    ],
+)
+def test_reading_commands_name_a_file_they_cannot_read(
+    tmp_path: Path, command: list[str], contents: str | None, reason: str
+) -> None:
+    db = tmp_path / "records.db"
+    if contents == "other sqlite":
+        with sqlite3.connect(db) as other:
+            other.execute("CREATE TABLE notes (text TEXT)")
+    elif contents is not None:
+        db.write_text(contents)
+    done = subprocess.run(
+        [sys.executable, "-m", "client.cli", *command, "--db", str(db)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"arbiter: cannot read {str(db)!r} as an Arbiter server's records: {reason}"
+        + (f" {str(db)!r}" if contents is None else "")
+        + "\n"
+    )
+    assert done.stdout == ""
