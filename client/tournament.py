@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 import tempfile
 from collections.abc import Callable
@@ -460,6 +461,12 @@ def _run_play(args: argparse.Namespace) -> int:
 
 
 def _run_local(args: argparse.Namespace) -> int:
+    if args.db is not None:  # a file to keep: checked (and made, if new) before anything runs
+        try:
+            open_database(args.db).close()
+        except sqlite3.Error as error:
+            print(f"arbiter: cannot keep the records in {str(args.db)!r}: {error}", file=sys.stderr)
+            return 1
     console = Console(stderr=not sys.stdout.isatty())
     with progress_bar(console) as progress:
         status = trio.run(

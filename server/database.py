@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -97,14 +98,53 @@ CREATE TABLE IF NOT EXISTS tournament_games (
 """
 
 
+OUR_TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))
+
+APPLICATION_ID = int.from_bytes(b"ARBT", "big")
+"""Stamped in the file's header (`PRAGMA application_id`): the file is an Arbiter server's."""
+
+
+class NotArbiterFile(sqlite3.DatabaseError):
+    """The file belongs to another program: we write nothing to it."""
+
+
 def open_database(path: str | Path) -> sqlite3.Connection:
-    """The SQLite file with our pragmas and every table: for the server and the admin command."""
+    """The SQLite file with our pragmas and every table: for the server and the admin command.
+
+    `NotArbiterFile` if it is some other program's SQLite file (a mistyped `--db`): it is left
+    exactly as it was, not given our tables.
+    """
     db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.execute("PRAGMA foreign_keys=ON")
-    db.executescript(SCHEMA)
+    try:
+        _claim(db)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.executescript(SCHEMA)
+    except BaseException:
+        db.close()
+        raise
     return db
+
+
+def _claim(db: sqlite3.Connection) -> None:
+    """Check the file is ours before writing to it, and stamp it if need be: a new file, or one
+    from before the stamp, holds none but our tables."""
+    (found,) = db.execute("PRAGMA application_id").fetchone()
+    if found == APPLICATION_ID:
+        return
+    tables = {
+        name
+        for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        if not name.startswith("sqlite_")  # SQLite's own
+    }
+    others = sorted(tables - OUR_TABLES)
+    if others:
+        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        raise NotArbiterFile(f"not an Arbiter server's file: it holds other tables ({shown})")
+    if found != 0:
+        raise NotArbiterFile(f"not an Arbiter server's file: another program's ({found:#x})")
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
 
 @contextlib.contextmanager

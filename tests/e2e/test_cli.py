@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -300,3 +301,25 @@ def test_a_killed_server_leaves_no_commit_process_behind(tmp_path: Path) -> None
         server.kill()  # SIGKILL: no clean-up runs in the server
         server.wait()
     assert no_commit_writer_left(db), "the commit process outlived its killed server"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [*SERVER, "--port", "0", "--db", "DB"],
+        [*SERVER, "admin", "--db", "DB", "list"],
+        [*CLI, "tournament", "local", "kings-court", "random", "greedy", "--db", "DB"],
+    ],
+)
+def test_commands_that_write_refuse_another_programs_sqlite_file(
+    tmp_path: Path, command: list[str]
+) -> None:
+    db = tmp_path / "notes.db"
+    with sqlite3.connect(db) as other:
+        other.execute("CREATE TABLE notes (text TEXT)")
+    before = db.read_bytes()
+    done = run([str(db) if arg == "DB" else arg for arg in command])
+    assert done.returncode == 1
+    assert "not an Arbiter server's file: it holds other tables (notes)" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert db.read_bytes() == before

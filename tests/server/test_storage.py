@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.database import SCHEMA
+from server.database import APPLICATION_ID, SCHEMA, NotArbiterFile
 from server.storage import DatabaseInUse, Storage, StorageError
 from tests.processes import commit_writers
 
@@ -160,3 +160,25 @@ def test_one_file_is_one_servers_until_it_closes(tmp_path: Path) -> None:
     finally:
         holder.close()
     Storage.connect(db).close()
+
+
+def test_another_programs_file_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    db = tmp_path / "notes.db"
+    with sqlite3.connect(db) as other:
+        other.execute("CREATE TABLE notes (text TEXT)")
+        other.execute("INSERT INTO notes VALUES ('keep me')")
+    before = db.read_bytes()
+    with pytest.raises(NotArbiterFile, match=r"it holds other tables \(notes\)"):
+        Storage.connect(db)
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]  # no lock, no WAL
+
+
+def test_a_file_from_before_the_stamp_is_taken_and_stamped(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as old:  # what an earlier version wrote: our tables, no stamp
+        old.executescript(SCHEMA)
+    Storage.connect(db).close()
+    with sqlite3.connect(db) as reader:
+        assert reader.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)
+    Storage.connect(db).close()  # and taken again as ours
