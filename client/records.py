@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any, TextIO, TypeVar
 
 from games import get_game
-from server.storage import FullRecord, open_read_only, read_records
+from server.records import FullRecord, open_read_only, read_records
 
 T = TypeVar("T")
 

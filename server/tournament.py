@@ -45,8 +45,9 @@ from server import accounts
 from server.accounts import Account
 from server.clock import TimeControl, TimeControlError
 from server.match import DefaultKind, Match
+from server.records import MoveRow
 from server.standings import GameResult, standings
-from server.storage import MoveRow, ScheduledGame, Storage, StoredTournament, TournamentRow
+from server.storage import ScheduledGame, Storage, StoredTournament, TournamentRow
 
 if TYPE_CHECKING:
     from server.lobby import Lobby, Seek

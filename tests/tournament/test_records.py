@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from client.records import SCHEMA, export, frames, step
-from server.storage import open_read_only, read_records
+from server.records import open_read_only, read_records
 from tests.conftest import RunningServer
 from tests.tournament.helpers import create, director, play_as, register, start
 

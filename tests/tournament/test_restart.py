@@ -16,7 +16,7 @@ import trio
 import protocol
 from agents import make_agent
 from client.tournament import play_tournament
-from server.storage import FullRecord, open_read_only, read_records
+from server.records import FullRecord, open_read_only, read_records
 from tests.tournament.helpers import HOST, Slow, create, director, register, start, status
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ import trio
 import protocol
 from client.connection import ClientConnection
 from client.runner import GameRecord
-from server.storage import open_read_only, read_records
+from server.records import open_read_only, read_records
 from tests.conftest import RunningServer
 from tests.e2e.helpers import seek, until
 from tests.tournament.helpers import HOST, create, director, play_as, register, start, status

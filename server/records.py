@@ -1,0 +1,132 @@
+"""Reading stored matches back: what `arbiter export` writes, `arbiter replay` shows, and a
+restarted server resumes from. Plain SQLite and no trio, so the reading commands start without
+the server's event-loop side, and can run beside a live server on a read-only connection.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRow:
+    ply: int
+    seat: str
+    move: str
+    elapsed: float
+    compensation: float
+    clock: float | None
+    stored_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class FullRecord:
+    """Everything stored about one match: what `arbiter export` writes and `replay` shows."""
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    time_control: dict[str, Any]
+    illegal: str
+    status: str
+    started_at: float
+    ended_at: float | None
+    seats: list[str]
+    players: list[str]
+    result: str | None
+    winner: str | None
+    reason: str | None
+    scores: list[float | None]
+    defaults: list[str | None]
+    tournament: dict[str, Any] | None
+    """`{"name", "round", "game"}` for a tournament game, else None."""
+    moves: list[MoveRow]
+
+
+def read_moves(db: sqlite3.Connection, match_id: int) -> list[MoveRow]:
+    return [
+        MoveRow(*row)
+        for row in db.execute(
+            "SELECT ply, seat, move, elapsed, compensation, clock, stored_at FROM moves"
+            " WHERE match_id = ? ORDER BY ply",
+            (match_id,),
+        )
+    ]
+
+
+def open_read_only(path: str | Path) -> sqlite3.Connection:
+    """A server's file opened for reading only (safe beside a running server), or
+    `sqlite3.OperationalError` if there is no such file."""
+    if not Path(path).is_file():
+        raise sqlite3.OperationalError(f"no database file {str(path)!r}")
+    return sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+
+
+def read_records(
+    db: sqlite3.Connection,
+    *,
+    matches: Sequence[int] | None = None,
+    tournament: str | None = None,
+    unfinished: bool = False,
+) -> Iterator[FullRecord]:
+    """The stored matches in id order: all of them, or those named, or one tournament's;
+    finished ones only unless `unfinished`."""
+    where: list[str] = ["1"]
+    args: list[Any] = []
+    if not unfinished:
+        where.append("m.status = 'finished'")
+    if matches is not None:
+        where.append(f"m.id IN ({', '.join('?' * len(matches))})")
+        args += list(matches)
+    if tournament is not None:
+        where.append("t.name = ?")
+        args.append(tournament)
+    rows = db.execute(
+        "SELECT m.id, m.game, m.options, m.time_control, m.illegal, m.status, m.started_at,"
+        " m.ended_at, m.result, m.winner, m.reason, t.name, g.round, g.number"
+        " FROM matches m LEFT JOIN tournament_games g ON g.match_id = m.id"
+        " LEFT JOIN tournaments t ON t.id = g.tournament_id"
+        f" WHERE {' AND '.join(where)} ORDER BY m.id",
+        args,
+    ).fetchall()
+    for row in rows:
+        yield _full_record(db, row)
+
+
+def _full_record(db: sqlite3.Connection, row: Sequence[Any]) -> FullRecord:
+    match_id = row[0]
+    seats = db.execute(
+        "SELECT r.seat, p.name, r.score,"
+        " (SELECT kind FROM defaults d WHERE d.match_id = r.match_id"
+        " AND d.seat_index = r.seat_index)"
+        " FROM results r JOIN players p ON p.id = r.player_id"
+        " WHERE r.match_id = ? ORDER BY r.seat_index",
+        (match_id,),
+    ).fetchall()
+    tournament = None
+    if row[11] is not None:
+        tournament = {"name": row[11], "round": row[12], "game": row[13]}
+    return FullRecord(
+        id=match_id,
+        game=row[1],
+        options=json.loads(row[2]),
+        time_control=json.loads(row[3]),
+        illegal=row[4],
+        status=row[5],
+        started_at=row[6],
+        ended_at=row[7],
+        seats=[seat[0] for seat in seats],
+        players=[seat[1] for seat in seats],
+        result=row[8],
+        winner=row[9],
+        reason=row[10],
+        scores=[seat[2] for seat in seats],
+        defaults=[seat[3] for seat in seats],
+        tournament=tournament,
+        moves=read_moves(db, match_id),
+    )
