@@ -190,8 +190,9 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
     ErrorCode.INTERNAL_ERROR: CodeInfo(
         "server",
         False,
-        "The server failed while handling the request (a bug on its side); the request had no "
-        "effect.",
+        "The server failed while handling the request (a bug, or its storage failed); the "
+        "sentence says what became of it (a seek that could not start its match is withdrawn; a "
+        "match that stops this way has no winner). The connection stays open.",
     ),
 }
 
