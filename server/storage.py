@@ -165,12 +165,13 @@ def _sqlite_error(name: str, message: str) -> sqlite3.Error:
 
 
 class Storage:
-    """One SQLite file. Open it with `async with Storage.open(path) as storage`."""
+    """One SQLite file, this server's alone: `Storage.connect(path)`, then `run_writer` in a
+    nursery for the group commits, and `close()` once it has stopped."""
 
     def __init__(self, connection: sqlite3.Connection, path: Path, lock: int) -> None:
         self._db = connection
         self._path = path
-        self._lock_fd = lock
+        self._file_lock = lock
         (last,) = connection.execute("SELECT coalesce(max(id), 0) FROM matches").fetchone()
         self._last_match_id: int = last
         # Unbounded: queueing never blocks. What is queued is bounded by the live matches: each
@@ -179,7 +180,8 @@ class Storage:
         # through here, and the writer takes them all at once anyway.
         self._queue: deque[PendingWrite | AfterCommit] = deque()
         self._queued = trio.lowlevel.ParkingLot()
-        self._lock = trio.Lock()
+        self._query_lock = trio.Lock()
+        """One worker-thread query at a time: they share one connection."""
         self._defaults: dict[int, dict[int, str]] = {}
         """Default kinds noted for matches about to finish: match id -> seat -> kind."""
 
@@ -250,7 +252,7 @@ class Storage:
 
     def close(self) -> None:
         self._db.close()
-        os.close(self._lock_fd)  # releases the lock
+        os.close(self._file_lock)  # releases it
 
     async def _write(self, *statements: Statement) -> None:
         """Store `statements` together in the next group commit, and wait until they are."""
@@ -264,7 +266,7 @@ class Storage:
             raise StorageError(f"SQLite refused it: {write.error}") from write.error
 
     async def _run(self, fn: Any, *args: Any) -> Any:
-        async with self._lock:
+        async with self._query_lock:
             return await trio.to_thread.run_sync(fn, *args)
 
     # -- writes on the match path --------------------------------------------------------
