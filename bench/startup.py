@@ -21,6 +21,7 @@ source, which adds about 50 ms to each Arbiter figure; the script says so when t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import select
@@ -30,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,25 +78,22 @@ def first_game(scratch: Path) -> float:
                 player.sock.close()
 
 
-class _server:
+@contextlib.contextmanager
+def _server(scratch: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
     """`arbiter-server` on a free port with a fresh file, killed on the way out."""
-
-    def __init__(self, scratch: Path) -> None:
-        self.db = scratch / f"startup-{time.perf_counter_ns()}.db"
-
-    def __enter__(self) -> tuple[subprocess.Popen[str], int]:
-        command = [*SERVER, "--port", "0", "--db", str(self.db)]
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
+    db = scratch / f"startup-{time.perf_counter_ns()}.db"
+    process = subprocess.Popen(
+        [*SERVER, "--port", "0", "--db", str(db)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
         if not line.startswith("listening on "):
-            self.process.kill()
             raise RuntimeError(f"server did not start: {line!r}")
-        return self.process, int(line.rsplit(":", 1)[1])
-
-    def __exit__(self, *exc: object) -> None:
-        self.process.kill()
-        self.process.wait()
+        yield process, int(line.rsplit(":", 1)[1])
+    finally:
+        process.kill()
+        process.wait()
 
 
 class _Client:
