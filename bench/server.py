@@ -36,10 +36,10 @@ of the server's µs/move is the work itself and how much is I/O around it.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from launch import ARBITER, start_server
 
 import protocol
 from games import get_game
@@ -149,28 +150,37 @@ class RecordedGame:
     over: dict[str, Any]
 
 
+def random_game(seed: int) -> list[tuple[Any, Any, Any]]:
+    """A seeded random King's Court game: each position, the move played there, and the
+    position it led to."""
+    rng = random.Random(seed)
+    state = get_game("kings-court").new_game()
+    played = []
+    while state.outcome() is None:
+        move = rng.choice(state.legal_moves())
+        played.append((state, move, state := state.play(move)))
+    return played
+
+
 def record_games(count: int = 20) -> list[RecordedGame]:
     game = get_game("kings-court")
     recorded = []
     for seed in range(count):
-        rng = random.Random(seed)
-        state = game.new_game()
-        first_state = state.to_data()
-        turns, moves = [], []
-        while (outcome := state.outcome()) is None:
-            legal = state.legal_moves()
-            turns.append(
-                protocol.YourTurn(
-                    match=1,
-                    ply=state.ply,
-                    state=state.to_data(),
-                    legal=game.format_moves(legal),
-                    time_left=60.0,
-                ).to_wire()
-            )
-            move = rng.choice(legal)
-            moves.append(game.format_move(move))
-            state = state.play(move)
+        played = random_game(seed)
+        first_state, final = played[0][0].to_data(), played[-1][2]
+        outcome = final.outcome()
+        assert outcome is not None
+        turns = [
+            protocol.YourTurn(
+                match=1,
+                ply=state.ply,
+                state=state.to_data(),
+                legal=game.format_moves(state.legal_moves()),
+                time_left=60.0,
+            ).to_wire()
+            for state, _, _ in played
+        ]
+        moves = [game.format_move(move) for _, move, _ in played]
         started = [
             protocol.MatchStarted(
                 match=1,
@@ -190,7 +200,7 @@ def record_games(count: int = 20) -> list[RecordedGame]:
             result=outcome.result.value,
             winner=None if outcome.winner is None else game.seats[outcome.winner],
             reason=outcome.reason,
-            state=state.to_data(),
+            state=final.to_data(),
             moves=moves,
         ).to_wire()
         recorded.append(RecordedGame(started, turns, over))
@@ -213,7 +223,7 @@ async def relay_server() -> None:
     games = record_games()
     waiting: list[FrameStream] = []
     matches: dict[int, RelayedMatch] = {}
-    ids = iter(range(1, 1 << 62))
+    ids = itertools.count(1)
 
     def start(pair: tuple[FrameStream, FrameStream]) -> None:
         match_id = next(ids)
@@ -304,16 +314,6 @@ async def arbiter_match(port: int, index: int, tally: Tally) -> None:
 # -- driver ------------------------------------------------------------------------------------
 
 
-def start_server(command: list[str]) -> tuple[subprocess.Popen[str], int]:
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    if not line.startswith("listening on "):
-        process.kill()
-        raise RuntimeError(f"server did not start: {line!r}")
-    return process, int(line.rsplit(":", 1)[1])
-
-
 def cpu_seconds(pid: int, children: bool = False) -> float:
     """User + system CPU time so far of a process, and with `children` of its live children too
     (Linux /proc): the server's commit process counts as the server."""
@@ -352,8 +352,7 @@ def run_one(kind: str, matches: int, seconds: float, scratch: Path) -> Tally:
     if kind in ("echo", "relay"):
         command = [sys.executable, __file__, f"--{kind}-server"]
     else:
-        db = scratch / f"bench-{matches}.db"
-        command = [sys.executable, "-m", "server", "--port", "0", "--db", str(db)]
+        command = [*ARBITER, "--db", str(scratch / f"bench-{matches}.db")]
     process, port = start_server(command)
     try:
         return trio.run(measure, port, matches, seconds, kind, process.pid)
@@ -371,15 +370,13 @@ def sans_io_costs(positions: int = 3000) -> dict[str, float]:
     Positions come from seeded random games; each step runs over all of them in a tight loop.
     """
     game = get_game("kings-court")
-    rng = random.Random(7)
     turns: list[tuple[Any, str, Any]] = []
-    while len(turns) < positions:
-        state = game.new_game()
-        while state.outcome() is None and len(turns) < positions:
-            text = game.format_move(rng.choice(state.legal_moves()))
-            after = state.play(game.parse_move(text))
-            turns.append((state, text, after))
-            state = after
+    for seed in itertools.count():
+        turns += [
+            (state, game.format_move(move), after) for state, move, after in random_game(seed)
+        ]
+        if len(turns) >= positions:
+            break
     wire = protocol.Connection(protocol.SERVER)
     wire.receive_data(
         encode_frame({"type": "hello", "version": protocol.PROTOCOL_VERSION, "name": "b"})

@@ -35,13 +35,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from launch import start_arbiter
+
 import protocol._messages as protocol_messages
 from protocol import NEED_DATA, FrameDecoder, encode_frame
 
 PYTHON = sys.executable
 ARBITER = [PYTHON, "-c", "import sys; from client.cli import main; sys.exit(main())"]
 """The `arbiter` console script, run as its entry point runs it."""
-SERVER = [PYTHON, "-m", "server"]
 
 
 def run_to_end(command: list[str]) -> float:
@@ -81,16 +82,9 @@ def first_game(scratch: Path) -> float:
 @contextlib.contextmanager
 def _server(scratch: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
     """`arbiter-server` on a free port with a fresh file, killed on the way out."""
-    db = scratch / f"startup-{time.perf_counter_ns()}.db"
-    process = subprocess.Popen(
-        [*SERVER, "--port", "0", "--db", str(db)], stdout=subprocess.PIPE, text=True
-    )
+    process, port = start_arbiter(scratch / f"startup-{time.perf_counter_ns()}.db")
     try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        if not line.startswith("listening on "):
-            raise RuntimeError(f"server did not start: {line!r}")
-        yield process, int(line.rsplit(":", 1)[1])
+        yield process, port
     finally:
         process.kill()
         process.wait()

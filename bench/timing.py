@@ -17,29 +17,17 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
 import trio
+from launch import start_arbiter
 
 import protocol
 from client.connection import ClientConnection
 
 HOST = "127.0.0.1"
-
-
-def start_server(scratch: Path) -> tuple[subprocess.Popen[str], int]:
-    command = [sys.executable, "-m", "server", "--port", "0", "--db", str(scratch / "timing.db")]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    if not line.startswith("listening on "):
-        process.kill()
-        raise RuntimeError(f"server did not start: {line!r}")
-    return process, int(line.rsplit(":", 1)[1])
 
 
 PAIRING = trio.Lock()
@@ -234,7 +222,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=30)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="arbiter-timing-") as scratch:
-        process, port = start_server(Path(scratch))
+        process, port = start_arbiter(Path(scratch) / "timing.db")
         try:
             late = trio.run(timeout_lateness, port, args.timeouts)
             print(f"1. timeout declared after the deadline ({len(late)} timeouts):")

@@ -213,16 +213,16 @@ def _extend_jumps(
     for over, land, land_bit in _JUMPS[here]:
         if land_bit & occupied or not over & occupied:
             continue
-        if over & opp:
-            longer = (*path, land)
-            if keeps_court or land_bit & COURT:
-                out.append(longer)
-            _extend_jumps(longer, land, opp ^ over, occupied ^ over, land_bit, keeps_court, out)
-        elif not land_bit & visited:
-            longer = (*path, land)
-            if keeps_court or land_bit & COURT:
-                out.append(longer)
-            _extend_jumps(longer, land, opp, occupied, visited | land_bit, keeps_court, out)
+        if over & opp:  # a capture: the piece leaves the board, and a fresh stretch begins
+            next_opp, next_occupied, next_visited = opp ^ over, occupied ^ over, land_bit
+        elif land_bit & visited:
+            continue
+        else:
+            next_opp, next_occupied, next_visited = opp, occupied, visited | land_bit
+        longer = (*path, land)
+        if keeps_court or land_bit & COURT:
+            out.append(longer)
+        _extend_jumps(longer, land, next_opp, next_occupied, next_visited, keeps_court, out)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from games._base import (
     StateDataError,
 )
 from games._bitboard import squares_of
+from games._picture import framed_grid
 
 Square: TypeAlias = int
 """0..63: a1 = 0, h1 = 7, a8 = 56, h8 = 63."""
@@ -346,12 +347,7 @@ class WarOfLifeState(State[Move]):
         return {"board": self.rows(), "ply": self.ply}
 
     def render(self) -> str:
-        edge = "  " + " ".join(FILES)
-        lines = [edge]
-        for index, row in enumerate(self.rows()):
-            rank = 8 - index
-            lines.append(f"{rank} {' '.join(row)} {rank}")
-        lines.append(edge)
+        lines = framed_grid(self.rows(), FILES, number_width=1, gap=1)
         outcome = self.outcome()
         if outcome is None:
             status = f"{self.game.seats[self.turn]} ({SYMBOLS[self.turn]}) to move"

@@ -396,8 +396,6 @@ OPTIONS = options_map()
 TIME = time_map()
 DATA = data_map()
 
-_NO_DEFAULT: Any = dataclasses.MISSING
-
 
 def meta(spec: FieldSpec) -> dict[str, FieldSpec]:
     """Dataclass field metadata carrying `spec`: `field(metadata=meta(COUNT))`."""
@@ -484,7 +482,9 @@ def _message(cls: type[M]) -> type[M]:
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     cls.FIELDS = tuple((f.name, f.metadata["spec"]) for f in fields)
     cls.REQUIRED = frozenset(
-        f.name for f in fields if f.default is _NO_DEFAULT and f.default_factory is _NO_DEFAULT
+        f.name
+        for f in fields
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
     )
     cls.DEFAULTS = {f.name: _default_of(f) for f in fields if f.name not in cls.REQUIRED}
     cls._NAMES = tuple(f.name for f in fields)

@@ -5,8 +5,8 @@ statement it runs waits for the loop to let go, and the loop for it. This proces
 `Storage.run_writer` starts it as `python -m server.commit_writer FD DB` and sends it batches
 over the socket FD, each a msgpack array of writes, a write an array of `[sql, args]` statements
 stored together; it commits each batch and answers with one entry per write: nil, or
-`[error class name, message]`. It ends when the
-socket closes (the server stopped, or was killed).
+`[error class name, message]`. It ends when the socket closes (the server stopped, or was
+killed).
 
 The batch logic itself is `server.database.commit_batch`.
 """

@@ -191,9 +191,7 @@ def commit_batch(db: sqlite3.Connection, batch: Sequence[Write]) -> list[sqlite3
     return errors
 
 
-def _statements(
-    db: sqlite3.Connection, sql: str, rows: list[Sequence[Any]]
-) -> Iterator[tuple[str, Sequence[Any]]]:
+def _statements(db: sqlite3.Connection, sql: str, rows: list[Sequence[Any]]) -> Iterator[Statement]:
     """`sql` once per row, or for an INSERT, as few multi-row statements as SQLite allows."""
     if len(rows) == 1 or not (sql.startswith("INSERT") and sql.endswith(")")):
         for args in rows:

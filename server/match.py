@@ -279,7 +279,7 @@ class Match:
         seat = turn.seat
         match event:
             case StorageFailed(error=error):
-                raise RuntimeError(f"match {self.id}: a move could not be stored") from error
+                raise self._lost_write(error)
             case Disconnected(seat=gone):
                 if self.grace <= 0:
                     return self._default(gone, DefaultKind.CRASH, "disconnected")
@@ -306,11 +306,7 @@ class Match:
 
     def _try_move(self, seat: Seat, turn: Turn, text: str, elapsed: float) -> TurnResult:
         try:
-            move = self._hinted_move(text)
-            if move is not None:
-                after = self.state.play(move)
-            else:
-                move, after = self.game.apply_text(self.state, text)
+            after, notation = self._play_text(text)
         except (InvalidMoveError, IllegalMoveError) as error:
             code = ErrorCode.ILLEGAL_MOVE
             if isinstance(error, InvalidMoveError):
@@ -323,7 +319,6 @@ class Match:
         charge = turn.clock.charge(elapsed, turn.lag)
         if not charge.in_time:
             return self._default(seat, DefaultKind.TIME, self._timeout_reason(seat))
-        notation = self.game.format_move(move)
         self.state = after
         self._hinted = ((), ())
         self.moves.append(notation)
@@ -358,13 +353,17 @@ class Match:
             self._tell(session, moved)
         return None
 
-    def _hinted_move(self, text: str) -> Any:
-        """The move `text` names if this position's hints hold it as written, else None."""
+    def _play_text(self, text: str) -> tuple[State[Any], str]:
+        """The position after the move `text` names, and the move's canonical notation, or
+        `InvalidMoveError`/`IllegalMoveError`. A text sent back exactly as hinted is known legal
+        and canonical already: it is played without parsing or checking."""
         texts, moves = self._hinted
         try:
-            return moves[texts.index(text)]
+            move = moves[texts.index(text)]
         except ValueError:
-            return None
+            move, after = self.game.apply_text(self.state, text)
+            return after, self.game.format_move(move)
+        return self.state.play(move), text
 
     def _refuse(self, seat: Seat, text: str, code: ErrorCode, reason: str) -> None:
         self._tell(
@@ -453,9 +452,13 @@ class Match:
             self._all_sent = trio.Event()
             await self._all_sent.wait()
         if self._storage_error is not None:
-            raise RuntimeError(f"match {self.id}: a move could not be stored") from (
-                self._storage_error
-            )
+            raise self._lost_write(self._storage_error)
+
+    def _lost_write(self, error: BaseException) -> RuntimeError:
+        """What stops the match when one of its moves could not be stored."""
+        failure = RuntimeError(f"match {self.id}: a move could not be stored")
+        failure.__cause__ = error
+        return failure
 
     def _seat_view(self, seat: Seat) -> dict[str, Any]:
         """What `match_started` and `resumed` both tell a seat about its match."""

@@ -240,12 +240,6 @@ class Storage:
         except Exception:  # one match's bug must not stop every match's storage
             log.exception("after-commit callback failed")
 
-    def queue_write(self, sql: str, args: Sequence[Any]) -> PendingWrite:
-        """Queue a one-statement write for the next group commit without waiting for it."""
-        write = PendingWrite([(sql, args)])
-        self._enqueue(write)
-        return write
-
     def after_commit(self, callback: AfterCommit) -> None:
         """Call `callback` (on the event loop) once every write queued so far is committed."""
         self._enqueue(callback)
@@ -331,12 +325,18 @@ class Storage:
         compensation: float = 0.0,
         clock: float | None = None,
     ) -> PendingWrite:
-        """Queue one accepted move; announce it only `after_commit`."""
-        return self.queue_write(
-            "INSERT INTO moves (match_id, ply, seat, move, elapsed, compensation, clock, stored_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (match_id, ply, seat, move, elapsed, compensation, clock, time.time()),
+        """Queue one accepted move without waiting for it; announce it only `after_commit`."""
+        write = PendingWrite(
+            [
+                (
+                    "INSERT INTO moves (match_id, ply, seat, move, elapsed, compensation, clock,"
+                    " stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (match_id, ply, seat, move, elapsed, compensation, clock, time.time()),
+                )
+            ]
         )
+        self._enqueue(write)
+        return write
 
     async def finish_match(
         self,

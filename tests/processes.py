@@ -1,9 +1,31 @@
-"""Finding the server's commit processes (`python -m server.commit_writer FD DB`) by their DB."""
+"""Processes the tests start or look for: the commands as a user runs them, a server on a free
+port, and the server's commit processes (`python -m server.commit_writer FD DB`) by their DB."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
+
+CLI = [sys.executable, "-m", "client.cli"]
+SERVER = [sys.executable, "-m", "server"]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
+    """`arbiter-server` on a free port of 127.0.0.1 with `db`, and its HOST:PORT once it
+    listens; the caller stops it."""
+    server = subprocess.Popen(
+        [*SERVER, "--host", "127.0.0.1", "--port", "0", "--db", str(db)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    assert line.startswith("listening on 127.0.0.1:"), line
+    return server, line.split()[-1]
 
 
 def commit_writers(db: Path) -> list[int]:

@@ -8,7 +8,6 @@ import dataclasses
 import itertools
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,12 +19,10 @@ from hypothesis import strategies as st
 
 import protocol
 from protocol import CLIENT, MESSAGE_TYPES, ErrorCode, FrameDecoder, encode_frame
+from tests.processes import CLI, start_server
 from tests.protocol.test_messages import messages
 
-BOT = [
-    *(sys.executable, "-c", "import sys; from client.cli import main; sys.exit(main())"),
-    *("bot", "--game", "kings-court", "--agent", "random"),
-]
+BOT = [*CLI, "bot", "--game", "kings-court", "--agent", "random"]
 CLIENT_TYPES = [cls for cls in MESSAGE_TYPES.values() if CLIENT in cls.SENDERS]
 LAST_PING = 2**53
 """The nonce of the ping each example ends with: its pong proves every request was answered."""
@@ -50,12 +47,9 @@ def busy_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """A server process on a free port, with two random bots playing King's Court on it until
     the module's tests end; yields its port."""
     db = tmp_path_factory.mktemp("busy") / "arbiter.db"
-    command = [sys.executable, "-m", "server", "--port", "0", "--db", str(db)]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    server, address = start_server(db)
     bots: list[subprocess.Popen[bytes]] = []
     try:
-        assert server.stdout is not None
-        address = server.stdout.readline().split()[-1]
         for name in ("bot-a", "bot-b"):
             bot = [*BOT, "--server", address, "--name", name, "--games", "10000"]
             bots.append(subprocess.Popen(bot, stdout=subprocess.DEVNULL))

@@ -8,17 +8,19 @@ import signal
 import socket
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.processes import commit_writers, no_commit_writer_left
-
-CLI = [sys.executable, "-m", "client.cli"]
-SERVER = [sys.executable, "-m", "server"]
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import (
+    CLI,
+    ROOT,
+    SERVER,
+    commit_writers,
+    no_commit_writer_left,
+    start_server,
+)
 
 
 def run(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -72,21 +74,6 @@ def test_bad_arguments_are_named(args: list[str], complaint: str) -> None:
     done = run([*CLI, *args])
     assert done.returncode == 2
     assert complaint in done.stderr
-
-
-def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
-    """`arbiter-server` on a free port of 127.0.0.1 with `db`, and its HOST:PORT once it
-    listens; the caller stops it."""
-    server = subprocess.Popen(
-        [*SERVER, "--host", "127.0.0.1", "--port", "0", "--db", str(db)],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
-    assert server.stdout is not None
-    line = server.stdout.readline()
-    assert line.startswith("listening on 127.0.0.1:"), line
-    return server, line.split()[-1]
 
 
 def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) -> None:

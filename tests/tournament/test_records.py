@@ -17,6 +17,7 @@ import trio
 from client.records import SCHEMA, export, frames, step
 from server.records import open_read_only, read_records
 from tests.conftest import RunningServer
+from tests.processes import CLI
 from tests.tournament.helpers import create, director, play_as, register, start
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,7 +154,7 @@ def test_reading_commands_name_a_file_they_cannot_read(
     elif contents is not None:
         db.write_text(contents)
     done = subprocess.run(
-        [sys.executable, "-m", "client.cli", *command, "--db", str(db)],
+        [*CLI, *command, "--db", str(db)],
         capture_output=True,
         text=True,
         cwd=ROOT,
