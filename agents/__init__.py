@@ -11,10 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from agents._base import Agent, AgentFactory
-from agents.greedy import GreedyAgent
-from agents.random_agent import RandomAgent
-from games import Game
+from arbiter.agents._base import Agent, AgentFactory
+from arbiter.agents.greedy import GreedyAgent
+from arbiter.agents.random_agent import RandomAgent
+from arbiter.games import Game
 
 __all__ = ["Agent", "AgentError", "AgentInfo", "agents_for", "all_agent_names", "make_agent"]
 
@@ -66,8 +66,8 @@ register("random", RandomAgent, "a legal move at random (seeded)")
 register(
     "greedy", GreedyAgent, "the best position one move ahead by the game's evaluation (a win first)"
 )
-from agents import war_of_life as _war_of_life  # noqa: E402,F401
-from agents.search import AGENTS as _SEARCH_AGENTS  # noqa: E402
+from arbiter.agents import war_of_life as _war_of_life  # noqa: E402,F401
+from arbiter.agents.search import AGENTS as _SEARCH_AGENTS  # noqa: E402
 
 for _entry in _SEARCH_AGENTS:
     register(_entry.name, _entry.factory, _entry.help, _entry.games)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from games import Game, State
+from arbiter.games import Game, State
 
 
 class Agent(Protocol):

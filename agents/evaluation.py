@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from games import Game, Outcome, Result, Seat, State
+from arbiter.games import Game, Outcome, Result, Seat, State
 
 WIN = 1_000_000.0
 """A won game. The search shades it by the plies taken, so a quicker win scores higher."""
@@ -49,11 +49,11 @@ class Evaluation:
 
 
 _MODULES = {
-    "kings-court": "agents.evaluations.kings_court",
-    "watch-your-back": "agents.evaluations.watch_your_back",
-    "war-of-life": "agents.evaluations.war_of_life",
-    "amazons": "agents.evaluations.amazons",
-    "shobu": "agents.evaluations.shobu",
+    "kings-court": "arbiter.agents.evaluations.kings_court",
+    "watch-your-back": "arbiter.agents.evaluations.watch_your_back",
+    "war-of-life": "arbiter.agents.evaluations.war_of_life",
+    "amazons": "arbiter.agents.evaluations.amazons",
+    "shobu": "arbiter.agents.evaluations.shobu",
 }
 
 

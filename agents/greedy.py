@@ -13,9 +13,9 @@ import random
 import time
 from typing import Any
 
-from agents.evaluation import evaluation_for, score
-from agents.search import clock
-from games import Game, State
+from arbiter.agents.evaluation import evaluation_for, score
+from arbiter.agents.search import clock
+from arbiter.games import Game, State
 
 
 class GreedyAgent:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from games import Game, State
+from arbiter.games import Game, State
 
 
 class RandomAgent:

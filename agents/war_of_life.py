@@ -20,10 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agents import register
-from agents._base import Agent
-from games import Game, Seat, State
-from games.war_of_life import Move, WarOfLifeState
+from arbiter.agents import register
+from arbiter.agents._base import Agent
+from arbiter.games import Game, Seat, State
+from arbiter.games.war_of_life import Move, WarOfLifeState
 
 Score = Callable[[WarOfLifeState, Seat], int]
 """How good a board (after the crank) is for a seat: higher is better."""

@@ -16,7 +16,7 @@ import random
 import time
 from collections.abc import Callable
 
-from games import GAME_NAMES, get_game
+from arbiter.games import GAME_NAMES, get_game
 
 
 def timed(seconds: float, playout: Callable[[random.Random], int]) -> tuple[float, float]:

@@ -50,9 +50,9 @@ from typing import Any
 import trio
 from launch import ARBITER, start_server
 
-import protocol
-from games import get_game
-from protocol import CLOSED, NEED_DATA, FrameDecoder, encode_frame
+from arbiter import protocol
+from arbiter.games import get_game
+from arbiter.protocol import CLOSED, NEED_DATA, FrameDecoder, encode_frame
 
 HOST = "127.0.0.1"
 MOVE_FRAME = {"type": "move", "match": 1, "move": "B4C4"}

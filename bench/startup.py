@@ -37,11 +37,11 @@ from typing import Any
 
 from launch import start_arbiter
 
-import protocol._messages as protocol_messages
-from protocol import NEED_DATA, FrameDecoder, encode_frame
+import arbiter.protocol._messages as protocol_messages
+from arbiter.protocol import NEED_DATA, FrameDecoder, encode_frame
 
 PYTHON = sys.executable
-ARBITER = [PYTHON, "-c", "import sys; from client.cli import main; sys.exit(main())"]
+ARBITER = [PYTHON, "-c", "import sys; from arbiter.client.cli import main; sys.exit(main())"]
 """The `arbiter` console script, run as its entry point runs it."""
 
 

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents import Agent, make_agent
-from games import Outcome, Result, State, get_game
+from arbiter.agents import Agent, make_agent
+from arbiter.games import Outcome, Result, State, get_game
 
 GAME_NAME = "war-of-life"
 STRATEGIES = ("bloodlust", "self-preservation", "land-grab", "minimax")

@@ -36,10 +36,10 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _H
 
 import trio  # noqa: E402
 
-from agents import Agent, agents_for, make_agent  # noqa: E402
-from agents.search import FIXED_DEPTHS, clock  # noqa: E402
-from client.referee import referee, seeded_options  # noqa: E402
-from games import Game, Outcome, get_game  # noqa: E402
+from arbiter.agents import Agent, agents_for, make_agent  # noqa: E402
+from arbiter.agents.search import FIXED_DEPTHS, clock  # noqa: E402
+from arbiter.client.referee import referee, seeded_options  # noqa: E402
+from arbiter.games import Game, Outcome, get_game  # noqa: E402
 
 OPENSPIEL = "openspiel-mcts"
 TIME_REASON = "time limit exceeded"

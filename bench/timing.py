@@ -24,8 +24,8 @@ from pathlib import Path
 import trio
 from launch import start_arbiter
 
-import protocol
-from client.connection import ClientConnection
+from arbiter import protocol
+from arbiter.client.connection import ClientConnection
 
 HOST = "127.0.0.1"
 

@@ -39,24 +39,24 @@ from typing import Any
 
 import trio
 
-import protocol
-from agents import make_agent
-from client.connection import (
+from arbiter import protocol
+from arbiter.agents import make_agent
+from arbiter.client.connection import (
     MAX_FRAME,
     RECEIVE_SIZE,
     ClientConnection,
     ConnectionClosed,
     ServerError,
 )
-from client.player_module import (
+from arbiter.client.player_module import (
     PlayerCrashed,
     agent_or_module,
     is_module_path,
     player_name,
     run_player_bot,
 )
-from client.runner import play_one, run_bot
-from games import GAME_NAMES, Game, get_game
+from arbiter.client.runner import play_one, run_bot
+from arbiter.games import GAME_NAMES, Game, get_game
 
 HOST = "127.0.0.1"
 LATE_FRACTION = 0.9
@@ -458,7 +458,7 @@ async def run_check(plan: CheckPlan, show: Callable[[str], None] = print) -> lis
 
 
 async def _local_server(nursery: trio.Nursery, db: Path) -> tuple[str, int]:
-    from server.app import bound_port, serve
+    from arbiter.server.app import bound_port, serve
 
     listeners = await nursery.start(serve, HOST, 0, db)
     return HOST, bound_port(listeners)
@@ -588,7 +588,7 @@ def add_parser(commands: Any) -> None:
 
 
 def _host_port(text: str) -> tuple[str, int]:
-    from client.cli import host_port
+    from arbiter.client.cli import host_port
 
     return host_port(text)
 

@@ -11,14 +11,14 @@ from typing import Any
 
 import trio
 
-from agents import AgentError, agents_for, all_agent_names, make_agent
-from client import check, play, records, tournament
-from client.connection import ConnectionClosed, ServerError
-from client.player_module import PlayerCrashed, agent_or_module, player_name, run_player_bot
-from client.runner import GameRecord, run_bot
-from games import GAME_NAMES, GameError, get_game
-from server.clock import TimeControl, TimeControlError
-from server.storage import DatabaseInUse
+from arbiter.agents import AgentError, agents_for, all_agent_names, make_agent
+from arbiter.client import check, play, records, tournament
+from arbiter.client.connection import ConnectionClosed, ServerError
+from arbiter.client.player_module import PlayerCrashed, agent_or_module, player_name, run_player_bot
+from arbiter.client.runner import GameRecord, run_bot
+from arbiter.games import GAME_NAMES, GameError, get_game
+from arbiter.server.clock import TimeControl, TimeControlError
+from arbiter.server.storage import DatabaseInUse
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,7 +191,7 @@ def _run_player_bot(args: argparse.Namespace) -> int:
 
 
 def run_referee_command(args: argparse.Namespace) -> int:
-    from client.referee import referee
+    from arbiter.client.referee import referee
 
     game = get_game(args.game)
 
@@ -227,7 +227,7 @@ def run_referee_command(args: argparse.Namespace) -> int:
 
 
 def _demo(seed: int) -> int:
-    from client.demo import run_demo
+    from arbiter.client.demo import run_demo
 
     return run_demo(seed)
 

@@ -10,7 +10,7 @@ from collections import deque
 
 import trio
 
-import protocol
+from arbiter import protocol
 
 RECEIVE_SIZE = 64 * 1024
 MAX_FRAME = 4 * 1024 * 1024

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import trio
 
-from client.referee import referee
-from games import get_game
+from arbiter.client.referee import referee
+from arbiter.games import get_game
 
 GAME = "kings-court"
 AGENTS = ("greedy", "random")

@@ -37,12 +37,12 @@ from typing import Any, TextIO
 
 import trio
 
-import protocol
-from agents import Agent, AgentError, all_agent_names, make_agent
-from client.connection import ClientConnection
-from client.runner import GameRecord, MessageHook, play_one
-from games import Game, InvalidMoveError, State, get_game
-from games import watch_your_back as wyb
+from arbiter import protocol
+from arbiter.agents import Agent, AgentError, all_agent_names, make_agent
+from arbiter.client.connection import ClientConnection
+from arbiter.client.runner import GameRecord, MessageHook, play_one
+from arbiter.games import Game, InvalidMoveError, State, get_game
+from arbiter.games import watch_your_back as wyb
 
 CALL_GRACE = 1.0
 """Seconds a module may run past its move's time before it counts as hung. By then the server
@@ -55,7 +55,7 @@ FINAL_UPDATE_SECONDS = 5.0
 STOP_SECONDS = 2.0
 """How long a closing module gets to exit on its own before it is killed."""
 
-_HOST_COMMAND = "import sys; from client.player_module import host; host(sys.argv[1])"
+_HOST_COMMAND = "import sys; from arbiter.client.player_module import host; host(sys.argv[1])"
 
 
 def is_module_path(name: str) -> bool:

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any, TextIO, TypeVar
 
-from games import get_game
-from server.records import FullRecord, open_read_only, read_records
+from arbiter.games import get_game
+from arbiter.server.records import FullRecord, open_read_only, read_records
 
 T = TypeVar("T")
 

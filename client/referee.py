@@ -15,13 +15,13 @@ from typing import Any
 
 import trio
 
-import protocol
-from client.connection import ClientConnection
-from client.player_module import PlayerCrashed, make_any_agent, play_seat, player_name
-from client.runner import GameRecord, MessageHook
-from games import Game, get_game
-from server.app import bound_port, serve
-from server.clock import TimeControl
+from arbiter import protocol
+from arbiter.client.connection import ClientConnection
+from arbiter.client.player_module import PlayerCrashed, make_any_agent, play_seat, player_name
+from arbiter.client.runner import GameRecord, MessageHook
+from arbiter.games import Game, get_game
+from arbiter.server.app import bound_port, serve
+from arbiter.server.clock import TimeControl
 
 HOST = "127.0.0.1"
 

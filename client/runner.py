@@ -12,10 +12,10 @@ from typing import Any
 
 import trio
 
-import protocol
-from agents import Agent
-from client.connection import ClientConnection, ConnectionClosed
-from games import Game, get_game
+from arbiter import protocol
+from arbiter.agents import Agent
+from arbiter.client.connection import ClientConnection, ConnectionClosed
+from arbiter.games import Game, get_game
 
 MessageHook = Callable[[protocol.Message], None]
 

@@ -12,8 +12,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-import protocol
-from server.standings import DEFAULT_KINDS
+from arbiter import protocol
+from arbiter.server.standings import DEFAULT_KINDS
 
 LEGEND = (
     "G games, W won, D drawn, L lost, F double forfeits (0 each); defaults score 0 and count"

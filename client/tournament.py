@@ -25,17 +25,17 @@ import trio
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-import protocol
-from agents import Agent
-from client.connection import ClientConnection, ConnectionClosed
-from client.player_module import PlayerCrashed, make_any_agent, play_seat
-from client.runner import GameRecord, MessageHook
-from client.tables import print_games, print_standings
-from games import GAME_NAMES, Game, get_game
-from server import accounts
-from server.app import bound_port, serve
-from server.clock import TimeControl, TimeControlError
-from server.storage import open_database
+from arbiter import protocol
+from arbiter.agents import Agent
+from arbiter.client.connection import ClientConnection, ConnectionClosed
+from arbiter.client.player_module import PlayerCrashed, make_any_agent, play_seat
+from arbiter.client.runner import GameRecord, MessageHook
+from arbiter.client.tables import print_games, print_standings
+from arbiter.games import GAME_NAMES, Game, get_game
+from arbiter.server import accounts
+from arbiter.server.app import bound_port, serve
+from arbiter.server.clock import TimeControl, TimeControlError
+from arbiter.server.storage import open_database
 
 HOST = "127.0.0.1"
 TOKEN_VARIABLE = "ARBITER_TOKEN"
@@ -276,7 +276,7 @@ def _fresh_name(db: Path) -> str:
 
 def add_parsers(commands: Any) -> None:
     """`arbiter tournament ...`, registered by `client.cli`."""
-    from client.cli import host_port, positive_int
+    from arbiter.client.cli import host_port, positive_int
 
     tournament = commands.add_parser("tournament", help="create, run, follow and play tournaments")
     actions = tournament.add_subparsers(required=True, metavar="ACTION")

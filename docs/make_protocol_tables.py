@@ -19,14 +19,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgpack
+
+from arbiter import protocol
+from arbiter.games import IllegalMoveError, get_game
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import msgpack  # noqa: E402
-
-import protocol  # noqa: E402
-from games import IllegalMoveError, get_game  # noqa: E402
 
 DOC = ROOT / "docs" / "protocol.md"
 EXAMPLE_FRAME = protocol.Move(match=7, move="B4C4")

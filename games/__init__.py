@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from games._base import (
+from arbiter.games._base import (
     Game,
     GameError,
     IllegalMoveError,
@@ -21,6 +21,7 @@ from games._base import (
     Seat,
     State,
     StateDataError,
+    Termination,
 )
 
 __all__ = [
@@ -36,16 +37,17 @@ __all__ = [
     "Seat",
     "State",
     "StateDataError",
+    "Termination",
     "all_games",
     "get_game",
 ]
 
 _MODULES = {
-    "kings-court": "games.kings_court",
-    "watch-your-back": "games.watch_your_back",
-    "war-of-life": "games.war_of_life",
-    "amazons": "games.amazons",
-    "shobu": "games.shobu",
+    "kings-court": "arbiter.games.kings_court",
+    "watch-your-back": "arbiter.games.watch_your_back",
+    "war-of-life": "arbiter.games.war_of_life",
+    "amazons": "arbiter.games.amazons",
+    "shobu": "arbiter.games.shobu",
 }
 
 GAME_NAMES: tuple[str, ...] = tuple(_MODULES)

@@ -25,7 +25,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
-from games._memo import Memo
+from arbiter.games._memo import Memo
 
 Seat = int
 """A seat by its index in `Game.seats`: 0 moves first."""
@@ -60,29 +60,52 @@ class Result(enum.Enum):
     BOTH_FORFEIT = "both_forfeit"
 
 
+class Termination(enum.StrEnum):
+    """Why a game ended, as a fixed kind beside the reason in words (python-chess's idea).
+
+    The rules end a game with the first three; the referee ends it with the rest. Records store
+    the value, so tests and tools compare kinds, never sentences.
+    """
+
+    RULE = "rule"  # the board decided a winner (no piece in the Court, no legal move...)
+    DRAW_BY_RULE = "draw-by-rule"  # the rules call it a draw (stalemate, the move limit...)
+    DOUBLE_FORFEIT = "double-forfeit"  # the rules forfeit both (King's Court's 50 moves)
+    RESIGNATION = "resignation"
+    TIME = "time"  # a seat ran out of time
+    ILLEGAL_MOVE = "illegal-move"  # an illegal move or a move out of turn, under `forfeit`
+    DISCONNECT = "disconnect"  # a seat's connection stayed away past its grace period
+    CRASH = "crash"  # a local agent raised or its process died
+    ABSENT = "absent"  # a tournament player did not come to play
+    SERVER_ERROR = "server-error"  # the match could not go on (its storage failed)
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a game ended: the result, the winning seat (only for `WIN`) and a reason in words."""
+    """How a game ended: the result, the winning seat (only for `WIN`), a reason in words and
+    its kind."""
 
     result: Result
     winner: Seat | None
     reason: str
+    termination: Termination = Termination.RULE
 
     def __post_init__(self) -> None:
         if (self.result is Result.WIN) != (self.winner is not None):
             raise ValueError(f"a {self.result.value} outcome cannot have winner {self.winner!r}")
 
     @classmethod
-    def win(cls, winner: Seat, reason: str) -> Outcome:
-        return cls(Result.WIN, winner, reason)
+    def win(cls, winner: Seat, reason: str, termination: Termination = Termination.RULE) -> Outcome:
+        return cls(Result.WIN, winner, reason, termination)
 
     @classmethod
-    def draw(cls, reason: str) -> Outcome:
-        return cls(Result.DRAW, None, reason)
+    def draw(cls, reason: str, termination: Termination = Termination.DRAW_BY_RULE) -> Outcome:
+        return cls(Result.DRAW, None, reason, termination)
 
     @classmethod
-    def both_forfeit(cls, reason: str) -> Outcome:
-        return cls(Result.BOTH_FORFEIT, None, reason)
+    def both_forfeit(
+        cls, reason: str, termination: Termination = Termination.DOUBLE_FORFEIT
+    ) -> Outcome:
+        return cls(Result.BOTH_FORFEIT, None, reason, termination)
 
     def score(self, seat: Seat) -> float:
         """Points for `seat` under RULINGS.md: win 1, loss 0, draw 0.5, double forfeit 0."""

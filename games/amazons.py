@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
-from games._base import (
+from arbiter.games._base import (
     Game,
     InvalidMoveError,
     Outcome,
@@ -32,8 +32,8 @@ from games._base import (
     State,
     StateDataError,
 )
-from games._bitboard import squares_of
-from games._picture import framed_grid
+from arbiter.games._bitboard import squares_of
+from arbiter.games._picture import framed_grid
 
 Square: TypeAlias = int
 """0..99: `file + 10 * rank`, both counted from 0, so a1 = 0, j1 = 9, a10 = 90."""

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
-from games._base import (
+from arbiter.games._base import (
     Game,
     InvalidMoveError,
     Option,
@@ -37,8 +37,8 @@ from games._base import (
     State,
     StateDataError,
 )
-from games._memo import Memo
-from games._picture import framed_grid
+from arbiter.games._memo import Memo
+from arbiter.games._picture import framed_grid
 
 Square: TypeAlias = int
 """0..63: `column + 8 * row`, both counted from 0, so A1 = 0, H1 = 7, A2 = 8, H8 = 63."""

@@ -26,8 +26,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games._base import Game, InvalidMoveError, Option, Outcome, Seat, State, StateDataError
-from games._bitboard import squares_of
+from arbiter.games._base import Game, InvalidMoveError, Option, Outcome, Seat, State, StateDataError
+from arbiter.games._bitboard import squares_of
 
 Square = int
 """board * 16 + row * 4 + column: row 0 is row 1 (Black's side), column 0 is file a."""

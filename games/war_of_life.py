@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
-from games._base import (
+from arbiter.games._base import (
     Game,
     InvalidMoveError,
     Option,
@@ -31,8 +31,8 @@ from games._base import (
     State,
     StateDataError,
 )
-from games._bitboard import squares_of
-from games._picture import framed_grid
+from arbiter.games._bitboard import squares_of
+from arbiter.games._picture import framed_grid
 
 Square: TypeAlias = int
 """0..63: a1 = 0, h1 = 7, a8 = 56, h8 = 63."""

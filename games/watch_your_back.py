@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
-from games._base import Game, InvalidMoveError, Outcome, Seat, State, StateDataError
-from games._bitboard import squares_of
+from arbiter.games._base import Game, InvalidMoveError, Outcome, Seat, State, StateDataError
+from arbiter.games._bitboard import squares_of
 
 Square: TypeAlias = tuple[int, int]
 """`(column, row)`, both 0..7, (0, 0) top-left as in the seed."""

@@ -13,8 +13,8 @@ The layers, lowest first; each private module imports only the ones above it in 
 - `_connection`: `Connection`, which strings the layers together for one role.
 """
 
-from protocol._connection import Connection
-from protocol._errors import (
+from arbiter.protocol._connection import Connection
+from arbiter.protocol._errors import (
     ERROR_CODES,
     FATAL_CODES,
     CodeInfo,
@@ -23,7 +23,7 @@ from protocol._errors import (
     PeerError,
     ProtocolError,
 )
-from protocol._frames import (
+from arbiter.protocol._frames import (
     CLOSED,
     DEFAULT_MAX_FRAME,
     NEED_DATA,
@@ -31,7 +31,7 @@ from protocol._frames import (
     Sentinel,
     encode_frame,
 )
-from protocol._messages import (
+from arbiter.protocol._messages import (
     CLIENT,
     MESSAGE_TYPES,
     PROTOCOL_VERSION,
@@ -67,7 +67,7 @@ from protocol._messages import (
     YourTurn,
     message_from_wire,
 )
-from protocol._session import TRANSITIONS, Phase
+from arbiter.protocol._session import TRANSITIONS, Phase
 
 __all__ = [
     "CLIENT",

@@ -11,8 +11,8 @@ there, the bug is ours.
 
 from __future__ import annotations
 
-from protocol._errors import LocalProtocolError
-from protocol._frames import (
+from arbiter.protocol._errors import LocalProtocolError
+from arbiter.protocol._frames import (
     CLOSED,
     DEFAULT_MAX_FRAME,
     NEED_DATA,
@@ -21,8 +21,8 @@ from protocol._frames import (
     NeedData,
     encode_frame,
 )
-from protocol._messages import Message, Role, blame_peer, message_class
-from protocol._session import Phase, Session
+from arbiter.protocol._messages import Message, Role, blame_peer, message_class
+from arbiter.protocol._session import Phase, Session
 
 
 class Connection:

@@ -18,7 +18,7 @@ from typing import Any, Final, Literal, NoReturn
 
 import msgpack
 
-from protocol._errors import ErrorCode, LocalProtocolError, PeerError, short_repr
+from arbiter.protocol._errors import ErrorCode, LocalProtocolError, PeerError, short_repr
 
 HEADER = struct.Struct(">I")
 """The length prefix: 4 bytes, big-endian, unsigned."""

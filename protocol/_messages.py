@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self, TypeVar
 
-from protocol._errors import ErrorCode, LocalProtocolError, PeerError, short_repr
+from arbiter.protocol._errors import ErrorCode, LocalProtocolError, PeerError, short_repr
 
 PROTOCOL_VERSION = 1
 

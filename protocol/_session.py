@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import enum
 
-from protocol._errors import ErrorCode, LocalProtocolError
-from protocol._messages import CLIENT, SERVER, Message, Role
+from arbiter.protocol._errors import ErrorCode, LocalProtocolError
+from arbiter.protocol._messages import CLIENT, SERVER, Message, Role
 
 
 class Phase(enum.Enum):

@@ -12,9 +12,9 @@ from functools import partial
 
 import trio
 
-from server import accounts
-from server.app import bound_port, serve
-from server.storage import DatabaseInUse, open_database
+from arbiter.server import accounts
+from arbiter.server.app import bound_port, serve
+from arbiter.server.storage import DatabaseInUse, open_database
 
 YOUNG_COLLECTION_THRESHOLD = 10_000
 """Container allocations between the cycle collector's young-generation passes (Python's default

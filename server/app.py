@@ -11,9 +11,9 @@ from pathlib import Path
 
 import trio
 
-from server.lobby import Lobby
-from server.session import Session
-from server.storage import Storage
+from arbiter.server.lobby import Lobby
+from arbiter.server.session import Session
+from arbiter.server.storage import Storage
 
 
 async def serve(

@@ -2,9 +2,9 @@
 
 A thread in the server would share the interpreter lock with the event loop: under load, every
 statement it runs waits for the loop to let go, and the loop for it. This process has its own.
-`Storage.run_writer` starts it as `python -m server.commit_writer FD DB` and sends it batches
-over the socket FD, each a msgpack array of writes, a write an array of `[sql, args]` statements
-stored together; it commits each batch and answers with one entry per write: nil, or
+`Storage.run_writer` starts it as `python -m arbiter.server.commit_writer FD DB` and sends it
+batches over the socket FD, each a msgpack array of writes, a write an array of `[sql, args]`
+statements stored together; it commits each batch and answers with one entry per write: nil, or
 `[error class name, message]`. It ends when the socket closes (the server stopped, or was
 killed).
 
@@ -20,7 +20,7 @@ import sys
 
 import msgpack
 
-from server.database import commit_batch, open_database
+from arbiter.server.database import commit_batch, open_database
 
 
 def serve(sock: socket.socket, db: sqlite3.Connection) -> None:

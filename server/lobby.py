@@ -20,16 +20,16 @@ from typing import Any
 
 import trio
 
-import protocol
-from games import GAME_NAMES, Game, GameError, OptionError, Outcome, get_game
-from protocol import ErrorCode
-from server import accounts
-from server.accounts import Account
-from server.clock import TimeControl, TimeControlError
-from server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
-from server.session import Session
-from server.storage import Storage, StorageError
-from server.tournament import Desk
+from arbiter import protocol
+from arbiter.games import GAME_NAMES, Game, GameError, OptionError, Outcome, get_game
+from arbiter.protocol import ErrorCode
+from arbiter.server import accounts
+from arbiter.server.accounts import Account
+from arbiter.server.clock import TimeControl, TimeControlError
+from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
+from arbiter.server.session import Session
+from arbiter.server.storage import Storage, StorageError
+from arbiter.server.tournament import Desk
 
 log = logging.getLogger(__name__)
 

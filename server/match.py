@@ -32,14 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-import protocol
-from games import Game, IllegalMoveError, InvalidMoveError, Outcome, Seat, State
-from protocol import ErrorCode
-from server.clock import SeatClock, TimeControl
-from server.session import OnWritten, Session
+from arbiter import protocol
+from arbiter.games import Game, IllegalMoveError, InvalidMoveError, Outcome, Seat, State
+from arbiter.protocol import ErrorCode
+from arbiter.server.clock import SeatClock, TimeControl
+from arbiter.server.session import OnWritten, Session
 
 if TYPE_CHECKING:
-    from server.storage import PendingWrite, Storage
+    from arbiter.server.storage import PendingWrite, Storage
 
 MAX_HINT_CHARACTERS = 32 * 1024
 """Hints are left out (legal = None) beyond this: a contrived King's Court position can have

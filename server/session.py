@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 
 import trio
 
-import protocol
-from protocol import ErrorCode
+from arbiter import protocol
+from arbiter.protocol import ErrorCode
 
 if TYPE_CHECKING:
-    from server.lobby import Lobby
-    from server.match import Match
+    from arbiter.server.lobby import Lobby
+    from arbiter.server.match import Match
 
 log = logging.getLogger(__name__)
 

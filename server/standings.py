@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.ratings import Pairing, Rating, fit
+from arbiter.server.ratings import Pairing, Rating, fit
 
 DEFAULT_KINDS = ("crash", "illegal", "time", "absent")
 """Why a seat defaulted: its connection dropped past the grace period (a crashed program), an

@@ -41,8 +41,8 @@ from typing import Any, TypeVar
 import msgpack
 import trio
 
-from server.database import Statement, open_database, transaction
-from server.records import MoveRow, read_moves
+from arbiter.server.database import Statement, open_database, transaction
+from arbiter.server.records import MoveRow, read_moves
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -122,7 +122,7 @@ class _CommitProcess:
     async def _start(self) -> trio.SocketStream:
         ours, theirs = socket.socketpair()
         try:
-            command = [sys.executable, "-m", "server.commit_writer", str(theirs.fileno())]
+            command = [sys.executable, "-m", "arbiter.server.commit_writer", str(theirs.fileno())]
             self._process = await trio.lowlevel.open_process(
                 [*command, str(self._path)], pass_fds=(theirs.fileno(),)
             )

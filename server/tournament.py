@@ -38,20 +38,20 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-import protocol
-from games import Game, GameError, OptionError, Outcome, get_game
-from protocol import ErrorCode
-from server import accounts
-from server.accounts import Account
-from server.clock import TimeControl, TimeControlError
-from server.match import DefaultKind, Match
-from server.records import MoveRow
-from server.standings import GameResult, standings
-from server.storage import ScheduledGame, Storage, StoredTournament, TournamentRow
+from arbiter import protocol
+from arbiter.games import Game, GameError, OptionError, Outcome, get_game
+from arbiter.protocol import ErrorCode
+from arbiter.server import accounts
+from arbiter.server.accounts import Account
+from arbiter.server.clock import TimeControl, TimeControlError
+from arbiter.server.match import DefaultKind, Match
+from arbiter.server.records import MoveRow
+from arbiter.server.standings import GameResult, standings
+from arbiter.server.storage import ScheduledGame, Storage, StoredTournament, TournamentRow
 
 if TYPE_CHECKING:
-    from server.lobby import Lobby, Seek
-    from server.session import Session
+    from arbiter.server.lobby import Lobby, Seek
+    from arbiter.server.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -368,7 +368,9 @@ class Desk:
     async def _checked_local(
         self, game: Game[Any, Any], agents: Sequence[str], players: Sequence[str]
     ) -> dict[str, str]:
-        from agents import agents_for  # the registry only: the agents run in their own process
+        from arbiter.agents import (
+            agents_for,  # the registry only: the agents run in their own process
+        )
 
         known = {info.name for info in agents_for(game.name)}
         for agent in agents:
@@ -713,7 +715,7 @@ class Runner:
         host, port = address
         return [
             sys.executable,
-            *("-m", "client.cli", "tournament", "play", self.tournament.name),
+            *("-m", "arbiter.client.cli", "tournament", "play", self.tournament.name),
             *("--server", f"{host}:{port}", "--name", name, "--agent", agent),
             *("--seed", str(index), "--reconnect", "0"),
         ]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.app import bound_port, serve
+from arbiter.server.app import bound_port, serve
 
 HOST = "127.0.0.1"
 

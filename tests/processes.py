@@ -1,5 +1,6 @@
 """Processes the tests start or look for: the commands as a user runs them, a server on a free
-port, and the server's commit processes (`python -m server.commit_writer FD DB`) by their DB."""
+port, and the server's commit processes (`python -m arbiter.server.commit_writer FD DB`) by their
+DB."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-CLI = [sys.executable, "-m", "client.cli"]
+CLI = [sys.executable, "-m", "arbiter.client.cli"]
 SERVER = [sys.executable, "-m", "server"]
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,7 +37,7 @@ def commit_writers(db: Path) -> list[int]:
             words = cmdline.read_bytes().split(b"\0")
         except OSError:
             continue  # a process that ended while we looked
-        if b"server.commit_writer" in words and str(db).encode() in words:
+        if b"arbiter.server.commit_writer" in words and str(db).encode() in words:
             found.append(int(cmdline.parent.name))
     return found
 

@@ -13,10 +13,10 @@ bitboards with no square-by-square walk:
 
 from __future__ import annotations
 
-from agents.evaluation import Evaluation
-from games import Seat
-from games._bitboard import squares_of
-from games.amazons import FULL, NEIGHBOURS, AmazonsState, touching
+from arbiter.agents.evaluation import Evaluation
+from arbiter.games import Seat
+from arbiter.games._bitboard import squares_of
+from arbiter.games.amazons import FULL, NEIGHBOURS, AmazonsState, touching
 
 SQUARE = 10.0
 """One square of territory."""

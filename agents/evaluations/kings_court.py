@@ -12,9 +12,9 @@ search sees the chains).
 
 from __future__ import annotations
 
-from agents.evaluation import Evaluation
-from games import Seat
-from games.kings_court import (
+from arbiter.agents.evaluation import Evaluation
+from arbiter.games import Seat
+from arbiter.games.kings_court import (
     COURT,
     COURT_RULE_FROM_PLY,
     FILE_A,

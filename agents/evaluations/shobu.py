@@ -13,9 +13,9 @@ stone outweighs a small lead spread over all four. Per board, as the seed descri
 
 from __future__ import annotations
 
-from agents.evaluation import Evaluation
-from games import Seat
-from games.shobu import BOARD_MASK, PATH, ShobuState
+from arbiter.agents.evaluation import Evaluation
+from arbiter.games import Seat
+from arbiter.games.shobu import BOARD_MASK, PATH, ShobuState
 
 UNIT = 10.0
 """Score of a board term of 1 (its square is 1)."""

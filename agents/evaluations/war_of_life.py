@@ -8,9 +8,9 @@ what the search adds is looking further ahead than the seed's one- and two-ply s
 
 from __future__ import annotations
 
-from agents.evaluation import Evaluation
-from games import Seat
-from games.war_of_life import WarOfLifeState
+from arbiter.agents.evaluation import Evaluation
+from arbiter.games import Seat
+from arbiter.games.war_of_life import WarOfLifeState
 
 PIECE = 100.0
 

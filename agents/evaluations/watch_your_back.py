@@ -16,9 +16,9 @@ Squares are bits `8 * row + column`, so every feature is a few shifted bitboards
 
 from __future__ import annotations
 
-from agents.evaluation import Evaluation
-from games import Seat
-from games.watch_your_back import (
+from arbiter.agents.evaluation import Evaluation
+from arbiter.games import Seat
+from arbiter.games.watch_your_back import (
     BLOCKED,
     CORNERS,
     OFF_BOARD,

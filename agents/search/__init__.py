@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from agents._base import Agent
-from agents.search.alphabeta import AlphaBetaAgent, SearchReport
-from agents.search.mcts import DEFAULT_CUTOFF, MCTSAgent
-from games import Game
+from arbiter.agents._base import Agent
+from arbiter.agents.search.alphabeta import AlphaBetaAgent, SearchReport
+from arbiter.agents.search.mcts import DEFAULT_CUTOFF, MCTSAgent
+from arbiter.games import Game
 
 __all__ = [
     "AGENTS",

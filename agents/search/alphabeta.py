@@ -30,15 +30,15 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from agents.evaluation import (
+from arbiter.agents.evaluation import (
     HEURISTIC,
     WIN,
     Evaluation,
     evaluation_for,
     result,
 )
-from agents.search import clock
-from games import Game, State
+from arbiter.agents.search import clock
+from arbiter.games import Game, State
 
 INFINITY = float("inf")
 EXACT, LOWER, UPPER = 0, 1, 2

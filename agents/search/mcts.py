@@ -24,9 +24,9 @@ import random
 import time
 from typing import Any
 
-from agents.evaluation import Evaluation, evaluation_for, outcome_value
-from agents.search import clock
-from games import Game, Seat, State
+from arbiter.agents.evaluation import Evaluation, evaluation_for, outcome_value
+from arbiter.agents.search import clock
+from arbiter.games import Game, Seat, State
 
 EXPLORATION = 1.4
 """UCB1's c: about sqrt(2), the textbook value for rewards in [0, 1]."""

@@ -16,7 +16,7 @@ you like, the adapter only sees the methods.
 import random
 from typing import Any
 
-from games.amazons import GAME
+from arbiter.games.amazons import GAME
 
 
 class Player:

@@ -16,7 +16,7 @@ own if you like, the adapter only sees the methods.
 import random
 from typing import Any
 
-from games.kings_court import GAME
+from arbiter.games.kings_court import GAME
 
 
 class Player:

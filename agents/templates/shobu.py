@@ -17,7 +17,7 @@ you like, the adapter only sees the methods.
 import random
 from typing import Any
 
-from games.shobu import GAME
+from arbiter.games.shobu import GAME
 
 
 class Player:

@@ -17,7 +17,7 @@ own if you like, the adapter only sees the methods.
 import random
 from typing import Any
 
-from games.war_of_life import GAME
+from arbiter.games.war_of_life import GAME
 
 
 class Player:

@@ -14,7 +14,7 @@ your own if you like, the adapter only sees the three methods.
 
 import random
 
-from games.watch_your_back import GAME, PASS, Step
+from arbiter.games.watch_your_back import GAME, PASS, Step
 
 Action = tuple[int, int] | Step | None
 

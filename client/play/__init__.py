@@ -14,6 +14,6 @@ One module per concern, each usable alone:
 - `modes`: on a server, against a local agent, hot seat, watching; `cli`: the arguments.
 """
 
-from client.play.cli import add_parsers
+from arbiter.client.play.cli import add_parsers
 
 __all__ = ["add_parsers"]

@@ -10,8 +10,8 @@ from typing import Any
 
 import trio
 
-from client.player_module import agent_or_module
-from games import GAME_NAMES, get_game
+from arbiter.client.player_module import agent_or_module
+from arbiter.games import GAME_NAMES, get_game
 
 HUMAN = "human"
 LOCAL_TIME = "clock=600+5"
@@ -29,7 +29,11 @@ WATCH_USAGE = (
 
 def add_parsers(commands: Any) -> None:
     """Register `play` and `watch` with the `arbiter` command line (`client.cli`)."""
-    from client.cli import TIME_HELP, host_port, time_control  # client.cli imports this module
+    from arbiter.client.cli import (  # client.cli imports this module
+        TIME_HELP,
+        host_port,
+        time_control,
+    )
 
     play = commands.add_parser(
         "play", help="play a game at this terminal: on a server, against an agent, or hot seat"
@@ -88,8 +92,8 @@ def default_name() -> str:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    from client.play.modes import Setup, play_agent, play_hot_seat, play_on_server
-    from client.play.terminal import open_display  # Rich and the server load only to play
+    from arbiter.client.play.modes import Setup, play_agent, play_hot_seat, play_on_server
+    from arbiter.client.play.terminal import open_display  # Rich and the server load only to play
 
     game = get_game(args.game)
     name = args.name or default_name()
@@ -109,8 +113,8 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    from client.play.modes import Setup, watch_agents, watch_on_server
-    from client.play.terminal import open_display
+    from arbiter.client.play.modes import Setup, watch_agents, watch_on_server
+    from arbiter.client.play.terminal import open_display
 
     display = open_display()
     if args.server:

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from client.play.table import Table
-from games import Game, IllegalMoveError, InvalidMoveError, State
+from arbiter.client.play.table import Table
+from arbiter.games import Game, IllegalMoveError, InvalidMoveError, State
 
 QUIT_WORDS = ("quit", "exit")
 LIST_SEPARATOR = "  "

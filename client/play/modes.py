@@ -20,15 +20,15 @@ from typing import Any
 
 import trio
 
-import protocol
-from agents import Agent
-from client.connection import ClientConnection
-from client.play.session import Display, Session, start_watching
-from client.player_module import PlayerCrashed, make_any_agent, play_seat, player_name
-from client.referee import HOST, seeded_options
-from games import Game, get_game
-from server.app import bound_port, serve
-from server.clock import TimeControl
+from arbiter import protocol
+from arbiter.agents import Agent
+from arbiter.client.connection import ClientConnection
+from arbiter.client.play.session import Display, Session, start_watching
+from arbiter.client.player_module import PlayerCrashed, make_any_agent, play_seat, player_name
+from arbiter.client.referee import HOST, seeded_options
+from arbiter.games import Game, get_game
+from arbiter.server.app import bound_port, serve
+from arbiter.server.clock import TimeControl
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

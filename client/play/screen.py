@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from client.play.boards import drawing_for
-from client.play.boards.grid import picture_lines, seat_style
-from client.play.commands import LIST_SEPARATOR
-from client.play.table import Table
+from arbiter.client.play.boards import drawing_for
+from arbiter.client.play.boards.grid import picture_lines, seat_style
+from arbiter.client.play.commands import LIST_SEPARATOR
+from arbiter.client.play.table import Table
 
 INFO_MIN = 30
 """The narrowest information column worth putting beside the boards."""

@@ -16,13 +16,13 @@ from typing import Any, Protocol
 
 import trio
 
-import protocol
-from client.connection import ClientConnection, ConnectionClosed, ServerError
-from client.play.commands import Play, Quit, Resign, Say, interpret
-from client.play.keyboard import END_OF_INPUT, LineEditor, keys
-from client.play.screen import View
-from client.play.table import Table
-from games import Game
+from arbiter import protocol
+from arbiter.client.connection import ClientConnection, ConnectionClosed, ServerError
+from arbiter.client.play.commands import Play, Quit, Resign, Say, interpret
+from arbiter.client.play.keyboard import END_OF_INPUT, LineEditor, keys
+from arbiter.client.play.screen import View
+from arbiter.client.play.table import Table
+from arbiter.games import Game
 
 TICK = 0.1
 """Seconds between redraws while nothing happens: the clocks show tenths in their last ten

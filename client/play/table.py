@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import protocol
-from client.play.boards import Position
-from client.play.clocks import Clocks
-from games import Game, GameError, State
-from server.clock import TimeControl, TimeControlError
+from arbiter import protocol
+from arbiter.client.play.boards import Position
+from arbiter.client.play.clocks import Clocks
+from arbiter.games import Game, GameError, State
+from arbiter.server.clock import TimeControl, TimeControlError
 
 
 def ending(result: str, winner: str | None, reason: str) -> str:

@@ -19,9 +19,9 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
 
-from client.play.keyboard import cbreak
-from client.play.screen import View, message_lines, prompt_line, report_lines, screen_lines
-from client.play.table import Table
+from arbiter.client.play.keyboard import cbreak
+from arbiter.client.play.screen import View, message_lines, prompt_line, report_lines, screen_lines
+from arbiter.client.play.table import Table
 
 
 def can_redraw() -> bool:

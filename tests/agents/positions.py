@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from games import get_game
-from games.kings_court import KingsCourtState
-from games.shobu import ShobuState
-from games.watch_your_back import PLACEMENTS, WatchYourBackState
+from arbiter.games import get_game
+from arbiter.games.kings_court import KingsCourtState
+from arbiter.games.shobu import ShobuState
+from arbiter.games.watch_your_back import PLACEMENTS, WatchYourBackState
 
 KINGS_COURT_LAST_COURT_PIECE = KingsCourtState.from_rows(
     [

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agents.evaluation import (
+from arbiter.agents.evaluation import (
     HEURISTIC,
     MATERIAL,
     WIN,
@@ -15,14 +15,14 @@ from agents.evaluation import (
     result,
     score,
 )
-from agents.evaluations import amazons, kings_court, shobu, war_of_life, watch_your_back
-from games import GAME_NAMES, Outcome, get_game
-from games.amazons import FULL as AMAZONS_FULL
-from games.amazons import AmazonsState
-from games.kings_court import KingsCourtState
-from games.shobu import ShobuState
-from games.war_of_life import WarOfLifeState
-from games.watch_your_back import PLACEMENTS, WatchYourBackState
+from arbiter.agents.evaluations import amazons, kings_court, shobu, war_of_life, watch_your_back
+from arbiter.games import GAME_NAMES, Outcome, get_game
+from arbiter.games.amazons import FULL as AMAZONS_FULL
+from arbiter.games.amazons import AmazonsState
+from arbiter.games.kings_court import KingsCourtState
+from arbiter.games.shobu import ShobuState
+from arbiter.games.war_of_life import WarOfLifeState
+from arbiter.games.watch_your_back import PLACEMENTS, WatchYourBackState
 from tests.agents.positions import sample
 
 

@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from agents import agents_for, all_agent_names, make_agent
-from agents.search import FIXED_DEPTHS, SHOBU_LEVELS
-from games import GAME_NAMES, get_game
+from arbiter.agents import agents_for, all_agent_names, make_agent
+from arbiter.agents.search import FIXED_DEPTHS, SHOBU_LEVELS
+from arbiter.games import GAME_NAMES, get_game
 from tests.agents.positions import sample
 
 BUDGET = 0.1

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from agents.greedy import GreedyAgent
-from games import get_game
-from games.kings_court import KingsCourtState
+from arbiter.agents.greedy import GreedyAgent
+from arbiter.games import get_game
+from arbiter.games.kings_court import KingsCourtState
 from tests.agents.positions import KINGS_COURT_LAST_COURT_PIECE, SHOBU_BOARD_CLEAR
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from games import GAME_NAMES, get_game
-from games.kings_court import KingsCourtState
+from arbiter.games import GAME_NAMES, get_game
+from arbiter.games.kings_court import KingsCourtState
 
 
 def positions(name: str, games: int, seed: int) -> list[Any]:

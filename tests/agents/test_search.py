@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from agents.evaluation import HEURISTIC, WIN, evaluation_for
-from agents.search import AlphaBetaAgent, MCTSAgent, clock
-from agents.search.alphabeta import INFINITY, _Search
-from games import get_game
+from arbiter.agents.evaluation import HEURISTIC, WIN, evaluation_for
+from arbiter.agents.search import AlphaBetaAgent, MCTSAgent, clock
+from arbiter.agents.search.alphabeta import INFINITY, _Search
+from arbiter.games import get_game
 from tests.agents.positions import (
     KINGS_COURT_LAST_COURT_PIECE,
     SHOBU_BOARD_CLEAR,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents import make_agent
-from games import get_game
+from arbiter.agents import make_agent
+from arbiter.games import get_game
 
 GAMES = 4
 """Two with each level in each seat: a small sample, to keep the suite fast."""

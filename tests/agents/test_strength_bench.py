@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from games import get_game
+from arbiter.games import get_game
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "strength.py"
 

@@ -14,16 +14,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import agents_for, make_agent
-from agents.war_of_life import (
+from arbiter.agents import agents_for, make_agent
+from arbiter.agents.war_of_life import (
     MinimaxStrategy,
     OnePlyStrategy,
     bloodlust,
     land_grab,
     self_preservation,
 )
-from games import Seat, get_game
-from games.war_of_life import BLUE, GAME, RED, Move, WarOfLifeState
+from arbiter.games import Seat, get_game
+from arbiter.games.war_of_life import BLUE, GAME, RED, Move, WarOfLifeState
 
 STRATEGIES = ("bloodlust", "self-preservation", "land-grab", "minimax")
 UPPER_RANKS = ("........",) * 4

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.app import bound_port, serve
+from arbiter.server.app import bound_port, serve
 from tests.conftest import HOST, RunningServer
 
 PLAYERS = Path(__file__).parent / "players"

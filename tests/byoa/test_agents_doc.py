@@ -8,9 +8,9 @@ from pathlib import Path
 
 import trio
 
-from agents import make_agent
-from client.referee import referee
-from client.runner import GameRecord, run_bot
+from arbiter.agents import make_agent
+from arbiter.client.referee import referee
+from arbiter.client.runner import GameRecord, run_bot
 from tests.conftest import RunningServer
 from tests.e2e.helpers import replay
 from tests.e2e.test_cli import ROOT

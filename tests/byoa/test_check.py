@@ -11,8 +11,8 @@ import sys
 import pytest
 import trio
 
-import protocol
-from client.check import (
+from arbiter import protocol
+from arbiter.client.check import (
     STEP_NAMES,
     CheckPlan,
     Seen,
@@ -22,8 +22,8 @@ from client.check import (
     judge_move_time,
     run_check,
 )
-from client.connection import ClientConnection, ServerError
-from games import GAME_NAMES, get_game
+from arbiter.client.connection import ClientConnection, ServerError
+from arbiter.games import GAME_NAMES, get_game
 from tests.byoa.conftest import PLAYERS, TEMPLATES
 from tests.e2e.helpers import play_randomly
 from tests.e2e.test_cli import ROOT
@@ -139,7 +139,7 @@ def test_the_illegal_position_probe_finds_a_well_formed_illegal_move(name: str) 
 
 def test_check_names_a_missing_module_on_the_command_line() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "client.cli", "check", "missing/player.py"],
+        [sys.executable, "-m", "arbiter.client.cli", "check", "missing/player.py"],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from agents import make_agent
-from client.runner import GameRecord, run_bot
+from arbiter.agents import make_agent
+from arbiter.client.runner import GameRecord, run_bot
 from tests.conftest import RunningServer
 from tests.e2e.helpers import replay
 from tests.e2e.test_cli import ROOT

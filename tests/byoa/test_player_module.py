@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import trio
 
-import protocol
-from agents import make_agent
-from client.connection import ClientConnection
-from client.player_module import (
+from arbiter import protocol
+from arbiter.agents import make_agent
+from arbiter.client.connection import ClientConnection
+from arbiter.client.player_module import (
     ActionError,
     PlayerAgent,
     PlayerCrashed,
@@ -27,17 +27,17 @@ from client.player_module import (
     play_seat,
     run_player_bot,
 )
-from client.referee import referee
-from client.runner import GameRecord, run_bot
-from games import GAME_NAMES, get_game
-from games.watch_your_back import PASS, WatchYourBackState
+from arbiter.client.referee import referee
+from arbiter.client.runner import GameRecord, run_bot
+from arbiter.games import GAME_NAMES, get_game
+from arbiter.games.watch_your_back import PASS, WatchYourBackState
 from tests.byoa.conftest import PLAYERS, TEMPLATES
 from tests.conftest import RunningServer
 from tests.e2e.helpers import replay
 
 WYB = get_game("watch-your-back")
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "client.cli"]
+CLI = [sys.executable, "-m", "arbiter.client.cli"]
 
 # -- translation, as the original referee did it ---------------------------------------------
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import protocol
-from client.connection import ClientConnection
-from games import get_game
+from arbiter import protocol
+from arbiter.client.connection import ClientConnection
+from arbiter.games import get_game
 
 
 async def connect(port: int, name: str) -> ClientConnection:

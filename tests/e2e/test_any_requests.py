@@ -17,8 +17,8 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import protocol
-from protocol import CLIENT, MESSAGE_TYPES, ErrorCode, FrameDecoder, encode_frame
+from arbiter import protocol
+from arbiter.protocol import CLIENT, MESSAGE_TYPES, ErrorCode, FrameDecoder, encode_frame
 from tests.processes import CLI, start_server
 from tests.protocol.test_messages import messages
 

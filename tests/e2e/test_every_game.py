@@ -8,9 +8,9 @@ import sqlite3
 import pytest
 import trio
 
-from agents import make_agent
-from client.runner import run_bot
-from games import GAME_NAMES, get_game
+from arbiter.agents import make_agent
+from arbiter.client.runner import run_bot
+from arbiter.games import GAME_NAMES, get_game
 from tests.conftest import RunningServer
 from tests.e2e.helpers import replay
 from tests.e2e.test_cli import CLI, run

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import trio
 
-import protocol
-from client.connection import ClientConnection, ServerError
-from games import GAME_NAMES
+from arbiter import protocol
+from arbiter.client.connection import ClientConnection, ServerError
+from arbiter.games import GAME_NAMES
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, play_randomly, seek, until
 

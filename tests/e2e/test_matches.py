@@ -8,10 +8,10 @@ import sqlite3
 import pytest
 import trio
 
-import protocol
-from agents import make_agent
-from client.runner import run_bot
-from games import IllegalMoveError, get_game
+from arbiter import protocol
+from arbiter.agents import make_agent
+from arbiter.client.runner import run_bot
+from arbiter.games import IllegalMoveError, get_game
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, play_randomly, replay, seek, until
 

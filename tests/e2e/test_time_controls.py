@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import trio
 
-import protocol
-from client.connection import ClientConnection, ServerError
+from arbiter import protocol
+from arbiter.client.connection import ClientConnection, ServerError
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, play_randomly, until
 
@@ -207,7 +207,7 @@ async def test_an_agent_whose_process_dies_is_a_disconnect(server: RunningServer
     await white.send(protocol.Seek(game="kings-court", time={"move": 30.0}))
     assert isinstance(await white.receive(), protocol.Seeking)
     bot = await trio.lowlevel.open_process(
-        [sys.executable, "-m", "client.cli", "bot", "--server", f"127.0.0.1:{server.port}",
+        [sys.executable, "-m", "arbiter.client.cli", "bot", "--server", f"127.0.0.1:{server.port}",
          "--game", "kings-court", "--agent", "random", "--time", "move=30"],
     )  # fmt: skip
     try:

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import IllegalMoveError, InvalidMoveError, Result, StateDataError, get_game
-from games.amazons import GAME, START_ROWS, AmazonsState
+from arbiter.games import IllegalMoveError, InvalidMoveError, Result, StateDataError, get_game
+from arbiter.games.amazons import GAME, START_ROWS, AmazonsState
 
 FILES = "abcdefghij"
 QUEEN_DIRECTIONS = [(df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1) if df or dr]

@@ -18,14 +18,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import (
+from arbiter.games import (
     IllegalMoveError,
     InvalidMoveError,
     OptionError,
     Result,
     StateDataError,
 )
-from games.kings_court import GAME, MAX_MOVE_TEXT, KingsCourtState
+from arbiter.games.kings_court import GAME, MAX_MOVE_TEXT, KingsCourtState
 
 WHITE, BLACK = 0, 1
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from games._memo import Memo
+from arbiter.games._memo import Memo
 
 
 def test_each_value_is_made_once_and_memory_stays_bounded() -> None:

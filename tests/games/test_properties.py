@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import GAME_NAMES, IllegalMoveError, get_game
+from arbiter.games import GAME_NAMES, IllegalMoveError, get_game
 
 MAX_PLIES = 5000
 PROBES_PER_POSITION = 40

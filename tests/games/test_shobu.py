@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import IllegalMoveError, InvalidMoveError, Result, StateDataError, get_game
-from games.shobu import BLACK, BOARD_NAMES, GAME, WHITE, Move, ShobuState
+from arbiter.games import IllegalMoveError, InvalidMoveError, Result, StateDataError, get_game
+from arbiter.games.shobu import BLACK, BOARD_NAMES, GAME, WHITE, Move, ShobuState
 
 CODES = {"bd": "black-dark", "bl": "black-light", "wd": "white-dark", "wl": "white-light"}
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import (
+from arbiter.games import (
     IllegalMoveError,
     InvalidMoveError,
     OptionError,
@@ -20,7 +20,7 @@ from games import (
     StateDataError,
     get_game,
 )
-from games.war_of_life import (
+from arbiter.games.war_of_life import (
     BLUE,
     GAME,
     MAX_PLY,

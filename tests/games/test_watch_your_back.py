@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import IllegalMoveError, InvalidMoveError, Result, StateDataError, get_game
-from games.watch_your_back import (
+from arbiter.games import IllegalMoveError, InvalidMoveError, Result, StateDataError, get_game
+from arbiter.games.watch_your_back import (
     BLACK,
     GAME,
     PASS,

@@ -32,7 +32,7 @@ class Terminal:
         environment.update({"TERM": "xterm-256color", "LINES": "24", **(env or {})})
         self.child = pexpect.spawn(
             sys.executable,
-            ["-m", "client.cli", *args],
+            ["-m", "arbiter.client.cli", *args],
             env=environment,
             dimensions=(24, 80),
             encoding="utf-8",

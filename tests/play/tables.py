@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import protocol
-from client.play.table import Table
-from games import get_game
+from arbiter import protocol
+from arbiter.client.play.table import Table
+from arbiter.games import get_game
 
 TIME = {"clock": 600.0, "increment": 5.0, "move": 60.0}
 

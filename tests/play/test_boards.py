@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from client.play.boards import Position, drawing_for
-from client.play.boards.grid import Cell, Grid, picture_lines
-from client.play.boards.shobu import _marks
-from games import get_game
+from arbiter.client.play.boards import Position, drawing_for
+from arbiter.client.play.boards.grid import Cell, Grid, picture_lines
+from arbiter.client.play.boards.shobu import _marks
+from arbiter.games import get_game
 
 SEATS = ("white", "black")
 

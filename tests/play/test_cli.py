@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from client.cli import main
+from arbiter.client.cli import main
 
 
 @pytest.mark.parametrize(

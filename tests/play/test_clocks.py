@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from client.play.clocks import UNKNOWN, Clocks, format_seconds
-from server.clock import TimeControl
+from arbiter.client.play.clocks import UNKNOWN, Clocks, format_seconds
+from arbiter.server.clock import TimeControl
 
 
 @pytest.mark.parametrize(

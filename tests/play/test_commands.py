@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import protocol
-from client.play.commands import CLEAR, Play, Quit, Resign, Say, help_lines, interpret
-from client.play.table import Table
-from games import get_game
+from arbiter import protocol
+from arbiter.client.play.commands import CLEAR, Play, Quit, Resign, Say, help_lines, interpret
+from arbiter.client.play.table import Table
+from arbiter.games import get_game
 from tests.play.tables import table_after
 
 KINGS_COURT = get_game("kings-court")

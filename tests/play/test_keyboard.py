@@ -6,7 +6,7 @@ import os
 
 import trio
 
-from client.play.keyboard import END_OF_INPUT, LineEditor, keys
+from arbiter.client.play.keyboard import END_OF_INPUT, LineEditor, keys
 
 
 def test_keys_make_a_line_and_enter_hands_it_over() -> None:

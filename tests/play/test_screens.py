@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.text import Text
 
-import protocol
-from client.play.boards import drawing_for
-from client.play.boards.grid import picture_lines
-from client.play.commands import Say, interpret
-from client.play.screen import View, report_lines, screen_lines
-from client.play.table import Table
-from games import GAME_NAMES, get_game
+from arbiter import protocol
+from arbiter.client.play.boards import drawing_for
+from arbiter.client.play.boards.grid import picture_lines
+from arbiter.client.play.commands import Say, interpret
+from arbiter.client.play.screen import View, report_lines, screen_lines
+from arbiter.client.play.table import Table
+from arbiter.games import GAME_NAMES, get_game
 from tests.play.tables import table_after
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"

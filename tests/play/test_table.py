@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import protocol
-from client.play.session import replayed
-from client.play.table import Table, ending
-from games import get_game
+from arbiter import protocol
+from arbiter.client.play.session import replayed
+from arbiter.client.play.table import Table, ending
+from arbiter.games import get_game
 from tests.play.tables import table_after
 
 KINGS_COURT = get_game("kings-court")

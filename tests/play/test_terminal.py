@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import trio
 
-import protocol
-from client.connection import ClientConnection
-from games import get_game
+from arbiter import protocol
+from arbiter.client.connection import ClientConnection
+from arbiter.games import get_game
 from tests.conftest import RunningServer
 from tests.e2e.helpers import play_randomly, until
 from tests.play.helpers import ROOT, Terminal, colour_codes, move_list
@@ -161,7 +161,7 @@ def test_with_colour_the_seats_have_distinct_colours(terminals) -> None:
 def piped(*args: str, typed: str) -> subprocess.CompletedProcess[str]:
     """`arbiter ARGS` with `typed` on standard input and its output captured (not a terminal)."""
     return subprocess.run(
-        [sys.executable, "-m", "client.cli", *args],
+        [sys.executable, "-m", "arbiter.client.cli", *args],
         input=typed,
         capture_output=True,
         text=True,

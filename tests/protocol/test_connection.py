@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import (
+from arbiter.protocol import (
     CLIENT,
     CLOSED,
     ERROR_CODES,

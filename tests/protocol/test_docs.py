@@ -10,7 +10,7 @@ from types import ModuleType
 import msgpack
 import pytest
 
-import protocol
+from arbiter import protocol
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "protocol.md"

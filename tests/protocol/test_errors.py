@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol import (
+from arbiter.protocol import (
     ERROR_CODES,
     FATAL_CODES,
     ErrorCode,
@@ -12,7 +12,7 @@ from protocol import (
     PeerError,
     ProtocolError,
 )
-from protocol._errors import MAX_SENTENCE, short_repr
+from arbiter.protocol._errors import MAX_SENTENCE, short_repr
 
 WIRE_CODES = {
     "frame_too_large", "truncated_frame", "bad_msgpack", "not_a_map", "missing_type",

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import (
+from arbiter.protocol import (
     CLOSED,
     DEFAULT_MAX_FRAME,
     NEED_DATA,

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import protocol
-from protocol import (
+from arbiter import protocol
+from arbiter.protocol import (
     CLIENT,
     MESSAGE_TYPES,
     SERVER,
@@ -37,7 +37,7 @@ from protocol import (
     YourTurn,
     message_from_wire,
 )
-from protocol._messages import MAX_COUNT, FieldSpec
+from arbiter.protocol._messages import MAX_COUNT, FieldSpec
 
 SCHEMA_CODES = {
     ErrorCode.NOT_A_MAP,

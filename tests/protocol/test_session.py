@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from protocol import CLIENT, MESSAGE_TYPES, SERVER, TRANSITIONS, ErrorCode, LocalProtocolError
-from protocol._session import Phase, Session
+from arbiter.protocol import (
+    CLIENT,
+    MESSAGE_TYPES,
+    SERVER,
+    TRANSITIONS,
+    ErrorCode,
+    LocalProtocolError,
+)
+from arbiter.protocol._session import Phase, Session
 
 START, GREETING, OPEN, CLOSED = Phase.START, Phase.GREETING, Phase.OPEN, Phase.CLOSED
 CLIENT_REQUESTS = {

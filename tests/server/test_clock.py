@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.clock import Charge, LagQuota, SeatClock, TimeControl, TimeControlError
+from arbiter.server.clock import Charge, LagQuota, SeatClock, TimeControl, TimeControlError
 
 # -- time controls -------------------------------------------------------------------------------
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import trio
 
-import protocol
-from games import get_game
-from games.kings_court import KingsCourtState
-from server.clock import TimeControl
-from server.match import MAX_HINT_CHARACTERS, Match, Turn
+from arbiter import protocol
+from arbiter.games import get_game
+from arbiter.games.kings_court import KingsCourtState
+from arbiter.server.clock import TimeControl
+from arbiter.server.match import MAX_HINT_CHARACTERS, Match, Turn
 
 
 def lattice(size: int) -> KingsCourtState:

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.database import APPLICATION_ID, SCHEMA, NotArbiterFile
-from server.storage import DatabaseInUse, Storage, StorageError
+from arbiter.server.database import APPLICATION_ID, SCHEMA, NotArbiterFile
+from arbiter.server.storage import DatabaseInUse, Storage, StorageError
 from tests.processes import commit_writers
 
 

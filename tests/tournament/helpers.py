@@ -10,13 +10,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import protocol
-from client.connection import ClientConnection
-from client.runner import GameRecord, MessageHook
-from client.tournament import AgentFailed, play_tournament, request
-from games import Game, State
-from server import accounts
-from server.storage import open_database
+from arbiter import protocol
+from arbiter.client.connection import ClientConnection
+from arbiter.client.runner import GameRecord, MessageHook
+from arbiter.client.tournament import AgentFailed, play_tournament, request
+from arbiter.games import Game, State
+from arbiter.server import accounts
+from arbiter.server.storage import open_database
 
 HOST = "127.0.0.1"
 GAME = "kings-court"

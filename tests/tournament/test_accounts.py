@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import protocol
-from client.connection import ClientConnection, ServerError
-from client.tournament import request
-from server import accounts
-from server.storage import open_database
+from arbiter import protocol
+from arbiter.client.connection import ClientConnection, ServerError
+from arbiter.client.tournament import request
+from arbiter.server import accounts
+from arbiter.server.storage import open_database
 from tests.conftest import RunningServer
 from tests.e2e.helpers import seek, until
 from tests.tournament.helpers import HOST, create, director, register, status

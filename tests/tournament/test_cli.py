@@ -12,7 +12,7 @@ from tests.conftest import RunningServer
 from tests.tournament.helpers import register
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "client.cli"]
+CLI = [sys.executable, "-m", "arbiter.client.cli"]
 
 
 async def arbiter(*args: str, token: str | None = None) -> trio.CompletedProcess[bytes]:

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import trio
 
-from client.records import SCHEMA, export, frames, step
-from server.records import open_read_only, read_records
+from arbiter.client.records import SCHEMA, export, frames, step
+from arbiter.server.records import open_read_only, read_records
 from tests.conftest import RunningServer
 from tests.processes import CLI
 from tests.tournament.helpers import create, director, play_as, register, start
@@ -101,7 +101,16 @@ async def test_the_export_command_writes_json_lines(server: RunningServer, tmp_p
     await played_tournament(server)
     target = tmp_path / "cup.jsonl"
     done = await trio.run_process(
-        [sys.executable, "-m", "client.cli", "export", "--db", str(server.db), "-o", str(target)],
+        [
+            sys.executable,
+            "-m",
+            "arbiter.client.cli",
+            "export",
+            "--db",
+            str(server.db),
+            "-o",
+            str(target),
+        ],
         capture_stderr=True,
         cwd=ROOT,
     )

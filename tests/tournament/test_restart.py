@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 import trio
 
-import protocol
-from agents import make_agent
-from client.tournament import play_tournament
-from server.records import FullRecord, open_read_only, read_records
+from arbiter import protocol
+from arbiter.agents import make_agent
+from arbiter.client.tournament import play_tournament
+from arbiter.server.records import FullRecord, open_read_only, read_records
 from tests.tournament.helpers import HOST, Slow, create, director, register, start, status
 
 ROOT = Path(__file__).resolve().parents[2]

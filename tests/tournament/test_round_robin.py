@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import trio
 
-import protocol
-from client.connection import ClientConnection
-from client.runner import GameRecord
-from server.records import open_read_only, read_records
+from arbiter import protocol
+from arbiter.client.connection import ClientConnection
+from arbiter.client.runner import GameRecord
+from arbiter.server.records import open_read_only, read_records
 from tests.conftest import RunningServer
 from tests.e2e.helpers import seek, until
 from tests.tournament.helpers import HOST, create, director, play_as, register, start, status

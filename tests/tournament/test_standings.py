@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.ratings import ANCHOR, Pairing, expected_score, fit
-from server.standings import GameResult, standings
-from server.tournament import local_names, pair_seed, schedule
+from arbiter.server.ratings import ANCHOR, Pairing, expected_score, fit
+from arbiter.server.standings import GameResult, standings
+from arbiter.server.tournament import local_names, pair_seed, schedule
 
 # -- the schedule ------------------------------------------------------------------------------
 

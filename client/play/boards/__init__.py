@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from client.play.boards.grid import Block, Cell, Grid, Square, grid_from_rows, owner_counts
+from arbiter.client.play.boards.grid import Block, Cell, Grid, Square, grid_from_rows, owner_counts
 
 __all__ = ["BoardDrawing", "Drawing", "Position", "drawing_for"]
 
@@ -84,11 +84,11 @@ class BoardDrawing(Drawing):
 
 
 _MODULES = {
-    "kings-court": "client.play.boards.kings_court",
-    "watch-your-back": "client.play.boards.watch_your_back",
-    "war-of-life": "client.play.boards.war_of_life",
-    "amazons": "client.play.boards.amazons",
-    "shobu": "client.play.boards.shobu",
+    "kings-court": "arbiter.client.play.boards.kings_court",
+    "watch-your-back": "arbiter.client.play.boards.watch_your_back",
+    "war-of-life": "arbiter.client.play.boards.war_of_life",
+    "amazons": "arbiter.client.play.boards.amazons",
+    "shobu": "arbiter.client.play.boards.shobu",
 }
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from client.play.boards import BoardDrawing, Position
-from client.play.boards.grid import DIM_STYLE, Cell
+from arbiter.client.play.boards import BoardDrawing, Position
+from arbiter.client.play.boards.grid import DIM_STYLE, Cell
 
 
 class AmazonsDrawing(BoardDrawing):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from client.play.boards import BoardDrawing, Position
-from client.play.boards.grid import DIM_STYLE, Cell
+from arbiter.client.play.boards import BoardDrawing, Position
+from arbiter.client.play.boards.grid import DIM_STYLE, Cell
 
 COURT_STYLE = "on grey23"
 COURT_ROWS = range(2, 6)

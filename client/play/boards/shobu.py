@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from client.play.boards import Drawing, Position
-from client.play.boards.grid import Block, Cell, Grid, Square, grid_from_rows, owner_counts
+from arbiter.client.play.boards import Drawing, Position
+from arbiter.client.play.boards.grid import Block, Cell, Grid, Square, grid_from_rows, owner_counts
 
 CELLS = {"B": Cell("B", 0), "W": Cell("W", 1), ".": Cell(".", None, "dim")}
 COLUMNS = tuple("abcd")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from client.play.boards import BoardDrawing, Position
-from client.play.boards.grid import Block, Cell, Square, owner_counts
+from arbiter.client.play.boards import BoardDrawing, Position
+from arbiter.client.play.boards.grid import Block, Cell, Square, owner_counts
 
 MOVE_LIMIT = 250
 """Moves of both players before the game is an exhausted draw (RULINGS.md)."""

@@ -1,6 +1,6 @@
 """Places pieces until its fourth turn, then raises from a helper: a student's bug mid-game."""
 
-from games.watch_your_back import GAME, PASS, Step
+from arbiter.games.watch_your_back import GAME, PASS, Step
 
 Action = tuple[int, int] | Step | None
 

@@ -5,7 +5,7 @@ import os
 import random
 import time
 
-from games.watch_your_back import GAME, PASS, Step
+from arbiter.games.watch_your_back import GAME, PASS, Step
 
 Action = tuple[int, int] | Step | None
 
