@@ -65,7 +65,7 @@ def encode_frame(payload: Mapping[str, Any], max_frame: int | None = None) -> by
     caught as our bug here rather than as a disconnect on the other side.
     """
     try:
-        body = msgpack.packb(payload, use_bin_type=True)
+        body: bytes = msgpack.packb(payload, use_bin_type=True)
     except (TypeError, ValueError, OverflowError) as error:
         raise LocalProtocolError(
             ErrorCode.BAD_FIELD, f"cannot encode {short_repr(payload)} as msgpack: {error}"

@@ -260,7 +260,8 @@ def options_map() -> FieldSpec:
         for item in value.values():
             if not _is_scalar(item) or (isinstance(item, str) and len(item) > TEXT_LEN):
                 raise _bad(where, expected, item)
-        return value
+        checked: dict[str, Any] = value
+        return checked
 
     limits = f"at most {MAX_ENTRIES} entries; str keys; nil/bool/int/float/str values"
     return FieldSpec("options", "map", limits, check, max_items=MAX_ENTRIES)
@@ -303,9 +304,11 @@ def _is_plain(value: Any, depth: int) -> bool:
     """
     kind = type(value)
     if kind is str:
-        return value.isascii() or _is_utf8(value)
+        text: str = value
+        return text.isascii() or _is_utf8(text)
     if kind is int:
-        return MSGPACK_INT[0] <= value <= MSGPACK_INT[1]
+        number: int = value
+        return MSGPACK_INT[0] <= number <= MSGPACK_INT[1]
     if value is None or kind is bool:
         return True
     if kind is float:

@@ -1,0 +1,73 @@
+"""The shape of the package: one installed name, and rooms that import one way.
+
+`make lint` runs the import contracts too; they are here as well so that `make test` (and so CI)
+fails the moment a room reaches where DESIGN.md says it may not.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ROOMS = ("games", "protocol", "server", "client", "agents")
+BIN = Path(sys.executable).parent
+
+
+def test_the_import_contracts_hold(tmp_path: Path) -> None:
+    tree = tmp_path / "arbiter"
+    tree.mkdir()
+    for room in ROOMS:
+        (tree / room).symlink_to(ROOT / room)
+    run = subprocess.run(
+        [str(BIN / "lint-imports"), "--no-cache"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 broken" in run.stdout
+
+
+def test_the_wheel_installs_one_top_level_name(tmp_path: Path) -> None:
+    source = tmp_path / "source"  # a copy: building in the checkout would leave build/ there
+    for room in ROOMS:
+        shutil.copytree(ROOT / room, source / room, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (wheel,) = tmp_path.glob("arbiter-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        tops = {name.split("/")[0] for name in archive.namelist()}
+        names = set(archive.namelist())
+    assert {top for top in tops if not top.endswith(".dist-info")} == {"arbiter"}
+    for room in ROOMS:
+        assert f"arbiter/{room}/__init__.py" in names
+    assert "arbiter/agents/templates/amazons.py" in names
+
+
+def test_a_students_folder_cannot_shadow_the_package(tmp_path: Path) -> None:
+    (tmp_path / "games.py").write_text("raise SystemExit('the student games.py was imported')\n")
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "__init__.py").write_text("raise SystemExit('student agents/')\n")
+    (tmp_path / "protocol.py").write_text("raise SystemExit('the student protocol.py')\n")
+    run = subprocess.run(
+        [str(BIN / "arbiter"), "referee", "kings-court", "random", "random", "--seed", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "wins" in run.stdout or "draw" in run.stdout or "forfeit" in run.stdout
