@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ARBITER = [sys.executable, "-m", "server", "--port", "0"]
+ARBITER = [sys.executable, "-m", "arbiter.server", "--port", "0"]
 """`arbiter-server` on a free port; add `--db FILE`."""
 
 

@@ -10,7 +10,7 @@ For each concurrency N, three servers run in a child process each, one after the
   hint lists, built before the run), answering each move with `move_accepted` to the mover and
   `opponent_moved` + `your_turn` to the other, unchecked and unstored. It is the most any server
   speaking this protocol could do with these clients;
-- Arbiter itself (`python -m server`, SQLite in a temporary directory).
+- Arbiter itself (`python -m arbiter.server`, SQLite in a temporary directory).
 
 This process drives all three with the same lean clients (framing layer only, no message
 objects, so the clients stay cheaper than the server): N "matches" of two connections each,

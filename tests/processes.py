@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 CLI = [sys.executable, "-m", "arbiter.client.cli"]
-SERVER = [sys.executable, "-m", "server"]
+SERVER = [sys.executable, "-m", "arbiter.server"]
 ROOT = Path(__file__).resolve().parents[1]
 
 

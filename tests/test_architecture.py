@@ -6,7 +6,10 @@ fails the moment a room reaches where DESIGN.md says it may not.
 
 from __future__ import annotations
 
+import ast
+import itertools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ROOMS = ("games", "protocol", "server", "client", "agents")
 BIN = Path(sys.executable).parent
+FILE_TYPES = {"py", "md", "js", "db", "json", "txt", "lock"}
+"""Endings that make `server.db` or `client.js` a file name, not a module."""
 
 
 def test_the_import_contracts_hold(tmp_path: Path) -> None:
@@ -71,3 +76,29 @@ def test_a_students_folder_cannot_shadow_the_package(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert "wins" in run.stdout or "draw" in run.stdout or "forfeit" in run.stdout
+
+
+def test_nothing_imports_a_room_by_its_folder_name() -> None:
+    """Tests run from the checkout, where `import server` would find the folder and hide a
+    missed `arbiter.` prefix; this catches one anywhere, and in module names written as strings
+    (`"games.amazons"`, `"-m", "server"`) too."""
+    dotted = re.compile(rf"^({'|'.join(ROOMS)})(\.[a-z_]+)+$")
+    strays = []
+    for folder in (*ROOMS, "tests", "bench", "docs"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names: list[str] = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names if alias.name in ROOMS]
+                    names += [alias.name for alias in node.names if dotted.match(alias.name)]
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    names = [node.module] if node.module.split(".")[0] in ROOMS else []
+                elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                    names = [node.value] if dotted.match(node.value) else []
+                    names = [name for name in names if name.rsplit(".", 1)[1] not in FILE_TYPES]
+                elif isinstance(node, ast.List):
+                    words = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+                    names = [b for a, b in itertools.pairwise(words) if a == "-m"]
+                    names = [name for name in names if name in ROOMS]
+                strays += [f"{path.relative_to(ROOT)}:{node.lineno} {name}" for name in names]
+    assert not strays, strays

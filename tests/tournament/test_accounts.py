@@ -19,7 +19,7 @@ from tests.e2e.helpers import seek, until
 from tests.tournament.helpers import HOST, create, director, register, status
 
 ROOT = Path(__file__).resolve().parents[2]
-ADMIN = [sys.executable, "-m", "server", "admin"]
+ADMIN = [sys.executable, "-m", "arbiter.server", "admin"]
 
 
 def verify(db: sqlite3.Connection, name: str, token: str) -> accounts.Account | None:
