@@ -3,17 +3,21 @@ it serves (Arbiter, or a floor to compare it with)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ARBITER = [sys.executable, "-m", "arbiter.server", "--port", "0"]
 """`arbiter-server` on a free port; add `--db FILE`."""
 
 
-def start_server(command: list[str]) -> tuple[subprocess.Popen[str], int]:
+def start_server(
+    command: list[str], env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], int]:
     """The started process and its port; killed, and `RuntimeError`, if it does not listen."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
     assert process.stdout is not None
     line = process.stdout.readline()
     if not line.startswith("listening on "):
@@ -25,3 +29,22 @@ def start_server(command: list[str]) -> tuple[subprocess.Popen[str], int]:
 
 def start_arbiter(db: Path) -> tuple[subprocess.Popen[str], int]:
     return start_server([*ARBITER, "--db", str(db)])
+
+
+def checkout_server(checkout: Path, scratch: Path) -> tuple[list[str], dict[str, str]]:
+    """The command and environment that run another checkout's server with this interpreter.
+
+    For a baseline measured in the same run: `git worktree add /tmp/before REV`, then pass
+    /tmp/before. A checkout from before the single `arbiter` name runs as `python -m server`
+    from its folder; a later one through a tree of links, `arbiter/<room>` -> its folders, put
+    ahead of this checkout's editable install on the path.
+    """
+    checkout = checkout.resolve()
+    tree = Path(tempfile.mkdtemp(prefix="arbiter-baseline-", dir=scratch))
+    (tree / "arbiter").mkdir()
+    for room in ("games", "protocol", "server", "client", "agents"):
+        (tree / "arbiter" / room).symlink_to(checkout / room)
+    single_name = "arbiter.server" in (checkout / "pyproject.toml").read_text()
+    module = "arbiter.server" if single_name else "server"
+    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{checkout}"}
+    return [sys.executable, "-m", module, "--port", "0"], env

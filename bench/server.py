@@ -1,6 +1,6 @@
 """Moves relayed per second and server-added latency, against two floors measured in the same run.
 
-    python bench/server.py [--seconds 5] [--matches 1,100,500] [--rounds 1]
+    python bench/server.py [--seconds 5] [--matches 1,100,500] [--rounds 1] [--baseline DIR]
 
 For each concurrency N, three servers run in a child process each, one after the other:
 
@@ -27,6 +27,11 @@ median wait from a seek to its `match_started` (start ms), and the ratio to the 
 a line under each level gives Arbiter's ratio to the relay floor. The floors vary ~15% from run
 to run: `--rounds N` repeats each level and prints the median ratios.
 
+`--baseline DIR` adds a fourth server: the Arbiter of another checkout (an older commit:
+`git worktree add /tmp/before REV`), run after ours in each round. The goal is then that ours
+relays at least 95% of the baseline's moves/s at every level (median over the rounds); the
+script exits 1 when it does not.
+
 Last, the sans-I/O part of a move timed in this process, without sockets, tasks or storage:
 checking and applying the move, the end-of-game check, the next player's hints, and building and
 encoding the three frames. No server design spends less than this per move, so it shows how much
@@ -48,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from launch import ARBITER, start_server
+from launch import ARBITER, checkout_server, start_server
 
 from arbiter import protocol
 from arbiter.games import get_game
@@ -348,12 +353,22 @@ async def measure(port: int, matches: int, seconds: float, kind: str, server_pid
     return tally
 
 
-def run_one(kind: str, matches: int, seconds: float, scratch: Path) -> Tally:
+BASELINE_GOAL = 0.95
+"""With --baseline: ours must relay at least this share of the baseline's moves/s."""
+
+
+def run_one(
+    kind: str, matches: int, seconds: float, scratch: Path, baseline: Path | None = None
+) -> Tally:
+    env = None
     if kind in ("echo", "relay"):
         command = [sys.executable, __file__, f"--{kind}-server"]
+    elif kind == "baseline" and baseline is not None:
+        command, env = checkout_server(baseline, scratch)
+        command += ["--db", str(scratch / f"baseline-{matches}-{time.monotonic_ns()}.db")]
     else:
-        command = [*ARBITER, "--db", str(scratch / f"bench-{matches}.db")]
-    process, port = start_server(command)
+        command = [*ARBITER, "--db", str(scratch / f"bench-{matches}-{time.monotonic_ns()}.db")]
+    process, port = start_server(command, env)
     try:
         return trio.run(measure, port, matches, seconds, kind, process.pid)
     finally:
@@ -431,13 +446,19 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def measure_round(matches: int, seconds: float, scratch: Path) -> tuple[float, float]:
-    """The echo floor, the relay floor, then Arbiter, at one concurrency: print their rows and
-    return Arbiter's ratio to each floor."""
+def measure_round(
+    matches: int, seconds: float, scratch: Path, baseline: Path | None
+) -> tuple[float, float, float]:
+    """The echo floor, the relay floor, Arbiter, then the baseline's Arbiter if one is given,
+    at one concurrency: print their rows and return Arbiter's ratio to each floor and to the
+    baseline (nan without one)."""
     floor = run_one("echo", matches, seconds, scratch)
     relay = run_one("relay", matches, seconds, scratch)
     ours = run_one("arbiter", matches, seconds, scratch)
-    for name, tally in (("echo", floor), ("relay", relay), ("arbiter", ours)):
+    rows = [("echo", floor), ("relay", relay), ("arbiter", ours)]
+    if baseline is not None:
+        rows.append(("baseline", run_one("baseline", matches, seconds, scratch, baseline)))
+    for name, tally in rows:
         rate = tally.turns / seconds
         ratio = tally.turns / floor.turns if floor.turns else float("nan")
         print(
@@ -455,7 +476,12 @@ def measure_round(matches: int, seconds: float, scratch: Path) -> tuple[float, f
         f"        Arbiter: {of_relay:.2f}x the relay floor;"
         f" median latency added over the echo floor {added * 1e3:.2f} ms"
     )
-    return ours.turns / floor.turns if floor.turns else float("nan"), of_relay
+    of_baseline = float("nan")
+    if baseline is not None:
+        before = rows[-1][1]
+        of_baseline = ours.turns / before.turns if before.turns else float("nan")
+        print(f"        Arbiter: {of_baseline:.3f}x the baseline's moves/s")
+    return ours.turns / floor.turns if floor.turns else float("nan"), of_relay, of_baseline
 
 
 def main() -> None:
@@ -468,6 +494,11 @@ def main() -> None:
         default=1,
         help="floors/Arbiter rounds per level: the floors themselves vary ~15%% between runs",
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout whose Arbiter to measure beside this one (goal: >= 0.95x)",
+    )
     parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--relay-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -478,24 +509,32 @@ def main() -> None:
         f"{'matches':>7} {'server':>8} {'turns/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
         f" {'srv cpu':>8} {'cli cpu':>8} {'µs/turn':>8} {'start ms':>8}  ratio"
     )
+    missed = []
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as scratch:
         for matches in (int(n) for n in args.matches.split(",")):
             rounds = [
-                measure_round(matches, args.seconds, Path(scratch)) for _ in range(args.rounds)
+                measure_round(matches, args.seconds, Path(scratch), args.baseline)
+                for _ in range(args.rounds)
             ]
-            if args.rounds > 1:
-                for floor, ratios in zip(("echo", "relay"), zip(*rounds, strict=True), strict=True):
+            names = ("echo floor", "relay floor", "baseline")[: 3 if args.baseline else 2]
+            for name, ratios in zip(names, zip(*rounds, strict=True), strict=False):
+                if args.rounds > 1:
                     print(
-                        f"        {matches} matches, {args.rounds} rounds: Arbiter / {floor}"
-                        f" floor median {statistics.median(ratios):.2f}x (from"
-                        f" {min(ratios):.2f}x to {max(ratios):.2f}x)"
+                        f"        {matches} matches, {args.rounds} rounds: Arbiter / {name}"
+                        f" median {statistics.median(ratios):.3f}x (from"
+                        f" {min(ratios):.3f}x to {max(ratios):.3f}x)"
                     )
+                if name == "baseline" and statistics.median(ratios) < BASELINE_GOAL:
+                    missed.append(f"{matches} matches: {statistics.median(ratios):.3f}x")
     costs = sans_io_costs()
     print("\nsans-I/O work per move, in this process (µs):")
     for name, micros in costs.items():
         print(f"  {name:<20} {micros:7.1f}")
     total = costs["check and apply"] + costs["end-of-game check"] + costs["hints + 3 frames"]
     print(f"  {'total':<20} {total:7.1f}")
+    if missed:
+        print(f"\ngoal missed: below {BASELINE_GOAL}x the baseline's moves/s: {'; '.join(missed)}")
+        sys.exit(1)
 
 
 if __name__ == "__main__":
