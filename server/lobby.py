@@ -7,15 +7,15 @@ series of games only when the seekers alternate, which is the tournament's busin
 
 Names: a name registered as an account (`server.accounts`) is only played under with its token;
 other names are free for casual play. A registered player's seek for a game it still has to
-play in a tournament is *kept* for the tournament (`server.tournament`) and never paired here.
+play in a tournament is *kept* for the tournament (`server.tournament`) and never paired here;
+both find it in one table of open seeks (`server.seeks`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import trio
@@ -27,6 +27,7 @@ from arbiter.server import accounts
 from arbiter.server.accounts import Account
 from arbiter.server.clock import TimeControl, TimeControlError
 from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
+from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.session import Session
 from arbiter.server.storage import Storage, StorageError
 from arbiter.server.tournament import Desk
@@ -36,42 +37,21 @@ log = logging.getLogger(__name__)
 SERVER_NAME = "arbiter 0.1.0"
 
 
-@dataclass(eq=False, slots=True)
-class Seek:
-    id: int
-    session: Session
-    game: Game[Any, Any]
-    options: dict[str, Any]
-    time_control: TimeControl
-    hints: bool
-    illegal: str
-    player: str | None = None
-    """The registered player who seeks, if the session said hello with a token."""
-    kept: bool = False
-    """Kept for a tournament game: never paired casually."""
-
-    @property
-    def pairing_key(self) -> tuple[str, str, TimeControl]:
-        """What two seeks must share to be paired. Not `illegal`: that rule is each seat's own
-        (it only ever costs the seat that chose it), so a person playing under `retry` can meet
-        a bot playing under `forfeit`."""
-        return (self.game.name, json.dumps(self.options, sort_keys=True), self.time_control)
-
-
 class Lobby:
     def __init__(self, storage: Storage, nursery: trio.Nursery, grace: float = 10.0) -> None:
         self.storage = storage
         self.grace = grace
         """Seconds a disconnected seat is kept for its client to come back."""
         self._nursery = nursery
-        self._seeks: dict[int, Seek] = {}
-        self._next_seek = 1
+        self.seeks = Seeks()
         self.matches: dict[int, Match] = {}
+        self._players: dict[int, list[Session]] = {}
+        """Each live match's players by seat (the new session once one resumed its seat)."""
         self._away: dict[str, list[tuple[Match, int]]] = {}
         """Seats of dropped connections by session token, until resumed or their match ends."""
         self.accounts: dict[Session, Account] = {}
         """Sessions that said hello with a registered name and its token."""
-        self.desk = Desk(self, storage, nursery)
+        self.desk = Desk(self, self.seeks, storage, nursery)
         nursery.start_soon(self.desk.load)
 
     # -- requests --------------------------------------------------------------------------
@@ -121,7 +101,6 @@ class Lobby:
             session.send_error(ErrorCode.BAD_NAME, refusal, ref="hello")
             session.closed = True
             return
-        self.desk.learn_address(session.stream.socket.getsockname()[:2])
         session.name = hello.name
         if hello.resume is not None:
             session.token = hello.resume
@@ -159,6 +138,7 @@ class Lobby:
             return
         for match, seat in seats:
             session.seats[match.id] = (match, seat)
+            self._players[match.id][seat] = session
             match.deliver(Reconnected(seat, session))
 
     async def _seek(self, session: Session, seek: protocol.Seek) -> None:
@@ -183,7 +163,7 @@ class Lobby:
         account = self.accounts.get(session)
         await self.desk.loaded.wait()  # only waits at start-up, while tournaments are read back
         mine = Seek(
-            self._next_seek,
+            self.seeks.next_id(),
             session,
             game,
             dict(seek.options),
@@ -193,10 +173,9 @@ class Lobby:
             player=None if account is None else account.name,
         )
         mine.kept = mine.player is not None and self.desk.wants(mine.player, game.name)
-        self._next_seek += 1
-        waiting = None if mine.kept else self._find_partner(mine)
+        waiting = None if mine.kept else self.seeks.pop_partner(mine)
         if waiting is None:
-            self._seeks[mine.id] = mine
+            self.seeks.add(mine)
             session.send(
                 protocol.Seeking(
                     seek=mine.id, game=game.name, options=mine.options, time=time_control.to_wire()
@@ -205,51 +184,14 @@ class Lobby:
             if mine.kept:
                 self.desk.seek_arrived()
             return
-        del self._seeks[waiting.id]
         await self._start_match(waiting, mine)
 
-    def _find_partner(self, mine: Seek) -> Seek | None:
-        for seek in self._seeks.values():
-            if (
-                not seek.kept
-                and seek.session is not mine.session
-                and seek.pairing_key == mine.pairing_key
-            ):
-                return seek
-        return None
-
-    def kept_seek(self, player: str, game: str) -> Seek | None:
-        """The oldest seek of `player` for `game` kept for a tournament."""
-        for seek in self._seeks.values():
-            if seek.kept and seek.player == player and seek.game.name == game:
-                return seek
-        return None
-
-    def release_seeks(self, player: str, game: str) -> None:
-        """Withdraw `player`'s kept seeks for `game` once no tournament wants them: its client
-        learns (`seek_cancelled`) that it has nothing left to play there."""
-        if self.desk.wants(player, game):
-            return
-        for seek in list(self._seeks.values()):
-            if seek.kept and seek.player == player and seek.game.name == game:
-                del self._seeks[seek.id]
-                seek.session.send(protocol.SeekCancelled(seek=seek.id))
-
-    def take_seek(self, player: str, game: str) -> Seek | None:
-        """Take that seek out of the lobby: its tournament game begins."""
-        seek = self.kept_seek(player, game)
-        if seek is not None:
-            del self._seeks[seek.id]
-        return seek
-
     def _cancel_seek(self, session: Session, seek_id: int) -> None:
-        seek = self._seeks.get(seek_id)
-        if seek is None or seek.session is not session:
+        if not self.seeks.cancel(session, seek_id):
             session.send_error(
                 ErrorCode.UNKNOWN_SEEK, f"no open seek {seek_id} of yours", ref="cancel_seek"
             )
             return
-        del self._seeks[seek_id]
         session.send(protocol.SeekCancelled(seek=seek_id))
 
     def _to_match(self, session: Session, match_id: int, ref: str, event: Any) -> None:
@@ -352,13 +294,14 @@ class Lobby:
             illegal=(first.illegal, second.illegal),
             grace=self.grace,
         )
-        self.adopt(match)
+        self.adopt(match, sessions)
         self._nursery.start_soon(self.run_match, match)
 
-    def adopt(self, match: Match) -> None:
+    def adopt(self, match: Match, players: Sequence[Session]) -> None:
         """Make a match reachable: its seats' moves and resignations are routed to it."""
         self.matches[match.id] = match
-        for seat, session in enumerate(match.sessions):
+        self._players[match.id] = list(players)
+        for seat, session in enumerate(players):
             session.seats[match.id] = (match, seat)
 
     async def run_match(self, match: Match) -> Outcome | None:
@@ -367,25 +310,33 @@ class Lobby:
             return await match.run()
         except Exception:
             log.exception("match %d failed", match.id)
-            for session in (*match.sessions, *match.spectators):
-                session.send_error(
-                    ErrorCode.INTERNAL_ERROR,
-                    f"match {match.id} stopped on a server error",
-                    match=match.id,
-                )
+            stopped = protocol.Error(
+                code=ErrorCode.INTERNAL_ERROR,
+                message=f"match {match.id} stopped on a server error",
+                match=match.id,
+            )
+            for peer in (*match.sessions, *match.spectators):
+                peer.send(stopped)
             return None
         finally:
             del self.matches[match.id]
-            for session in match.sessions:
+            for session in self._players.pop(match.id):
                 session.seats.pop(match.id, None)
                 session.finished.add(match.id)
-                self._away.pop(session.token, None)
+                self._release_away_seat(session.token, match)
+
+    def _release_away_seat(self, token: str, match: Match) -> None:
+        """Forget a dropped client's seat in a match that ended; its other seats stay resumable."""
+        seats = [(other, seat) for other, seat in self._away.get(token, ()) if other is not match]
+        if seats:
+            self._away[token] = seats
+        else:
+            self._away.pop(token, None)
 
     def forget(self, session: Session) -> None:
         """A session closed: drop its seeks, default its matches, stop sending it moves."""
         self.accounts.pop(session, None)
-        for seek_id in [i for i, seek in self._seeks.items() if seek.session is session]:
-            del self._seeks[seek_id]
+        self.seeks.drop(session)
         for match, seat in list(session.seats.values()):
             match.deliver(Disconnected(seat))
         if session.seats:

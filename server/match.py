@@ -10,8 +10,8 @@ end, stores and announces the result.
 
 A move is checked by the game's own rules, stored, and only then announced, so a restarted
 server never knows less than a client was told. Nothing waits for the commit: what a step has to
-say is handed to the storage writer, which sends it once the move is committed (`Match._flush`),
-and each client gets one write per step (its opponent's move and its `your_turn` together).
+say goes through the match's `CommitGate` (`server.commit_gate`), which sends it once the move is
+committed, one write per client per step.
 
 Thinking time runs from the moment `your_turn` has been written to the mover's socket until the
 move frame has arrived whole (DESIGN.md). Whoever writes `your_turn` stamps the first instant and
@@ -20,6 +20,9 @@ moves the deadline; the reader stamps the second. What a move may cost and what 
 
 A seat whose connection drops keeps its seat for a grace period, its clock running; the same
 client can take it back by reconnecting with its session token (`hello.resume`).
+
+A match knows its clients only as `server.peer.Peer`s (a name, a round trip, frames out), so it
+can be driven by anything that sends frames, and does not depend on the connection's I/O.
 """
 
 from __future__ import annotations
@@ -33,13 +36,23 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from arbiter import protocol
-from arbiter.games import Game, IllegalMoveError, InvalidMoveError, Outcome, Seat, State
+from arbiter.games import (
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    Outcome,
+    Seat,
+    State,
+    Termination,
+)
 from arbiter.protocol import ErrorCode
 from arbiter.server.clock import SeatClock, TimeControl
-from arbiter.server.session import OnWritten, Session
+from arbiter.server.commit_gate import CommitGate
+from arbiter.server.defaults import DefaultKind, lost_by_default
+from arbiter.server.peer import Peer
 
 if TYPE_CHECKING:
-    from arbiter.server.storage import PendingWrite, Storage
+    from arbiter.server.storage import Storage
 
 MAX_HINT_CHARACTERS = 32 * 1024
 """Hints are left out (legal = None) beyond this: a contrived King's Court position can have
@@ -67,7 +80,7 @@ class Disconnected:
 @dataclass(frozen=True, slots=True)
 class Reconnected:
     seat: Seat
-    session: Session
+    session: Peer
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,15 +89,6 @@ class StorageFailed:
 
 
 MatchEvent = MoveArrived | Resigned | Disconnected | Reconnected | StorageFailed
-Outgoing = tuple[Session, protocol.Message, OnWritten | None]
-
-
-class DefaultKind(enum.StrEnum):
-    """Why a seat lost by default (seed 003's tournament rules name these three)."""
-
-    CRASH = "crash"  # disconnected past the grace period: a dead process, a reset socket
-    ILLEGAL = "illegal"  # an illegal move or a move out of turn, under `forfeit`
-    TIME = "time"  # time limit exceeded
 
 
 class _GoesOn(enum.Enum):
@@ -132,7 +136,8 @@ class Match:
     game: Game[Any, Any]
     options: dict[str, Any]
     control: TimeControl
-    sessions: list[Session]
+    sessions: list[Peer]
+    """Who plays each seat: replaced when a seat's client reconnects."""
     hints: tuple[bool, bool]
     storage: Storage
     illegal: tuple[str, str] = ("forfeit", "forfeit")
@@ -141,18 +146,14 @@ class Match:
     state: State[Any] = field(init=False)
     clocks: tuple[SeatClock, SeatClock] = field(init=False)
     moves: list[str] = field(default_factory=list)
-    spectators: set[Session] = field(default_factory=set)
+    spectators: set[Peer] = field(default_factory=set)
     away: dict[Seat, float] = field(default_factory=dict)
     """Seats whose connection dropped, with the end of their grace period."""
     outcome: Outcome | None = None
-    _outgoing: list[Outgoing] = field(default_factory=list, init=False, repr=False)
-    """Frames the event being handled has to send; `_flush` sends them once it is handled."""
-    _unstored: list[PendingWrite] = field(default_factory=list, init=False, repr=False)
-    """Writes queued since the last flush: its frames wait for their commit."""
-    _held: int = field(default=0, init=False, repr=False)
-    """Flushes waiting for a commit; later frames queue behind them, to keep their order."""
-    _all_sent: trio.Event | None = field(default=None, init=False, repr=False)
-    _storage_error: BaseException | None = field(default=None, init=False, repr=False)
+    defaulted: tuple[DefaultKind | None, DefaultKind | None] = (None, None)
+    """Each seat's default kind, once it has defaulted (the standings count them)."""
+    _gate: CommitGate = field(init=False, repr=False)
+    """Every frame the match sends: held until the moves it announces are stored."""
     _turn: Turn | None = field(default=None, init=False, repr=False)
     """The move under way; None until the match task has asked for the first one."""
     _early: list[MatchEvent] = field(default_factory=list, init=False, repr=False)
@@ -171,6 +172,7 @@ class Match:
     def __post_init__(self) -> None:
         self.state = self.game.initial_state(self.options)
         self.clocks = (SeatClock(self.control), SeatClock(self.control))
+        self._gate = CommitGate(self.storage, self._storage_failed)
 
     @property
     def players(self) -> list[str]:
@@ -195,23 +197,23 @@ class Match:
             self._failure = error
             self._alarm.cancel()
             return
-        self._flush()
+        self._gate.flush()
 
-    def add_spectator(self, session: Session) -> None:
+    def add_spectator(self, session: Peer) -> None:
         """Show the match so far to a new spectator, who then sees each move as played."""
         self.spectators.add(session)
-        self._tell(session, self.watching_message())
-        self._flush()
+        self._gate.tell(session, self.watching_message())
+        self._gate.flush()
 
     async def run(self) -> Outcome:
         """Play the match to its end and record the result."""
         for seat, session in enumerate(self.sessions):
-            self._tell(session, self._started_message(seat))
+            self._gate.tell(session, self._started_message(seat))
             if session.closed:
                 self.away[seat] = trio.current_time() + self.grace
         with self._alarm:
             self._next_turn()
-            self._flush()
+            self._gate.flush()
             early, self._early = self._early, []
             for event in early:
                 self.deliver(event)
@@ -243,7 +245,7 @@ class Match:
             turn.start(now)
         else:
             message = self._your_turn_message(seat, turn)
-            self._tell(self.sessions[seat], message, partial(self._turn_started, turn))
+            self._gate.tell(self.sessions[seat], message, partial(self._turn_started, turn))
         self._set_alarm()
 
     def _turn_started(self, turn: Turn, written_at: float) -> None:
@@ -287,7 +289,9 @@ class Match:
             case Reconnected(seat=back, session=session):
                 self._take_back(back, session, turn if back == seat else None)
             case Resigned(seat=quitter):
-                return Outcome.win(1 - quitter, f"{self.game.seats[quitter]} resigned")
+                return Outcome.win(
+                    1 - quitter, f"{self.game.seats[quitter]} resigned", Termination.RESIGNATION
+                )
             case MoveArrived(seat=other, text=text) if other != seat:
                 if self.illegal[other] == "forfeit":
                     return self._default(other, DefaultKind.ILLEGAL, f"move out of turn ({text})")
@@ -296,13 +300,13 @@ class Match:
                 return self._try_move(seat, turn, text, turn.elapsed(at))
         return GOES_ON
 
-    def _take_back(self, seat: Seat, session: Session, turn: Turn | None) -> None:
+    def _take_back(self, seat: Seat, session: Peer, turn: Turn | None) -> None:
         """A reconnected client resumes its seat: the whole match, then its turn if it is one."""
         self.sessions[seat] = session
         self.away.pop(seat, None)
-        self._tell(session, self._resumed_message(seat, to_move=turn is not None))
+        self._gate.tell(session, self._resumed_message(seat, to_move=turn is not None))
         if turn is not None:
-            self._tell(session, self._your_turn_message(seat, turn))
+            self._gate.tell(session, self._your_turn_message(seat, turn))
 
     def _try_move(self, seat: Seat, turn: Turn, text: str, elapsed: float) -> TurnResult:
         try:
@@ -323,13 +327,13 @@ class Match:
         self._hinted = ((), ())
         self.moves.append(notation)
         name = self.game.seats[seat]
-        self._unstored.append(
+        self._gate.depends_on(
             self.storage.record_move(
                 self.id, after.ply, name, notation, elapsed, charge.compensation, charge.clock_after
             )
         )
         clocks = self._clocks()
-        self._tell(
+        self._gate.tell(
             self.sessions[seat],
             protocol.MoveAccepted(
                 match=self.id,
@@ -350,7 +354,7 @@ class Match:
             clocks=clocks,
         )
         for session in (self.sessions[1 - seat], *self.spectators):
-            self._tell(session, moved)
+            self._gate.tell(session, moved)
         return None
 
     def _play_text(self, text: str) -> tuple[State[Any], str]:
@@ -366,14 +370,17 @@ class Match:
         return self.state.play(move), text
 
     def _refuse(self, seat: Seat, text: str, code: ErrorCode, reason: str) -> None:
-        self._tell(
+        self._gate.tell(
             self.sessions[seat],
             protocol.MoveRefused(match=self.id, move=text, code=code, reason=reason),
         )
 
     def _default(self, seat: Seat, kind: DefaultKind, reason: str) -> Outcome:
-        """The seat loses by default; `kind` is for standings, `reason` for people."""
-        return Outcome.win(1 - seat, reason)
+        """The seat loses by default; `kind` is for standings, `reason` for people. The kind is
+        stored with the result, in the same transaction (`Storage.note_default`)."""
+        self.storage.note_default(self.id, seat, kind)
+        self.defaulted = (kind, None) if seat == 0 else (None, kind)
+        return lost_by_default(seat, kind, reason)
 
     def _timeout_reason(self, seat: Seat) -> str:
         clock = self.clocks[seat]
@@ -390,7 +397,9 @@ class Match:
 
     async def _finish(self, outcome: Outcome) -> None:
         self.outcome = outcome
-        await self._all_frames_sent()
+        await self._gate.drain()  # the result is announced after every move
+        if self._gate.lost_write is not None:
+            raise self._lost_write(self._gate.lost_write)
         winner = None if outcome.winner is None else self.game.seats[outcome.winner]
         await self.storage.finish_match(
             self.id,
@@ -408,51 +417,12 @@ class Match:
             moves=list(self.moves),
         )
         for session in (*self.sessions, *self.spectators):
-            self._tell(session, over)
-        self._flush()
+            self._gate.tell(session, over)
+        self._gate.flush()
 
-    # -- sending: nobody hears of a move before it is stored ------------------------------------
-
-    def _tell(
-        self, session: Session, message: protocol.Message, on_written: OnWritten | None = None
-    ) -> None:
-        self._outgoing.append((session, message, on_written))
-
-    def _flush(self) -> None:
-        """Send what this step said: now, or once the writes it depends on are committed.
-
-        Frames queue behind any still held for a commit, so each client sees them in order.
-        """
-        if not self._outgoing:
-            return
-        frames, self._outgoing = self._outgoing, []
-        if not self._unstored and not self._held:
-            _send_grouped(frames)
-            return
-        writes, self._unstored = self._unstored, []
-        self._held += 1
-        self.storage.after_commit(partial(self._release, frames, writes))
-
-    def _release(self, frames: list[Outgoing], writes: Sequence[PendingWrite]) -> None:
-        """Called by the storage writer once `writes` are committed (or failed)."""
-        self._held -= 1
-        failed = next((write.error for write in writes if write.error is not None), None)
-        if failed is not None and self._storage_error is None:
-            self._storage_error = failed
-            self.deliver(StorageFailed(failed))
-        if self._storage_error is None:
-            _send_grouped(frames)
-        if not self._held and self._all_sent is not None:
-            self._all_sent.set()
-
-    async def _all_frames_sent(self) -> None:
-        """Wait until nothing is held for a commit: the result is announced after every move."""
-        self._flush()
-        if self._held:
-            self._all_sent = trio.Event()
-            await self._all_sent.wait()
-        if self._storage_error is not None:
-            raise self._lost_write(self._storage_error)
+    def _storage_failed(self, error: BaseException) -> None:
+        """The commit gate's word that a move could not be stored: the match stops."""
+        self.deliver(StorageFailed(error))
 
     def _lost_write(self, error: BaseException) -> RuntimeError:
         """What stops the match when one of its moves could not be stored."""
@@ -513,15 +483,6 @@ class Match:
             state=self.state.to_data(),
             moves=list(self.moves),
         )
-
-
-def _send_grouped(frames: list[Outgoing]) -> None:
-    """Each session's frames in one write, in the order they were said."""
-    by_session: dict[Session, list[tuple[protocol.Message, OnWritten | None]]] = {}
-    for session, message, on_written in frames:
-        by_session.setdefault(session, []).append((message, on_written))
-    for session, items in by_session.items():
-        session.send_many(items)
 
 
 def clip(sentence: str, limit: int = 1000) -> str:

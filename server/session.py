@@ -5,6 +5,13 @@ and routes requests to the lobby and matches. Every frame to the client goes thr
 and one writer task, so frames never interleave and a slow reader stalls only itself. The outbox
 is bounded: a client that stops reading while frames keep coming is disconnected rather than
 allowed to grow the server's memory.
+
+Each frame is stamped with the time its last bytes were read, before any earlier request of the
+same read is answered: a move that arrives right behind a slow request (a `hello` whose token
+takes ~100 ms to check, a `watch` that queries the database) is not charged for the server's work.
+
+A session knows its lobby only as a `Router` (it hands it requests and says when it closed), so
+this module does not depend on the lobby.
 """
 
 from __future__ import annotations
@@ -13,18 +20,18 @@ import logging
 import os
 import secrets
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 
 from arbiter import protocol
 from arbiter.protocol import ErrorCode
+from arbiter.server.peer import OnWritten
 
 if TYPE_CHECKING:
-    from arbiter.server.lobby import Lobby
     from arbiter.server.match import Match
 
 log = logging.getLogger(__name__)
@@ -43,17 +50,28 @@ RTT_SAMPLES = 8
 not count as network lag, and a client that delays pongs on purpose must delay all of them."""
 
 
-OnWritten = Callable[[float], None]
-"""Called by the writer with the time a frame was written to the socket: when a move's clock
-starts."""
+class Router(Protocol):
+    """Where a session's requests go: the lobby."""
+
+    async def handle(self, session: Session, message: protocol.Message, arrived: float) -> None:
+        """Answer one request; `arrived` is when its frame's last bytes were read."""
+        ...
+
+    def forget(self, session: Session) -> None:
+        """The session closed."""
+        ...
 
 
 @dataclass(eq=False)
 class Session:
-    """What the server knows of one connection."""
+    """What the server knows of one connection.
 
-    stream: trio.SocketStream
-    lobby: Lobby
+    The stream is a TCP socket in service; any other trio stream (the tests' memory streams)
+    goes through trio's own `send_all` and `receive_some` rather than the socket's descriptor.
+    """
+
+    stream: trio.abc.Stream
+    lobby: Router
     wire: protocol.Connection = field(default_factory=lambda: protocol.Connection(protocol.SERVER))
     name: str = ""
     token: str = field(default_factory=lambda: secrets.token_hex(16))
@@ -76,7 +94,11 @@ class Session:
         self._outbox, self._outbox_out = trio.open_memory_channel[tuple[bytes, OnWritten | None]](
             OUTBOX_FRAMES
         )
-        self._fd = self.stream.socket.fileno()
+        self._fd = (
+            self.stream.socket.fileno() if isinstance(self.stream, trio.SocketStream) else None
+        )
+        self._read_at = 0.0
+        """When the bytes being parsed were read: the arrival of every frame they complete."""
 
     def send(self, message: protocol.Message, on_written: OnWritten | None = None) -> None:
         """Send one frame without blocking; a client too far behind is cut off.
@@ -123,6 +145,8 @@ class Session:
 
     def _write_now(self, data: bytes) -> bytes:
         """Write what the socket takes at once; return the rest (empty when all went)."""
+        if self._fd is None:
+            return data  # not a socket: the writer task sends it
         try:
             written = os.write(self._fd, data)
         except BlockingIOError:
@@ -206,12 +230,13 @@ class Session:
                 data = await self._receive()
                 if data is None:
                     return
+                self._read_at = trio.current_time()
                 self.wire.receive_data(data)
             elif message is protocol.CLOSED:
                 return
             else:
                 try:
-                    await self.lobby.handle(self, message, trio.current_time())
+                    await self.lobby.handle(self, message, self._read_at)
                 except Exception:  # a bug answering one request must not stop the server
                     log.exception("%s from %r failed", message.TYPE, self.name)
                     self.send_error(
@@ -227,6 +252,11 @@ class Session:
         reads first: a client's next frame comes only after it has heard from us, so reading at
         once finds nothing nearly every time and costs a system call per move.
         """
+        if self._fd is None:
+            try:
+                return bytes(await self.stream.receive_some(RECEIVE_SIZE))
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return None
         while True:
             try:
                 await trio.lowlevel.wait_readable(self._fd)

@@ -34,23 +34,24 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
 from arbiter import protocol
-from arbiter.games import Game, GameError, OptionError, Outcome, get_game
+from arbiter.games import Game, GameError, OptionError, Outcome, Termination, get_game
 from arbiter.protocol import ErrorCode
 from arbiter.server import accounts
 from arbiter.server.accounts import Account
 from arbiter.server.clock import TimeControl, TimeControlError
-from arbiter.server.match import DefaultKind, Match
+from arbiter.server.defaults import DefaultKind, lost_by_default
+from arbiter.server.match import Match
 from arbiter.server.records import MoveRow
+from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.standings import GameResult, standings
 from arbiter.server.storage import ScheduledGame, Storage, StoredTournament, TournamentRow
 
 if TYPE_CHECKING:
-    from arbiter.server.lobby import Lobby, Seek
     from arbiter.server.session import Session
 
 log = logging.getLogger(__name__)
@@ -60,8 +61,6 @@ MAX_GAMES = 65536
 """A schedule longer than this would not fit one `tournament` message."""
 LOCAL_RESTART_SECONDS = 1.0
 """Pause before restarting a built-in agent's process that exited while it had games left."""
-"""How `server.match` words a timeout default (its other defaults: `disconnected`, or the
-refusal of an illegal or unreadable move, or a move out of turn)."""
 
 
 class TournamentError(ValueError):
@@ -219,19 +218,8 @@ def describe_game(game: ScheduledGame) -> dict[str, Any]:
 
 
 class TournamentMatch(Match):
-    """A match that notes why a seat defaulted, for the standings' default kinds.
-
-    `Match` names the kind of every default it declares; here it is stored with the result, in
-    the same transaction (`Storage.note_default`).
-    """
-
-    defaulted: tuple[str | None, str | None] = (None, None)
-    """Each seat's default kind, once it has defaulted."""
-
-    def _default(self, seat: int, kind: DefaultKind, reason: str) -> Outcome:
-        self.storage.note_default(self.id, seat, kind)
-        self.defaulted = (kind, None) if seat == 0 else (None, kind)
-        return super()._default(seat, kind, reason)
+    """A match that can continue from its stored moves (a game in play when the server
+    stopped)."""
 
     def restore(self, moves: Sequence[MoveRow]) -> None:
         """Continue from stored moves: the position, and each seat's clock and lag quota as
@@ -248,20 +236,35 @@ class TournamentMatch(Match):
 # -- the desk: requests, and the seeks kept for tournaments ------------------------------------
 
 
+class Arena(Protocol):
+    """What a tournament needs of the lobby: its grace period, and to run a match as it runs
+    every other (its seats' requests routed to it, its end recorded)."""
+
+    @property
+    def grace(self) -> float: ...
+
+    def adopt(self, match: Match, players: Sequence[Session]) -> None: ...
+
+    async def run_match(self, match: Match) -> Outcome | None:
+        """The match's outcome, or None if a server error stopped it."""
+        ...
+
+
 class Desk:
     """The lobby's tournament office: creates, starts and describes tournaments, and finds the
     seeks of entrants whose games are due."""
 
-    def __init__(self, lobby: Lobby, storage: Storage, nursery: trio.Nursery) -> None:
-        self.lobby = lobby
+    def __init__(self, arena: Arena, seeks: Seeks, storage: Storage, nursery: trio.Nursery) -> None:
+        self.arena = arena
+        self.seeks = seeks
         self.storage = storage
         self._nursery = nursery
         self.tournaments: dict[str, Tournament] = {}
         self.loaded = trio.Event()
         self._arrival = trio.Event()
         self.address: tuple[str, int] | None = None
-        """Where our own clients reach this server: learned from the first connection (an
-        accepted socket's local address), since the lobby is not told what it listens on."""
+        """Where our own clients reach this server: `server.app.serve` tells it once it
+        listens."""
         self._address_known = trio.Event()
 
     async def load(self) -> None:
@@ -408,6 +411,11 @@ class Desk:
         """True when a seek of `player` for `game` is to be kept for a tournament."""
         return any(t.row.game == game and t.unfinished(player) for t in self.tournaments.values())
 
+    def release_seeks(self, player: str, game: str) -> None:
+        """Withdraw `player`'s kept seeks for `game` once no tournament wants them."""
+        if not self.wants(player, game):
+            self.seeks.release_seeks(player, game)
+
     def seek_arrived(self) -> None:
         """A kept seek was opened: wake the games waiting for their players."""
         self._arrival.set()
@@ -468,7 +476,8 @@ class Runner:
 
     def __init__(self, desk: Desk, tournament: Tournament) -> None:
         self.desk = desk
-        self.lobby = desk.lobby
+        self.arena = desk.arena
+        self.seeks = desk.seeks
         self.storage = desk.storage
         self.tournament = tournament
         self._changed = trio.Event()
@@ -493,7 +502,7 @@ class Runner:
         tournament.row = replace(tournament.row, status="finished")
         await self.storage.set_tournament_status(tournament.row.id, "finished")
         for player in tournament.row.entrants:
-            self.lobby.release_seeks(player, tournament.row.game)
+            self.desk.release_seeks(player, tournament.row.game)
 
     async def _play_schedule(self) -> None:
         busy: set[str] = set()
@@ -532,9 +541,11 @@ class Runner:
             return
         present = [seek for seek in seeks if seek is not None]
         match = await self._open_match(game, present, moves)
-        outcome = await self.lobby.run_match(match)
+        outcome = await self.arena.run_match(match)
         if outcome is None:  # a server bug stopped the match: nobody's fault, nobody scores
-            outcome = Outcome.both_forfeit("the match stopped on a server error")
+            outcome = Outcome.both_forfeit(
+                "the match stopped on a server error", Termination.SERVER_ERROR
+            )
             await self._store_outcome(match.id, outcome)
         self._record(game, outcome, match.defaulted)
 
@@ -547,9 +558,9 @@ class Runner:
             if player in self._launched:
                 await self._launched[player].wait()
         with trio.move_on_after(self.tournament.row.wait):
-            while not all(self.lobby.kept_seek(player, name) for player in players):
+            while not all(self.seeks.kept_seek(player, name) for player in players):
                 await self.desk.next_arrival()
-        return [self.lobby.take_seek(player, name) for player in players]
+        return [self.seeks.take_seek(player, name) for player in players]
 
     async def _open_match(
         self, game: ScheduledGame, seeks: list[Seek], moves: list[MoveRow]
@@ -566,10 +577,10 @@ class Runner:
             sessions=[seek.session for seek in seeks],
             hints=(seeks[0].hints, seeks[1].hints),
             storage=self.storage,
-            grace=self.lobby.grace,  # and the default rule: an illegal move forfeits
+            grace=self.arena.grace,  # and the default rule: an illegal move forfeits
         )
         match.restore(moves)
-        self.lobby.adopt(match)
+        self.arena.adopt(match, [seek.session for seek in seeks])
         return match
 
     async def _create_match(self, game: ScheduledGame, options: dict[str, Any]) -> int:
@@ -605,17 +616,20 @@ class Runner:
         players = (game.first, game.second)
         missing = [seat for seat, seek in enumerate(seeks) if seek is None]
         waited = f"within {tournament.row.wait:g} s"
+        absent = DefaultKind.ABSENT
         if len(missing) == 2:
-            outcome = Outcome.both_forfeit(f"neither player came to play {waited}")
+            outcome = Outcome.both_forfeit(
+                f"neither player came to play {waited}", absent.termination
+            )
         else:
-            outcome = Outcome.win(1 - missing[0], f"{players[missing[0]]} did not come {waited}")
+            reason = f"{players[missing[0]]} did not come {waited}"
+            outcome = lost_by_default(missing[0], absent, reason)
         match_id = game.match or await self._create_match(game, await self._options(game))
         for seat in missing:
-            self.storage.note_default(match_id, seat, "absent")
+            self.storage.note_default(match_id, seat, absent)
         await self._store_outcome(match_id, outcome)
-        self._record(
-            game, outcome, ("absent" if 0 in missing else None, "absent" if 1 in missing else None)
-        )
+        defaults = (absent if 0 in missing else None, absent if 1 in missing else None)
+        self._record(game, outcome, defaults)
         for seat, seek in enumerate(seeks):
             if seek is not None:
                 await self._tell_present(game, seat, seek, outcome, moves)
@@ -680,7 +694,7 @@ class Runner:
         game.reason = outcome.reason
         game.defaults = defaults
         for player in (game.first, game.second):
-            self.lobby.release_seeks(player, self.tournament.row.game)
+            self.desk.release_seeks(player, self.tournament.row.game)
 
     # -- built-in agents -----------------------------------------------------------------
 

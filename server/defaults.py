@@ -1,0 +1,40 @@
+"""Losing by default: the kinds the standings count, and the termination each one records.
+
+A seat defaults when the referee, not the board, ends its game: it ran out of time, played an
+illegal move under `forfeit`, stayed away past its grace period, or (in a tournament) never came.
+The kind's value is what the `defaults` table stores (seed 003's tournament rules name them);
+`Outcome.termination` is the finer, game-wide kind every result carries.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from arbiter.games import Outcome, Seat, Termination
+
+
+class DefaultKind(enum.StrEnum):
+    """Why a seat lost by default, as the standings count it."""
+
+    CRASH = "crash"  # disconnected past the grace period: a dead process, a reset socket
+    ILLEGAL = "illegal"  # an illegal move or a move out of turn, under `forfeit`
+    TIME = "time"  # time limit exceeded
+    ABSENT = "absent"  # a tournament player did not come to play
+
+    @property
+    def termination(self) -> Termination:
+        return TERMINATIONS[self]
+
+
+TERMINATIONS = {
+    DefaultKind.CRASH: Termination.DISCONNECT,
+    DefaultKind.ILLEGAL: Termination.ILLEGAL_MOVE,
+    DefaultKind.TIME: Termination.TIME,
+    DefaultKind.ABSENT: Termination.ABSENT,
+}
+"""Each default kind's termination: the one place the two vocabularies meet."""
+
+
+def lost_by_default(seat: Seat, kind: DefaultKind, reason: str) -> Outcome:
+    """The outcome of `seat` defaulting: its opponent wins."""
+    return Outcome.win(1 - seat, reason, kind.termination)

@@ -1,0 +1,41 @@
+"""A move's thinking time stops when its bytes are read, not when the server gets to it: a move
+pipelined behind slow requests is not charged for the server's work on them. Real TCP and real
+time, as the charge is made in service."""
+
+from __future__ import annotations
+
+import trio
+
+from arbiter import protocol
+from tests.conftest import RunningServer
+from tests.e2e.helpers import connect, seek, until
+
+WATCHES = 400
+"""`watch` requests of a finished match sent ahead of the move: each reads the match from the
+database in a worker thread and replays it, tens of milliseconds of server work in all."""
+
+
+async def test_a_move_behind_slow_requests_is_charged_from_its_own_arrival(
+    server: RunningServer,
+) -> None:
+    ann = await connect(server.port, "ann")
+    bob = await connect(server.port, "bob")
+    await seek(ann, move_time=30.0)
+    await seek(bob, move_time=30.0)
+    first = await until(ann, protocol.MatchStarted)
+    await ann.send(protocol.Resign(match=first.match))
+    await until(ann, protocol.GameOver)
+    await until(bob, protocol.GameOver)
+    await seek(ann, move_time=30.0)
+    await seek(bob, move_time=30.0)
+    turn = await until(ann, protocol.YourTurn)
+    assert turn.legal is not None
+
+    sent = trio.current_time()
+    watches = [protocol.Watch(match=first.match)] * WATCHES
+    await ann.send(*watches, protocol.Move(match=turn.match, move=turn.legal[0]))
+    accepted = await until(ann, protocol.MoveAccepted)
+    server_work = trio.current_time() - sent
+
+    assert server_work > 0.05, f"the watches took {server_work:.3f} s: too little to tell"
+    assert accepted.elapsed < server_work / 4, (accepted.elapsed, server_work)

@@ -1,0 +1,60 @@
+"""The lobby on memory streams: what becomes of a dropped client's seats as its matches end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+import trio.testing
+
+from arbiter import protocol
+from arbiter.games import Termination
+from arbiter.server.defaults import TERMINATIONS, DefaultKind
+from tests.server.memory import Client, connect, lobby_on_file
+
+SEEK = protocol.Seek(game="kings-court", time={"move": 60.0})
+
+
+async def until(client: Client, kind: type[protocol.Message], match: int) -> None:
+    """Read until a `kind` message for `match` arrives (two matches' frames interleave)."""
+    while True:
+        message = await client.receive()
+        if isinstance(message, kind) and getattr(message, "match", None) == match:
+            return
+
+
+async def test_a_match_that_ends_releases_only_its_own_away_seat(
+    tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
+) -> None:
+    async with lobby_on_file(tmp_path / "arbiter.db") as lobby:
+        ann = await connect(lobby, nursery, "ann")
+        opponents = []
+        for name in ("bob", "cat"):
+            opponent = await connect(lobby, nursery, name)
+            await ann.send(SEEK)
+            await opponent.send(SEEK)
+            opponents.append((opponent, (await opponent.expect(protocol.MatchStarted)).match))
+        (bob, first), (cat, second) = opponents  # ann sought first: she is white in both
+        await ann.close()
+        await trio.testing.wait_all_tasks_blocked()
+        assert all(0 in lobby.matches[match].away for match in (first, second))
+
+        await bob.send(protocol.Resign(match=first))
+        await until(bob, protocol.GameOver, first)
+        ann = await connect(lobby, nursery, "ann", resume=ann.session)
+        resumed = await ann.expect(protocol.Resumed)
+        assert resumed.match == second and resumed.to_move
+        turn = await ann.expect(protocol.YourTurn)
+        assert turn.legal is not None
+        await ann.send(protocol.Move(match=second, move=turn.legal[0]))
+        await until(cat, protocol.OpponentMoved, second)
+        assert not lobby.matches[second].away
+
+
+def test_every_default_kind_ends_a_game_with_its_own_termination() -> None:
+    assert TERMINATIONS == {
+        DefaultKind.CRASH: Termination.DISCONNECT,
+        DefaultKind.ILLEGAL: Termination.ILLEGAL_MOVE,
+        DefaultKind.TIME: Termination.TIME,
+        DefaultKind.ABSENT: Termination.ABSENT,
+    }
