@@ -32,7 +32,17 @@ def free_port() -> int:
 
 async def run_server(db: Path, port: int) -> trio.Process:
     process = await trio.lowlevel.open_process(
-        [sys.executable, "-m", "arbiter.server", "--port", str(port), "--db", str(db), "--grace", "1"],
+        [
+            sys.executable,
+            "-m",
+            "arbiter.server",
+            "--port",
+            str(port),
+            "--db",
+            str(db),
+            "--grace",
+            "1",
+        ],
         stdout=subprocess.PIPE,
         cwd=ROOT,
     )
