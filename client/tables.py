@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arbiter import protocol
-from arbiter.server.standings import DEFAULT_KINDS
+from arbiter.server.app import DEFAULT_KINDS
 
 LEGEND = (
     "G games, W won, D drawn, L lost, F double forfeits (0 each); defaults score 0 and count"

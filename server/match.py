@@ -34,8 +34,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.games import Game, IllegalMoveError, InvalidMoveError, Outcome, Seat, State
-from arbiter.protocol import ErrorCode
-from arbiter.server.clock import SeatClock, TimeControl
+from arbiter.protocol import ErrorCode, SeatClock, TimeControl
 from arbiter.server.session import OnWritten, Session
 
 if TYPE_CHECKING:
