@@ -35,10 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-import trio
-
 from arbiter import protocol
-from arbiter.agents import Agent, AgentError, all_agent_names, make_agent
+from arbiter.agents import Agent, AgentBase, AgentError, all_agent_names, make_agent
 from arbiter.client.connection import ClientConnection
 from arbiter.client.runner import GameRecord, MessageHook, play_one
 from arbiter.games import Game, InvalidMoveError, State, as_tuples, get_game
@@ -317,7 +315,7 @@ class PlayerProcess:
 # The Agent.
 
 
-class PlayerAgent:
+class PlayerAgent(AgentBase):
     """An `Agent` asking a Player module for its moves and telling it the opponent's.
 
     The process starts at once, so the module loads while the client seeks. `Player(colour)` is
@@ -336,7 +334,7 @@ class PlayerAgent:
         self._start: dict[str, Any] | None = None
         self._heard: list[Any] = []
 
-    def observe(self, message: protocol.Message) -> None:
+    def observe(self, message: object) -> None:
         """Note an opponent's move for `update`; called on the trio thread, so it never blocks."""
         if isinstance(message, protocol.MatchStarted):
             self._start = message.state
@@ -406,22 +404,14 @@ async def play_seat(
     A `PlayerCrashed` is re-raised after `on_crash`: the caller stops playing and closes the
     connection, which the server records as the seat's default.
     """
-    if not isinstance(agent, PlayerAgent):
-        return await play_one(connection, game, agent, on_message=on_message, **seek)
-    hook = agent.observe if on_message is None else _both(on_message, agent.observe)
     try:
-        await trio.to_thread.run_sync(agent.load, abandon_on_cancel=True)
-        record = await play_one(connection, game, agent, on_message=hook, **seek)
-        await trio.to_thread.run_sync(agent.finish, abandon_on_cancel=True)
+        return await play_one(connection, game, agent, on_message=on_message, **seek)
     except BaseException as error:
         crash = _first_crash(error)
         if crash is None:
             raise
         on_crash(crash)
         raise crash from None
-    finally:
-        agent.close()
-    return record
 
 
 def _first_crash(error: BaseException) -> PlayerCrashed | None:
@@ -434,14 +424,6 @@ def _first_crash(error: BaseException) -> PlayerCrashed | None:
             if (crash := _first_crash(inner)) is not None:
                 return crash
     return None
-
-
-def _both(first: MessageHook, second: MessageHook) -> MessageHook:
-    def hook(message: protocol.Message) -> None:
-        first(message)
-        second(message)
-
-    return hook
 
 
 async def run_player_bot(
