@@ -452,7 +452,9 @@ class CheckPlan:
 async def run_check(plan: CheckPlan, show: Callable[[str], None] = print) -> list[Step]:
     """Run every step, showing each line as it is decided; returns the steps."""
     async with AsyncExitStack() as stack:
-        server = plan.server or await stack.enter_async_context(local_server(grace=CHECK_GRACE))
+        server = plan.server
+        if server is None:
+            server = await stack.enter_async_context(local_server(grace=CHECK_GRACE))
         async with trio.open_nursery() as nursery:
             steps, game_name = await _check_client(plan, server, nursery, show)
             steps += await _check_server(get_game(game_name), server, show)

@@ -28,7 +28,7 @@ def score_text(score: float) -> str:
 def result_text(game: dict[str, Any]) -> str:
     """`1-0`, `½-½`, `0-0`..., with the default's kind: `0-1 (time)`."""
     if game["status"] != "finished":
-        return game["status"]
+        return str(game["status"])
     text = "-".join(score_text(score) for score in game["scores"])
     kinds = [kind for kind in game["defaults"] if kind]
     return f"{text} ({', '.join(kinds)})" if kinds else text

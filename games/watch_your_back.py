@@ -355,7 +355,7 @@ class WatchYourBackState(State[Move]):
         if move is PASS:
             return self._why_not_pass()
         if move in STEP_INDEX:
-            return self._why_not_step(*STEP_INDEX[move])  # type: ignore[index]
+            return self._why_not_step(*STEP_INDEX[move])
         if move in SQUARE_INDEX:
             return "the placing phase is over: move a piece, e.g. 3,4-3,5"
         return f"{move!r} is not a Watch Your Back! move"
@@ -367,7 +367,7 @@ class WatchYourBackState(State[Move]):
             return "pieces are placed, not moved, in the placing phase: name a square, e.g. 3,4"
         if move not in SQUARE_INDEX:
             return f"{move!r} is not a Watch Your Back! move"
-        index = SQUARE_INDEX[move]  # type: ignore[index]
+        index = SQUARE_INDEX[move]
         name, bit, seat = square_name(index), 1 << index, self.ply & 1
         if bit & CORNERS[0]:
             return f"{name} is a corner"
@@ -617,9 +617,9 @@ class WatchYourBackGame(Game[WatchYourBackState, Move]):
         if move is PASS:
             return PASS_TEXT
         if move in SQUARE_INDEX:
-            return square_name(SQUARE_INDEX[move])  # type: ignore[index]
+            return square_name(SQUARE_INDEX[move])
         if move in STEP_INDEX:
-            start, end = STEP_INDEX[move]  # type: ignore[index]
+            start, end = STEP_INDEX[move]
             return f"{square_name(start)}-{square_name(end)}"
         raise InvalidMoveError(f"{move!r} is not a Watch Your Back! move")
 

@@ -24,13 +24,14 @@ from typing import TypeAlias
 import trio
 
 from arbiter.server import accounts
+from arbiter.server.database import open_database
 from arbiter.server.lobby import Lobby
 from arbiter.server.local_agents import AgentProgram, LocalAgents, LocalAgentsError
 from arbiter.server.records import FullRecord, MoveRow, read_records
 from arbiter.server.records import open_read_only as open_records
 from arbiter.server.session import Session
 from arbiter.server.standings import DEFAULT_KINDS
-from arbiter.server.storage import DatabaseInUse, Storage, open_database
+from arbiter.server.storage import DatabaseInUse, Storage
 
 __all__ = [
     "DEFAULT_KINDS",
