@@ -117,30 +117,30 @@ def _factory(make: Callable[[], Agent]) -> Callable[[Game[Any, Any], int | None]
     return factory
 
 
+def _strategy(name: str, make: Callable[[], Agent], help: str) -> Registration:
+    return Registration(name, _factory(make), f"seed 001: {help}", games=("war-of-life",))
+
+
 AGENTS: list[Registration] = [
-    Registration(
+    _strategy(
         "bloodlust",
-        _factory(lambda: OnePlyStrategy(bloodlust)),
-        "seed 001: the move leaving the fewest opponent pieces after the crank",
-        games=("war-of-life",),
+        lambda: OnePlyStrategy(bloodlust),
+        "the move leaving the fewest opponent pieces after the crank",
     ),
-    Registration(
+    _strategy(
         "self-preservation",
-        _factory(lambda: OnePlyStrategy(self_preservation)),
-        "seed 001: the move leaving the most of its own pieces after the crank",
-        games=("war-of-life",),
+        lambda: OnePlyStrategy(self_preservation),
+        "the move leaving the most of its own pieces after the crank",
     ),
-    Registration(
+    _strategy(
         "land-grab",
-        _factory(lambda: OnePlyStrategy(land_grab)),
-        "seed 001: the move maximising own pieces minus opponent pieces after the crank",
-        games=("war-of-life",),
+        lambda: OnePlyStrategy(land_grab),
+        "the move maximising own pieces minus opponent pieces after the crank",
     ),
-    Registration(
+    _strategy(
         "minimax",
-        _factory(MinimaxStrategy),
-        "seed 001: two plies of minimax on own minus opponent pieces after each crank",
-        games=("war-of-life",),
+        MinimaxStrategy,
+        "two plies of minimax on own minus opponent pieces after each crank",
     ),
 ]
 """Seed 001's strategies, registered by `agents/__init__.py`."""

@@ -150,7 +150,7 @@ class _Search:
         self.improved: tuple[Any, float] | None = None
         """The best move of the unfinished iteration, once it beats the finished one's."""
 
-    def root(self, state: State[Any], moves: list[Any], depth: int) -> tuple[Any, float, list]:
+    def root(self, state: State[Any], moves: list[Any], depth: int) -> tuple[Any, float, list[Any]]:
         """Search every root move to `depth`; return the best, its score, and the moves sorted
         best first for the next iteration (previous scores break ties, keeping the order)."""
         self.improved = None
