@@ -11,12 +11,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from arbiter.agents._base import Agent, AgentFactory
+from arbiter.agents import search, war_of_life
+from arbiter.agents._base import Agent, AgentBase, AgentFactory, Lifecycle, lifecycle
 from arbiter.agents.greedy import GreedyAgent
 from arbiter.agents.random_agent import RandomAgent
 from arbiter.games import Game
 
-__all__ = ["Agent", "AgentError", "AgentInfo", "agents_for", "all_agent_names", "make_agent"]
+__all__ = [
+    "Agent",
+    "AgentBase",
+    "AgentError",
+    "AgentInfo",
+    "Lifecycle",
+    "agents_for",
+    "all_agent_names",
+    "lifecycle",
+    "make_agent",
+]
 
 
 class AgentError(ValueError):
@@ -66,8 +77,5 @@ register("random", RandomAgent, "a legal move at random (seeded)")
 register(
     "greedy", GreedyAgent, "the best position one move ahead by the game's evaluation (a win first)"
 )
-from arbiter.agents import war_of_life as _war_of_life  # noqa: E402,F401
-from arbiter.agents.search import AGENTS as _SEARCH_AGENTS  # noqa: E402
-
-for _entry in _SEARCH_AGENTS:
+for _entry in (*war_of_life.AGENTS, *search.AGENTS):
     register(_entry.name, _entry.factory, _entry.help, _entry.games)

@@ -20,8 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from arbiter.agents import register
-from arbiter.agents._base import Agent
+from arbiter.agents._base import Agent, Registration
 from arbiter.games import Game, Seat, State
 from arbiter.games.war_of_life import Move, WarOfLifeState
 
@@ -118,27 +117,30 @@ def _factory(make: Callable[[], Agent]) -> Callable[[Game[Any, Any], int | None]
     return factory
 
 
-register(
-    "bloodlust",
-    _factory(lambda: OnePlyStrategy(bloodlust)),
-    "seed 001: the move leaving the fewest opponent pieces after the crank",
-    games=("war-of-life",),
-)
-register(
-    "self-preservation",
-    _factory(lambda: OnePlyStrategy(self_preservation)),
-    "seed 001: the move leaving the most of its own pieces after the crank",
-    games=("war-of-life",),
-)
-register(
-    "land-grab",
-    _factory(lambda: OnePlyStrategy(land_grab)),
-    "seed 001: the move maximising own pieces minus opponent pieces after the crank",
-    games=("war-of-life",),
-)
-register(
-    "minimax",
-    _factory(MinimaxStrategy),
-    "seed 001: two plies of minimax on own minus opponent pieces after each crank",
-    games=("war-of-life",),
-)
+def _strategy(name: str, make: Callable[[], Agent], help: str) -> Registration:
+    return Registration(name, _factory(make), f"seed 001: {help}", games=("war-of-life",))
+
+
+AGENTS: list[Registration] = [
+    _strategy(
+        "bloodlust",
+        lambda: OnePlyStrategy(bloodlust),
+        "the move leaving the fewest opponent pieces after the crank",
+    ),
+    _strategy(
+        "self-preservation",
+        lambda: OnePlyStrategy(self_preservation),
+        "the move leaving the most of its own pieces after the crank",
+    ),
+    _strategy(
+        "land-grab",
+        lambda: OnePlyStrategy(land_grab),
+        "the move maximising own pieces minus opponent pieces after the crank",
+    ),
+    _strategy(
+        "minimax",
+        MinimaxStrategy,
+        "two plies of minimax on own minus opponent pieces after each crank",
+    ),
+]
+"""Seed 001's strategies, registered by `agents/__init__.py`."""

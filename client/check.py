@@ -30,8 +30,8 @@ import argparse
 import dataclasses
 import random
 import sys
-import tempfile
 from collections.abc import Callable
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -48,6 +48,7 @@ from arbiter.client.connection import (
     ConnectionClosed,
     ServerError,
 )
+from arbiter.client.options import host_port
 from arbiter.client.player_module import (
     PlayerCrashed,
     agent_or_module,
@@ -57,8 +58,11 @@ from arbiter.client.player_module import (
 )
 from arbiter.client.runner import play_one, run_bot
 from arbiter.games import GAME_NAMES, Game, get_game
+from arbiter.server.app import local_server
 
 HOST = "127.0.0.1"
+CHECK_GRACE = 10.0
+"""Seconds the local server keeps a dropped seat: a server's default, as a real one would."""
 LATE_FRACTION = 0.9
 """A move answered later than this fraction of its time fails step 4, and step 5 answers at it."""
 PROBE_SECONDS = 1.0
@@ -447,21 +451,16 @@ class CheckPlan:
 
 async def run_check(plan: CheckPlan, show: Callable[[str], None] = print) -> list[Step]:
     """Run every step, showing each line as it is decided; returns the steps."""
-    with tempfile.TemporaryDirectory(prefix="arbiter-check-") as scratch:
+    async with AsyncExitStack() as stack:
+        server = plan.server
+        if server is None:
+            server = await stack.enter_async_context(local_server(grace=CHECK_GRACE))
         async with trio.open_nursery() as nursery:
-            server = plan.server or await _local_server(nursery, Path(scratch) / "check.db")
             steps, game_name = await _check_client(plan, server, nursery, show)
             steps += await _check_server(get_game(game_name), server, show)
             nursery.cancel_scope.cancel()
     show(f"{sum(step.passed for step in steps)} of {len(steps)} steps passed")
     return steps
-
-
-async def _local_server(nursery: trio.Nursery, db: Path) -> tuple[str, int]:
-    from arbiter.server.app import bound_port, serve
-
-    listeners = await nursery.start(serve, HOST, 0, db)
-    return HOST, bound_port(listeners)
 
 
 async def _check_client(
@@ -581,16 +580,10 @@ def add_parser(commands: Any) -> None:
     check.add_argument("--game", choices=GAME_NAMES, default="watch-your-back")
     check.add_argument("--move-time", type=float, default=5.0, help="seconds per move to seek")
     check.add_argument(
-        "--server", type=_host_port, help="check against this server, not a local one"
+        "--server", type=host_port, help="check against this server, not a local one"
     )
     check.add_argument("--wait", type=float, default=60.0, help="seconds to wait for the client")
     check.set_defaults(run=run_check_command)
-
-
-def _host_port(text: str) -> tuple[str, int]:
-    from arbiter.client.cli import host_port
-
-    return host_port(text)
 
 
 def plan_from_args(args: argparse.Namespace) -> CheckPlan:
@@ -603,7 +596,7 @@ def plan_from_args(args: argparse.Namespace) -> CheckPlan:
     }
     if is_module_path(target) or not _looks_like_address(target):
         return CheckPlan(listen=(HOST, 0), player=agent_or_module(target), **common)
-    return CheckPlan(listen=_host_port(target), **common)
+    return CheckPlan(listen=host_port(target), **common)
 
 
 def _looks_like_address(text: str) -> bool:

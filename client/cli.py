@@ -14,11 +14,11 @@ import trio
 from arbiter.agents import AgentError, agents_for, all_agent_names, make_agent
 from arbiter.client import check, play, records, tournament
 from arbiter.client.connection import ConnectionClosed, ServerError
+from arbiter.client.options import TIME_HELP, host_port, move_time, positive_int, time_control
 from arbiter.client.player_module import PlayerCrashed, agent_or_module, player_name, run_player_bot
 from arbiter.client.runner import GameRecord, run_bot
 from arbiter.games import GAME_NAMES, GameError, get_game
-from arbiter.server.clock import TimeControl, TimeControlError
-from arbiter.server.storage import DatabaseInUse
+from arbiter.server.app import DatabaseInUse
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("agents", help="list the agents each game can be played by")
     listing.add_argument("game", nargs="?", choices=GAME_NAMES, help="one game only")
+    listing.add_argument(
+        "--json", action="store_true", help="one JSON object, game -> agent names (for programs)"
+    )
     listing.set_defaults(run=run_agents_command)
 
     check.add_parser(commands)
@@ -102,38 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def host_port(text: str) -> tuple[str, int]:
-    host, _, port = text.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT, like 127.0.0.1:7777, not {text!r}")
-    return host, int(port)
-
-
-TIME_HELP = "time control: move=5, clock=300+2 or clock=60+0,move=10 (add lag=off for LAN play)"
-
-
-def time_control(text: str) -> str:
-    """Checked at parse time, so a typo is named before any connection is made."""
-    try:
-        TimeControl.parse(text)
-    except TimeControlError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text
-
-
-def move_time(text: str) -> str:
-    """`--move-time S` as the time control it stands for."""
-    return time_control(f"move={text}")
-
-
-def positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
-    return int(text)
-
-
 def run_agents_command(args: argparse.Namespace) -> int:
-    for name in [args.game] if args.game else GAME_NAMES:
+    games = [args.game] if args.game else GAME_NAMES
+    if args.json:  # what a server's `AgentProgram` asks (server.local_agents)
+        print(json.dumps({game: [info.name for info in agents_for(game)] for game in games}))
+        return 0
+    for name in games:
         print(f"{name}:")
         for info in agents_for(name):
             print(f"  {info.name:<20} {info.help}")
@@ -160,7 +137,7 @@ def run_bot_command(args: argparse.Namespace) -> int:
             agent_for,
             name=name,
             games=args.games,
-            time_control=None if args.time is None else TimeControl.parse(args.time).to_wire(),
+            time_control=None if args.time is None else args.time.to_wire(),
             token=args.token,
             on_result=report,
         )
@@ -183,7 +160,7 @@ def _run_player_bot(args: argparse.Namespace) -> int:
             Path(args.player),
             name=name,
             games=args.games,
-            time_control=None if args.time is None else TimeControl.parse(args.time).to_wire(),
+            time_control=None if args.time is None else args.time.to_wire(),
             on_result=report,
         )
     )

@@ -6,7 +6,6 @@ the end the game is read back from the SQLite file, to show what the server kept
 
 from __future__ import annotations
 
-import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import trio
 
 from arbiter.client.referee import referee
 from arbiter.games import get_game
+from arbiter.server.app import open_records, read_records
 
 GAME = "kings-court"
 AGENTS = ("greedy", "random")
@@ -41,13 +41,14 @@ def run_demo(seed: int = 1) -> int:
                 GAME, AGENTS, seed=seed, time_control="move=5", db_path=db_path, on_move=show
             )
         )
-        with sqlite3.connect(db_path) as db:
-            (stored,) = db.execute(
-                "SELECT COUNT(*) FROM moves WHERE match_id = ?", (record.match,)
-            ).fetchone()
-            status, reason = db.execute(
-                "SELECT status, reason FROM matches WHERE id = ?", (record.match,)
-            ).fetchone()
-    print(f"\nSQLite record of match {record.match}: {status}, {stored} moves stored ({reason})")
+        db = open_records(db_path)
+        try:
+            (stored,) = read_records(db, matches=[record.match], unfinished=True)
+        finally:
+            db.close()
+    print(
+        f"\nSQLite record of match {record.match}: {stored.status},"
+        f" {len(stored.moves)} moves stored ({stored.reason})"
+    )
     print(f"result: {record.summary()}")
     return 0

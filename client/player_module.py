@@ -8,11 +8,11 @@ runner, `arbiter bot --player` and `arbiter referee` drive it like any other:
   because students' code crashes, hangs, prints and calls `sys.exit`, and none of that may take
   the client down with it. The child moves its stdout onto stderr before loading the module, so
   prints show up for the owner without ever mixing into the pipe.
-- For Watch Your Back! it translates exactly as the original referee did: `turns` counts the
-  moves played within the current phase (placing, then moving), actions are `(x, y)`,
-  `((xa, ya), (xb, yb))` and `None` for a forfeit, and `update` hears only the opponent's
-  actions. For every other game the same three methods take and return notation strings, and
-  `turns` is the number of moves played so far.
+- Each game translates its moves to and from its original Player API (`Game.legacy_action`,
+  `parse_legacy_action`, `legacy_turns`, `legacy_start`): Watch Your Back! exactly as the
+  original referee did (`turns` counts the moves of the current phase, actions are `(x, y)`,
+  `((xa, ya), (xb, yb))` and `None` for a forfeit); every other game in notation strings, with
+  `turns` the number of moves played so far. `update` hears only the opponent's actions.
 - Anything that goes wrong inside the module (an exception, an answer that is not a move, no
   answer within the move's time, a dead process) is `PlayerCrashed`, a crash of the seat: the
   owner sees the traceback on stderr, and the client stops playing, which the server records as
@@ -35,14 +35,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-import trio
-
 from arbiter import protocol
-from arbiter.agents import Agent, AgentError, all_agent_names, make_agent
+from arbiter.agents import Agent, AgentBase, AgentError, all_agent_names, make_agent
 from arbiter.client.connection import ClientConnection
 from arbiter.client.runner import GameRecord, MessageHook, play_one
-from arbiter.games import Game, InvalidMoveError, State, get_game
-from arbiter.games import watch_your_back as wyb
+from arbiter.games import Game, InvalidMoveError, State, as_tuples, get_game
 
 CALL_GRACE = 1.0
 """Seconds a module may run past its move's time before it counts as hung. By then the server
@@ -119,44 +116,21 @@ class ActionError(ValueError):
 
 
 def phase_turns(game: Game[Any, Any], state: State[Any]) -> int:
-    """`turns` for `action`: the original referee counted moves within the current phase."""
-    if game is wyb.GAME and state.ply >= wyb.PLACEMENTS:
-        return state.ply - wyb.PLACEMENTS
-    return state.ply
+    """`turns` for `action`, as the game's original referee counted them."""
+    return game.legacy_turns(state)
 
 
 def move_from_action(game: Game[Any, Any], action: Any) -> Any:
     """The game's move for what `action()` returned (after the pipe turned tuples into lists)."""
-    if game is not wyb.GAME:
-        if not isinstance(action, str):
-            raise ActionError(f"action() returned {action!r}, not a move in {game.title} notation")
-        try:
-            return game.parse_move(action)
-        except InvalidMoveError as error:
-            raise ActionError(f"action() returned {action!r}: {error}") from None
-    if action is None:
-        return wyb.PASS
-    move = _wyb_action(action)
-    if move not in wyb.SQUARE_INDEX and move not in wyb.STEP_INDEX:
-        raise ActionError(
-            f"action() returned {action!r}, which is not a Watch Your Back! action: expected "
-            "(x, y) to place, ((xa, ya), (xb, yb)) to move, or None to forfeit, x and y in 0-7"
-        )
-    return move
-
-
-def _wyb_action(action: Any) -> Any:
-    """Lists back to tuples, so `[3, 4]` and `(3, 4)` are the same action; anything else as is."""
-    if isinstance(action, list | tuple):
-        return tuple(_wyb_action(part) for part in action)
-    return action
+    try:
+        return game.parse_legacy_action(action)
+    except InvalidMoveError as error:
+        raise ActionError(f"action() returned {action!r}: {error}") from None
 
 
 def action_from_move(game: Game[Any, Any], move: Any) -> Any:
-    """What `update()` receives for an opponent's move: the original action, or the notation."""
-    if game is not wyb.GAME:
-        return game.format_move(move)
-    return None if move is wyb.PASS else move
+    """What `update()` receives for an opponent's move, in the game's original form."""
+    return game.legacy_action(move)
 
 
 # --------------------------------------------------------------------------------------------
@@ -187,7 +161,7 @@ def host(path: str) -> None:
                     player.start(request["state"])
                 result = None
             elif request["call"] == "update":
-                player.update(_wyb_action(request["action"]))
+                player.update(as_tuples(request["action"]))
                 result = None
             else:
                 result = _plain(player.action(request["turns"]))
@@ -341,7 +315,7 @@ class PlayerProcess:
 # The Agent.
 
 
-class PlayerAgent:
+class PlayerAgent(AgentBase):
     """An `Agent` asking a Player module for its moves and telling it the opponent's.
 
     The process starts at once, so the module loads while the client seeks. `Player(colour)` is
@@ -360,7 +334,7 @@ class PlayerAgent:
         self._start: dict[str, Any] | None = None
         self._heard: list[Any] = []
 
-    def observe(self, message: protocol.Message) -> None:
+    def observe(self, message: object) -> None:
         """Note an opponent's move for `update`; called on the trio thread, so it never blocks."""
         if isinstance(message, protocol.MatchStarted):
             self._start = message.state
@@ -373,7 +347,7 @@ class PlayerAgent:
         if not self._created:
             colour = self.game.seats[state.turn]
             self._process.call(f"Player({colour!r})", {"call": "init", "colour": colour}, deadline)
-            if self.game is not wyb.GAME:
+            if self.game.legacy_start:
                 start = {"call": "start", "state": self._start}
                 self._process.call("start(state)", start, deadline)
             self._created = True
@@ -430,22 +404,14 @@ async def play_seat(
     A `PlayerCrashed` is re-raised after `on_crash`: the caller stops playing and closes the
     connection, which the server records as the seat's default.
     """
-    if not isinstance(agent, PlayerAgent):
-        return await play_one(connection, game, agent, on_message=on_message, **seek)
-    hook = agent.observe if on_message is None else _both(on_message, agent.observe)
     try:
-        await trio.to_thread.run_sync(agent.load, abandon_on_cancel=True)
-        record = await play_one(connection, game, agent, on_message=hook, **seek)
-        await trio.to_thread.run_sync(agent.finish, abandon_on_cancel=True)
+        return await play_one(connection, game, agent, on_message=on_message, **seek)
     except BaseException as error:
         crash = _first_crash(error)
         if crash is None:
             raise
         on_crash(crash)
         raise crash from None
-    finally:
-        agent.close()
-    return record
 
 
 def _first_crash(error: BaseException) -> PlayerCrashed | None:
@@ -458,14 +424,6 @@ def _first_crash(error: BaseException) -> PlayerCrashed | None:
             if (crash := _first_crash(inner)) is not None:
                 return crash
     return None
-
-
-def _both(first: MessageHook, second: MessageHook) -> MessageHook:
-    def hook(message: protocol.Message) -> None:
-        first(message)
-        second(message)
-
-    return hook
 
 
 async def run_player_bot(

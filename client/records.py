@@ -1,7 +1,8 @@
 """`arbiter replay MATCH` and `arbiter export`: the game records a server keeps, for people and
 for programs.
 
-Both read the server's SQLite file, read-only (safe beside a running server): the file holds
+Both read the server's SQLite file, read-only (safe beside a running server), through the
+functions `server.app` offers for it (the file's layout is the server's business): it holds
 what no client saw whole, the time each move took and the lag allowance it was granted. `export`
 writes JSON Lines, one game per line, in the schema docs/records.md describes (`SCHEMA`);
 `replay` rebuilds every position through the game's own rules and steps through them.
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any, TextIO, TypeVar
 
 from arbiter.games import get_game
-from arbiter.server.records import FullRecord, open_read_only, read_records
+from arbiter.server.app import FullRecord, RecordsFile, StorageError, open_records, read_records
 
 T = TypeVar("T")
 
@@ -71,7 +71,7 @@ def _iso(stamp: float) -> str:
 
 
 def export(
-    db: sqlite3.Connection,
+    db: RecordsFile,
     out: TextIO,
     *,
     tournament: str | None = None,
@@ -181,16 +181,16 @@ def add_parsers(commands: Any) -> None:
     dump.set_defaults(run=_run_export)
 
 
-def _read(path: str, read: Callable[[sqlite3.Connection], T]) -> T | None:
+def _read(path: str, read: Callable[[RecordsFile], T]) -> T | None:
     """`read(db)` on the file opened read-only, or None after saying why it could not be read
     (no such file, not SQLite, not an Arbiter server's file)."""
     try:
-        db = open_read_only(path)
+        db = open_records(path)
         try:
             return read(db)
         finally:
             db.close()
-    except sqlite3.Error as error:
+    except StorageError as error:
         print(
             f"arbiter: cannot read {path!r} as an Arbiter server's records: {error}",
             file=sys.stderr,
@@ -216,7 +216,7 @@ def _run_replay(args: argparse.Namespace) -> int:
 
 
 def _run_export(args: argparse.Namespace) -> int:
-    def write(db: sqlite3.Connection) -> int:
+    def write(db: RecordsFile) -> int:
         if args.output is None:
             return export(db, sys.stdout, **_filters(args))
         with open(args.output, "w", encoding="utf-8") as out:

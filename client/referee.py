@@ -7,9 +7,7 @@ same protocol, same clocks, same defaults.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +18,8 @@ from arbiter.client.connection import ClientConnection
 from arbiter.client.player_module import PlayerCrashed, make_any_agent, play_seat, player_name
 from arbiter.client.runner import GameRecord, MessageHook
 from arbiter.games import Game, get_game
-from arbiter.server.app import bound_port, serve
-from arbiter.server.clock import TimeControl
-
-HOST = "127.0.0.1"
+from arbiter.protocol import TimeControl
+from arbiter.server.app import local_server
 
 
 def seeded_options(game: Game[Any, Any], seed: int | None) -> dict[str, Any]:
@@ -38,52 +34,48 @@ async def referee(
     agent_names: tuple[str, str],
     *,
     seed: int | None = None,
-    time_control: str | None = None,
+    time_control: TimeControl | str | None = None,
     db_path: Path | None = None,
     on_move: Callable[[int, str, str], None] | None = None,
 ) -> GameRecord:
     """Play one game, the first agent in the first seat; returns the record as seat 0 saw it
     (as seat 1 saw it when seat 0's Player module crashed, which the server scores a default).
 
-    An agent name may be a Player module's path (`client.player_module`). `time_control` is in
-    the command-line form (`move=5`, `clock=300+2`); None for the game's default. The server
-    keeps no grace period for a dropped seat: in one process there is no network to come back
-    over.
+    An agent name may be a Player module's path (`client.player_module`). `time_control` is a
+    `TimeControl` or its command-line form (`move=5`, `clock=300+2`); None for the game's
+    default. The server keeps no grace period for a dropped seat: in one process there is no
+    network to come back over.
     """
     game = get_game(game_name)
-    time = TimeControl.parse(time_control or game.default_time_control).to_wire()
+    control = time_control or game.default_time_control
+    time = (TimeControl.parse(control) if isinstance(control, str) else control).to_wire()
     agents = [
         make_any_agent(name, game, None if seed is None else seed + index)
         for index, name in enumerate(agent_names)
     ]
-    with tempfile.TemporaryDirectory(prefix="arbiter-referee-") as scratch:
-        async with trio.open_nursery() as nursery:
-            db = db_path or Path(scratch) / "referee.db"
-            listeners = await nursery.start(partial(serve, HOST, 0, db, grace=0.0))
-            port = bound_port(listeners)
-            records: dict[int, GameRecord] = {}
-            reporter = _Reporter(on_move)
+    records: dict[int, GameRecord] = {}
+    reporter = _Reporter(on_move)
+    async with local_server(db_path) as (host, port):
 
-            async def seat(index: int, hook: MessageHook | None) -> None:
-                name = player_name(agent_names[index])
-                async with await ClientConnection.open(HOST, port, name) as conn:
-                    try:
-                        records[index] = await play_seat(
-                            conn,
-                            game,
-                            agents[index],
-                            options=seeded_options(game, seed),
-                            time_control=time,
-                            on_message=hook,
-                        )
-                    except PlayerCrashed:
-                        return  # reported on stderr; leaving closes the seat's connection
+        async def seat(index: int, hook: MessageHook | None) -> None:
+            name = player_name(agent_names[index])
+            async with await ClientConnection.open(host, port, name) as conn:
+                try:
+                    records[index] = await play_seat(
+                        conn,
+                        game,
+                        agents[index],
+                        options=seeded_options(game, seed),
+                        time_control=time,
+                        on_message=hook,
+                    )
+                except PlayerCrashed:
+                    return  # reported on stderr; leaving closes the seat's connection
 
-            async with trio.open_nursery() as players:
-                players.start_soon(seat, 0, reporter)
-                await reporter.seeking.wait()
-                players.start_soon(seat, 1, None)
-            nursery.cancel_scope.cancel()
+        async with trio.open_nursery() as players:
+            players.start_soon(seat, 0, reporter)
+            await reporter.seeking.wait()
+            players.start_soon(seat, 1, None)
     return records[min(records)]
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import trio
 
 from arbiter import protocol
-from arbiter.agents import Agent
+from arbiter.agents import Agent, lifecycle
 from arbiter.client.connection import ClientConnection, ConnectionClosed
 from arbiter.games import Game, get_game
 
@@ -52,15 +52,38 @@ async def play_one(
     time_control: dict[str, Any] | None = None,
     on_message: MessageHook | None = None,
 ) -> GameRecord:
-    """Seek one game, play it with `agent`, and return its record."""
-    await connection.send(
-        protocol.Seek(game=game.name, options=options or {}, time=time_control or {}, hints=False)
-    )
+    """Seek one game, play it with `agent`, and return its record.
+
+    The agent's lifecycle (`agents.lifecycle`) runs around the game: `load` before the seek,
+    `observe` on every message (after `on_message`), `finish` after the game, `close` always.
+    """
+    hooks = lifecycle(agent)
+    try:
+        await trio.to_thread.run_sync(hooks.load, abandon_on_cancel=True)
+        seek = protocol.Seek(
+            game=game.name, options=options or {}, time=time_control or {}, hints=False
+        )
+        await connection.send(seek)
+        record = await _play(connection, game, agent, hooks.observe, on_message)
+        await trio.to_thread.run_sync(hooks.finish, abandon_on_cancel=True)
+        return record
+    finally:
+        hooks.close()
+
+
+async def _play(
+    connection: ClientConnection,
+    game: Game[Any, Any],
+    agent: Agent,
+    observe: Callable[[object], None],
+    on_message: MessageHook | None,
+) -> GameRecord:
     started: protocol.MatchStarted | None = None
     while True:
         message = await connection.receive()
         if on_message is not None:
             on_message(message)
+        observe(message)
         match message:
             case protocol.MatchStarted():
                 started = message

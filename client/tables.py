@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arbiter import protocol
-from arbiter.server.standings import DEFAULT_KINDS
+from arbiter.server.app import DEFAULT_KINDS
 
 LEGEND = (
     "G games, W won, D drawn, L lost, F double forfeits (0 each); defaults score 0 and count"
@@ -28,7 +28,7 @@ def score_text(score: float) -> str:
 def result_text(game: dict[str, Any]) -> str:
     """`1-0`, `½-½`, `0-0`..., with the default's kind: `0-1 (time)`."""
     if game["status"] != "finished":
-        return game["status"]
+        return str(game["status"])
     text = "-".join(score_text(score) for score in game["scores"])
     kinds = [kind for kind in game["defaults"] if kind]
     return f"{text} ({', '.join(kinds)})" if kinds else text

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sqlite3
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -26,18 +25,22 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from arbiter import protocol
-from arbiter.agents import Agent
-from arbiter.client.connection import ClientConnection, ConnectionClosed
+from arbiter.agents import Agent, agents_for
+from arbiter.client.connection import ClientConnection, ConnectionClosed, ServerError
+from arbiter.client.options import host_port, positive_int, time_control
 from arbiter.client.player_module import PlayerCrashed, make_any_agent, play_seat
 from arbiter.client.runner import GameRecord, MessageHook
 from arbiter.client.tables import print_games, print_standings
 from arbiter.games import GAME_NAMES, Game, get_game
-from arbiter.server import accounts
-from arbiter.server.app import bound_port, serve
-from arbiter.server.clock import TimeControl, TimeControlError
-from arbiter.server.storage import open_database
+from arbiter.protocol import TimeControl
+from arbiter.server.app import (
+    AgentProgram,
+    StorageError,
+    admin_token,
+    local_server,
+    prepare_database,
+)
 
-HOST = "127.0.0.1"
 TOKEN_VARIABLE = "ARBITER_TOKEN"
 FOLLOW_SECONDS = 1.0
 """How often `status --follow` asks the server for news."""
@@ -223,52 +226,49 @@ async def run_local(
     runs each agent as its own client process, exactly as for a remote tournament."""
     with tempfile.TemporaryDirectory(prefix="arbiter-tournament-") as scratch:
         db = db_path or Path(scratch) / "tournament.db"
-        token = _local_director(db)
-        async with trio.open_nursery() as nursery:
-            listeners = await nursery.start(partial(serve, HOST, 0, db, grace=0.0))
-            async with await ClientConnection.open(
-                HOST, bound_port(listeners), LOCAL_DIRECTOR, token
-            ) as connection:
-                create = protocol.TournamentCreate(
-                    name=_fresh_name(db),
-                    game=game,
-                    local=agents,
-                    options=options or {},
-                    time=time or {},
-                    rounds=rounds,
-                    concurrency=concurrency,
-                    wait=LOCAL_WAIT,
-                )
-                await request(connection, create)
-                await request(connection, protocol.TournamentStart(tournament=create.name))
-                final = await follow(connection, create.name, progress)
-            nursery.cancel_scope.cancel()
-    return final
+        token = admin_token(db, LOCAL_DIRECTOR)
+        async with (
+            local_server(db, local_agents=BuiltInAgents()) as (host, port),
+            await ClientConnection.open(host, port, LOCAL_DIRECTOR, token) as connection,
+        ):
+            create = protocol.TournamentCreate(
+                name=await _fresh_name(connection),
+                game=game,
+                local=agents,
+                options=options or {},
+                time=time or {},
+                rounds=rounds,
+                concurrency=concurrency,
+                wait=LOCAL_WAIT,
+            )
+            await request(connection, create)
+            await request(connection, protocol.TournamentStart(tournament=create.name))
+            return await follow(connection, create.name, progress)
 
 
-def _local_director(db: Path) -> str:
-    """An admin account in the local file, with a token for this run only."""
-    connection = open_database(db)
-    try:
-        if accounts.find(connection, LOCAL_DIRECTOR) is None:
-            return accounts.create(connection, LOCAL_DIRECTOR, "admin")
-        return accounts.renew(connection, LOCAL_DIRECTOR)
-    finally:
-        connection.close()
+class BuiltInAgents(AgentProgram):
+    """The agents of this `arbiter` program, for a server started here: the names come from the
+    registry in this process, and each agent runs as `arbiter tournament play`."""
+
+    def __init__(self) -> None:
+        super().__init__([sys.executable, "-m", "arbiter.client.cli"])
+
+    async def names(self, game: str) -> Sequence[str]:
+        return [info.name for info in agents_for(game)]
 
 
-def _fresh_name(db: Path) -> str:
+async def _fresh_name(connection: ClientConnection) -> str:
     """`local`, or `local-2`... when a kept `--db` file has run local tournaments before."""
-    connection = open_database(db)
-    try:
-        taken = {name for (name,) in connection.execute("SELECT name FROM tournaments")}
-    finally:
-        connection.close()
     name, number = LOCAL_NAME, 1
-    while name in taken:
+    while True:
+        try:
+            await request(connection, protocol.TournamentStatus(tournament=name))
+        except ServerError as error:
+            if error.code == protocol.ErrorCode.UNKNOWN_TOURNAMENT:
+                return name
+            raise
         number += 1
         name = f"{LOCAL_NAME}-{number}"
-    return name
 
 
 # -- the command line ----------------------------------------------------------------------------
@@ -276,8 +276,6 @@ def _fresh_name(db: Path) -> str:
 
 def add_parsers(commands: Any) -> None:
     """`arbiter tournament ...`, registered by `client.cli`."""
-    from arbiter.client.cli import host_port, positive_int
-
     tournament = commands.add_parser("tournament", help="create, run, follow and play tournaments")
     actions = tournament.add_subparsers(required=True, metavar="ACTION")
 
@@ -286,7 +284,7 @@ def add_parsers(commands: Any) -> None:
     create.add_argument("--game", required=True, choices=GAME_NAMES)
     create.add_argument("--players", type=_names, default=[], help="registered names: a,b,c")
     create.add_argument("--local", type=_names, default=[], help="built-in agents: greedy,random")
-    create.add_argument("--time", type=_time, default={}, help="move=2, clock=60+1...")
+    create.add_argument("--time", type=time_control, help="move=2, clock=60+1...")
     create.add_argument("--rounds", type=positive_int, default=1)
     create.add_argument("--concurrency", type=positive_int, default=1, help="games at once")
     create.add_argument("--wait", type=float, default=60.0, help="seconds to wait for a player")
@@ -332,7 +330,7 @@ def add_parsers(commands: Any) -> None:
     local.add_argument("game", choices=GAME_NAMES)
     local.add_argument("agents", nargs="+", metavar="AGENT")
     local.add_argument("--rounds", type=positive_int, default=1)
-    local.add_argument("--time", type=_time, default={}, help="default: the game's")
+    local.add_argument("--time", type=time_control, help="default: the game's")
     local.add_argument("--concurrency", type=positive_int, default=1, help="games at once")
     local.add_argument(
         "--option", type=_option, action="append", default=[], metavar="K=V", help=OPTION_HELP
@@ -348,11 +346,8 @@ def _names(text: str) -> list[str]:
     return names
 
 
-def _time(text: str) -> dict[str, float]:
-    try:
-        return TimeControl.parse(text).to_wire()
-    except TimeControlError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+def _wire(control: TimeControl | None) -> dict[str, float]:
+    return {} if control is None else control.to_wire()
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -381,7 +376,7 @@ def _run_create(args: argparse.Namespace) -> int:
         players=args.players,
         local=args.local,
         options=dict(args.option),
-        time=args.time,
+        time=_wire(args.time),
         rounds=args.rounds,
         concurrency=args.concurrency,
         wait=args.wait,
@@ -463,8 +458,8 @@ def _run_play(args: argparse.Namespace) -> int:
 def _run_local(args: argparse.Namespace) -> int:
     if args.db is not None:  # a file to keep: checked (and made, if new) before anything runs
         try:
-            open_database(args.db).close()
-        except sqlite3.Error as error:
+            prepare_database(args.db)
+        except StorageError as error:
             print(f"arbiter: cannot keep the records in {str(args.db)!r}: {error}", file=sys.stderr)
             return 1
     console = Console(stderr=not sys.stdout.isatty())
@@ -475,7 +470,7 @@ def _run_local(args: argparse.Namespace) -> int:
                 args.game,
                 args.agents,
                 rounds=args.rounds,
-                time=args.time,
+                time=_wire(args.time),
                 options=dict(args.option),
                 concurrency=args.concurrency,
                 db_path=args.db,

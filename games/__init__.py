@@ -22,6 +22,7 @@ from arbiter.games._base import (
     State,
     StateDataError,
     Termination,
+    as_tuples,
 )
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "StateDataError",
     "Termination",
     "all_games",
+    "as_tuples",
     "get_game",
 ]
 

@@ -223,6 +223,14 @@ class State(ABC, Generic[MoveT]):
         return hash(self)
 
 
+def as_tuples(value: Any) -> Any:
+    """Lists back to tuples, all the way down (JSON and msgpack have no tuples), so `[3, 4]` and
+    `(3, 4)` are the same; anything else as is."""
+    if isinstance(value, list | tuple):
+        return tuple(as_tuples(part) for part in value)
+    return value
+
+
 class Game(ABC, Generic[StateT, MoveT]):
     """The rules of one game: identity, seats, options, start, notation and data form."""
 
@@ -313,6 +321,29 @@ class Game(ABC, Generic[StateT, MoveT]):
         for text in texts:
             _, state = self.apply_text(state, text)
         return state
+
+    # -- the original referee's Player API (what `client.player_module` speaks) -----------------
+    # A Player class answers `action(turns)` and hears `update(action)`; each game's original
+    # API wrote moves its own way. These defaults use the game's notation; a game whose original
+    # API had another form (Watch Your Back!'s tuples and None) overrides all four together.
+
+    legacy_start: ClassVar[bool] = True
+    """Whether a Player's optional `start(state)` is called with the start position."""
+
+    def legacy_action(self, move: MoveT) -> Any:
+        """`move` as a Player's `update()` receives it: its notation here."""
+        return self.format_move(move)
+
+    def parse_legacy_action(self, action: Any) -> MoveT:
+        """The move a Player's `action()` returned (any tuples in it arrive as lists), or
+        `InvalidMoveError`; `parse_legacy_action(legacy_action(m)) == m`."""
+        if not isinstance(action, str):
+            raise InvalidMoveError(f"not a move in {self.title} notation, which is text")
+        return self.parse_move(action)
+
+    def legacy_turns(self, state: StateT) -> int:
+        """The `turns` a Player's `action()` is given: moves made so far."""
+        return state.ply
 
     def seat_index(self, name: str) -> Seat:
         try:

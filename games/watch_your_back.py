@@ -23,7 +23,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
-from arbiter.games._base import Game, InvalidMoveError, Outcome, Seat, State, StateDataError
+from arbiter.games._base import (
+    Game,
+    InvalidMoveError,
+    Outcome,
+    Seat,
+    State,
+    StateDataError,
+    as_tuples,
+)
 from arbiter.games._bitboard import squares_of
 
 Square: TypeAlias = tuple[int, int]
@@ -614,6 +622,30 @@ class WatchYourBackGame(Game[WatchYourBackState, Move]):
             start, end = STEP_INDEX[move]
             return f"{square_name(start)}-{square_name(end)}"
         raise InvalidMoveError(f"{move!r} is not a Watch Your Back! move")
+
+    # The original referee's Player API: a square is the tuple (x, y), a step the pair of its
+    # squares, and a forfeited move None; `turns` counts the moves of the current phase.
+    legacy_start: ClassVar[bool] = False
+
+    def legacy_action(self, move: Move) -> Any:
+        return None if move is PASS else move
+
+    def parse_legacy_action(self, action: Any) -> Move:
+        if action is None:
+            return PASS
+        move = as_tuples(action)
+        try:
+            if move in SQUARE_INDEX or move in STEP_INDEX:
+                return move  # type: ignore[no-any-return]  # a key of those tables is a Move
+        except TypeError:  # unhashable: a map, say
+            pass
+        raise InvalidMoveError(
+            "not a Watch Your Back! action: expected (x, y) to place, ((xa, ya), (xb, yb)) to"
+            " move, or None to forfeit, x and y in 0-7"
+        )
+
+    def legacy_turns(self, state: WatchYourBackState) -> int:
+        return state.ply - PLACEMENTS if state.ply >= PLACEMENTS else state.ply
 
     def state_from_data(self, data: Any) -> WatchYourBackState:
         if not isinstance(data, Mapping):

@@ -11,6 +11,10 @@ The layers, lowest first; each private module imports only the ones above it in 
 - `_messages`: one checked dataclass per message type, its direction, wire map <-> message.
 - `_session`: the phase table (START -> GREETING -> OPEN, CLOSED) judging both directions.
 - `_connection`: `Connection`, which strings the layers together for one role.
+
+Beside the layers, `_time_control`: time controls (the codec of a match's `time` option and of
+the command line's `move=5,clock=300+2`), game clocks and the lag allowance, as pure arithmetic
+with every time passed in; the server enforces them and the clients show them.
 """
 
 from arbiter.protocol._connection import Connection
@@ -68,6 +72,13 @@ from arbiter.protocol._messages import (
     message_from_wire,
 )
 from arbiter.protocol._session import TRANSITIONS, Phase
+from arbiter.protocol._time_control import (
+    Charge,
+    LagQuota,
+    SeatClock,
+    TimeControl,
+    TimeControlError,
+)
 
 __all__ = [
     "CLIENT",
@@ -81,6 +92,7 @@ __all__ = [
     "SERVER",
     "TRANSITIONS",
     "CancelSeek",
+    "Charge",
     "CodeInfo",
     "Connection",
     "Error",
@@ -90,6 +102,7 @@ __all__ = [
     "GameOver",
     "Games",
     "Hello",
+    "LagQuota",
     "ListGames",
     "LocalProtocolError",
     "MatchStarted",
@@ -106,10 +119,13 @@ __all__ = [
     "Resign",
     "Resumed",
     "Role",
+    "SeatClock",
     "Seek",
     "SeekCancelled",
     "Seeking",
     "Sentinel",
+    "TimeControl",
+    "TimeControlError",
     "Tournament",
     "TournamentCreate",
     "TournamentStart",

@@ -13,8 +13,9 @@ from functools import partial
 import trio
 
 from arbiter.server import accounts
-from arbiter.server.app import bound_port, serve
-from arbiter.server.storage import DatabaseInUse, open_database
+from arbiter.server.app import AgentProgram, bound_port, serve
+from arbiter.server.database import open_database
+from arbiter.server.storage import DatabaseInUse
 
 YOUNG_COLLECTION_THRESHOLD = 10_000
 """Container allocations between the cycle collector's young-generation passes (Python's default
@@ -93,8 +94,12 @@ def first(group: BaseExceptionGroup[BaseException]) -> BaseException:
 
 
 async def _run(host: str, port: int, db: str, grace: float) -> None:
+    """Serve, with the built-in agents of the `arbiter` client program (an external program:
+    the server never imports the client or the agents; see `server.local_agents`)."""
+    agents = AgentProgram.arbiter()
     async with trio.open_nursery() as nursery:
-        listeners = await nursery.start(partial(serve, host, port, db, grace=grace))
+        start = partial(serve, host, port, db, grace=grace, local_agents=agents)
+        listeners = await nursery.start(start)
         print(f"listening on {host}:{bound_port(listeners)}", flush=True)
 
 

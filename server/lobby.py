@@ -22,10 +22,9 @@ import trio
 
 from arbiter import protocol
 from arbiter.games import GAME_NAMES, Game, GameError, OptionError, Outcome, get_game
-from arbiter.protocol import ErrorCode
+from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
 from arbiter.server import accounts
 from arbiter.server.accounts import Account
-from arbiter.server.clock import TimeControl, TimeControlError
 from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.session import Session

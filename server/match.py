@@ -16,7 +16,7 @@ committed, one write per client per step.
 Thinking time runs from the moment `your_turn` has been written to the mover's socket until the
 move frame has arrived whole (DESIGN.md). Whoever writes `your_turn` stamps the first instant and
 moves the deadline; the reader stamps the second. What a move may cost and what it did cost is
-`server.clock`'s pure arithmetic.
+`protocol`'s pure time-control arithmetic (protocol/_time_control.py).
 
 A seat whose connection drops keeps its seat for a grace period, its clock running; the same
 client can take it back by reconnecting with its session token (`hello.resume`).
@@ -45,8 +45,7 @@ from arbiter.games import (
     State,
     Termination,
 )
-from arbiter.protocol import ErrorCode
-from arbiter.server.clock import SeatClock, TimeControl
+from arbiter.protocol import ErrorCode, SeatClock, TimeControl
 from arbiter.server.commit_gate import CommitGate
 from arbiter.server.defaults import DefaultKind, lost_by_default
 from arbiter.server.peer import Peer

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from arbiter import protocol
 from arbiter.games import Game
-from arbiter.server.clock import TimeControl
+from arbiter.protocol import TimeControl
 
 if TYPE_CHECKING:
     from arbiter.server.session import Session

@@ -31,7 +31,6 @@ import logging
 import os
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
@@ -40,11 +39,11 @@ import trio
 
 from arbiter import protocol
 from arbiter.games import Game, GameError, OptionError, Outcome, Termination, get_game
-from arbiter.protocol import ErrorCode
+from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
 from arbiter.server import accounts
 from arbiter.server.accounts import Account
-from arbiter.server.clock import TimeControl, TimeControlError
 from arbiter.server.defaults import DefaultKind, lost_by_default
+from arbiter.server.local_agents import LocalAgents, LocalAgentsError
 from arbiter.server.match import Match
 from arbiter.server.records import MoveRow
 from arbiter.server.seeks import Seek, Seeks
@@ -262,6 +261,8 @@ class Desk:
         self.tournaments: dict[str, Tournament] = {}
         self.loaded = trio.Event()
         self._arrival = trio.Event()
+        self.local_agents: LocalAgents | None = None
+        """The built-in agents this server may run, set by `server.app.serve`."""
         self.address: tuple[str, int] | None = None
         """Where our own clients reach this server: `server.app.serve` tells it once it
         listens."""
@@ -371,18 +372,8 @@ class Desk:
     async def _checked_local(
         self, game: Game[Any, Any], agents: Sequence[str], players: Sequence[str]
     ) -> dict[str, str]:
-        from arbiter.agents import (
-            agents_for,  # the registry only: the agents run in their own process
-        )
-
-        known = {info.name for info in agents_for(game.name)}
-        for agent in agents:
-            if agent not in known:
-                raise TournamentError(
-                    ErrorCode.BAD_TOURNAMENT,
-                    f"no built-in agent {agent!r} for {game.name}"
-                    f" (agents: {', '.join(sorted(known))})",
-                )
+        if agents:
+            await self._check_agent_names(game, agents)
         local = local_names(agents, players)
         for name in local:
             account = await self.storage.call(accounts.find, name)
@@ -393,6 +384,23 @@ class Desk:
                     " agent",
                 )
         return local
+
+    async def _check_agent_names(self, game: Game[Any, Any], agents: Sequence[str]) -> None:
+        """Every agent is one the launcher offers for the game (asked only when a tournament
+        enters built-in agents: a launcher may have to run a program to answer)."""
+        try:
+            known = set(await self.local_agents.names(game.name)) if self.local_agents else set()
+        except LocalAgentsError as error:
+            raise TournamentError(
+                ErrorCode.BAD_TOURNAMENT, f"this server cannot run built-in agents: {error}"
+            ) from None
+        for agent in agents:
+            if agent not in known:
+                raise TournamentError(
+                    ErrorCode.BAD_TOURNAMENT,
+                    f"no built-in agent {agent!r} for {game.name}"
+                    f" (agents: {', '.join(sorted(known)) or 'none on this server'})",
+                )
 
     async def _start(self, name: str) -> Tournament:
         tournament = self._find(name)
@@ -705,12 +713,13 @@ class Runner:
         tournament goes on without it.
         """
         address = await self.desk.wait_for_address()
+        launcher = self.desk.local_agents
         try:
-            while self.tournament.unfinished(name):
+            while launcher is not None and self.tournament.unfinished(name):
                 token = await self.storage.call(accounts.issue_local, name)
                 self._launched[name].set()
                 await trio.run_process(
-                    self._local_command(address, name, agent, index),
+                    launcher.command(self.tournament.name, address, name, agent, index),
                     env={**os.environ, "ARBITER_TOKEN": token},
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
@@ -721,15 +730,3 @@ class Runner:
             log.exception("cannot run the built-in agent %r", name)
         finally:
             self._launched[name].set()
-
-    def _local_command(
-        self, address: tuple[str, int], name: str, agent: str, index: int
-    ) -> list[str]:
-        """`arbiter tournament play` for one built-in agent (seeded by its entry number)."""
-        host, port = address
-        return [
-            sys.executable,
-            *("-m", "arbiter.client.cli", "tournament", "play", self.tournament.name),
-            *("--server", f"{host}:{port}", "--name", name, "--agent", agent),
-            *("--seed", str(index), "--reconnect", "0"),
-        ]

@@ -7,9 +7,9 @@ Both take any game through the `State` interface and its evaluation from `agents
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
-from arbiter.agents._base import Agent
+from arbiter.agents._base import Agent, Registration
 from arbiter.agents.search.alphabeta import AlphaBetaAgent, SearchReport
 from arbiter.agents.search.mcts import DEFAULT_CUTOFF, MCTSAgent
 from arbiter.games import Game
@@ -27,15 +27,6 @@ __all__ = [
 FIXED_DEPTHS = range(1, 7)
 SHOBU_LEVELS = {"easy": 1, "medium": 2, "hard": 3}
 """Shobu's difficulty levels (seed 004): alpha-beta at increasing fixed depth."""
-
-
-class Registration(NamedTuple):
-    """One line of `agents.register`: name, factory, help, and the games (None: all)."""
-
-    name: str
-    factory: Callable[[Game[Any, Any], int | None], Agent]
-    help: str
-    games: tuple[str, ...] | None = None
 
 
 def _alphabeta(depth: int | None) -> Callable[[Game[Any, Any], int | None], Agent]:

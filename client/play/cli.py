@@ -10,6 +10,7 @@ from typing import Any
 
 import trio
 
+from arbiter.client.options import TIME_HELP, host_port, time_control
 from arbiter.client.player_module import agent_or_module
 from arbiter.games import GAME_NAMES, get_game
 
@@ -29,12 +30,6 @@ WATCH_USAGE = (
 
 def add_parsers(commands: Any) -> None:
     """Register `play` and `watch` with the `arbiter` command line (`client.cli`)."""
-    from arbiter.client.cli import (  # client.cli imports this module
-        TIME_HELP,
-        host_port,
-        time_control,
-    )
-
     play = commands.add_parser(
         "play", help="play a game at this terminal: on a server, against an agent, or hot seat"
     )
@@ -103,7 +98,7 @@ def run_play(args: argparse.Namespace) -> int:
     if args.server:
         setup = Setup(game, args.seed, args.time)
         return _run(play_on_server, setup, display, *args.server, name)
-    setup = Setup(game, args.seed, args.time or LOCAL_TIME)
+    setup = Setup(game, args.seed, args.time or time_control(LOCAL_TIME))
     if args.vs == HUMAN:
         return _run(play_hot_seat, setup, display, (name, name))
     seat = 0 if args.seat is None else game.seat_index(args.seat)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arbiter.server.clock import TimeControl
+from arbiter.protocol import TimeControl
 
 UNKNOWN = "--:--"
 """A game clock a spectator joining mid-game has not been told yet."""

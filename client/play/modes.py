@@ -11,11 +11,6 @@ they are sent anyway, so only a race (a move crossing the clock's end) can be re
 from __future__ import annotations
 
 import dataclasses
-import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from functools import partial
-from pathlib import Path
 from typing import Any
 
 import trio
@@ -25,10 +20,10 @@ from arbiter.agents import Agent
 from arbiter.client.connection import ClientConnection
 from arbiter.client.play.session import Display, Session, start_watching
 from arbiter.client.player_module import PlayerCrashed, make_any_agent, play_seat, player_name
-from arbiter.client.referee import HOST, seeded_options
+from arbiter.client.referee import seeded_options
 from arbiter.games import Game, get_game
-from arbiter.server.app import bound_port, serve
-from arbiter.server.clock import TimeControl
+from arbiter.protocol import TimeControl
+from arbiter.server.app import local_server
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -37,11 +32,11 @@ class Setup:
 
     game: Game[Any, Any]
     seed: int | None
-    time: str | None
-    """Command-line form; None: the server's default for the game."""
+    time: TimeControl | None
+    """None: the server's default for the game."""
 
     def wire_time(self) -> dict[str, float]:
-        return {} if self.time is None else TimeControl.parse(self.time).to_wire()
+        return {} if self.time is None else self.time.to_wire()
 
     def human_seek(self) -> protocol.Seek:
         return protocol.Seek(
@@ -51,19 +46,6 @@ class Setup:
             hints=True,
             illegal="retry",
         )
-
-
-@asynccontextmanager
-async def local_server() -> AsyncIterator[int]:
-    """A server on a free port of 127.0.0.1 for as long as the block runs; yields the port."""
-    with tempfile.TemporaryDirectory(prefix="arbiter-play-") as scratch:
-        async with trio.open_nursery() as nursery:
-            db = Path(scratch) / "play.db"
-            listeners = await nursery.start(partial(serve, HOST, 0, db, grace=0.0))
-            try:
-                yield bound_port(listeners)
-            finally:
-                nursery.cancel_scope.cancel()
 
 
 class AgentSeat:
@@ -116,9 +98,9 @@ async def play_on_server(setup: Setup, display: Display, host: str, port: int, n
 
 async def play_hot_seat(setup: Setup, display: Display, names: tuple[str, str]) -> int:
     session = Session(setup.game, display)
-    async with local_server() as port:
-        first = await ClientConnection.open(HOST, port, names[0])
-        second = await ClientConnection.open(HOST, port, names[1])
+    async with local_server() as (host, port):
+        first = await ClientConnection.open(host, port, names[0])
+        second = await ClientConnection.open(host, port, names[1])
         async with first, second:
             await session.seek(first, setup.human_seek())
             await session.seek(second, setup.human_seek())
@@ -137,11 +119,11 @@ async def play_agent(
     """The person takes `human_seat`; whoever seeks first takes the first seat."""
     session = Session(setup.game, display)
     agent = make_any_agent(agent_name, setup.game, setup.seed)
-    async with local_server() as port, trio.open_nursery() as agents:
+    async with local_server() as (host, port), trio.open_nursery() as agents:
         bot = AgentSeat(
-            await ClientConnection.open(HOST, port, player_name(agent_name)), agent, crashes
+            await ClientConnection.open(host, port, player_name(agent_name)), agent, crashes
         )
-        async with await ClientConnection.open(HOST, port, name) as human:
+        async with await ClientConnection.open(host, port, name) as human:
             if human_seat == 0:
                 await session.seek(human, setup.human_seek())
                 agents.start_soon(bot.play, setup)
@@ -174,9 +156,9 @@ async def watch_agents(
         make_any_agent(name, setup.game, None if setup.seed is None else setup.seed + index)
         for index, name in enumerate(agent_names)
     ]
-    async with local_server() as port, trio.open_nursery() as players:
+    async with local_server() as (host, port), trio.open_nursery() as players:
         first, second = [
-            AgentSeat(await ClientConnection.open(HOST, port, player_name(name)), agent, crashes)
+            AgentSeat(await ClientConnection.open(host, port, player_name(name)), agent, crashes)
             for name, agent in zip(agent_names, agents, strict=True)
         ]
         players.start_soon(first.play, setup)
@@ -185,7 +167,7 @@ async def watch_agents(
         await first.started.wait()
         if first.match is None:
             return 1  # its Player module crashed before the game: the report follows
-        async with await ClientConnection.open(HOST, port, "spectator") as spectator:
+        async with await ClientConnection.open(host, port, "spectator") as spectator:
             session.follow(spectator, await start_watching(spectator, first.match), replay=True)
             status = await session.run()
         players.cancel_scope.cancel()

@@ -16,7 +16,7 @@ from arbiter import protocol
 from arbiter.client.play.boards import Position
 from arbiter.client.play.clocks import Clocks
 from arbiter.games import Game, GameError, State
-from arbiter.server.clock import TimeControl, TimeControlError
+from arbiter.protocol import TimeControl, TimeControlError
 
 
 def ending(result: str, winner: str | None, reason: str) -> str:

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import trio
 
-from arbiter.agents import make_agent
+from arbiter.agents import lifecycle, make_agent
 from arbiter.client.referee import referee
 from arbiter.client.runner import GameRecord, run_bot
+from arbiter.games import get_game
 from tests.conftest import RunningServer
 from tests.e2e.helpers import replay
 from tests.e2e.test_cli import ROOT
@@ -57,3 +58,21 @@ async def test_the_agent_object_example_plays_kings_court(
     (record,) = records
     assert sorted(record.players) == ["one-ahead", "random"]
     assert replay("kings-court", {}, record.moves).outcome() is not None
+
+
+def test_the_lifecycle_example_is_an_agent_whose_methods_the_runner_finds() -> None:
+    (block,) = [
+        block
+        for block in re.findall(r"```python\n(.*?)```", PAGE, re.DOTALL)
+        if block.startswith("from arbiter.agents import AgentBase")
+    ]
+    namespace: dict[str, object] = {}
+    exec(block, namespace)
+    agent = namespace["Remembering"]()  # type: ignore[operator]
+    hooks = lifecycle(agent)
+    hooks.load()
+    hooks.observe("a message")
+    state = get_game("kings-court").new_game()
+    assert agent.choose(state, 1.0) in state.legal_moves()
+    hooks.finish()
+    hooks.close()

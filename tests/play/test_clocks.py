@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arbiter.client.play.clocks import UNKNOWN, Clocks, format_seconds
-from arbiter.server.clock import TimeControl
+from arbiter.protocol import TimeControl
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import trio
 from arbiter import protocol
 from arbiter.games import get_game
 from arbiter.games.kings_court import KingsCourtState
-from arbiter.server.clock import TimeControl
+from arbiter.protocol import TimeControl
 from arbiter.server.match import MAX_HINT_CHARACTERS, Match, Turn
 
 

@@ -13,7 +13,7 @@ import trio.testing
 
 from arbiter import protocol
 from arbiter.games import Result, Termination, get_game
-from arbiter.server.clock import TimeControl
+from arbiter.protocol import TimeControl
 from arbiter.server.defaults import DefaultKind
 from arbiter.server.lobby import Lobby
 from tests.server.memory import connect, lobby_on_file, move, pair

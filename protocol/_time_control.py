@@ -1,7 +1,9 @@
 """Time controls, game clocks and the lag allowance, as pure values: no clock is read here.
 
 Every function takes the times it needs as arguments, so the arithmetic is exact to test; the
-match task reads trio's clock and turns an allowance into a cancel-scope deadline.
+server's match task reads trio's clock and turns an allowance into a cancel-scope deadline, and the
+terminal client runs the same arithmetic to show the clocks. It lives in `protocol` because both
+sides share it: `TimeControl` is the codec of a match's `time` option on the wire.
 
 Time controls (`TimeControl`): a per-move limit, a game clock with a Fischer increment, or both
 (then a move must fit both). Written `move=5`, `clock=300+2`, `clock=60+0,move=10` on the command

@@ -6,7 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arbiter.server.clock import Charge, LagQuota, SeatClock, TimeControl, TimeControlError
+from arbiter.protocol._time_control import (
+    Charge,
+    LagQuota,
+    SeatClock,
+    TimeControl,
+    TimeControlError,
+)
 
 # -- time controls -------------------------------------------------------------------------------
 
