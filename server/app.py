@@ -56,9 +56,9 @@ __all__ = [
 LOCAL_HOST = "127.0.0.1"
 
 StorageError = sqlite3.Error
+"""What a server's file that cannot be opened or read raises (not there, not SQLite, not ours)."""
 RecordsFile: TypeAlias = sqlite3.Connection
 """A server's file opened read-only by `open_records`, for `read_records`; close it after."""
-"""What a server's file that cannot be opened or read raises (not there, not SQLite, not ours)."""
 
 
 async def serve(
