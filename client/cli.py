@@ -18,7 +18,7 @@ from arbiter.client.player_module import PlayerCrashed, agent_or_module, player_
 from arbiter.client.runner import GameRecord, run_bot
 from arbiter.games import GAME_NAMES, GameError, get_game
 from arbiter.server.clock import TimeControl, TimeControlError
-from arbiter.server.storage import DatabaseInUse
+from arbiter.server.sqlite_storage import DatabaseInUse
 
 
 def main(argv: list[str] | None = None) -> int:

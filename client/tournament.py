@@ -35,7 +35,7 @@ from arbiter.games import GAME_NAMES, Game, get_game
 from arbiter.server import accounts
 from arbiter.server.app import bound_port, serve
 from arbiter.server.clock import TimeControl, TimeControlError
-from arbiter.server.storage import open_database
+from arbiter.server.database import open_database
 
 HOST = "127.0.0.1"
 TOKEN_VARIABLE = "ARBITER_TOKEN"

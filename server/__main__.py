@@ -14,7 +14,8 @@ import trio
 
 from arbiter.server import accounts
 from arbiter.server.app import bound_port, serve
-from arbiter.server.storage import DatabaseInUse, open_database
+from arbiter.server.database import open_database
+from arbiter.server.sqlite_storage import DatabaseInUse
 
 YOUNG_COLLECTION_THRESHOLD = 10_000
 """Container allocations between the cycle collector's young-generation passes (Python's default

@@ -13,7 +13,7 @@ import trio
 
 from arbiter.server.lobby import Lobby
 from arbiter.server.session import Session
-from arbiter.server.storage import Storage
+from arbiter.server.sqlite_storage import SQLiteStorage
 
 
 async def serve(
@@ -25,7 +25,7 @@ async def serve(
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store."""
-    storage = Storage.connect(db_path)
+    storage = SQLiteStorage.connect(db_path)
     try:
         listeners = await trio.open_tcp_listeners(port, host=host)
         async with trio.open_nursery() as nursery:

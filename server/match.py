@@ -33,10 +33,19 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from arbiter import protocol
-from arbiter.games import Game, IllegalMoveError, InvalidMoveError, Outcome, Seat, State
+from arbiter.games import (
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    Outcome,
+    Seat,
+    State,
+    Termination,
+)
 from arbiter.protocol import ErrorCode
 from arbiter.server.clock import SeatClock, TimeControl
 from arbiter.server.session import OnWritten, Session
+from arbiter.server.standings import DEFAULT_TERMINATIONS
 
 if TYPE_CHECKING:
     from arbiter.server.storage import PendingWrite, Storage
@@ -287,7 +296,9 @@ class Match:
             case Reconnected(seat=back, session=session):
                 self._take_back(back, session, turn if back == seat else None)
             case Resigned(seat=quitter):
-                return Outcome.win(1 - quitter, f"{self.game.seats[quitter]} resigned")
+                return Outcome.win(
+                    1 - quitter, f"{self.game.seats[quitter]} resigned", Termination.RESIGNATION
+                )
             case MoveArrived(seat=other, text=text) if other != seat:
                 if self.illegal[other] == "forfeit":
                     return self._default(other, DefaultKind.ILLEGAL, f"move out of turn ({text})")
@@ -373,7 +384,7 @@ class Match:
 
     def _default(self, seat: Seat, kind: DefaultKind, reason: str) -> Outcome:
         """The seat loses by default; `kind` is for standings, `reason` for people."""
-        return Outcome.win(1 - seat, reason)
+        return Outcome.win(1 - seat, reason, DEFAULT_TERMINATIONS[kind])
 
     def _timeout_reason(self, seat: Seat) -> str:
         clock = self.clocks[seat]
@@ -397,6 +408,7 @@ class Match:
             outcome.result.value,
             winner,
             outcome.reason,
+            outcome.termination,
             [outcome.score(seat) for seat in (0, 1)],
         )
         over = protocol.GameOver(

@@ -15,12 +15,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arbiter.games import Termination
 from arbiter.server.ratings import Pairing, Rating, fit
 
 DEFAULT_KINDS = ("crash", "illegal", "time", "absent")
 """Why a seat defaulted: its connection dropped past the grace period (a crashed program), an
 illegal or unreadable move (or one out of turn), its time ran out, or it was not there when the
 game was due."""
+
+DEFAULT_TERMINATIONS = {
+    "crash": Termination.DISCONNECT,
+    "illegal": Termination.ILLEGAL_MOVE,
+    "time": Termination.TIME,
+    "absent": Termination.ABSENT,
+}
+"""How a game ends when a seat defaults, by the default's kind: what its record stores. A
+`crash` is a connection gone past its grace period, whatever killed the program behind it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -39,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from arbiter import protocol
-from arbiter.games import Game, GameError, OptionError, Outcome, get_game
+from arbiter.games import Game, GameError, OptionError, Outcome, Termination, get_game
 from arbiter.protocol import ErrorCode
 from arbiter.server import accounts
 from arbiter.server.accounts import Account
@@ -47,7 +46,13 @@ from arbiter.server.clock import TimeControl, TimeControlError
 from arbiter.server.match import DefaultKind, Match
 from arbiter.server.records import MoveRow
 from arbiter.server.standings import GameResult, standings
-from arbiter.server.storage import ScheduledGame, Storage, StoredTournament, TournamentRow
+from arbiter.server.storage import (
+    ScheduledGame,
+    Storage,
+    StoredTournament,
+    TournamentNameTaken,
+    TournamentRow,
+)
 
 if TYPE_CHECKING:
     from arbiter.server.lobby import Lobby, Seek
@@ -331,7 +336,7 @@ class Desk:
             )
         try:
             tournament_id = await self.storage.create_tournament(row, games)
-        except sqlite3.IntegrityError:  # the same name, created while we checked this one
+        except TournamentNameTaken:  # the same name, created while we checked this one
             raise taken from None
         stored = StoredTournament(replace(row, id=tournament_id), games)
         return self._adopt(stored)
@@ -342,7 +347,7 @@ class Desk:
         game = _checked_game(request.game, request.options)
         control = _checked_control(game, request.time)
         for player in request.players:
-            account = await self.storage.call(accounts.find, player)
+            account = await self.storage.find_account(player)
             if account is None or account.role == "local":
                 raise TournamentError(
                     ErrorCode.BAD_TOURNAMENT,
@@ -382,7 +387,7 @@ class Desk:
                 )
         local = local_names(agents, players)
         for name in local:
-            account = await self.storage.call(accounts.find, name)
+            account = await self.storage.find_account(name)
             if account is not None and account.role != "local":
                 raise TournamentError(
                     ErrorCode.BAD_TOURNAMENT,
@@ -534,7 +539,9 @@ class Runner:
         match = await self._open_match(game, present, moves)
         outcome = await self.lobby.run_match(match)
         if outcome is None:  # a server bug stopped the match: nobody's fault, nobody scores
-            outcome = Outcome.both_forfeit("the match stopped on a server error")
+            outcome = Outcome.both_forfeit(
+                "the match stopped on a server error", Termination.SERVER_ERROR
+            )
             await self._store_outcome(match.id, outcome)
         self._record(game, outcome, match.defaulted)
 
@@ -606,9 +613,13 @@ class Runner:
         missing = [seat for seat, seek in enumerate(seeks) if seek is None]
         waited = f"within {tournament.row.wait:g} s"
         if len(missing) == 2:
-            outcome = Outcome.both_forfeit(f"neither player came to play {waited}")
+            outcome = Outcome.both_forfeit(
+                f"neither player came to play {waited}", Termination.ABSENT
+            )
         else:
-            outcome = Outcome.win(1 - missing[0], f"{players[missing[0]]} did not come {waited}")
+            outcome = Outcome.win(
+                1 - missing[0], f"{players[missing[0]]} did not come {waited}", Termination.ABSENT
+            )
         match_id = game.match or await self._create_match(game, await self._options(game))
         for seat in missing:
             self.storage.note_default(match_id, seat, "absent")
@@ -667,6 +678,7 @@ class Runner:
             outcome.result.value,
             winner,
             outcome.reason,
+            outcome.termination,
             [outcome.score(seat) for seat in (0, 1)],
         )
 
@@ -693,7 +705,7 @@ class Runner:
         address = await self.desk.wait_for_address()
         try:
             while self.tournament.unfinished(name):
-                token = await self.storage.call(accounts.issue_local, name)
+                token = await self.storage.issue_local_token(name)
                 self._launched[name].set()
                 await trio.run_process(
                     self._local_command(address, name, agent, index),

@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 import trio
 
+from arbiter.games import Termination
 from arbiter.server.database import APPLICATION_ID, SCHEMA, NotArbiterFile
-from arbiter.server.storage import DatabaseInUse, Storage, StorageError
+from arbiter.server.sqlite_storage import DatabaseInUse, SQLiteStorage
+from arbiter.server.storage import StorageError
 from tests.processes import commit_writers
 
 
-async def _new_match(storage: Storage) -> int:
+async def _new_match(storage: SQLiteStorage) -> int:
     return await storage.create_match(
         "kings-court", {}, {"move": 5.0}, "forfeit,forfeit", ["white", "black"], ["a", "b"]
     )
@@ -33,9 +35,9 @@ def _stored(db: Path) -> list[tuple[int, int, str]]:
 
 
 @asynccontextmanager
-async def _writing_to(db: Path) -> AsyncIterator[Storage]:
+async def _writing_to(db: Path) -> AsyncIterator[SQLiteStorage]:
     """A storage with its group-commit writer running, stopped and closed on the way out."""
-    storage = Storage.connect(db)
+    storage = SQLiteStorage.connect(db)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(storage.run_writer)
@@ -45,7 +47,7 @@ async def _writing_to(db: Path) -> AsyncIterator[Storage]:
         storage.close()
 
 
-async def _until_committed(storage: Storage) -> None:
+async def _until_committed(storage: SQLiteStorage) -> None:
     done = trio.Event()
     storage.after_commit(done.set)
     with trio.fail_after(10):
@@ -118,7 +120,9 @@ async def test_a_match_is_created_and_finished_in_one_piece_each(tmp_path: Path)
         move = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
         storage.note_default(match_id, 1, "time")
         with pytest.raises(StorageError, match="no score for black") as refused:
-            await storage.finish_match(match_id, "win", "white", "time", [1.0, 0.0])
+            await storage.finish_match(
+                match_id, "win", "white", "time", Termination.TIME, [1.0, 0.0]
+            )
         assert isinstance(refused.value.__cause__, sqlite3.IntegrityError)
         await _until_committed(storage)
     assert move.error is None
@@ -153,13 +157,13 @@ async def test_match_numbers_go_on_from_the_file_after_a_restart(tmp_path: Path)
 
 def test_one_file_is_one_servers_until_it_closes(tmp_path: Path) -> None:
     db = tmp_path / "arbiter.db"
-    holder = Storage.connect(db)
+    holder = SQLiteStorage.connect(db)
     try:
         with pytest.raises(DatabaseInUse, match="another Arbiter server is using"):
-            Storage.connect(db)
+            SQLiteStorage.connect(db)
     finally:
         holder.close()
-    Storage.connect(db).close()
+    SQLiteStorage.connect(db).close()
 
 
 def test_another_programs_file_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
@@ -169,7 +173,7 @@ def test_another_programs_file_is_refused_and_left_as_it_was(tmp_path: Path) -> 
         other.execute("INSERT INTO notes VALUES ('keep me')")
     before = db.read_bytes()
     with pytest.raises(NotArbiterFile, match=r"it holds other tables \(notes\)"):
-        Storage.connect(db)
+        SQLiteStorage.connect(db)
     assert db.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]  # no lock, no WAL
 
@@ -178,7 +182,7 @@ def test_a_file_from_before_the_stamp_is_taken_and_stamped(tmp_path: Path) -> No
     db = tmp_path / "old.db"
     with sqlite3.connect(db) as old:  # what an earlier version wrote: our tables, no stamp
         old.executescript(SCHEMA)
-    Storage.connect(db).close()
+    SQLiteStorage.connect(db).close()
     with sqlite3.connect(db) as reader:
         assert reader.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)
-    Storage.connect(db).close()  # and taken again as ours
+    SQLiteStorage.connect(db).close()  # and taken again as ours
