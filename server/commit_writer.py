@@ -18,7 +18,7 @@ import socket
 import sqlite3
 import sys
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]  # msgpack ships no type hints
 
 from arbiter.server.database import commit_batch, open_database
 

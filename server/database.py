@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]  # msgpack ships no type hints
 
 Statement = tuple[str, Sequence[Any]]
 """SQL with `?` parameters, and its arguments."""

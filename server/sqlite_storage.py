@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]  # msgpack ships no type hints
 import trio
 
 from arbiter.games import Termination
@@ -136,7 +136,7 @@ class _CommitProcess:
     async def _next_answer(self, stream: trio.SocketStream) -> list[list[str] | int | None]:
         while True:
             for answer in self._answers:
-                return answer  # type: ignore[no-any-return]
+                return answer  # type: ignore[no-any-return]  # msgpack: untyped values
             data = await stream.receive_some(1 << 16)
             if not data:
                 raise EOFError("it closed its socket")
