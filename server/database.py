@@ -214,7 +214,7 @@ def commit_batch(db: sqlite3.Connection, batch: Sequence[Write]) -> list[Answer]
     """
     answers: list[Answer] = [None] * len(batch)
     try:
-        if any(_is_keyed(write) for write in batch):
+        if any(_is_keyed(write) for write in batch):  # rare: a new match
             with transaction(db):
                 start = 0
                 for index, write in enumerate(batch):
@@ -242,7 +242,7 @@ def commit_batch(db: sqlite3.Connection, batch: Sequence[Write]) -> list[Answer]
 
 
 def _is_keyed(write: Write) -> bool:
-    return bool(write) and write[0][0].endswith(RETURNING_ID)
+    return write[0][0].endswith(RETURNING_ID)
 
 
 def _execute(db: sqlite3.Connection, write: Write) -> int | None:
