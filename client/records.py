@@ -47,6 +47,7 @@ def record_to_json(record: FullRecord) -> dict[str, Any]:
         "result": record.result,
         "winner": record.winner,
         "reason": record.reason,
+        "termination": record.termination,
         "scores": record.scores,
         "defaults": record.defaults,
         "tournament": record.tournament,
@@ -125,6 +126,12 @@ def _move_line(move: Any, players: dict[str, str]) -> str:
 def _ending(record: FullRecord) -> str:
     if record.status != "finished":
         return "unfinished"
+    if record.termination is not None:  # None in a game stored before terminations were
+        return f"ended by: {record.termination}\n{_result(record)}"
+    return _result(record)
+
+
+def _result(record: FullRecord) -> str:
     if record.result == "win":
         return f"result: {record.winner} wins ({record.reason})"
     if record.result == "draw":

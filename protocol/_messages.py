@@ -482,7 +482,7 @@ def _default_of(member: dataclasses.Field[Any]) -> Any:
 
 def _message(cls: type[M]) -> type[M]:
     """Register a message dataclass and record its field specs for checks, docs and tests."""
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]  # every Message is a dataclass
     cls.FIELDS = tuple((f.name, f.metadata["spec"]) for f in fields)
     cls.REQUIRED = frozenset(
         f.name

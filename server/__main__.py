@@ -15,7 +15,7 @@ import trio
 from arbiter.server import accounts
 from arbiter.server.app import AgentProgram, bound_port, serve
 from arbiter.server.database import open_database
-from arbiter.server.storage import DatabaseInUse
+from arbiter.server.sqlite_storage import DatabaseInUse
 
 YOUNG_COLLECTION_THRESHOLD = 10_000
 """Container allocations between the cycle collector's young-generation passes (Python's default

@@ -50,7 +50,7 @@ class Account:
 
 
 def hash_token(token: str, salt: bytes) -> bytes:
-    return hashlib.scrypt(token.encode(), salt=salt, **SCRYPT)  # type: ignore[arg-type]
+    return hashlib.scrypt(token.encode(), salt=salt, **SCRYPT)
 
 
 def check_name(name: str) -> str:

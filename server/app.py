@@ -30,8 +30,8 @@ from arbiter.server.local_agents import AgentProgram, LocalAgents, LocalAgentsEr
 from arbiter.server.records import FullRecord, MoveRow, read_records
 from arbiter.server.records import open_read_only as open_records
 from arbiter.server.session import Session
+from arbiter.server.sqlite_storage import DatabaseInUse, SQLiteStorage
 from arbiter.server.standings import DEFAULT_KINDS
-from arbiter.server.storage import DatabaseInUse, Storage
 
 __all__ = [
     "DEFAULT_KINDS",
@@ -75,7 +75,7 @@ async def serve(
     `local_agents` runs the built-in agents a tournament enters with `local`; by default, those
     of the `arbiter` program installed beside this interpreter (`AgentProgram.arbiter()`).
     """
-    storage = Storage.connect(db_path)
+    storage = SQLiteStorage.connect(db_path)
     try:
         listeners = await trio.open_tcp_listeners(port, host=host)
         async with trio.open_nursery() as nursery:

@@ -2,11 +2,11 @@
 
 A thread in the server would share the interpreter lock with the event loop: under load, every
 statement it runs waits for the loop to let go, and the loop for it. This process has its own.
-`Storage.run_writer` starts it as `python -m arbiter.server.commit_writer FD DB` and sends it
+`SQLiteStorage.run_writer` starts it as `python -m arbiter.server.commit_writer FD DB` and sends it
 batches over the socket FD, each a msgpack array of writes, a write an array of `[sql, args]`
-statements stored together; it commits each batch and answers with one entry per write: nil, or
-`[error class name, message]`. It ends when the socket closes (the server stopped, or was
-killed).
+statements stored together; it commits each batch and answers with one entry per write: nil, the
+id a keyed write's row was given (an integer), or `[error class name, message]`. It ends when
+the socket closes (the server stopped, or was killed).
 
 The batch logic itself is `server.database.commit_batch`.
 """
@@ -29,8 +29,10 @@ def serve(sock: socket.socket, db: sqlite3.Connection) -> None:
     while data := sock.recv(1 << 20):
         batches.feed(data)
         for batch in batches:
-            errors = commit_batch(db, batch)
-            answer = [None if e is None else [type(e).__name__, str(e)] for e in errors]
+            answer = [
+                [type(a).__name__, str(a)] if isinstance(a, sqlite3.Error) else a
+                for a in commit_batch(db, batch)
+            ]
             sock.sendall(msgpack.packb(answer))
 
 

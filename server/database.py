@@ -2,7 +2,7 @@
 pragmas, and committing a batch of writes (group commit) as few statements as possible.
 
 No trio here: `server.commit_writer`, the process that runs the group commits, imports this
-and starts fast; `server.storage` is the event loop's side.
+and starts fast; `server.sqlite_storage` is the event loop's side.
 """
 
 from __future__ import annotations
@@ -13,12 +13,26 @@ import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+
+import msgpack
 
 Statement = tuple[str, Sequence[Any]]
 """SQL with `?` parameters, and its arguments."""
 Write = Sequence[Statement]
-"""One write: statements stored together or not at all (a move is one; a new match several)."""
+"""One write: statements stored together or not at all (a move is one; a new match several).
+
+A write whose first statement ends in `RETURNING_ID` is keyed: it answers with the id the
+database gave the row, and its later statements name that row by passing `NEW_ID` as an
+argument (a new match's results rows, its place in a tournament's schedule)."""
+
+RETURNING_ID: Final = " RETURNING id"
+NEW_ID: Final = msgpack.ExtType(1, b"")
+"""Stands for the id a keyed write's first statement returned. A msgpack extension value, so it
+crosses to the commit process as it is."""
+
+Answer = sqlite3.Error | int | None
+"""What committing a write gave: the refusal, a keyed write's id, or None."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -37,7 +51,9 @@ CREATE TABLE IF NOT EXISTS matches (
     ended_at REAL,
     result TEXT,                    -- 'win', 'draw', 'both_forfeit'
     winner TEXT,                    -- seat name, for 'win'
-    reason TEXT
+    reason TEXT,
+    termination TEXT                -- games.Termination: 'rule', 'time', 'resignation'...
+                                    -- (NULL while in play, and in games stored before it was)
 );
 CREATE TABLE IF NOT EXISTS results (
     match_id INTEGER NOT NULL REFERENCES matches(id),
@@ -121,6 +137,7 @@ def open_database(path: str | Path) -> sqlite3.Connection:
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
         db.executescript(SCHEMA)
+        _upgrade(db)
     except BaseException:
         db.close()
         raise
@@ -147,9 +164,38 @@ def _claim(db: sqlite3.Connection) -> None:
     db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
 
+ADDED_COLUMNS: Final = {"matches": {"termination": "TEXT"}}
+"""Columns added to a table since it was first released, with their type: an older file lacks
+them, and `_upgrade` adds them (as NULL in the rows it holds)."""
+
+
+def _upgrade(db: sqlite3.Connection) -> None:
+    """Give a file of ours from an earlier version the columns added since. Only after `_claim`
+    has found the file ours; in a write transaction that looks again, so two processes opening
+    the same old file (the server and the admin command) cannot both add a column."""
+    if not _missing_columns(db):
+        return
+    with transaction(db, "BEGIN IMMEDIATE"):
+        for table, column in _missing_columns(db):
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {ADDED_COLUMNS[table][column]}")
+
+
+def _missing_columns(db: sqlite3.Connection) -> list[tuple[str, str]]:
+    return [
+        (table, column)
+        for table, columns in ADDED_COLUMNS.items()
+        for column in columns
+        if not has_column(db, table, column)
+    ]
+
+
+def has_column(db: sqlite3.Connection, table: str, column: str) -> bool:
+    return any(row[1] == column for row in db.execute(f"PRAGMA table_info({table})"))
+
+
 @contextlib.contextmanager
-def transaction(db: sqlite3.Connection) -> Iterator[None]:
-    db.execute("BEGIN")
+def transaction(db: sqlite3.Connection, begin: str = "BEGIN") -> Iterator[None]:
+    db.execute(begin)
     try:
         yield
     except BaseException:
@@ -158,37 +204,74 @@ def transaction(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("COMMIT")
 
 
-def commit_batch(db: sqlite3.Connection, batch: Sequence[Write]) -> list[sqlite3.Error | None]:
+def commit_batch(db: sqlite3.Connection, batch: Sequence[Write]) -> list[Answer]:
     """Commit the batch at once; if that fails, write one by one so only the bad one fails.
 
     A batch is as few statements as possible: a run of INSERTs (the moves of many matches)
     becomes one statement with many VALUES rows, and a batch that is one statement needs no
-    BEGIN and COMMIT (it is atomic).
+    BEGIN and COMMIT (it is atomic). A keyed write is run on its own, in its place, so its id
+    reaches its own statements.
     """
-    statements = [
-        merged
-        for sql, run in itertools.groupby(
-            (statement for write in batch for statement in write), key=lambda s: s[0]
-        )
-        for merged in _statements(db, sql, [args for _, args in run])
-    ]
-    errors: list[sqlite3.Error | None] = [None] * len(batch)
+    answers: list[Answer] = [None] * len(batch)
     try:
-        if len(statements) == 1:
-            db.execute(*statements[0])
-        else:
+        if any(_is_keyed(write) for write in batch):  # rare: a new match
             with transaction(db):
-                for sql, args in statements:
-                    db.execute(sql, args)
+                start = 0
+                for index, write in enumerate(batch):
+                    if _is_keyed(write):
+                        _execute_merged(db, batch[start:index])
+                        answers[index] = _execute(db, write)
+                        start = index + 1
+                _execute_merged(db, batch[start:])
+        else:  # the moves: the path every batch takes under load
+            statements = _merged(db, batch)
+            if len(statements) == 1:
+                db.execute(*statements[0])
+            else:
+                with transaction(db):
+                    for sql, args in statements:
+                        db.execute(sql, args)
     except sqlite3.Error:
         for index, write in enumerate(batch):
             try:
                 with transaction(db):
-                    for sql, args in write:
-                        db.execute(sql, args)
+                    answers[index] = _execute(db, write)
             except sqlite3.Error as error:
-                errors[index] = error
-    return errors
+                answers[index] = error
+    return answers
+
+
+def _is_keyed(write: Write) -> bool:
+    return write[0][0].endswith(RETURNING_ID)
+
+
+def _execute(db: sqlite3.Connection, write: Write) -> int | None:
+    """Run one write's statements; a keyed one's id, put in for `NEW_ID`, and returned."""
+    key: int | None = None
+    for sql, args in write:
+        if key is None:
+            cursor = db.execute(sql, args)
+            if sql.endswith(RETURNING_ID):
+                ((key,),) = cursor.fetchall()
+        else:
+            db.execute(sql, [key if arg == NEW_ID else arg for arg in args])
+    return key
+
+
+def _execute_merged(db: sqlite3.Connection, writes: Sequence[Write]) -> None:
+    for sql, args in _merged(db, writes):
+        db.execute(sql, args)
+
+
+def _merged(db: sqlite3.Connection, writes: Sequence[Write]) -> list[Statement]:
+    """The writes' statements in order, each run of one INSERT merged into as few as can be."""
+    return [
+        merged
+        for sql, run in itertools.groupby(
+            (statement for write in writes for statement in write), key=lambda s: s[0]
+        )
+        for merged in _statements(db, sql, [args for _, args in run])
+    ]
 
 
 def _statements(db: sqlite3.Connection, sql: str, rows: list[Sequence[Any]]) -> Iterator[Statement]:

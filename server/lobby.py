@@ -114,7 +114,7 @@ class Lobby:
 
     async def _check_name(self, session: Session, hello: protocol.Hello) -> str | None:
         """Why the name cannot be played under, or None (then a registered one is remembered)."""
-        found = await self.storage.call(accounts.credentials, hello.name)
+        found = await self.storage.account_credentials(hello.name)
         if hello.token is None:
             if found is None:
                 return None
@@ -223,7 +223,7 @@ class Lobby:
             session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
             return
         try:
-            state = get_game(record.game).replay(record.options, record.moves)
+            state = get_game(record.game).replay(record.options, record.notation)
         except GameError as error:  # an edited file, or rules changed since it was played
             log.error("match %d does not replay: %s", match_id, error)
             session.send_error(
@@ -242,7 +242,7 @@ class Lobby:
                 options=record.options,
                 time=record.time_control,
                 state=state.to_data(),
-                moves=record.moves,
+                moves=record.notation,
             )
         )
         assert record.result is not None and record.reason is not None
@@ -253,7 +253,7 @@ class Lobby:
                 winner=record.winner,
                 reason=record.reason,
                 state=state.to_data(),
-                moves=record.moves,
+                moves=record.notation,
             )
         )
 

@@ -405,6 +405,7 @@ class Match:
             outcome.result.value,
             winner,
             outcome.reason,
+            outcome.termination,
             [outcome.score(seat) for seat in (0, 1)],
         )
         over = protocol.GameOver(

@@ -1,6 +1,8 @@
-"""Reading stored matches back: what `arbiter export` writes, `arbiter replay` shows, and a
-restarted server resumes from. Plain SQLite and no trio, so the reading commands start without
-the server's event-loop side, and can run beside a live server on a read-only connection.
+"""Reading stored matches back: what `arbiter export` writes, `arbiter replay` shows, what a
+spectator of a finished match is shown, and what a restarted server resumes from. One record
+type (`FullRecord`) and one reader (`read_records`) for all of them. Plain SQLite and no trio,
+so the reading commands start without the server's event-loop side, and can run beside a live
+server on a read-only connection (which cannot upgrade an older file: the reader copes with one).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from arbiter.server.database import has_column
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,11 +45,19 @@ class FullRecord:
     result: str | None
     winner: str | None
     reason: str | None
+    termination: str | None
+    """How it ended, a `games.Termination` value ('rule', 'time', 'resignation'...); None while
+    in play, and for a game stored before terminations were."""
     scores: list[float | None]
     defaults: list[str | None]
     tournament: dict[str, Any] | None
     """`{"name", "round", "game"}` for a tournament game, else None."""
     moves: list[MoveRow]
+
+    @property
+    def notation(self) -> list[str]:
+        """The moves as the protocol carries them: their text alone."""
+        return [row.move for row in self.moves]
 
 
 def read_moves(db: sqlite3.Connection, match_id: int) -> list[MoveRow]:
@@ -86,9 +98,10 @@ def read_records(
     if tournament is not None:
         where.append("t.name = ?")
         args.append(tournament)
+    termination = "m.termination" if has_column(db, "matches", "termination") else "NULL"
     rows = db.execute(
         "SELECT m.id, m.game, m.options, m.time_control, m.illegal, m.status, m.started_at,"
-        " m.ended_at, m.result, m.winner, m.reason, t.name, g.round, g.number"
+        f" m.ended_at, m.result, m.winner, m.reason, t.name, g.round, g.number, {termination}"
         " FROM matches m LEFT JOIN tournament_games g ON g.match_id = m.id"
         " LEFT JOIN tournaments t ON t.id = g.tournament_id"
         f" WHERE {' AND '.join(where)} ORDER BY m.id",
@@ -125,6 +138,7 @@ def _full_record(db: sqlite3.Connection, row: Sequence[Any]) -> FullRecord:
         result=row[8],
         winner=row[9],
         reason=row[10],
+        termination=row[14],
         scores=[seat[2] for seat in seats],
         defaults=[seat[3] for seat in seats],
         tournament=tournament,

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arbiter.server.defaults import DefaultKind
 from arbiter.server.ratings import Pairing, Rating, fit
 
-DEFAULT_KINDS = ("crash", "illegal", "time", "absent")
+DEFAULT_KINDS = tuple(kind.value for kind in DefaultKind)
 """Why a seat defaulted: its connection dropped past the grace period (a crashed program), an
 illegal or unreadable move (or one out of turn), its time ran out, or it was not there when the
 game was due."""

@@ -1,269 +1,71 @@
-"""The match record in SQLite: players, matches, moves and results.
+"""What the server needs from its store, and nothing of how it keeps it: `Storage`.
 
-SQLite calls block, so they never run on the event loop. Every accepted move must be stored
-before the opponent hears of it, which puts a write on the server's per-move path. Instead of
-one transaction per move, one writer task drains every write queued while the previous batch was
-committing and has them committed together (group commit) by a process of its own
-(`server.commit_writer`, which shares no interpreter lock with the event loop), so 500
-concurrent matches cost one round trip and one commit per batch rather than per move. A match
-does not wait for its move's commit: it queues the announcement behind the write
-(`after_commit`), and the writer sends it once the batch holding the move is committed. Other
-queries (accounts, tournaments, loading a match) run on worker threads; creating and finishing
-a match go through the writer too, each a few statements stored together: on a thread, under
-load, they waited for the interpreter lock statement by statement and queued behind each other
-(bench/server.py at 100 matches: a quarter of a second from a seek to `match_started`).
+The lobby, the matches and the tournaments type against this interface; `server.app` picks the
+implementation (today `server.sqlite_storage.SQLiteStorage`, one SQLite file). A second one
+(PostgreSQL) implements the same methods with the same meaning:
 
-So that a new match's statements can name it before it is stored, the server numbers matches
-itself, which needs it to be the only server using its file: `Storage.connect` takes a lock
-(`DB.lock`, beside the file) and refuses a file another server holds.
+- the database numbers matches and tournaments: `create_match` returns the id it gave;
+- every accepted move is stored before the opponent hears of it, yet a match never waits for a
+  move's write: `record_move` only queues it, and the match announces the move from a callback
+  it queues behind the write (`after_commit`), called once the write is committed or refused;
+- a match's creation (with its players, and its place in a tournament's schedule) and its end
+  (result, termination, scores, the kinds of its defaults) are each stored in one transaction;
+- every query runs off the event loop; `run_writer` is the one task that commits writes, and
+  runs in the server's nursery until it is cancelled; `close()` once it has stopped.
 
-Durability: WAL with `synchronous=NORMAL` survives a killed server process (the goal: a SIGKILL
-loses no accepted move); only a power cut can lose the last transactions.
+The dataclasses here are what a tournament is stored as; a match's record is
+`server.records.FullRecord`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import json
-import logging
-import os
-import socket
-import sqlite3
-import sys
-import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol
 
-import msgpack
 import trio
 
-from arbiter.server.database import Statement, open_database, transaction
-from arbiter.server.records import MoveRow, read_moves
-
-T = TypeVar("T")
-log = logging.getLogger(__name__)
-
-
-@dataclass(slots=True)
-class PendingWrite:
-    """Statements queued for the next group commit, stored together or not at all; `error` is
-    set if they could not be stored."""
-
-    statements: list[Statement]
-    done: trio.Event | None = None
-    error: BaseException | None = None
-
+if TYPE_CHECKING:
+    from arbiter.games import Termination
+    from arbiter.server.accounts import Account, Credentials
+    from arbiter.server.records import FullRecord, MoveRow
 
 AfterCommit = Callable[[], None]
 """Run by the writer task once every write queued before it is committed."""
 
 
-@dataclass(frozen=True, slots=True)
-class MatchRecord:
-    id: int
-    game: str
-    options: dict[str, Any]
-    time_control: dict[str, Any]
-    status: str
-    players: list[str]
-    seats: list[str]
-    result: str | None
-    winner: str | None
-    reason: str | None
-    moves: list[str]
-
-
 class StorageError(Exception):
-    """A write that was not stored: the commit process stopped before committing it, or
-    SQLite refused it (the cause, an `sqlite3.Error`, is chained)."""
+    """A write that was not stored: the store refused it (the cause is chained), or the way to
+    it broke before it was committed."""
 
 
-class DatabaseInUse(Exception):
-    """Another server holds the file's lock: two would hand out the same match numbers."""
+class TournamentNameTaken(StorageError):
+    """A tournament of that name is stored already."""
 
 
-class _CommitProcess:
-    """`server.commit_writer` beside the server: a batch out, one answer per write back.
+class PendingWrite(Protocol):
+    """A queued write (`Storage.record_move`): by the time an `after_commit` callback queued
+    after it runs, `error` is None if it is stored, else why it is not."""
 
-    Started on the first batch, and again after it dies (the batch in flight then fails and its
-    matches stop; later ones go on). A thread would be simpler, but it shares the interpreter
-    lock with the event loop: at 500 matches its commits took ten times their SQLite time and
-    slowed every move (bench/server.py: 5,320 moves/s with a thread, about 5,960 with this).
-    """
-
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        self._process: trio.Process | None = None
-        self._stream: trio.SocketStream | None = None
-        self._answers = msgpack.Unpacker(raw=False)
-
-    async def commit(self, batch: list[PendingWrite]) -> None:
-        """Commit `batch`, setting each write's `error` if it was refused or lost. Shielded:
-        an answer left unread would be taken for the next batch's (the wait is one commit)."""
-        with trio.CancelScope(shield=True):
-            try:
-                stream = self._stream or await self._start()
-                await stream.send_all(msgpack.packb([w.statements for w in batch]))
-                answer = await self._next_answer(stream)
-            except (OSError, EOFError, trio.BrokenResourceError) as error:
-                await self.stop()
-                lost = StorageError(f"the commit process stopped: {error}")
-                for write in batch:
-                    write.error = lost
-                return
-        for write, refusal in zip(batch, answer, strict=True):
-            if refusal is not None:
-                write.error = _sqlite_error(*refusal)
-
-    async def _start(self) -> trio.SocketStream:
-        ours, theirs = socket.socketpair()
-        try:
-            command = [sys.executable, "-m", "arbiter.server.commit_writer", str(theirs.fileno())]
-            self._process = await trio.lowlevel.open_process(
-                [*command, str(self._path)], pass_fds=(theirs.fileno(),)
-            )
-        finally:
-            theirs.close()
-        self._stream = trio.SocketStream(trio.socket.from_stdlib_socket(ours))
-        self._answers = msgpack.Unpacker(raw=False)
-        return self._stream
-
-    async def _next_answer(self, stream: trio.SocketStream) -> list[list[str] | None]:
-        while True:
-            for answer in self._answers:
-                return answer  # type: ignore[no-any-return]
-            data = await stream.receive_some(1 << 16)
-            if not data:
-                raise EOFError("it closed its socket")
-            self._answers.feed(data)
-
-    async def stop(self) -> None:
-        """Close the socket, which ends the process; kill it if it does not end."""
-        with trio.CancelScope(shield=True):
-            if self._stream is not None:
-                await trio.aclose_forcefully(self._stream)
-                self._stream = None
-            if self._process is not None:
-                with trio.move_on_after(5):
-                    await self._process.wait()
-                if self._process.returncode is None:
-                    self._process.kill()
-                    await self._process.wait()
-                self._process = None
+    @property
+    def error(self) -> BaseException | None: ...
 
 
-def _sqlite_error(name: str, message: str) -> sqlite3.Error:
-    """The commit process's refusal as the sqlite3 exception it was (IntegrityError...)."""
-    kind = getattr(sqlite3, name, None)
-    if not (isinstance(kind, type) and issubclass(kind, sqlite3.Error)):
-        kind = sqlite3.Error
-    return kind(message)
-
-
-class Storage:
-    """One SQLite file, this server's alone: `Storage.connect(path)`, then `run_writer` in a
-    nursery for the group commits, and `close()` once it has stopped."""
-
-    def __init__(self, connection: sqlite3.Connection, path: Path, lock: int) -> None:
-        self._db = connection
-        self._path = path
-        self._file_lock = lock
-        (last,) = connection.execute("SELECT coalesce(max(id), 0) FROM matches").fetchone()
-        self._last_match_id: int = last
-        # Unbounded: queueing never blocks. What is queued is bounded by the live matches: each
-        # has at most one move (and its announcement) waiting, as its next move needs it sent.
-        # A plain deque and a parking lot rather than a memory channel: two items per move go
-        # through here, and the writer takes them all at once anyway.
-        self._queue: deque[PendingWrite | AfterCommit] = deque()
-        self._queued = trio.lowlevel.ParkingLot()
-        self._query_lock = trio.Lock()
-        """One worker-thread query at a time: they share one connection."""
-        self._defaults: dict[int, dict[int, str]] = {}
-        """Default kinds noted for matches about to finish: match id -> seat -> kind."""
-
-    @classmethod
-    def connect(cls, path: str | Path) -> Storage:
-        """Open the file for this server alone: `DatabaseInUse` if another server has it."""
-        db = open_database(path)  # first, so a bad path is reported as SQLite sees it
-        with contextlib.ExitStack() as on_failure:
-            on_failure.callback(db.close)
-            lock_path = f"{path}.lock"
-            lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            on_failure.callback(os.close, lock)
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise DatabaseInUse(
-                    f"another Arbiter server is using {str(path)!r} (it holds {lock_path!r});"
-                    " stop it, or give this one its own --db"
-                ) from None
-            storage = cls(db, Path(path), lock)
-            on_failure.pop_all()
-        return storage
+class Storage(Protocol):
+    """The server's store: matches, moves, results, tournaments and accounts."""
 
     async def run_writer(
         self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
-        """The group-commit loop; runs until cancelled."""
-        committer = _CommitProcess(self._path)
-        try:
-            task_status.started()
-            while True:
-                while not self._queue:
-                    await self._queued.park()
-                batch = list(self._queue)
-                self._queue.clear()
-                writes = [item for item in batch if isinstance(item, PendingWrite)]
-                if writes:
-                    await committer.commit(writes)
-                for item in batch:
-                    if not isinstance(item, PendingWrite):
-                        self._call_back(item)
-                    elif item.done is not None:
-                        item.done.set()
-        finally:
-            await committer.stop()
-
-    def _enqueue(self, item: PendingWrite | AfterCommit) -> None:
-        self._queue.append(item)
-        if self._queued:
-            self._queued.unpark()
-
-    @staticmethod
-    def _call_back(callback: AfterCommit) -> None:
-        try:
-            callback()
-        except Exception:  # one match's bug must not stop every match's storage
-            log.exception("after-commit callback failed")
+        """Commit queued writes until cancelled; started (`nursery.start`) before any write."""
 
     def after_commit(self, callback: AfterCommit) -> None:
         """Call `callback` (on the event loop) once every write queued so far is committed."""
-        self._enqueue(callback)
 
     def close(self) -> None:
-        self._db.close()
-        os.close(self._file_lock)  # releases it
+        """Let go of the store, once the writer has stopped."""
 
-    async def _write(self, *statements: Statement) -> None:
-        """Store `statements` together in the next group commit, and wait until they are."""
-        done = trio.Event()
-        write = PendingWrite(list(statements), done)
-        self._enqueue(write)
-        await done.wait()
-        if isinstance(write.error, StorageError):
-            raise write.error
-        if write.error is not None:
-            raise StorageError(f"SQLite refused it: {write.error}") from write.error
-
-    async def _run(self, fn: Any, *args: Any) -> Any:
-        async with self._query_lock:
-            return await trio.to_thread.run_sync(fn, *args)
-
-    # -- writes on the match path --------------------------------------------------------
+    # -- matches -------------------------------------------------------------------------
 
     async def create_match(
         self,
@@ -275,45 +77,13 @@ class Storage:
         players: Sequence[str],
         tournament_game: tuple[int, int] | None = None,
     ) -> int:
-        """Store the match and its players; returns the new match id once it is stored.
+        """Store a new match with its players; returns the id the database gave it, once stored.
 
-        `tournament_game` (tournament id, game number) links the match to its place in a
-        tournament's schedule in the same transaction, so a restart never finds one without
-        the other.
+        `tournament_game` (tournament id, game number) links it to its place in a tournament's
+        schedule in the same transaction: a restart never finds one without the other.
+        `StorageError` if it could not be stored.
         """
-        self._last_match_id += 1
-        match_id = self._last_match_id
-        now = time.time()
-        statements: list[Statement] = [
-            (
-                "INSERT INTO matches"
-                " (id, game, options, time_control, illegal, status, started_at)"
-                " VALUES (?, ?, ?, ?, ?, 'playing', ?)",
-                (match_id, game, json.dumps(options), json.dumps(time_control), illegal, now),
-            )
-        ]
-        for name in players:
-            statements.append(
-                ("INSERT OR IGNORE INTO players (name, created_at) VALUES (?, ?)", (name, now))
-            )
-        for index, (seat, name) in enumerate(zip(seats, players, strict=True)):
-            statements.append(
-                (
-                    "INSERT INTO results (match_id, seat_index, seat, player_id)"
-                    " SELECT ?, ?, ?, id FROM players WHERE name = ?",
-                    (match_id, index, seat, name),
-                )
-            )
-        if tournament_game is not None:
-            statements.append(
-                (
-                    "UPDATE tournament_games SET match_id = ?"
-                    " WHERE tournament_id = ? AND number = ?",
-                    (match_id, *tournament_game),
-                )
-            )
-        await self._write(*statements)
-        return match_id
+        ...
 
     def record_move(
         self,
@@ -326,17 +96,11 @@ class Storage:
         clock: float | None = None,
     ) -> PendingWrite:
         """Queue one accepted move without waiting for it; announce it only `after_commit`."""
-        write = PendingWrite(
-            [
-                (
-                    "INSERT INTO moves (match_id, ply, seat, move, elapsed, compensation, clock,"
-                    " stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (match_id, ply, seat, move, elapsed, compensation, clock, time.time()),
-                )
-            ]
-        )
-        self._enqueue(write)
-        return write
+        ...
+
+    def note_default(self, match_id: int, seat: int, kind: str) -> None:
+        """Remember why a seat defaulted (a `standings.DEFAULT_KINDS` kind), to be stored with
+        the match's result by `finish_match`, in the same transaction."""
 
     async def finish_match(
         self,
@@ -344,170 +108,46 @@ class Storage:
         result: str,
         winner: str | None,
         reason: str,
+        termination: Termination,
         scores: Sequence[float],
     ) -> None:
-        """Store the result, the seats' scores and the kinds of any defaults, together."""
-        defaults = self._defaults.pop(match_id, {})
-        await self._write(
-            *(
-                (
-                    "INSERT OR REPLACE INTO defaults (match_id, seat_index, kind) VALUES (?, ?, ?)",
-                    (match_id, seat, kind),
-                )
-                for seat, kind in defaults.items()
-            ),
-            (
-                "UPDATE matches SET status = 'finished', ended_at = ?, result = ?, winner = ?,"
-                " reason = ? WHERE id = ?",
-                (time.time(), result, winner, reason, match_id),
-            ),
-            *(
-                (
-                    "UPDATE results SET score = ? WHERE match_id = ? AND seat_index = ?",
-                    (score, match_id, index),
-                )
-                for index, score in enumerate(scores)
-            ),
-        )
+        """Store the end of a match: result, winning seat, reason in words, termination kind,
+        each seat's score, and the defaults noted for it, together. `StorageError` if not."""
 
-    def note_default(self, match_id: int, seat: int, kind: str) -> None:
-        """Remember why a seat defaulted. It is written with the match's result, in the same
-        transaction, so a stored result never lacks its kind (nor a kind its result)."""
-        self._defaults.setdefault(match_id, {})[seat] = kind
-
-    # -- reads ---------------------------------------------------------------------------
-
-    async def load_match(self, match_id: int) -> MatchRecord | None:
-        result: MatchRecord | None = await self._run(self._load_match, match_id)
-        return result
-
-    def _load_match(self, match_id: int) -> MatchRecord | None:
-        row = self._db.execute(
-            "SELECT id, game, options, time_control, status, result, winner, reason"
-            " FROM matches WHERE id = ?",
-            (match_id,),
-        ).fetchone()
-        if row is None:
-            return None
-        seats = self._db.execute(
-            "SELECT r.seat, p.name FROM results r JOIN players p ON p.id = r.player_id"
-            " WHERE r.match_id = ? ORDER BY r.seat_index",
-            (match_id,),
-        ).fetchall()
-        moves = self._db.execute(
-            "SELECT move FROM moves WHERE match_id = ? ORDER BY ply", (match_id,)
-        ).fetchall()
-        return MatchRecord(
-            id=row[0],
-            game=row[1],
-            options=json.loads(row[2]),
-            time_control=json.loads(row[3]),
-            status=row[4],
-            result=row[5],
-            winner=row[6],
-            reason=row[7],
-            seats=[seat for seat, _ in seats],
-            players=[name for _, name in seats],
-            moves=[move for (move,) in moves],
-        )
-
-    async def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """`fn(connection, *args)` on the storage thread, for modules that keep their own
-        queries (`server.accounts`)."""
-        result: T = await self._run(fn, self._db, *args)
-        return result
+    async def load_match(self, match_id: int) -> FullRecord | None:
+        """Everything stored about a match, in play or not; None if there is no such match."""
+        ...
 
     async def load_moves(self, match_id: int) -> list[MoveRow]:
         """Every stored move of a match with its times: what resuming it needs."""
-        moves: list[MoveRow] = await self._run(read_moves, self._db, match_id)
-        return moves
+        ...
 
     # -- tournaments ---------------------------------------------------------------------
 
     async def create_tournament(self, row: TournamentRow, games: Sequence[ScheduledGame]) -> int:
-        """Insert a tournament with its whole schedule; returns its id."""
-        return int(await self._run(self._create_tournament, row, games))
+        """Store a tournament with its whole schedule; returns the id the database gave it.
+        `TournamentNameTaken` if its name is."""
+        ...
 
-    def _create_tournament(self, row: TournamentRow, games: Sequence[ScheduledGame]) -> int:
-        with transaction(self._db):
-            cursor = self._db.execute(
-                "INSERT INTO tournaments (name, game, options, time_control, rounds, concurrency,"
-                " wait, entrants, local, status, created_by, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    row.name,
-                    row.game,
-                    json.dumps(row.options),
-                    json.dumps(row.time_control),
-                    row.rounds,
-                    row.concurrency,
-                    row.wait,
-                    json.dumps(row.entrants),
-                    json.dumps(row.local),
-                    row.status,
-                    row.created_by,
-                    time.time(),
-                ),
-            )
-            tournament_id = cursor.lastrowid
-            self._db.executemany(
-                "INSERT INTO tournament_games (tournament_id, number, round, first, second)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(tournament_id, g.number, g.round, g.first, g.second) for g in games],
-            )
-        assert tournament_id is not None
-        return tournament_id
-
-    async def set_tournament_status(self, tournament_id: int, status: str) -> None:
-        await self._write(
-            ("UPDATE tournaments SET status = ? WHERE id = ?", (status, tournament_id))
-        )
+    async def set_tournament_status(self, tournament_id: int, status: str) -> None: ...
 
     async def load_tournaments(self) -> list[StoredTournament]:
         """Every tournament with its schedule and the results so far (a server's start-up)."""
-        tournaments: list[StoredTournament] = await self._run(self._load_tournaments)
-        return tournaments
+        ...
 
-    def _load_tournaments(self) -> list[StoredTournament]:
-        games: dict[int, list[ScheduledGame]] = {}
-        for row in self._db.execute(
-            "SELECT g.tournament_id, g.number, g.round, g.first, g.second, g.match_id,"
-            " m.status, m.result, m.reason,"
-            " CASE WHEN m.winner IS NULL THEN NULL WHEN m.winner = r.seat THEN 0 ELSE 1 END,"
-            " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 0),"
-            " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 1)"
-            " FROM tournament_games g LEFT JOIN matches m ON m.id = g.match_id"
-            " LEFT JOIN results r ON r.match_id = g.match_id AND r.seat_index = 0"
-            " ORDER BY g.tournament_id, g.number"
-        ):
-            number, round_, first, second = row[1:5]
-            game = ScheduledGame(number, round_, first, second, row[5], row[6] or "waiting")
-            game.result, game.reason, game.winner = row[7], row[8], row[9]
-            game.defaults = (row[10], row[11])
-            games.setdefault(row[0], []).append(game)
-        return [
-            StoredTournament(
-                TournamentRow(
-                    id=row[0],
-                    name=row[1],
-                    game=row[2],
-                    options=json.loads(row[3]),
-                    time_control=json.loads(row[4]),
-                    rounds=row[5],
-                    concurrency=row[6],
-                    wait=row[7],
-                    entrants=json.loads(row[8]),
-                    local=json.loads(row[9]),
-                    status=row[10],
-                    created_by=row[11],
-                ),
-                games.get(row[0], []),
-            )
-            for row in self._db.execute(
-                "SELECT id, name, game, options, time_control, rounds, concurrency, wait,"
-                " entrants, local, status, created_by FROM tournaments ORDER BY id"
-            )
-        ]
+    # -- accounts (server.accounts) ------------------------------------------------------
+
+    async def find_account(self, name: str) -> Account | None: ...
+
+    async def account_credentials(self, name: str) -> Credentials | None:
+        """What checking `name`'s token needs; the check itself (a slow hash) is the caller's,
+        on a thread of its own (`accounts.check_token`)."""
+        ...
+
+    async def issue_local_token(self, name: str) -> str:
+        """A fresh token for a built-in agent's account (`accounts.issue_local`); raises
+        `accounts.AccountError` for a name a player or an admin holds."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

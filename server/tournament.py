@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import sqlite3
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -48,7 +47,13 @@ from arbiter.server.match import Match
 from arbiter.server.records import MoveRow
 from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.standings import GameResult, standings
-from arbiter.server.storage import ScheduledGame, Storage, StoredTournament, TournamentRow
+from arbiter.server.storage import (
+    ScheduledGame,
+    Storage,
+    StoredTournament,
+    TournamentNameTaken,
+    TournamentRow,
+)
 
 if TYPE_CHECKING:
     from arbiter.server.session import Session
@@ -335,7 +340,7 @@ class Desk:
             )
         try:
             tournament_id = await self.storage.create_tournament(row, games)
-        except sqlite3.IntegrityError:  # the same name, created while we checked this one
+        except TournamentNameTaken:  # the same name, created while we checked this one
             raise taken from None
         stored = StoredTournament(replace(row, id=tournament_id), games)
         return self._adopt(stored)
@@ -346,7 +351,7 @@ class Desk:
         game = _checked_game(request.game, request.options)
         control = _checked_control(game, request.time)
         for player in request.players:
-            account = await self.storage.call(accounts.find, player)
+            account = await self.storage.find_account(player)
             if account is None or account.role == "local":
                 raise TournamentError(
                     ErrorCode.BAD_TOURNAMENT,
@@ -376,7 +381,7 @@ class Desk:
             await self._check_agent_names(game, agents)
         local = local_names(agents, players)
         for name in local:
-            account = await self.storage.call(accounts.find, name)
+            account = await self.storage.find_account(name)
             if account is not None and account.role != "local":
                 raise TournamentError(
                     ErrorCode.BAD_TOURNAMENT,
@@ -689,6 +694,7 @@ class Runner:
             outcome.result.value,
             winner,
             outcome.reason,
+            outcome.termination,
             [outcome.score(seat) for seat in (0, 1)],
         )
 
@@ -716,7 +722,7 @@ class Runner:
         launcher = self.desk.local_agents
         try:
             while launcher is not None and self.tournament.unfinished(name):
-                token = await self.storage.call(accounts.issue_local, name)
+                token = await self.storage.issue_local_token(name)
                 self._launched[name].set()
                 await trio.run_process(
                     launcher.command(self.tournament.name, address, name, agent, index),

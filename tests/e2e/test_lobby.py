@@ -169,8 +169,9 @@ async def test_a_match_that_cannot_be_stored_never_starts_and_the_server_goes_on
     """The store refuses the first new match (a trigger stands in for a full disk): both
     seekers are told, and the next pair plays as usual."""
     with sqlite3.connect(server.db) as db:
-        db.execute(
-            "CREATE TRIGGER refuse_first_match BEFORE INSERT ON matches WHEN NEW.id = 1"
+        db.execute(  # on a seat of the new match, stored in the same transaction as its row
+            "CREATE TRIGGER refuse_first_match BEFORE INSERT ON results WHEN NEW.player_id ="
+            " (SELECT id FROM players WHERE name = 'first')"
             " BEGIN SELECT RAISE(ABORT, 'no space left (test)'); END"
         )
     with trio.fail_after(10):
@@ -186,7 +187,11 @@ async def test_a_match_that_cannot_be_stored_never_starts_and_the_server_goes_on
         assert isinstance(await seek(again[0]), protocol.Seeking)
         assert isinstance(await seek(again[1]), protocol.MatchStarted)
     with sqlite3.connect(server.db) as db:
-        assert db.execute("SELECT id, status FROM matches").fetchall() == [(2, "playing")]
+        assert db.execute("SELECT id, status FROM matches").fetchall() == [(1, "playing")]
+        assert db.execute("SELECT name FROM players ORDER BY name").fetchall() == [
+            ("fourth",),
+            ("third",),
+        ]
 
 
 def _store_finished_match(db_path: Path, match_id: int, options: str, moves: list[str]) -> None:

@@ -17,23 +17,30 @@ from arbiter import protocol
 from arbiter.server.lobby import Lobby
 from arbiter.server.match import Match
 from arbiter.server.session import Session
-from arbiter.server.storage import Storage
+from arbiter.server.sqlite_storage import SQLiteStorage
 
 M = TypeVar("M", bound=protocol.Message)
 
 
 @asynccontextmanager
-async def lobby_on_file(db: Path, grace: float = 10.0) -> AsyncIterator[Lobby]:
-    """A lobby with its storage writer running, as `server.app.serve` starts one."""
-    storage = Storage.connect(db)
+async def writing_to(db: Path) -> AsyncIterator[SQLiteStorage]:
+    """A storage with its group-commit writer running, stopped and closed on the way out."""
+    storage = SQLiteStorage.connect(db)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(storage.run_writer)
-            lobby = Lobby(storage, nursery, grace)
-            yield lobby
+            yield storage
             nursery.cancel_scope.cancel()
     finally:
         storage.close()
+
+
+@asynccontextmanager
+async def lobby_on_file(db: Path, grace: float = 10.0) -> AsyncIterator[Lobby]:
+    """A lobby with its storage writer running, as `server.app.serve` starts one."""
+    async with writing_to(db) as storage, trio.open_nursery() as nursery:
+        yield Lobby(storage, nursery, grace)
+        nursery.cancel_scope.cancel()
 
 
 class Client:

@@ -7,12 +7,12 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
-import trio
 
 from arbiter import protocol
 from arbiter.server.commit_gate import CommitGate
 from arbiter.server.peer import OnWritten
 from arbiter.server.storage import Storage
+from tests.server.memory import writing_to
 
 
 class Recorder:
@@ -34,14 +34,8 @@ class Recorder:
 
 @pytest.fixture
 async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
-    storage = Storage.connect(tmp_path / "arbiter.db")
-    try:
-        async with trio.open_nursery() as nursery:
-            await nursery.start(storage.run_writer)
-            yield storage
-            nursery.cancel_scope.cancel()
-    finally:
-        storage.close()
+    async with writing_to(tmp_path / "arbiter.db") as running:
+        yield running
 
 
 def pong(nonce: int) -> protocol.Pong:

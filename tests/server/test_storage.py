@@ -1,25 +1,36 @@
 """The group commit on a real SQLite file: what is stored, in what order callbacks run, what
-one bad write costs the rest of its batch, what a killed commit process costs, and how match
-numbers and the file's lock behave."""
+one bad write costs the rest of its batch, what a killed commit process costs, how SQLite
+numbers matches, what a record reads back, and how the file's lock and older files behave."""
 
 from __future__ import annotations
 
 import os
 import signal
 import sqlite3
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 import trio
 
-from arbiter.server.database import APPLICATION_ID, SCHEMA, NotArbiterFile
-from arbiter.server.storage import DatabaseInUse, Storage, StorageError
+from arbiter.games import Termination
+from arbiter.server.database import (
+    APPLICATION_ID,
+    NEW_ID,
+    RETURNING_ID,
+    SCHEMA,
+    NotArbiterFile,
+    commit_batch,
+    open_database,
+)
+from arbiter.server.records import open_read_only, read_records
+from arbiter.server.sqlite_storage import DatabaseInUse, SQLiteStorage
+from arbiter.server.storage import ScheduledGame, StorageError, TournamentRow
 from tests.processes import commit_writers
+from tests.server.memory import writing_to
 
 
-async def _new_match(storage: Storage) -> int:
+async def _new_match(storage: SQLiteStorage) -> int:
     return await storage.create_match(
         "kings-court", {}, {"move": 5.0}, "forfeit,forfeit", ["white", "black"], ["a", "b"]
     )
@@ -32,20 +43,7 @@ def _stored(db: Path) -> list[tuple[int, int, str]]:
         ).fetchall()
 
 
-@asynccontextmanager
-async def _writing_to(db: Path) -> AsyncIterator[Storage]:
-    """A storage with its group-commit writer running, stopped and closed on the way out."""
-    storage = Storage.connect(db)
-    try:
-        async with trio.open_nursery() as nursery:
-            await nursery.start(storage.run_writer)
-            yield storage
-            nursery.cancel_scope.cancel()
-    finally:
-        storage.close()
-
-
-async def _until_committed(storage: Storage) -> None:
+async def _until_committed(storage: SQLiteStorage) -> None:
     done = trio.Event()
     storage.after_commit(done.set)
     with trio.fail_after(10):
@@ -55,7 +53,7 @@ async def _until_committed(storage: Storage) -> None:
 async def test_a_large_batch_is_stored_whole_before_its_callbacks_run(tmp_path: Path) -> None:
     db = tmp_path / "arbiter.db"
     seen_by_callbacks: list[int] = []
-    async with _writing_to(db) as storage:
+    async with writing_to(db) as storage:
         matches = [await _new_match(storage) for _ in range(3)]
         expected = []
         for ply in range(1, 1401):  # 4,200 rows: more than one statement may bind
@@ -71,7 +69,7 @@ async def test_a_large_batch_is_stored_whole_before_its_callbacks_run(tmp_path: 
 async def test_one_bad_write_fails_alone_and_callbacks_keep_their_order(tmp_path: Path) -> None:
     db = tmp_path / "arbiter.db"
     order: list[str] = []
-    async with _writing_to(db) as storage:
+    async with writing_to(db) as storage:
         match_id = await _new_match(storage)
         first = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
         storage.after_commit(lambda: order.append("after first"))
@@ -87,7 +85,7 @@ async def test_one_bad_write_fails_alone_and_callbacks_keep_their_order(tmp_path
 
 async def test_a_killed_commit_process_loses_only_its_batch(tmp_path: Path) -> None:
     db = tmp_path / "arbiter.db"
-    async with _writing_to(db) as storage:
+    async with writing_to(db) as storage:
         match_id = await _new_match(storage)
         first = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
         await _until_committed(storage)
@@ -113,12 +111,14 @@ async def test_a_match_is_created_and_finished_in_one_piece_each(tmp_path: Path)
             "CREATE TRIGGER refuse_black BEFORE UPDATE OF score ON results"
             " WHEN NEW.seat_index = 1 BEGIN SELECT RAISE(ABORT, 'no score for black'); END"
         )
-    async with _writing_to(db) as storage:
+    async with writing_to(db) as storage:
         match_id = await _new_match(storage)
         move = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
         storage.note_default(match_id, 1, "time")
         with pytest.raises(StorageError, match="no score for black") as refused:
-            await storage.finish_match(match_id, "win", "white", "time", [1.0, 0.0])
+            await storage.finish_match(
+                match_id, "win", "white", "time", Termination.TIME, [1.0, 0.0]
+            )
         assert isinstance(refused.value.__cause__, sqlite3.IntegrityError)
         await _until_committed(storage)
     assert move.error is None
@@ -136,9 +136,9 @@ async def test_a_match_is_created_and_finished_in_one_piece_each(tmp_path: Path)
 
 async def test_match_numbers_go_on_from_the_file_after_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "arbiter.db"
-    async with _writing_to(db) as storage:
+    async with writing_to(db) as storage:
         first = [await _new_match(storage) for _ in range(3)]
-    async with _writing_to(db) as storage:
+    async with writing_to(db) as storage:
         later = await _new_match(storage)
     assert first == [1, 2, 3] and later == 4
     with sqlite3.connect(db) as reader:
@@ -153,13 +153,13 @@ async def test_match_numbers_go_on_from_the_file_after_a_restart(tmp_path: Path)
 
 def test_one_file_is_one_servers_until_it_closes(tmp_path: Path) -> None:
     db = tmp_path / "arbiter.db"
-    holder = Storage.connect(db)
+    holder = SQLiteStorage.connect(db)
     try:
         with pytest.raises(DatabaseInUse, match="another Arbiter server is using"):
-            Storage.connect(db)
+            SQLiteStorage.connect(db)
     finally:
         holder.close()
-    Storage.connect(db).close()
+    SQLiteStorage.connect(db).close()
 
 
 def test_another_programs_file_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
@@ -169,7 +169,7 @@ def test_another_programs_file_is_refused_and_left_as_it_was(tmp_path: Path) -> 
         other.execute("INSERT INTO notes VALUES ('keep me')")
     before = db.read_bytes()
     with pytest.raises(NotArbiterFile, match=r"it holds other tables \(notes\)"):
-        Storage.connect(db)
+        SQLiteStorage.connect(db)
     assert db.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]  # no lock, no WAL
 
@@ -178,7 +178,181 @@ def test_a_file_from_before_the_stamp_is_taken_and_stamped(tmp_path: Path) -> No
     db = tmp_path / "old.db"
     with sqlite3.connect(db) as old:  # what an earlier version wrote: our tables, no stamp
         old.executescript(SCHEMA)
-    Storage.connect(db).close()
+    SQLiteStorage.connect(db).close()
     with sqlite3.connect(db) as reader:
         assert reader.execute("PRAGMA application_id").fetchone() == (APPLICATION_ID,)
-    Storage.connect(db).close()  # and taken again as ours
+    SQLiteStorage.connect(db).close()  # and taken again as ours
+
+
+# -- the database numbers matches ----------------------------------------------------------
+
+
+def _match_write(name: str) -> list[tuple[str, list[object]]]:
+    """A keyed write: a match row, then a statement that names it by `NEW_ID`."""
+    return [
+        (
+            "INSERT INTO matches (game, options, time_control, illegal, status, started_at)"
+            " VALUES (?, '{}', '{}', 'forfeit,forfeit', 'playing', 0)" + RETURNING_ID,
+            [name],
+        ),
+        ("INSERT INTO moves VALUES (?, 1, 'white', ?, 0, 0, NULL, 0)", [NEW_ID, name]),
+    ]
+
+
+def _move(match_id: int, ply: int) -> list[tuple[str, list[object]]]:
+    return [
+        (
+            "INSERT INTO moves (match_id, ply, seat, move, elapsed, compensation, clock,"
+            " stored_at) VALUES (?, ?, 'white', 'B4C4', 0, 0, NULL, 0)",
+            [match_id, ply],
+        )
+    ]
+
+
+def test_keyed_writes_get_their_own_ids_among_merged_moves(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "arbiter.db")
+    try:
+        assert commit_batch(db, [_match_write("a")]) == [1]
+        batch = [_move(1, 2), _match_write("b"), _move(1, 3), _move(1, 4), _match_write("c")]
+        assert commit_batch(db, batch) == [None, 2, None, None, 3]
+        assert db.execute(
+            "SELECT m.id, m.game, count(*) FROM matches m JOIN moves v ON v.match_id = m.id"
+            " GROUP BY m.id ORDER BY m.id"
+        ).fetchall() == [(1, "a", 4), (2, "b", 1), (3, "c", 1)]
+        assert db.execute("SELECT match_id, move FROM moves WHERE ply = 1").fetchall() == [
+            (1, "a"),
+            (2, "b"),
+            (3, "c"),
+        ]
+    finally:
+        db.close()
+
+
+def test_a_refused_write_beside_keyed_ones_leaves_them_their_ids(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "arbiter.db")
+    try:
+        answers = commit_batch(db, [_match_write("a"), _move(99, 1), _match_write("b")])
+        assert answers[0] == 1 and answers[2] == 2
+        assert isinstance(answers[1], sqlite3.IntegrityError)  # no match 99
+        assert db.execute("SELECT id, game FROM matches").fetchall() == [(1, "a"), (2, "b")]
+    finally:
+        db.close()
+
+
+async def test_matches_created_together_have_their_own_rows(tmp_path: Path) -> None:
+    """Several new matches in one batch, one of them a tournament game: each gets the id
+    SQLite gave it, its own seats, and the tournament game the right link."""
+    db = tmp_path / "arbiter.db"
+    async with writing_to(db) as storage:
+        tournament = await storage.create_tournament(
+            TournamentRow("cup", "kings-court", {}, {"move": 5.0}, 1, 1, 10.0, ["c", "d"], {},
+                          "running", "director"),
+            [ScheduledGame(1, 1, "c", "d")],
+        )  # fmt: skip
+        ids: list[int] = []
+
+        async def create(players: list[str], link: tuple[int, int] | None) -> None:
+            ids.append(
+                await storage.create_match(
+                    "kings-court", {}, {}, "forfeit,forfeit", ["white", "black"], players, link
+                )
+            )
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(create, ["a", "b"], None)
+            nursery.start_soon(create, ["c", "d"], (tournament, 1))
+            nursery.start_soon(create, ["b", "e"], None)
+        [stored] = await storage.load_tournaments()
+    assert sorted(ids) == [1, 2, 3]
+    with sqlite3.connect(db) as reader:
+        seats = dict(
+            reader.execute(
+                "SELECT r.match_id, group_concat(p.name, ',') FROM results r"
+                " JOIN players p ON p.id = r.player_id GROUP BY r.match_id"
+            ).fetchall()
+        )
+    assert sorted(seats.values()) == ["a,b", "b,e", "c,d"]
+    assert stored.games[0].match == next(i for i in ids if seats[i] == "c,d")
+    assert stored.games[0].status == "playing"
+
+
+async def test_a_match_refused_by_the_store_takes_no_number(tmp_path: Path) -> None:
+    db = tmp_path / "arbiter.db"
+    with sqlite3.connect(db) as setup:
+        setup.executescript(SCHEMA)
+        setup.execute(
+            "CREATE TRIGGER refuse_x BEFORE INSERT ON players WHEN NEW.name = 'x'"
+            " BEGIN SELECT RAISE(ABORT, 'no x'); END"
+        )
+    async with writing_to(db) as storage:
+        with pytest.raises(StorageError, match="no x"):
+            await storage.create_match(
+                "kings-court", {}, {}, "forfeit,forfeit", ["white", "black"], ["a", "x"]
+            )
+        assert await _new_match(storage) == 1
+    with sqlite3.connect(db) as reader:
+        assert reader.execute("SELECT count(*) FROM results").fetchone() == (2,)
+
+
+# -- one record, with how the game ended -------------------------------------------------
+
+
+async def test_a_finished_match_reads_back_whole_with_its_termination(tmp_path: Path) -> None:
+    db = tmp_path / "arbiter.db"
+    async with writing_to(db) as storage:
+        match_id = await _new_match(storage)
+        storage.record_move(match_id, 1, "white", "B4C4", 0.5, 0.01, None)
+        storage.note_default(match_id, 1, "illegal")
+        await storage.finish_match(
+            match_id, "win", "white", "illegal move", Termination.ILLEGAL_MOVE, [1.0, 0.0]
+        )
+        record = await storage.load_match(match_id)
+        assert await storage.load_match(match_id + 1) is None
+    assert record is not None
+    assert (record.id, record.status, record.result, record.winner) == (
+        match_id,
+        "finished",
+        "win",
+        "white",
+    )
+    assert record.termination == "illegal-move"
+    assert (record.seats, record.players) == (["white", "black"], ["a", "b"])
+    assert (record.scores, record.defaults) == ([1.0, 0.0], [None, "illegal"])
+    assert record.notation == ["B4C4"] and record.moves[0].compensation == 0.01
+    with closing(open_read_only(db)) as reader:
+        assert list(read_records(reader)) == [record]
+
+
+OLD_MATCHES = """
+CREATE TABLE matches (
+    id INTEGER PRIMARY KEY, game TEXT NOT NULL, options TEXT NOT NULL,
+    time_control TEXT NOT NULL, illegal TEXT NOT NULL, status TEXT NOT NULL,
+    started_at REAL NOT NULL, ended_at REAL, result TEXT, winner TEXT, reason TEXT
+);
+INSERT INTO matches VALUES
+    (7, 'kings-court', '{}', '{}', 'forfeit,forfeit', 'finished', 0, 1, 'draw', NULL, 'agreed');
+"""
+"""The matches table as Arbiter wrote it before terminations, with one finished game."""
+
+
+def test_a_file_from_before_terminations_is_read_as_it_is_and_upgraded_on_open(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as old:
+        old.executescript(OLD_MATCHES)
+        old.executescript(SCHEMA)  # every other table, as that version had them
+        old.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    with closing(
+        open_read_only(db)
+    ) as reader:  # the reading commands cannot upgrade it, nor need to
+        [record] = read_records(reader)
+    assert (record.id, record.reason, record.termination) == (7, "agreed", None)
+    SQLiteStorage.connect(db).close()
+    with sqlite3.connect(db) as reader:
+        columns = [row[1] for row in reader.execute("PRAGMA table_info(matches)")]
+        assert columns[-1] == "termination"
+        assert reader.execute("SELECT id, reason, termination FROM matches").fetchall() == [
+            (7, "agreed", None)
+        ]
+    SQLiteStorage.connect(db).close()  # once is enough: opened again as it is

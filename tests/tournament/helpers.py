@@ -16,7 +16,7 @@ from arbiter.client.runner import GameRecord, MessageHook
 from arbiter.client.tournament import AgentFailed, play_tournament, request
 from arbiter.games import Game, State
 from arbiter.server import accounts
-from arbiter.server.storage import open_database
+from arbiter.server.database import open_database
 
 HOST = "127.0.0.1"
 GAME = "kings-court"

@@ -13,7 +13,7 @@ from arbiter import protocol
 from arbiter.client.connection import ClientConnection, ServerError
 from arbiter.client.tournament import request
 from arbiter.server import accounts
-from arbiter.server.storage import open_database
+from arbiter.server.database import open_database
 from tests.conftest import RunningServer
 from tests.e2e.helpers import seek, until
 from tests.tournament.helpers import HOST, create, director, register, status

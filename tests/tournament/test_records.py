@@ -26,7 +26,7 @@ TOP_FIELDS = {
     "schema": str, "match": int, "game": str, "options": dict, "time_control": dict,
     "illegal": str, "status": str, "started_at": str, "ended_at": str, "seats": list,
     "players": list, "result": str, "winner": (str, type(None)), "reason": str,
-    "scores": list, "defaults": list, "tournament": dict, "moves": list,
+    "termination": str, "scores": list, "defaults": list, "tournament": dict, "moves": list,
 }  # fmt: skip
 MOVE_FIELDS = {
     "ply": int, "seat": str, "move": str, "elapsed": float, "compensation": float,
@@ -80,6 +80,7 @@ async def test_every_exported_line_follows_the_documented_schema(server: Running
         assert game["scores"][cheater] == 0.0 and game["scores"][1 - cheater] == 1.0
         assert game["defaults"][cheater] == "illegal" and game["defaults"][1 - cheater] is None
         assert game["reason"].startswith("illegal move ")
+        assert game["termination"] == "illegal-move"
         for number, move in enumerate(game["moves"], 1):
             assert list(move) == list(MOVE_FIELDS)
             assert all(isinstance(move[name], kind) for name, kind in MOVE_FIELDS.items())
@@ -134,7 +135,10 @@ async def test_a_replay_shows_every_position_with_the_moves_times(server: Runnin
     move = record.moves[0]
     assert shown[1].splitlines()[1].startswith(f"1. white (ann) {move.move}   [")
     assert "clock 2" in shown[1].splitlines()[1]
-    assert shown[-1].splitlines()[-1] == f"result: white wins ({record.reason})"
+    assert shown[-1].splitlines()[-2:] == [
+        f"ended by: {record.termination}",
+        f"result: white wins ({record.reason})",
+    ]
 
 
 def test_stepping_goes_forward_back_and_jumps() -> None:
