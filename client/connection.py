@@ -76,8 +76,15 @@ class ClientConnection:
         return connection
 
     async def send(self, *messages: protocol.Message) -> None:
-        """Send the messages in one write (pipelined requests share a TCP segment)."""
-        await self._stream.send_all(b"".join(self.wire.send(m) for m in messages))
+        """Send the messages in one write (pipelined requests share a TCP segment).
+
+        A reset says the same as on receiving (`ConnectionClosed`): a server killed between
+        accepting us and reading our `hello` is one a reconnecting client simply tries again.
+        """
+        try:
+            await self._stream.send_all(b"".join(self.wire.send(m) for m in messages))
+        except trio.BrokenResourceError as error:
+            raise ConnectionClosed("connection reset by the server") from error
 
     async def receive(self) -> protocol.Message:
         """The next message; pings are answered here, errors raise `ServerError`.

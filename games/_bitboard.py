@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import TypeAlias
 
 Bitboard: TypeAlias = int
+"""A set of squares: bit `s` is set when square `s` is in it (each game numbers its squares)."""
 
 
 def squares_of(board: Bitboard) -> Iterator[int]:

@@ -32,13 +32,11 @@ from arbiter.games._base import (
     State,
     StateDataError,
 )
-from arbiter.games._bitboard import squares_of
+from arbiter.games._bitboard import Bitboard, squares_of
 from arbiter.games._picture import framed_grid
 
 Square: TypeAlias = int
 """0..99: `file + 10 * rank`, both counted from 0, so a1 = 0, j1 = 9, a10 = 90."""
-Bitboard: TypeAlias = int
-"""A set of squares: bit `s` is set when square `s` is in it."""
 Move: TypeAlias = tuple[Square, Square, Square]
 """(from, to, arrow): the amazon's queen move, then the arrow shot from where it landed."""
 

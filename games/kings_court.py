@@ -37,13 +37,12 @@ from arbiter.games._base import (
     State,
     StateDataError,
 )
+from arbiter.games._bitboard import Bitboard
 from arbiter.games._memo import Memo
 from arbiter.games._picture import framed_grid
 
 Square: TypeAlias = int
 """0..63: `column + 8 * row`, both counted from 0, so A1 = 0, H1 = 7, A2 = 8, H8 = 63."""
-Bitboard: TypeAlias = int
-"""A set of squares: bit `s` is set when square `s` is in it."""
 Move: TypeAlias = tuple[Square, ...]
 """The squares the piece visits, in order: two adjacent squares for a slide, else jumps."""
 Direction: TypeAlias = int

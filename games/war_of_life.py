@@ -31,13 +31,11 @@ from arbiter.games._base import (
     State,
     StateDataError,
 )
-from arbiter.games._bitboard import squares_of
+from arbiter.games._bitboard import Bitboard, squares_of
 from arbiter.games._picture import framed_grid
 
 Square: TypeAlias = int
 """0..63: a1 = 0, h1 = 7, a8 = 56, h8 = 63."""
-Bitboard: TypeAlias = int
-"""A set of squares: bit `s` is set when square `s` is in it."""
 
 BLUE: Seat = 0
 RED: Seat = 1
