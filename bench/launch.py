@@ -14,10 +14,10 @@ ARBITER = [sys.executable, "-m", "arbiter.server", "--port", "0"]
 
 
 def start_server(
-    command: list[str], env: dict[str, str] | None = None
+    command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> tuple[subprocess.Popen[str], int]:
     """The started process and its port; killed, and `RuntimeError`, if it does not listen."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=cwd)
     assert process.stdout is not None
     line = process.stdout.readline()
     if not line.startswith("listening on "):
@@ -32,7 +32,8 @@ def start_arbiter(db: Path) -> tuple[subprocess.Popen[str], int]:
 
 
 def checkout_server(checkout: Path, scratch: Path) -> tuple[list[str], dict[str, str]]:
-    """The command and environment that run another checkout's server with this interpreter.
+    """The command and environment that run another checkout's server with this interpreter,
+    from the checkout's own folder (`python -m` looks there first).
 
     For a baseline measured in the same run: `git worktree add /tmp/before REV`, then pass
     /tmp/before. A checkout from before the single `arbiter` name runs as `python -m server`

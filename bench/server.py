@@ -360,15 +360,16 @@ BASELINE_GOAL = 0.95
 def run_one(
     kind: str, matches: int, seconds: float, scratch: Path, baseline: Path | None = None
 ) -> Tally:
-    env = None
+    env, cwd = None, None
     if kind in ("echo", "relay"):
         command = [sys.executable, __file__, f"--{kind}-server"]
     elif kind == "baseline" and baseline is not None:
         command, env = checkout_server(baseline, scratch)
+        cwd = baseline
         command += ["--db", str(scratch / f"baseline-{matches}-{time.monotonic_ns()}.db")]
     else:
         command = [*ARBITER, "--db", str(scratch / f"bench-{matches}-{time.monotonic_ns()}.db")]
-    process, port = start_server(command, env)
+    process, port = start_server(command, env, cwd)
     try:
         return trio.run(measure, port, matches, seconds, kind, process.pid)
     finally:
