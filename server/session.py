@@ -6,9 +6,14 @@ and one writer task, so frames never interleave and a slow reader stalls only it
 is bounded: a client that stops reading while frames keep coming is disconnected rather than
 allowed to grow the server's memory.
 
-Each frame is stamped with the time its last bytes were read, before any earlier request of the
-same read is answered: a move that arrives right behind a slow request (a `hello` whose token
-takes ~100 ms to check, a `watch` that queries the database) is not charged for the server's work.
+Each frame is stamped with the time its last bytes were read, and the reader does not wait for
+a slow request: one whose answer waits (a `watch` or a `seek` that goes to the database) is
+answered by a task of its own while the reader goes on reading and stamping what comes behind it,
+which is answered after it, in order. So a move that arrives behind a slow request is not charged
+for the server's work on it, whether it came in the same segment or later. Requests answered at
+once (a move, a ping) take no detour. The reader answers `hello` itself, slow as a token check is
+(~100 ms): until the handshake is answered the wire cannot parse what follows, and frames that
+came with the `hello` keep the stamp of their read.
 
 A session knows its lobby only as a `Router` (it hands it requests and says when it closed), so
 this module does not depend on the lobby.
@@ -45,6 +50,22 @@ FLUSH_SECONDS = 2.0
 """How long a closing connection may take to write its last frames (an error, a game over)."""
 PING_SECONDS = 2.0
 """How often the server measures a connection's round trip (the lag allowance's input)."""
+MAX_HELD = 256
+"""Requests read and held behind a slow one before the reader stops reading (and TCP pushes back
+on the client): what one connection can make the server hold is bounded."""
+ANSWERED_BY_READER = frozenset(
+    {
+        protocol.Move,
+        protocol.Resign,
+        protocol.Ping,
+        protocol.Pong,
+        protocol.CancelSeek,
+        protocol.ListGames,
+        protocol.Hello,
+    }
+)
+"""Requests the reader answers itself: all but `hello` never wait (the per-move path), and the
+handshake must be answered before the wire can parse the next frame."""
 RTT_SAMPLES = 8
 """Round trips kept; the estimate is their minimum, so one pong delayed by a busy client does
 not count as network lag, and a client that delays pongs on purpose must delay all of them."""
@@ -99,6 +120,12 @@ class Session:
         )
         self._read_at = 0.0
         """When the bytes being parsed were read: the arrival of every frame they complete."""
+        self._held: deque[tuple[protocol.Message, float]] | None = None
+        """Requests read, with their arrival, while a slow one is answered (None: none is)."""
+        self._answered = trio.Event()
+        """Set when the held requests are all answered."""
+        self._room = trio.Event()
+        """Set when the reader, stopped at `MAX_HELD`, may read on."""
 
     def send(self, message: protocol.Message, on_written: OnWritten | None = None) -> None:
         """Send one frame without blocking; a client too far behind is cut off.
@@ -186,7 +213,9 @@ class Session:
                 nursery.start_soon(self._write_loop, nursery.cancel_scope)
                 nursery.start_soon(self._ping_loop)
                 try:
-                    await self._read_loop()
+                    await self._read_loop(nursery)
+                    if self._held is not None:  # what was read before the end gets its answer
+                        await self._answered.wait()
                 finally:
                     self._outbox.close()
                     nursery.cancel_scope.deadline = trio.current_time() + FLUSH_SECONDS
@@ -218,7 +247,7 @@ class Session:
             except (trio.WouldBlock, trio.EndOfChannel):
                 return queued
 
-    async def _read_loop(self) -> None:
+    async def _read_loop(self, nursery: trio.Nursery) -> None:
         while not self.closed:
             try:
                 message = self.wire.next_message()
@@ -234,16 +263,38 @@ class Session:
                 self.wire.receive_data(data)
             elif message is protocol.CLOSED:
                 return
+            elif self._held is not None:
+                self._held.append((message, self._read_at))
+                if len(self._held) >= MAX_HELD:
+                    self._room = trio.Event()
+                    await self._room.wait()
+            elif type(message) in ANSWERED_BY_READER:
+                await self._answer(message, self._read_at)
             else:
-                try:
-                    await self.lobby.handle(self, message, self._read_at)
-                except Exception:  # a bug answering one request must not stop the server
-                    log.exception("%s from %r failed", message.TYPE, self.name)
-                    self.send_error(
-                        ErrorCode.INTERNAL_ERROR,
-                        f"the server failed while answering this {message.TYPE} (logged there)",
-                        ref=message.TYPE,
-                    )
+                self._held, self._answered = deque(), trio.Event()
+                nursery.start_soon(self._answer_in_order, message, self._read_at)
+
+    async def _answer_in_order(self, slow: protocol.Message, arrived: float) -> None:
+        """Answer a slow request, then every request held behind it, each with its arrival."""
+        held = self._held
+        assert held is not None
+        await self._answer(slow, arrived)
+        while held:
+            await self._answer(*held.popleft())
+            self._room.set()
+        self._held = None
+        self._answered.set()
+
+    async def _answer(self, message: protocol.Message, arrived: float) -> None:
+        try:
+            await self.lobby.handle(self, message, arrived)
+        except Exception:  # a bug answering one request must not stop the server
+            log.exception("%s from %r failed", message.TYPE, self.name)
+            self.send_error(
+                ErrorCode.INTERNAL_ERROR,
+                f"the server failed while answering this {message.TYPE} (logged there)",
+                ref=message.TYPE,
+            )
 
     async def _receive(self) -> bytes | None:
         """The next bytes from the client (b"" at its end), or None if the socket failed.

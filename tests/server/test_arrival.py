@@ -4,9 +4,12 @@ time, as the charge is made in service."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import trio
 
 from arbiter import protocol
+from arbiter.server.session import MAX_HELD
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, seek, until
 
@@ -15,9 +18,8 @@ WATCHES = 400
 database in a worker thread and replays it, tens of milliseconds of server work in all."""
 
 
-async def test_a_move_behind_slow_requests_is_charged_from_its_own_arrival(
-    server: RunningServer,
-) -> None:
+async def _a_turn_after_a_finished_match(server: RunningServer) -> tuple[Any, int, str]:
+    """Ann's connection, a finished match to watch, and Ann's turn in a new one (match, move)."""
     ann = await connect(server.port, "ann")
     bob = await connect(server.port, "bob")
     await seek(ann, move_time=30.0)
@@ -30,10 +32,34 @@ async def test_a_move_behind_slow_requests_is_charged_from_its_own_arrival(
     await seek(bob, move_time=30.0)
     turn = await until(ann, protocol.YourTurn)
     assert turn.legal is not None
+    return ann, first.match, turn.legal[0]
 
+
+async def test_a_move_behind_slow_requests_is_charged_from_its_own_arrival(
+    server: RunningServer,
+) -> None:
+    ann, finished, move = await _a_turn_after_a_finished_match(server)
     sent = trio.current_time()
-    watches = [protocol.Watch(match=first.match)] * WATCHES
-    await ann.send(*watches, protocol.Move(match=turn.match, move=turn.legal[0]))
+    watches = [protocol.Watch(match=finished)] * WATCHES
+    await ann.send(*watches, protocol.Move(match=finished + 1, move=move))
+    accepted = await until(ann, protocol.MoveAccepted)
+    server_work = trio.current_time() - sent
+
+    assert server_work > 0.05, f"the watches took {server_work:.3f} s: too little to tell"
+    assert accepted.elapsed < server_work / 4, (accepted.elapsed, server_work)
+
+
+async def test_a_move_sent_while_the_server_answers_slow_requests_is_charged_from_its_arrival(
+    server: RunningServer,
+) -> None:
+    """The move comes in a write of its own, once the server is busy with the watches: the
+    reader goes on reading while a task answers them, so it is stamped when it comes (as long
+    as the client keeps fewer than `MAX_HELD` requests waiting)."""
+    ann, finished, move = await _a_turn_after_a_finished_match(server)
+    sent = trio.current_time()
+    await ann.send(*[protocol.Watch(match=finished)] * (MAX_HELD - 1))
+    await trio.sleep(0.01)
+    await ann.send(protocol.Move(match=finished + 1, move=move))
     accepted = await until(ann, protocol.MoveAccepted)
     server_work = trio.current_time() - sent
 
