@@ -81,6 +81,7 @@ async def serve(
         async with trio.open_nursery() as nursery:
             await nursery.start(storage.run_writer)
             lobby = Lobby(storage, nursery, grace)
+            await nursery.start(lobby.stalls.run)
             lobby.desk.local_agents = local_agents or AgentProgram.arbiter()
             lobby.desk.learn_address(listeners[0].socket.getsockname()[:2])
             await nursery.start(trio.serve_listeners, partial(_serve_connection, lobby), listeners)

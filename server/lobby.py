@@ -28,6 +28,7 @@ from arbiter.server.accounts import Account
 from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.session import Session
+from arbiter.server.stalls import StallMeter
 from arbiter.server.storage import Storage, StorageError
 from arbiter.server.tournament import Desk
 
@@ -41,6 +42,8 @@ class Lobby:
         self.storage = storage
         self.grace = grace
         """Seconds a disconnected seat is kept for its client to come back."""
+        self.stalls = StallMeter()
+        """The loop's lateness, which no match charges a player for (`serve` runs it)."""
         self._nursery = nursery
         self.seeks = Seeks()
         self.matches: dict[int, Match] = {}
@@ -292,6 +295,7 @@ class Lobby:
             storage=self.storage,
             illegal=(first.illegal, second.illegal),
             grace=self.grace,
+            stalls=self.stalls,
         )
         self.adopt(match, sessions)
         self._nursery.start_soon(self.run_match, match)

@@ -49,6 +49,7 @@ from arbiter.protocol import ErrorCode, SeatClock, TimeControl
 from arbiter.server.commit_gate import CommitGate
 from arbiter.server.defaults import DefaultKind, lost_by_default
 from arbiter.server.peer import Peer
+from arbiter.server.stalls import StallMeter
 
 if TYPE_CHECKING:
     from arbiter.server.storage import Storage
@@ -106,24 +107,43 @@ class Turn:
     Until `your_turn` is written the deadline counts from when it was queued, so a client that
     does not read cannot stall the match; the write then moves it to count from the write. A
     seat that is away has nothing to write: its clock starts at once.
+
+    The server's own stalls during the turn (`server.stalls`) are not the player's: they are
+    taken off the thinking time and added to the deadline.
     """
 
-    __slots__ = ("clock", "deadline", "lag", "seat", "started")
+    __slots__ = ("clock", "deadline", "lag", "seat", "stalls", "stalls_before", "started")
 
-    def __init__(self, seat: Seat, clock: SeatClock, lag: float, now: float) -> None:
+    def __init__(
+        self, seat: Seat, clock: SeatClock, lag: float, now: float, stalls: StallMeter
+    ) -> None:
         self.seat = seat
         self.clock = clock
         self.lag = lag  # the mover's round trip when asked: the same figure decides and charges
         self.started: float | None = None
         self.deadline = clock.deadline_after(now, lag)
+        self.stalls = stalls
+        self.stalls_before = stalls.stalled(now)
 
     def start(self, written_at: float) -> None:
         self.started = written_at
         self.deadline = self.clock.deadline_after(written_at, self.lag)
+        self.stalls_before = self.stalls.stalled(written_at)
+
+    def stalled(self, now: float) -> float:
+        """Seconds the server's loop has been late since the turn's clock started."""
+        return self.stalls.stalled(now) - self.stalls_before
 
     def elapsed(self, arrived_at: float) -> float:
-        """Thinking time; 0 for a move that arrived before its `your_turn` was written."""
-        return 0.0 if self.started is None else max(0.0, arrived_at - self.started)
+        """Thinking time, the server's stalls left out; 0 for a move that arrived before its
+        `your_turn` was written."""
+        if self.started is None:
+            return 0.0
+        return max(0.0, arrived_at - self.started - self.stalled(arrived_at))
+
+    def due(self, now: float) -> float:
+        """The deadline, moved on by the server's stalls so far."""
+        return self.deadline + self.stalled(now)
 
     def time_left(self, now: float) -> float:
         return max(0.0, min(self.clock.allowance(), self.deadline - now))
@@ -142,6 +162,8 @@ class Match:
     illegal: tuple[str, str] = ("forfeit", "forfeit")
     """What an illegal move costs each seat: the game (`forfeit`) or only the move (`retry`)."""
     grace: float = 10.0
+    stalls: StallMeter = field(default_factory=StallMeter)
+    """The server's loop lateness, credited to each turn (a meter never started counts none)."""
     state: State[Any] = field(init=False)
     clocks: tuple[SeatClock, SeatClock] = field(init=False)
     moves: list[str] = field(default_factory=list)
@@ -239,7 +261,7 @@ class Match:
             return
         seat = self.state.turn
         now = trio.current_time()
-        turn = self._turn = Turn(seat, self.clocks[seat], self.sessions[seat].rtt, now)
+        turn = self._turn = Turn(seat, self.clocks[seat], self.sessions[seat].rtt, now, self.stalls)
         if seat in self.away:
             turn.start(now)
         else:
@@ -257,7 +279,7 @@ class Match:
         """When the match must act if nothing arrives: the move's deadline or a grace period's
         end."""
         assert self._turn is not None
-        return min([self._turn.deadline, *self.away.values()])
+        return min([self._turn.due(trio.current_time()), *self.away.values()])
 
     def _set_alarm(self) -> None:
         due = self._due()

@@ -46,6 +46,7 @@ from arbiter.server.local_agents import LocalAgents, LocalAgentsError
 from arbiter.server.match import Match
 from arbiter.server.records import MoveRow
 from arbiter.server.seeks import Seek, Seeks
+from arbiter.server.stalls import StallMeter
 from arbiter.server.standings import GameResult, standings
 from arbiter.server.storage import (
     ScheduledGame,
@@ -246,6 +247,9 @@ class Arena(Protocol):
 
     @property
     def grace(self) -> float: ...
+
+    @property
+    def stalls(self) -> StallMeter: ...
 
     def adopt(self, match: Match, players: Sequence[Session]) -> None: ...
 
@@ -591,6 +595,7 @@ class Runner:
             hints=(seeks[0].hints, seeks[1].hints),
             storage=self.storage,
             grace=self.arena.grace,  # and the default rule: an illegal move forfeits
+            stalls=self.arena.stalls,
         )
         match.restore(moves)
         self.arena.adopt(match, [seek.session for seek in seeks])

@@ -1,0 +1,59 @@
+"""The server's own stalls are not charged to players: a deliberately stalled event loop (the
+test blocks it, server and clients alike, as a long computation on the loop would) neither makes
+a move late nor lets the alarm forfeit a player. Real TCP, real time."""
+
+from __future__ import annotations
+
+import time
+
+import trio
+
+from arbiter import protocol
+from tests.conftest import RunningServer
+from tests.e2e.helpers import until
+from tests.e2e.test_time_controls import pair
+
+STALL = 1.5
+"""Seconds the loop is held: longer than the 1 s move limit."""
+
+
+def stall_the_loop() -> None:
+    time.sleep(STALL)  # on purpose: nothing on this trio loop runs meanwhile, the server's neither
+
+
+async def test_a_move_in_the_socket_during_a_stall_is_charged_its_own_time(
+    server: RunningServer,
+) -> None:
+    white, black, _ = await pair(server, {"move": 1.0})
+    turn = await until(white, protocol.YourTurn)
+    assert turn.legal
+    await white.send(protocol.Move(match=turn.match, move=turn.legal[0]))
+    stall_the_loop()
+    with trio.fail_after(10):  # without the credit, game_over comes instead
+        accepted = await until(white, protocol.MoveAccepted)
+    assert accepted.elapsed < 0.5, accepted
+    assert isinstance(await until(black, protocol.YourTurn), protocol.YourTurn)
+
+
+async def test_a_stall_while_the_player_thinks_moves_the_deadline_on(
+    server: RunningServer,
+) -> None:
+    white, _, _ = await pair(server, {"move": 1.0})
+    turn = await until(white, protocol.YourTurn)
+    assert turn.legal
+    stall_the_loop()
+    await trio.sleep(0.3)
+    await white.send(protocol.Move(match=turn.match, move=turn.legal[0]))
+    with trio.fail_after(10):
+        accepted = await until(white, protocol.MoveAccepted)
+    assert accepted.elapsed < 0.9, accepted
+
+
+async def test_without_a_stall_the_limit_still_holds(server: RunningServer) -> None:
+    white, _, started = await pair(server, {"move": 0.5})
+    waited = trio.current_time()
+    await until(white, protocol.YourTurn)
+    over = await until(white, protocol.GameOver)
+    assert (over.match, over.winner) == (started.match, "black")
+    assert "time limit exceeded" in over.reason
+    assert trio.current_time() - waited < 2.0
