@@ -70,15 +70,7 @@ class ClientConnection:
 
         `resume` is the `session` of an earlier connection whose seats we take back.
         """
-        try:
-            stream: trio.abc.Stream = await trio.open_tcp_stream(host, port)
-        except OSError as error:
-            raise OSError(
-                f"cannot connect to {host}:{port} ({_first_cause(error)}):"
-                " is an Arbiter server listening there?"
-            ) from error
-        if tls is not None:
-            stream = await _secure(stream, tls, host, port)
+        stream = await open_stream(host, port, tls)
         connection = cls(stream, name, "")
         try:
             await connection.send(
@@ -161,6 +153,21 @@ class ClientConnection:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+async def open_stream(host: str, port: int, tls: ssl.SSLContext | None = None) -> trio.abc.Stream:
+    """A TCP stream to the server, over TLS with `tls`: `OSError` with a sentence if nothing
+    answers there, `TLSFailed` if the TLS handshake fails."""
+    try:
+        stream = await trio.open_tcp_stream(host, port)
+    except OSError as error:
+        raise OSError(
+            f"cannot connect to {host}:{port} ({_first_cause(error)}):"
+            " is an Arbiter server listening there?"
+        ) from error
+    if tls is None:
+        return stream
+    return await _secure(stream, tls, host, port)
 
 
 async def _secure(

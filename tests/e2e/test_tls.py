@@ -97,6 +97,39 @@ def test_two_bots_play_over_tls(tmp_path: Path, certificates: Certificates) -> N
         server.wait(timeout=10)
 
 
+def test_check_relays_to_a_tls_server(tmp_path: Path, certificates: Certificates) -> None:
+    """`arbiter check --server --tls-ca`: the client under test talks plain TCP to the check's
+    relay, which talks TLS to the server; the probes connect over TLS too."""
+    server, address = start_server(
+        tmp_path / "tls.db",
+        "--tls-cert",
+        str(certificates.cert),
+        "--tls-key",
+        str(certificates.key),
+    )
+    try:
+        done = run(
+            [
+                *CLI,
+                "check",
+                "random",
+                "--server",
+                address,
+                "--tls-ca",
+                str(certificates.ca),
+                "--game",
+                "war-of-life",
+                "--move-time",
+                "1",
+            ]
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "7 of 7 steps passed" in done.stdout
+
+
 def test_a_plain_client_is_told_to_use_tls(tmp_path: Path, certificates: Certificates) -> None:
     server, address = start_server(
         tmp_path / "tls.db",
