@@ -87,7 +87,8 @@ async def serve(
     tls: ssl.SSLContext | None = None,
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store.
+    """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store;
+    the next start resumes the tournament games among them and aborts the casual ones.
 
     `local_agents` runs the built-in agents a tournament enters with `local`; by default, those
     of the `arbiter` program installed beside this interpreter (`AgentProgram.arbiter()`).

@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS matches (
     options TEXT NOT NULL,          -- JSON: the resolved options, seeds included
     time_control TEXT NOT NULL,     -- JSON, as on the wire
     illegal TEXT NOT NULL,          -- per seat: 'forfeit,forfeit', 'retry,forfeit'...
-    status TEXT NOT NULL,           -- 'playing' or 'finished'
+    status TEXT NOT NULL,           -- 'playing', 'finished' or 'aborted' (a casual match
+                                    -- in play when its server stopped: no result)
     started_at REAL NOT NULL,
     ended_at REAL,
     result TEXT,                    -- 'win', 'draw', 'both_forfeit'
