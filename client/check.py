@@ -603,10 +603,14 @@ def add_parser(commands: Any) -> None:
 
 def plan_from_args(args: argparse.Namespace) -> CheckPlan:
     target: str = args.target
+    server = None
+    if args.server is not None:
+        host, port = args.server
+        server = Upstream(host, port, server_tls(args))
     common = {
         "game": args.game,
         "move_time": args.move_time,
-        "server": None if args.server is None else Upstream(*args.server, server_tls(args)),
+        "server": server,
         "wait": args.wait,
     }
     if is_module_path(target) or not _looks_like_address(target):
