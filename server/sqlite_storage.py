@@ -48,6 +48,7 @@ from arbiter.games import Termination
 from arbiter.server import accounts
 from arbiter.server.database import (
     NEW_ID,
+    PRIVATE_FILE,
     RETURNING_ID,
     Statement,
     open_database,
@@ -213,7 +214,7 @@ class SQLiteStorage:
         with contextlib.ExitStack() as on_failure:
             on_failure.callback(db.close)
             lock_path = f"{path}.lock"
-            lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE)
             on_failure.callback(os.close, lock)
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
