@@ -4,6 +4,8 @@ certificates of a private CA that trustme makes for 127.0.0.1."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -52,19 +54,24 @@ async def start_tls_server(
     return bound_port(listeners)
 
 
+@contextmanager
+def tls_server_process(tmp_path: Path, certificates: Certificates) -> Iterator[str]:
+    """`arbiter-server --tls-cert --tls-key` on a free port; yields its HOST:PORT."""
+    tls = ("--tls-cert", str(certificates.cert), "--tls-key", str(certificates.key))
+    server, address = start_server(tmp_path / "tls.db", *tls)
+    try:
+        yield address
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def run(args: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=ROOT)
 
 
 def test_two_bots_play_over_tls(tmp_path: Path, certificates: Certificates) -> None:
-    server, address = start_server(
-        tmp_path / "tls.db",
-        "--tls-cert",
-        str(certificates.cert),
-        "--tls-key",
-        str(certificates.key),
-    )
-    try:
+    with tls_server_process(tmp_path, certificates) as address:
         bots = [
             subprocess.Popen(
                 [
@@ -92,22 +99,12 @@ def test_two_bots_play_over_tls(tmp_path: Path, certificates: Certificates) -> N
             out, err = bot.communicate(timeout=60)
             assert bot.returncode == 0, err
             assert out.startswith("match 1: "), out
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_check_relays_to_a_tls_server(tmp_path: Path, certificates: Certificates) -> None:
     """`arbiter check --server --tls-ca`: the client under test talks plain TCP to the check's
     relay, which talks TLS to the server; the probes connect over TLS too."""
-    server, address = start_server(
-        tmp_path / "tls.db",
-        "--tls-cert",
-        str(certificates.cert),
-        "--tls-key",
-        str(certificates.key),
-    )
-    try:
+    with tls_server_process(tmp_path, certificates) as address:
         done = run(
             [
                 *CLI,
@@ -123,26 +120,13 @@ def test_check_relays_to_a_tls_server(tmp_path: Path, certificates: Certificates
                 "1",
             ]
         )
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "7 of 7 steps passed" in done.stdout
 
 
 def test_a_plain_client_is_told_to_use_tls(tmp_path: Path, certificates: Certificates) -> None:
-    server, address = start_server(
-        tmp_path / "tls.db",
-        "--tls-cert",
-        str(certificates.cert),
-        "--tls-key",
-        str(certificates.key),
-    )
-    try:
+    with tls_server_process(tmp_path, certificates) as address:
         done = run([*CLI, "bot", "--server", address, "--game", "kings-court", "--agent", "random"])
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     assert done.returncode == 1
     assert "this server speaks TLS: connect with --tls" in done.stderr
     assert "Traceback" not in done.stderr
@@ -152,20 +136,10 @@ def test_an_untrusted_certificate_is_one_sentence(
     tmp_path: Path, certificates: Certificates
 ) -> None:
     """--tls trusts the system's authorities, which never signed trustme's CA."""
-    server, address = start_server(
-        tmp_path / "tls.db",
-        "--tls-cert",
-        str(certificates.cert),
-        "--tls-key",
-        str(certificates.key),
-    )
-    try:
+    with tls_server_process(tmp_path, certificates) as address:
         done = run(
             [*CLI, "watch", "1", "--server", address, "--tls"],
         )
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     assert done.returncode == 1
     assert f"{address}'s certificate is not trusted" in done.stderr
     assert "--tls-ca FILE" in done.stderr
