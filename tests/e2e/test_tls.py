@@ -186,6 +186,20 @@ async def test_games_over_tls_in_process(
     assert {record.match for record in results} == {1, 2}
 
 
+async def test_another_cas_certificate_is_not_trusted(
+    nursery: trio.Nursery, tmp_path: Path, certificates: Certificates
+) -> None:
+    port = await start_tls_server(nursery, tmp_path, certificates)
+    other = tmp_path / "other-ca.pem"
+    trustme.CA().cert_pem.write_to_path(str(other))
+    with pytest.raises(TLSFailed) as caught:
+        await ClientConnection.open(HOST, port, "alice", tls=client_tls(str(other)))
+    assert str(caught.value) == (
+        f"{HOST}:{port}'s certificate is not trusted (unable to get local issuer certificate):"
+        " with a private CA, name its certificate with --tls-ca FILE"
+    )
+
+
 async def test_a_tls_client_against_a_plain_server(nursery: trio.Nursery, tmp_path: Path) -> None:
     listeners = await nursery.start(partial(serve, HOST, 0, tmp_path / "plain.db"))
     with pytest.raises(TLSFailed, match="does that server serve TLS"):
