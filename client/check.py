@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import random
+import ssl
 import sys
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -47,8 +48,9 @@ from arbiter.client.connection import (
     ClientConnection,
     ConnectionClosed,
     ServerError,
+    open_stream,
 )
-from arbiter.client.options import host_port
+from arbiter.client.options import add_server_option, host_port, server_tls
 from arbiter.client.player_module import (
     PlayerCrashed,
     agent_or_module,
@@ -196,10 +198,26 @@ def ended_by_rules(game: Game[Any, Any], options: dict[str, Any], moves: list[st
 # The relay: every byte passed on unchanged, both directions read.
 
 
+@dataclass(frozen=True, slots=True)
+class Upstream:
+    """The server the check plays on, and its TLS settings if it serves TLS (`--tls`): the
+    client under test always talks plain TCP to the relay, which speaks TLS onwards."""
+
+    host: str
+    port: int
+    tls: ssl.SSLContext | None = None
+
+    async def connect(self, name: str) -> ClientConnection:
+        return await ClientConnection.open(self.host, self.port, name, tls=self.tls)
+
+    async def stream(self) -> trio.abc.Stream:
+        return await open_stream(self.host, self.port, self.tls)
+
+
 class Relay:
     """Sits between the client under test and the server, reading what each side sends."""
 
-    def __init__(self, seen: Seen, server: tuple[str, int]) -> None:
+    def __init__(self, seen: Seen, server: Upstream) -> None:
         self.seen = seen
         self.server = server
         self._judge = protocol.Connection(protocol.SERVER)
@@ -210,7 +228,7 @@ class Relay:
             await client.aclose()  # one client per check: a second one would muddle the record
             return
         self.seen.connected = True
-        upstream = await trio.open_tcp_stream(*self.server)
+        upstream = await self.server.stream()
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._pump, client, upstream, self._from_client, nursery)
@@ -303,12 +321,12 @@ class Relay:
 PROBE_FAILURES = (ConnectionClosed, ServerError, OSError, trio.TooSlowError)
 
 
-async def _pair(server: tuple[str, int], game: Game[Any, Any]) -> list[ClientConnection]:
+async def _pair(server: Upstream, game: Game[Any, Any]) -> list[ClientConnection]:
     """Two fresh connections in one match of `game` at `PROBE_SECONDS` a move, first seat first."""
     seek = protocol.Seek(game=game.name, options={}, time={"move": PROBE_SECONDS}, hints=True)
     pair = []
     for name in ("check-probe-a", "check-probe-b"):
-        connection = await ClientConnection.open(*server, name)
+        connection = await server.connect(name)
         await connection.send(seek)
         await _until(connection, protocol.Seeking, protocol.MatchStarted)
         pair.append(connection)
@@ -322,7 +340,7 @@ async def _until(connection: ClientConnection, *kinds: type[protocol.Message]) -
             return message
 
 
-async def probe_late_and_illegal(server: tuple[str, int], game: Game[Any, Any]) -> list[Step]:
+async def probe_late_and_illegal(server: Upstream, game: Game[Any, Any]) -> list[Step]:
     """Steps 5 and 6 in one probe match: the first seat answers late, the second illegally."""
     first, second = await _pair(server, game)
     async with first, second:
@@ -372,7 +390,7 @@ def illegal_move_text(game: Game[Any, Any], data: dict[str, Any]) -> str:
     raise ValueError(f"no well-formed illegal move found in {game.name} position {data!r}")
 
 
-async def probe_reconnect(server: tuple[str, int], game: Game[Any, Any]) -> Step:
+async def probe_reconnect(server: Upstream, game: Game[Any, Any]) -> Step:
     """Step 7: drop the first seat's connection on its turn, then come back with its session."""
     name = STEP_NAMES[6]
     first, second = await _pair(server, game)
@@ -401,12 +419,12 @@ async def probe_reconnect(server: tuple[str, int], game: Game[Any, Any]) -> Step
     )
 
 
-async def _open_resuming(server: tuple[str, int], session: str) -> ClientConnection:
+async def _open_resuming(server: Upstream, session: str) -> ClientConnection:
     """A new connection whose hello carries the old session: as `resume` where the protocol has
     that field (issue 4's reconnects), else as the `token` the first protocol version passes on."""
     fields = {f.name for f in dataclasses.fields(protocol.Hello)}
     key = "resume" if "resume" in fields else "token"
-    stream = await trio.open_tcp_stream(*server)
+    stream = await server.stream()
     connection = ClientConnection(stream, "check-probe-a", "")
     hello = protocol.Hello(
         version=protocol.PROTOCOL_VERSION, name="check-probe-a", **{key: session}
@@ -442,7 +460,7 @@ class CheckPlan:
     player: str | None = None
     game: str = "watch-your-back"
     move_time: float = 5.0
-    server: tuple[str, int] | None = None
+    server: Upstream | None = None
     wait: float = 60.0
     """Seconds to wait for the client to connect, and then to seek."""
     timeout: float = 600.0
@@ -454,7 +472,7 @@ async def run_check(plan: CheckPlan, show: Callable[[str], None] = print) -> lis
     async with AsyncExitStack() as stack:
         server = plan.server
         if server is None:
-            server = await stack.enter_async_context(local_server(grace=CHECK_GRACE))
+            server = Upstream(*await stack.enter_async_context(local_server(grace=CHECK_GRACE)))
         async with trio.open_nursery() as nursery:
             steps, game_name = await _check_client(plan, server, nursery, show)
             steps += await _check_server(get_game(game_name), server, show)
@@ -464,7 +482,7 @@ async def run_check(plan: CheckPlan, show: Callable[[str], None] = print) -> lis
 
 
 async def _check_client(
-    plan: CheckPlan, server: tuple[str, int], nursery: trio.Nursery, show: Callable[[str], None]
+    plan: CheckPlan, server: Upstream, nursery: trio.Nursery, show: Callable[[str], None]
 ) -> tuple[list[Step], str]:
     """Steps 1-4, and the game the client chose (the probes play it too)."""
     seen = Seen()
@@ -474,7 +492,8 @@ async def _check_client(
     host, port = listeners[0].socket.getsockname()[:2]
     address = f"{host}:{port}"
     subject = plan.player or "your client"
-    show(f"arbiter check: {subject} at {address}, relayed to the server at {server[0]}:{server[1]}")
+    upstream = f"{server.host}:{server.port}"
+    show(f"arbiter check: {subject} at {address}, relayed to the server at {upstream}")
     if plan.player is not None:
         nursery.start_soon(_start_player, plan, (host, port))
     else:
@@ -524,20 +543,18 @@ async def _start_player(plan: CheckPlan, address: tuple[str, int]) -> None:
         pass  # reported on stderr; the steps show what it cost
 
 
-async def _random_opponent(
-    server: tuple[str, int], game: Game[Any, Any], seek: protocol.Seek
-) -> None:
+async def _random_opponent(server: Upstream, game: Game[Any, Any], seek: protocol.Seek) -> None:
     """The check's `random`, seeking exactly what the client sought so the server pairs them."""
     agent = make_agent("random", game, random.randrange(2**31))
     try:
-        async with await ClientConnection.open(*server, "random") as connection:
+        async with await server.connect("random") as connection:
             await play_one(connection, game, agent, options=seek.options, time_control=seek.time)
     except (ConnectionClosed, OSError):
         pass  # the client's step shows why its game did not finish
 
 
 async def _check_server(
-    game: Game[Any, Any], server: tuple[str, int], show: Callable[[str], None]
+    game: Game[Any, Any], server: Upstream, show: Callable[[str], None]
 ) -> list[Step]:
     """Steps 5-7; a probe the server breaks off fails its steps rather than the whole check."""
     try:
@@ -579,19 +596,21 @@ def add_parser(commands: Any) -> None:
     )
     check.add_argument("--game", choices=GAME_NAMES, default="watch-your-back")
     check.add_argument("--move-time", type=float, default=5.0, help="seconds per move to seek")
-    check.add_argument(
-        "--server", type=host_port, help="check against this server, not a local one"
-    )
+    add_server_option(check, help="check against this server, not a local one")
     check.add_argument("--wait", type=float, default=60.0, help="seconds to wait for the client")
     check.set_defaults(run=run_check_command)
 
 
 def plan_from_args(args: argparse.Namespace) -> CheckPlan:
     target: str = args.target
+    server = None
+    if args.server is not None:
+        host, port = args.server
+        server = Upstream(host, port, server_tls(args))
     common = {
         "game": args.game,
         "move_time": args.move_time,
-        "server": args.server,
+        "server": server,
         "wait": args.wait,
     }
     if is_module_path(target) or not _looks_like_address(target):

@@ -13,8 +13,15 @@ import trio
 
 from arbiter.agents import AgentError, agents_for, all_agent_names, make_agent
 from arbiter.client import check, play, records, tournament
-from arbiter.client.connection import ConnectionClosed, ServerError
-from arbiter.client.options import TIME_HELP, host_port, move_time, positive_int, time_control
+from arbiter.client.connection import ConnectionClosed, ServerError, TLSFailed
+from arbiter.client.options import (
+    TIME_HELP,
+    add_server_option,
+    move_time,
+    positive_int,
+    server_tls,
+    time_control,
+)
 from arbiter.client.player_module import PlayerCrashed, agent_or_module, player_name, run_player_bot
 from arbiter.client.runner import GameRecord, run_bot
 from arbiter.games import GAME_NAMES, GameError, get_game
@@ -31,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
             raise sole_error(group) from None
     except (GameError, AgentError) as error:
         parser.exit(2, f"arbiter: {error}\n")
-    except (OSError, ConnectionClosed, ServerError, DatabaseInUse) as error:
+    except (OSError, ConnectionClosed, ServerError, TLSFailed, DatabaseInUse) as error:
         parser.exit(1, f"arbiter: {error}\n")
     except PlayerCrashed:
         return 1  # the crash and its traceback are on stderr already
@@ -53,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     bot = commands.add_parser("bot", help="connect an agent to a server and play games")
-    bot.add_argument("--server", required=True, type=host_port, help="HOST:PORT")
+    add_server_option(bot, required=True)
     bot.add_argument("--game", required=True, choices=GAME_NAMES)
     player = bot.add_mutually_exclusive_group(required=True)
     player.add_argument("--agent", choices=all_agent_names())
@@ -140,6 +147,7 @@ def run_bot_command(args: argparse.Namespace) -> int:
             time_control=None if args.time is None else args.time.to_wire(),
             token=args.token,
             on_result=report,
+            tls=server_tls(args),
         )
     )
     return 0
@@ -162,6 +170,7 @@ def _run_player_bot(args: argparse.Namespace) -> int:
             games=args.games,
             time_control=None if args.time is None else args.time.to_wire(),
             on_result=report,
+            tls=server_tls(args),
         )
     )
     return 0

@@ -1,11 +1,13 @@
 """The client's side of one TCP connection: send messages, receive messages, answer pings.
 
 A thin shell over the sans-I/O `protocol.Connection` (CLIENT role), like the server's session.
+With a TLS context (`client_tls`) the connection is TLS, checked against the server's name.
 """
 
 from __future__ import annotations
 
 import os
+import ssl
 from collections import deque
 
 import trio
@@ -31,6 +33,19 @@ class ConnectionClosed(Exception):
     """The server closed the connection."""
 
 
+class TLSFailed(Exception):
+    """The TLS handshake with the server failed: retrying will not help (a certificate not
+    trusted, a server that does not speak TLS)."""
+
+
+def client_tls(ca_file: str | None = None) -> ssl.SSLContext:
+    """What `--tls` connects with: the system's trusted authorities, or only `ca_file`'s (a
+    private CA's PEM certificate). `OSError` or `ssl.SSLError` if that file cannot be used."""
+    context = ssl.create_default_context(cafile=ca_file)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    return context
+
+
 class ClientConnection:
     def __init__(self, stream: trio.abc.Stream, name: str, session: str) -> None:
         self._stream = stream
@@ -41,19 +56,21 @@ class ClientConnection:
 
     @classmethod
     async def open(
-        cls, host: str, port: int, name: str, token: str | None = None, resume: str | None = None
+        cls,
+        host: str,
+        port: int,
+        name: str,
+        token: str | None = None,
+        resume: str | None = None,
+        *,
+        tls: ssl.SSLContext | None = None,
     ) -> ClientConnection:
-        """Connect and shake hands; `ServerError` if the server refuses us.
+        """Connect and shake hands; `ServerError` if the server refuses us, `TLSFailed` if
+        its TLS handshake fails.
 
         `resume` is the `session` of an earlier connection whose seats we take back.
         """
-        try:
-            stream = await trio.open_tcp_stream(host, port)
-        except OSError as error:
-            raise OSError(
-                f"cannot connect to {host}:{port} ({_first_cause(error)}):"
-                " is an Arbiter server listening there?"
-            ) from error
+        stream = await open_stream(host, port, tls)
         connection = cls(stream, name, "")
         try:
             await connection.send(
@@ -136,6 +153,48 @@ class ClientConnection:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+async def open_stream(host: str, port: int, tls: ssl.SSLContext | None = None) -> trio.abc.Stream:
+    """A TCP stream to the server, over TLS with `tls`: `OSError` with a sentence if nothing
+    answers there, `TLSFailed` if the TLS handshake fails."""
+    try:
+        stream = await trio.open_tcp_stream(host, port)
+    except OSError as error:
+        raise OSError(
+            f"cannot connect to {host}:{port} ({_first_cause(error)}):"
+            " is an Arbiter server listening there?"
+        ) from error
+    if tls is None:
+        return stream
+    return await _secure(stream, tls, host, port)
+
+
+async def _secure(
+    stream: trio.abc.Stream, tls: ssl.SSLContext, host: str, port: int
+) -> trio.SSLStream[trio.abc.Stream]:
+    secure = trio.SSLStream(stream, tls, server_hostname=host)
+    try:
+        await secure.do_handshake()
+    except trio.BrokenResourceError as error:
+        await trio.aclose_forcefully(stream)
+        raise TLSFailed(_tls_sentence(host, port, error.__cause__)) from error
+    return secure
+
+
+def _tls_sentence(host: str, port: int, cause: BaseException | None) -> str:
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return (
+            f"{host}:{port}'s certificate is not trusted ({cause.verify_message}): with a"
+            " private CA, name its certificate with --tls-ca FILE"
+        )
+    if isinstance(cause, ssl.SSLError):
+        why = cause.reason or str(cause)
+        return (
+            f"TLS with {host}:{port} failed ({why.lower().replace('_', ' ')}):"
+            " does that server serve TLS (arbiter-server --tls-cert)?"
+        )
+    return f"{host}:{port} closed the connection during the TLS handshake: does it serve TLS?"
 
 
 def _first_cause(error: BaseException) -> str:

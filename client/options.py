@@ -8,7 +8,9 @@ parse time, so a typo is named before any connection is made.
 from __future__ import annotations
 
 import argparse
+import ssl
 
+from arbiter.client.connection import client_tls
 from arbiter.protocol import TimeControl, TimeControlError
 
 TIME_HELP = "time control: move=5, clock=300+2 or clock=60+0,move=10 (add lag=off for LAN play)"
@@ -40,3 +42,44 @@ def positive_int(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
     return int(text)
+
+
+def add_server_option(
+    parser: argparse.ArgumentParser,
+    *,
+    required: bool = False,
+    help: str = "HOST:PORT",
+    group: argparse._MutuallyExclusiveGroup | None = None,
+) -> None:
+    """`--server HOST:PORT` (in `group` if given) with the TLS options that go with it: `--tls`
+    (the system's trusted authorities) and `--tls-ca FILE` (a private CA's certificate, implies
+    `--tls`)."""
+    (group or parser).add_argument(
+        "--server", required=required, metavar="HOST:PORT", type=host_port, help=help
+    )
+    parser.add_argument("--tls", action="store_true", help="connect to the server over TLS")
+    parser.add_argument(
+        "--tls-ca",
+        metavar="FILE",
+        type=tls_ca,
+        help="trust the server's certificate if this CA (PEM) signed it; implies --tls",
+    )
+
+
+def tls_ca(path: str) -> ssl.SSLContext:
+    """`--tls-ca FILE` as the TLS settings it stands for, so a missing or bad file is named
+    before any connection is tried."""
+    try:
+        return client_tls(path)
+    except (OSError, ssl.SSLError) as error:
+        raise argparse.ArgumentTypeError(
+            f"cannot use {path!r} as a CA certificate: {error}"
+        ) from None
+
+
+def server_tls(args: argparse.Namespace) -> ssl.SSLContext | None:
+    """The TLS settings `--tls` and `--tls-ca` ask for; None for plain TCP."""
+    context: ssl.SSLContext | None = args.tls_ca
+    if context is None and args.tls:
+        context = client_tls()
+    return context

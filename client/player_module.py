@@ -27,6 +27,7 @@ import importlib.util
 import json
 import os
 import select
+import ssl
 import subprocess
 import sys
 import time
@@ -437,13 +438,14 @@ async def run_player_bot(
     time_control: dict[str, Any] | None = None,
     on_result: Callable[[GameRecord], None] | None = None,
     on_message: MessageHook | None = None,
+    tls: ssl.SSLContext | None = None,
 ) -> list[GameRecord]:
     """Connect once and play `games` games with a fresh Player per game (as the original
     referee built one per game); a crash ends the run with `PlayerCrashed`."""
     game = get_game(game_name)
     path = _module_file(path)
     records = []
-    async with await ClientConnection.open(host, port, name) as connection:
+    async with await ClientConnection.open(host, port, name, tls=tls) as connection:
         for _ in range(games):
             agent = PlayerAgent(path, game)
             record = await play_seat(

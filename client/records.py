@@ -124,6 +124,8 @@ def _move_line(move: Any, players: dict[str, str]) -> str:
 
 
 def _ending(record: FullRecord) -> str:
+    if record.status == "aborted":
+        return f"ended by: {record.termination}\nno result ({record.reason})"
     if record.status != "finished":
         return "unfinished"
     if record.termination is not None:  # None in a game stored before terminations were

@@ -6,6 +6,7 @@ The agent runs on a worker thread, so a thinking agent never stops this connecti
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -123,14 +124,16 @@ async def run_bot(
     time_control: dict[str, Any] | None = None,
     token: str | None = None,
     on_result: Callable[[GameRecord], None] | None = None,
+    tls: ssl.SSLContext | None = None,
 ) -> list[GameRecord]:
     """Connect once and play `games` games in a row, a fresh agent for each.
 
-    `token` is a registered player's secret: with it the games can be tournament games.
+    `token` is a registered player's secret: with it the games can be tournament games; with
+    `tls` the connection is TLS.
     """
     game = get_game(game_name)
     records = []
-    async with await ClientConnection.open(host, port, name, token=token) as connection:
+    async with await ClientConnection.open(host, port, name, token=token, tls=tls) as connection:
         for number in range(games):
             record = await play_one(
                 connection, game, make_agent(game, number), time_control=time_control

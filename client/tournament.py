@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import ssl
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -27,7 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arbiter import protocol
 from arbiter.agents import Agent, agents_for
 from arbiter.client.connection import ClientConnection, ConnectionClosed, ServerError
-from arbiter.client.options import host_port, positive_int, time_control
+from arbiter.client.options import add_server_option, positive_int, server_tls, time_control
 from arbiter.client.player_module import PlayerCrashed, make_any_agent, play_seat
 from arbiter.client.runner import GameRecord, MessageHook
 from arbiter.client.tables import print_games, print_standings
@@ -88,6 +89,7 @@ async def play_tournament(
     reconnect: float = 60.0,
     on_result: Callable[[GameRecord], None] | None = None,
     on_message: MessageHook | None = None,
+    tls: ssl.SSLContext | None = None,
 ) -> list[GameRecord]:
     """Play every game `name` has in `tournament`; returns their records as this side saw them.
 
@@ -97,7 +99,7 @@ async def play_tournament(
     """
     records: list[GameRecord] = []
     while True:
-        connection = await _connect(host, port, name, token, reconnect)
+        connection = await _connect(host, port, name, token, reconnect, tls)
         try:
             async with connection:
                 await _play_games(
@@ -159,16 +161,17 @@ async def _play_games(
 
 
 async def _connect(
-    host: str, port: int, name: str, token: str, patience: float
+    host: str, port: int, name: str, token: str, patience: float, tls: ssl.SSLContext | None
 ) -> ClientConnection:
-    """Connect, retrying for `patience` seconds while nothing listens there."""
+    """Connect, retrying for `patience` seconds while nothing listens there (a failed TLS
+    handshake is not retried: the same certificate would fail again)."""
     with trio.move_on_after(patience):
         while True:
             try:
-                return await ClientConnection.open(host, port, name, token)
+                return await ClientConnection.open(host, port, name, token, tls=tls)
             except (OSError, ConnectionClosed):
                 await trio.sleep(RECONNECT_PAUSE)
-    return await ClientConnection.open(host, port, name, token)
+    return await ClientConnection.open(host, port, name, token, tls=tls)
 
 
 async def follow(
@@ -313,7 +316,7 @@ def add_parsers(commands: Any) -> None:
     play.add_argument("--reconnect", type=float, default=60.0, help="seconds to keep retrying")
 
     for action in (create, start, status, table, play):
-        action.add_argument("--server", required=True, type=host_port, help="HOST:PORT")
+        add_server_option(action, required=True)
         action.add_argument(
             "--name",
             default=os.environ.get("ARBITER_NAME", "spectator"),
@@ -364,9 +367,14 @@ def _option(text: str) -> tuple[str, Any]:
 
 
 async def _ask(args: argparse.Namespace, message: protocol.Message) -> protocol.Tournament:
-    host, port = args.server
-    async with await ClientConnection.open(host, port, args.name, args.token) as connection:
+    async with await _open(args) as connection:
         return await request(connection, message)
+
+
+async def _open(args: argparse.Namespace) -> ClientConnection:
+    """The connection `--server`, `--tls`, `--name` and `--token` ask for."""
+    host, port = args.server
+    return await ClientConnection.open(host, port, args.name, args.token, tls=server_tls(args))
 
 
 def _run_create(args: argparse.Namespace) -> int:
@@ -400,8 +408,7 @@ def _run_status(args: argparse.Namespace) -> int:
         return 0
 
     async def watch() -> protocol.Tournament:
-        host, port = args.server
-        async with await ClientConnection.open(host, port, args.name, args.token) as connection:
+        async with await _open(args) as connection:
             with progress_bar(console) as progress:
                 return await follow(connection, args.tournament, progress)
 
@@ -440,6 +447,7 @@ def _run_play(args: argparse.Namespace) -> int:
         make_agent=agent_for,
         reconnect=args.reconnect,
         on_result=report,
+        tls=server_tls(args),
     )
     lost: BaseException | None = None
     try:

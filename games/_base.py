@@ -77,6 +77,7 @@ class Termination(enum.StrEnum):
     CRASH = "crash"  # a local agent raised or its process died
     ABSENT = "absent"  # a tournament player did not come to play
     SERVER_ERROR = "server-error"  # the match could not go on (its storage failed)
+    ABORTED = "aborted"  # a casual match in play when its server stopped: no result, no scores
 
 
 @dataclass(frozen=True, slots=True)

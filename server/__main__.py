@@ -7,13 +7,14 @@ import gc
 import logging
 import math
 import sqlite3
+import ssl
 import sys
 from functools import partial
 
 import trio
 
 from arbiter.server import accounts
-from arbiter.server.app import AgentProgram, bound_port, serve
+from arbiter.server.app import AgentProgram, bound_port, serve, server_tls
 from arbiter.server.database import open_database
 from arbiter.server.sqlite_storage import DatabaseInUse
 
@@ -45,12 +46,31 @@ def main(argv: list[str] | None = None) -> int:
         default=10.0,
         help="seconds a disconnected player keeps its seat (its clock running) to reconnect",
     )
+    parser.add_argument(
+        "--tls-cert",
+        metavar="FILE",
+        help="serve TLS with this PEM certificate chain (e.g. Let's Encrypt's fullchain.pem)",
+    )
+    parser.add_argument(
+        "--tls-key", metavar="FILE", help="the certificate's PEM private key (e.g. privkey.pem)"
+    )
     args = parser.parse_args(argv)
+    if (args.tls_cert is None) != (args.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
+    tls = None
+    if args.tls_cert is not None:
+        try:
+            tls = server_tls(args.tls_cert, args.tls_key)
+        except (OSError, ssl.SSLError) as error:
+            print(
+                f"arbiter-server: cannot use the TLS certificate and key: {error}", file=sys.stderr
+            )
+            return 1
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     status = 0
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
     try:
-        trio.run(_run, args.host, args.port, args.db, args.grace)
+        trio.run(_run, args.host, args.port, args.db, args.grace, tls)
     except* KeyboardInterrupt:
         print("stopped", flush=True)
     except* DatabaseInUse as group:
@@ -93,14 +113,15 @@ def first(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return error
 
 
-async def _run(host: str, port: int, db: str, grace: float) -> None:
+async def _run(host: str, port: int, db: str, grace: float, tls: ssl.SSLContext | None) -> None:
     """Serve, with the built-in agents of the `arbiter` client program (an external program:
     the server never imports the client or the agents; see `server.local_agents`)."""
     agents = AgentProgram.arbiter()
     async with trio.open_nursery() as nursery:
-        start = partial(serve, host, port, db, grace=grace, local_agents=agents)
+        start = partial(serve, host, port, db, grace=grace, local_agents=agents, tls=tls)
         listeners = await nursery.start(start)
-        print(f"listening on {host}:{bound_port(listeners)}", flush=True)
+        over = " (TLS)" if tls is not None else ""
+        print(f"listening on {host}:{bound_port(listeners)}{over}", flush=True)
 
 
 def admin(argv: list[str]) -> int:

@@ -6,6 +6,11 @@ and a slow hash makes guessing them from it expensive. A name without an account
 casual play; a name with one needs its token in `hello`, so nobody plays under another team's
 name, in a tournament or out of one.
 
+A registered name is reserved against lookalikes too: `North`, `north ` or `north` spelt with a
+Cyrillic o is refused beside a registered `north` (`name_key`), in a casual `hello` and for a
+new account alike. Casual names are not reserved against each other: two casual players may
+share a name (matches tell them apart by seat and session), which is what registering is for.
+
 Roles: `player` (a team), `admin` (may also create and start tournaments) and `local` (a
 built-in agent the server itself runs in a tournament; its token is replaced every time the
 server starts the agent, and handed to it privately).
@@ -22,6 +27,7 @@ import re
 import secrets
 import sqlite3
 import time
+import unicodedata
 from dataclasses import dataclass
 
 ROLES = ("player", "admin", "local")
@@ -33,6 +39,46 @@ SALT_BYTES = 16
 SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
 """About 30 ms and 16 MiB a check (OWASP's 2023 minimum for scrypt): slow for a guesser with the
 database, unnoticeable once per connection."""
+
+
+HOMOGLYPHS = str.maketrans(
+    "АВЕЅІЈКМНОРСТХУԚԜаеорсухѕіјԁһԛԝӏ"  # Cyrillic
+    "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνρυχϲ"  # Greek
+    "ıɡ01",  # noqa: RUF001 (Latin: dotless i, script g; and the digits that pass for letters)
+    "ABESIJKMHOPCTXYQWaeopcyxsijdhqwlABEZHIKMNOPTYXoikvpuxcigol",
+)
+"""Letters of other scripts that look like Latin ones, mapped to the Latin letter: the Cyrillic
+and Greek capitals and small letters that most fonts draw as `A`, `o`, `p`... (from Unicode's
+confusables.txt, which UTS #39 builds its skeletons from), and `0`/`1` as `o`/`l`. A small table
+rather than a dependency: registered names are ASCII (`NAME_PATTERN`), so what matters is what
+passes for ASCII letters, and these are the lookalikes a keyboard layout or a copy-paste gives."""
+
+
+def name_key(name: str) -> str:
+    """What a name looks like, give or take case, width, accents, spaces and other scripts'
+    lookalike letters: two names with one key are taken for one. NFKC folds the compatibility
+    forms (full-width letters, the script l); accents and invisible characters (zero-width
+    joiners and the like) are dropped, the homoglyphs become Latin, then Unicode case folding;
+    `rn` reads as `m`, as it does in a small font."""
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", name))
+    kept = "".join(
+        char
+        for char in decomposed
+        if not char.isspace() and unicodedata.category(char) not in ("Mn", "Me", "Cf", "Cc")
+    )
+    return kept.translate(HOMOGLYPHS).casefold().translate(HOMOGLYPHS).replace("rn", "m")
+
+
+def lookalike(db: sqlite3.Connection, name: str) -> str | None:
+    """The registered name that `name` would pass for while not being it, or None.
+
+    It reads every account's name: registered names are teams and admins, tens or hundreds, and
+    a hello that needs no token is cheaper than one that does (its scrypt takes ~30 ms)."""
+    key = name_key(name)
+    for (registered,) in db.execute("SELECT name FROM accounts"):
+        if registered != name and name_key(registered) == key:
+            return str(registered)
+    return None
 
 
 class AccountError(ValueError):
@@ -67,6 +113,9 @@ def create(db: sqlite3.Connection, name: str, role: str = "player") -> str:
     if role not in ROLES:
         raise AccountError(f"no role {role!r} (roles: {', '.join(ROLES)})")
     check_name(name)
+    taken = lookalike(db, name)
+    if taken is not None:
+        raise AccountError(f"{name!r} is too like the registered name {taken!r}")
     token = secrets.token_urlsafe(TOKEN_BYTES)
     salt = secrets.token_bytes(SALT_BYTES)
     try:
@@ -121,10 +170,15 @@ class Credentials:
 
 
 def credentials(db: sqlite3.Connection, name: str) -> Credentials | None:
+    """The registered name's credentials; for a name that only looks like a registered one
+    (`lookalike`), that one's, which the caller tells by `account.name`."""
     row = db.execute(
         "SELECT role, salt, token_hash FROM accounts WHERE name = ?", (name,)
     ).fetchone()
-    return None if row is None else Credentials(Account(name, row[0]), row[1], row[2])
+    if row is None:
+        registered = lookalike(db, name)
+        return None if registered is None else credentials(db, registered)
+    return Credentials(Account(name, row[0]), row[1], row[2])
 
 
 def check_token(found: Credentials | None, token: str) -> Account | None:

@@ -13,16 +13,20 @@ tournament's director), so the file's layout stays the server's business.
 
 from __future__ import annotations
 
+import logging
+import socket
 import sqlite3
+import ssl
 import tempfile
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from functools import partial
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import trio
 
+from arbiter import protocol
 from arbiter.server import accounts
 from arbiter.server.database import open_database
 from arbiter.server.lobby import Lobby
@@ -51,9 +55,21 @@ __all__ = [
     "prepare_database",
     "read_records",
     "serve",
+    "server_tls",
 ]
 
 LOCAL_HOST = "127.0.0.1"
+
+HANDSHAKE_SECONDS = 10.0
+"""How long a connection to a TLS server has to send its first byte and finish the handshake.
+The handshake runs in the connection's own task, never in the accept loop; this bounds how long
+a client that connects and then stalls (or a scanner) holds its socket and task."""
+
+TLS_RECORD = 0x16
+"""The first byte of a TLS handshake record. A plain Arbiter frame starts with its length's high
+byte, 0 for any frame under 16 MiB: so one byte tells a plain client from a TLS one."""
+
+log = logging.getLogger(__name__)
 
 StorageError = sqlite3.Error
 """What a server's file that cannot be opened or read raises (not there, not SQLite, not ours)."""
@@ -68,12 +84,16 @@ async def serve(
     *,
     grace: float = 10.0,
     local_agents: LocalAgents | None = None,
+    tls: ssl.SSLContext | None = None,
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store.
+    """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store;
+    the next start resumes the tournament games among them and aborts the casual ones.
 
     `local_agents` runs the built-in agents a tournament enters with `local`; by default, those
     of the `arbiter` program installed beside this interpreter (`AgentProgram.arbiter()`).
+    With `tls` (see `server_tls`) every connection is TLS; a plain client is told so in one
+    `error` frame.
     """
     storage = SQLiteStorage.connect(db_path)
     try:
@@ -84,14 +104,70 @@ async def serve(
             await nursery.start(lobby.stalls.run)
             lobby.desk.local_agents = local_agents or AgentProgram.arbiter()
             lobby.desk.learn_address(listeners[0].socket.getsockname()[:2])
-            await nursery.start(trio.serve_listeners, partial(_serve_connection, lobby), listeners)
+            handler = partial(_serve_connection, lobby, tls)
+            await nursery.start(trio.serve_listeners, handler, listeners)
             task_status.started(listeners)
     finally:
         storage.close()
 
 
-async def _serve_connection(lobby: Lobby, stream: trio.SocketStream) -> None:
-    await Session(stream, lobby).run()
+async def _serve_connection(
+    lobby: Lobby, tls: ssl.SSLContext | None, stream: trio.SocketStream
+) -> None:
+    if tls is None:
+        await Session(stream, lobby).run()
+        return
+    secure = await _handshake(stream, tls)
+    if secure is not None:
+        await Session(secure, lobby).run()  # not a SocketStream: the session's generic path
+
+
+async def _handshake(stream: trio.SocketStream, tls: ssl.SSLContext) -> trio.SSLStream[Any] | None:
+    """The connection's TLS stream once its handshake is done; None (the caller closes the
+    socket) if it fails, takes longer than `HANDSHAKE_SECONDS`, or the client speaks plain
+    Arbiter, which is answered with an `error` frame saying so."""
+    with trio.move_on_after(HANDSHAKE_SECONDS):
+        try:
+            first = await stream.socket.recv(1, socket.MSG_PEEK)
+        except OSError:
+            return None
+        if first and first[0] != TLS_RECORD:
+            await _refuse_plain(stream)
+            return None
+        secure = trio.SSLStream(stream, tls, server_side=True)
+        try:
+            await secure.do_handshake()
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as error:
+            log.debug("TLS handshake failed: %s", error.__cause__ or error)
+            return None
+        return secure
+    log.debug("TLS handshake timed out after %s s", HANDSHAKE_SECONDS)
+    return None
+
+
+async def _refuse_plain(stream: trio.SocketStream) -> None:
+    wire = protocol.Connection(protocol.SERVER)
+    refusal = protocol.Error(
+        code=protocol.ErrorCode.NOT_ALLOWED,
+        message="this server speaks TLS: connect with --tls",
+    )
+    with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+        await stream.send_all(wire.send(refusal))
+        # Read on until the client hangs up: closing a socket with its hello unread would reset
+        # the connection, and the reset can overtake the refusal on its way.
+        with trio.move_on_after(1.0):
+            while await stream.receive_some(4096):
+                pass
+
+
+def server_tls(cert: str | Path, key: str | Path) -> ssl.SSLContext:
+    """A server's TLS settings from its certificate chain and private key, both PEM files (as
+    Let's Encrypt writes them: fullchain.pem and privkey.pem). `OSError` if a file cannot be
+    read, `ssl.SSLError` if they are no certificate and key, or do not match."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(cert, key)
+    return context
 
 
 def bound_port(listeners: list[trio.SocketListener]) -> int:

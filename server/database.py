@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import re
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -46,7 +47,8 @@ CREATE TABLE IF NOT EXISTS matches (
     options TEXT NOT NULL,          -- JSON: the resolved options, seeds included
     time_control TEXT NOT NULL,     -- JSON, as on the wire
     illegal TEXT NOT NULL,          -- per seat: 'forfeit,forfeit', 'retry,forfeit'...
-    status TEXT NOT NULL,           -- 'playing' or 'finished'
+    status TEXT NOT NULL,           -- 'playing', 'finished' or 'aborted' (a casual match
+                                    -- in play when its server stopped: no result)
     started_at REAL NOT NULL,
     ended_at REAL,
     result TEXT,                    -- 'win', 'draw', 'both_forfeit'
@@ -124,12 +126,26 @@ class NotArbiterFile(sqlite3.DatabaseError):
     """The file belongs to another program: we write nothing to it."""
 
 
+PRIVATE_FILE = 0o600
+"""The mode of a server's file when we create it: it holds the accounts' token hashes and every
+game, so only its owner reads it. SQLite gives its -wal and -shm files the database file's own
+mode, so they are owner-only too. (The folders a server makes for its file, those of
+`app.local_server` and `arbiter tournament local`, are `tempfile`'s: 0700.)"""
+
+
 def open_database(path: str | Path) -> sqlite3.Connection:
     """The SQLite file with our pragmas and every table: for the server and the admin command.
 
+    A file that is not there is created owner-only (`PRIVATE_FILE`); an existing one keeps its
+    mode. A folder that is not there is an error, as it was: a mistyped `--db` is named, not
+    made.
     `NotArbiterFile` if it is some other program's SQLite file (a mistyped `--db`): it is left
     exactly as it was, not given our tables.
     """
+    try:
+        create_private(Path(path))
+    except OSError as error:  # reported as SQLite's own errors are: the file cannot be opened
+        raise sqlite3.OperationalError(f"cannot create it: {error.strerror or error}") from error
     db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
     try:
         _claim(db)
@@ -142,6 +158,13 @@ def open_database(path: str | Path) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def create_private(path: Path, mode: int = PRIVATE_FILE) -> None:
+    """Create the empty file `path` with `mode`; nothing if it exists. SQLite would create it
+    with mode 0644 (less the umask): readable by every user of the machine."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode))
 
 
 def _claim(db: sqlite3.Connection) -> None:

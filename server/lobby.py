@@ -118,6 +118,8 @@ class Lobby:
     async def _check_name(self, session: Session, hello: protocol.Hello) -> str | None:
         """Why the name cannot be played under, or None (then a registered one is remembered)."""
         found = await self.storage.account_credentials(hello.name)
+        if found is not None and found.account.name != hello.name:
+            return f"{hello.name!r} is too like the registered name {found.account.name!r}"
         if hello.token is None:
             if found is None:
                 return None

@@ -48,6 +48,7 @@ from arbiter.games import Termination
 from arbiter.server import accounts
 from arbiter.server.database import (
     NEW_ID,
+    PRIVATE_FILE,
     RETURNING_ID,
     Statement,
     open_database,
@@ -65,6 +66,28 @@ from arbiter.server.storage import (
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+
+ABORTED_REASON = "the server stopped while the game was in play"
+
+
+def abort_casual_matches(db: sqlite3.Connection) -> int:
+    """End the casual matches an earlier run of the server left in play (killed, or stopped
+    with matches going on); returns how many. Run by the server that holds the file's lock,
+    as it starts.
+
+    A tournament's game is resumed from its stored moves (`server.tournament`): its players
+    come back under their registered names. A casual match's players were known only by their
+    connection's session, which died with the server, so nobody could take its seats back: it
+    is stored as `aborted`, with no result and no scores, its moves kept (docs/records.md).
+    """
+    with db:
+        cursor = db.execute(
+            "UPDATE matches SET status = 'aborted', ended_at = ?, reason = ?, termination = ?"
+            " WHERE status = 'playing' AND id NOT IN"
+            " (SELECT match_id FROM tournament_games WHERE match_id IS NOT NULL)",
+            (time.time(), ABORTED_REASON, Termination.ABORTED.value),
+        )
+    return cursor.rowcount
 
 
 @dataclass(slots=True)
@@ -191,7 +214,7 @@ class SQLiteStorage:
         with contextlib.ExitStack() as on_failure:
             on_failure.callback(db.close)
             lock_path = f"{path}.lock"
-            lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE)
             on_failure.callback(os.close, lock)
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -200,6 +223,9 @@ class SQLiteStorage:
                     f"another Arbiter server is using {str(path)!r} (it holds {lock_path!r});"
                     " stop it, or give this one its own --db"
                 ) from None
+            aborted = abort_casual_matches(db)
+            if aborted:
+                log.warning("%d casual matches left in play by the last run: aborted", aborted)
             storage = cls(db, Path(path), lock)
             on_failure.pop_all()
         return storage

@@ -141,7 +141,8 @@ class Storage(Protocol):
 
     async def account_credentials(self, name: str) -> Credentials | None:
         """What checking `name`'s token needs; the check itself (a slow hash) is the caller's,
-        on a thread of its own (`accounts.check_token`)."""
+        on a thread of its own (`accounts.check_token`). For a name that only looks like a
+        registered one (`accounts.name_key`), that one's: `account.name` tells."""
         ...
 
     async def issue_local_token(self, name: str) -> str:

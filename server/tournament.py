@@ -385,12 +385,13 @@ class Desk:
             await self._check_agent_names(game, agents)
         local = local_names(agents, players)
         for name in local:
-            account = await self.storage.find_account(name)
+            found = await self.storage.account_credentials(name)  # lookalikes too
+            account = None if found is None else found.account
             if account is not None and account.role != "local":
                 raise TournamentError(
                     ErrorCode.BAD_TOURNAMENT,
-                    f"{name!r} is a registered {account.role}'s name: it cannot name a built-in"
-                    " agent",
+                    f"{account.name!r} is a registered {account.role}'s name: {name!r} cannot"
+                    " name a built-in agent",
                 )
         return local
 

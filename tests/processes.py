@@ -14,11 +14,11 @@ SERVER = [sys.executable, "-m", "arbiter.server"]
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
-    """`arbiter-server` on a free port of 127.0.0.1 with `db`, and its HOST:PORT once it
-    listens; the caller stops it."""
+def start_server(db: Path, *options: str) -> tuple[subprocess.Popen[str], str]:
+    """`arbiter-server` on a free port of 127.0.0.1 with `db` (and `options`), and its HOST:PORT
+    once it listens; the caller stops it."""
     server = subprocess.Popen(
-        [*SERVER, "--host", "127.0.0.1", "--port", "0", "--db", str(db)],
+        [*SERVER, "--host", "127.0.0.1", "--port", "0", "--db", str(db), *options],
         stdout=subprocess.PIPE,
         text=True,
         cwd=ROOT,
@@ -26,7 +26,7 @@ def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
     assert server.stdout is not None
     line = server.stdout.readline()
     assert line.startswith("listening on 127.0.0.1:"), line
-    return server, line.split()[-1]
+    return server, line.split()[2]
 
 
 def commit_writers(db: Path) -> list[int]:

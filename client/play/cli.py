@@ -10,7 +10,7 @@ from typing import Any
 
 import trio
 
-from arbiter.client.options import TIME_HELP, host_port, time_control
+from arbiter.client.options import TIME_HELP, add_server_option, server_tls, time_control
 from arbiter.client.player_module import agent_or_module
 from arbiter.games import GAME_NAMES, get_game
 
@@ -35,9 +35,7 @@ def add_parsers(commands: Any) -> None:
     )
     play.add_argument("game", choices=GAME_NAMES)
     against = play.add_mutually_exclusive_group(required=True)
-    against.add_argument(
-        "--server", metavar="HOST:PORT", type=host_port, help="seek an opponent on this server"
-    )
+    add_server_option(play, group=against, help="seek an opponent on this server")
     against.add_argument(
         "--vs",
         metavar="AGENT",
@@ -59,7 +57,7 @@ def add_parsers(commands: Any) -> None:
     )
     watch.add_argument("target", metavar="MATCH|GAME", help="a match id with --server, a game")
     source = watch.add_mutually_exclusive_group(required=True)
-    source.add_argument("--server", metavar="HOST:PORT", type=host_port, help="the match's server")
+    add_server_option(watch, group=source, help="the match's server")
     source.add_argument(
         "--vs", nargs=2, metavar=("AGENT_A", "AGENT_B"), type=agent_or_module, help="two agents"
     )
@@ -97,7 +95,7 @@ def run_play(args: argparse.Namespace) -> int:
     display = open_display()
     if args.server:
         setup = Setup(game, args.seed, args.time)
-        return _run(play_on_server, setup, display, *args.server, name)
+        return _run(play_on_server, setup, display, *args.server, name, server_tls(args))
     setup = Setup(game, args.seed, args.time or time_control(LOCAL_TIME))
     if args.vs == HUMAN:
         return _run(play_hot_seat, setup, display, (name, name))
@@ -115,7 +113,7 @@ def run_watch(args: argparse.Namespace) -> int:
     if args.server:
         if not args.target.isdigit():
             args.parser.error(f"with --server, watch takes a match id, not {args.target!r}")
-        return _run(watch_on_server, display, *args.server, int(args.target))
+        return _run(watch_on_server, display, *args.server, int(args.target), server_tls(args))
     if args.target not in GAME_NAMES:
         args.parser.error(f"no game {args.target!r} (games: {', '.join(GAME_NAMES)})")
     setup = Setup(get_game(args.target), args.seed, args.time)

@@ -11,6 +11,7 @@ they are sent anyway, so only a race (a move crossing the clock's end) can be re
 from __future__ import annotations
 
 import dataclasses
+import ssl
 from typing import Any
 
 import trio
@@ -89,9 +90,16 @@ class AgentSeat:
             self.started.set()
 
 
-async def play_on_server(setup: Setup, display: Display, host: str, port: int, name: str) -> int:
+async def play_on_server(
+    setup: Setup,
+    display: Display,
+    host: str,
+    port: int,
+    name: str,
+    tls: ssl.SSLContext | None = None,
+) -> int:
     session = Session(setup.game, display)
-    async with await ClientConnection.open(host, port, name) as connection:
+    async with await ClientConnection.open(host, port, name, tls=tls) as connection:
         await session.seek(connection, setup.human_seek())
         return await session.run()
 
@@ -138,8 +146,10 @@ async def play_agent(
     return status
 
 
-async def watch_on_server(display: Display, host: str, port: int, match: int) -> int:
-    async with await ClientConnection.open(host, port, "spectator") as connection:
+async def watch_on_server(
+    display: Display, host: str, port: int, match: int, tls: ssl.SSLContext | None = None
+) -> int:
+    async with await ClientConnection.open(host, port, "spectator", tls=tls) as connection:
         watching = await start_watching(connection, match)
         session = Session(get_game(watching.game), display, watching=True)
         session.follow(connection, watching, replay=False)
