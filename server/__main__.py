@@ -13,6 +13,7 @@ from functools import partial
 import trio
 
 from arbiter.server import accounts
+from arbiter.server.admission import DEFAULT, Admission, default_max_connections
 from arbiter.server.app import AgentProgram, bound_port, serve
 from arbiter.server.database import open_database
 from arbiter.server.sqlite_storage import DatabaseInUse
@@ -45,12 +46,52 @@ def main(argv: list[str] | None = None) -> int:
         default=10.0,
         help="seconds a disconnected player keeps its seat (its clock running) to reconnect",
     )
+    limits = parser.add_argument_group("limits on an open network")
+    limits.add_argument(
+        "--hello-timeout",
+        type=seconds,
+        default=DEFAULT.hello_seconds,
+        help="seconds a new connection has to say hello (default %(default)s)",
+    )
+    limits.add_argument(
+        "--ping-timeout",
+        type=seconds,
+        default=DEFAULT.pong_seconds,
+        help="seconds without a pong before a connection is dropped (default %(default)s)",
+    )
+    limits.add_argument(
+        "--max-connections",
+        type=count,
+        default=default_max_connections(),
+        help="open connections in all (default %(default)s: the file limit less a reserve)",
+    )
+    limits.add_argument(
+        "--max-per-address",
+        type=count,
+        default=DEFAULT.max_per_address,
+        help="open connections from one IP address (default %(default)s)",
+    )
+    limits.add_argument(
+        "--max-requests",
+        type=count,
+        default=int(DEFAULT.requests_per_second),
+        help="requests per second one connection may send, twice that at once"
+        " (default %(default)s)",
+    )
     args = parser.parse_args(argv)
+    admission = Admission(
+        hello_seconds=args.hello_timeout,
+        pong_seconds=args.ping_timeout,
+        max_connections=args.max_connections,
+        max_per_address=args.max_per_address,
+        requests_per_second=args.max_requests,
+        request_burst=5 * args.max_requests,
+    )
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     status = 0
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
     try:
-        trio.run(_run, args.host, args.port, args.db, args.grace)
+        trio.run(_run, args.host, args.port, args.db, args.grace, admission)
     except* KeyboardInterrupt:
         print("stopped", flush=True)
     except* DatabaseInUse as group:
@@ -85,6 +126,12 @@ def seconds(text: str) -> float:
     return value
 
 
+def count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number (1 or more), not {text!r}")
+    return int(text)
+
+
 def first(group: BaseExceptionGroup[BaseException]) -> BaseException:
     """The first leaf error of a group: the one worth a sentence."""
     error: BaseException = group
@@ -93,12 +140,14 @@ def first(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return error
 
 
-async def _run(host: str, port: int, db: str, grace: float) -> None:
+async def _run(host: str, port: int, db: str, grace: float, admission: Admission) -> None:
     """Serve, with the built-in agents of the `arbiter` client program (an external program:
     the server never imports the client or the agents; see `server.local_agents`)."""
     agents = AgentProgram.arbiter()
     async with trio.open_nursery() as nursery:
-        start = partial(serve, host, port, db, grace=grace, local_agents=agents)
+        start = partial(
+            serve, host, port, db, grace=grace, local_agents=agents, admission=admission
+        )
         listeners = await nursery.start(start)
         print(f"listening on {host}:{bound_port(listeners)}", flush=True)
 

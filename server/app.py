@@ -23,7 +23,9 @@ from typing import TypeAlias
 
 import trio
 
+from arbiter import protocol
 from arbiter.server import accounts
+from arbiter.server.admission import DEFAULT, UNLIMITED, Admission, Doorway
 from arbiter.server.database import open_database
 from arbiter.server.lobby import Lobby
 from arbiter.server.local_agents import AgentProgram, LocalAgents, LocalAgentsError
@@ -36,6 +38,7 @@ from arbiter.server.standings import DEFAULT_KINDS
 __all__ = [
     "DEFAULT_KINDS",
     "LOCAL_HOST",
+    "Admission",
     "AgentProgram",
     "DatabaseInUse",
     "FullRecord",
@@ -68,29 +71,57 @@ async def serve(
     *,
     grace: float = 10.0,
     local_agents: LocalAgents | None = None,
+    admission: Admission = DEFAULT,
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store.
 
     `local_agents` runs the built-in agents a tournament enters with `local`; by default, those
     of the `arbiter` program installed beside this interpreter (`AgentProgram.arbiter()`).
+    `admission` holds the limits on connections and their requests (`server.admission`).
     """
     storage = SQLiteStorage.connect(db_path)
     try:
         listeners = await trio.open_tcp_listeners(port, host=host)
         async with trio.open_nursery() as nursery:
             await nursery.start(storage.run_writer)
-            lobby = Lobby(storage, nursery, grace)
+            lobby = Lobby(storage, nursery, grace, admission)
             lobby.desk.local_agents = local_agents or AgentProgram.arbiter()
             lobby.desk.learn_address(listeners[0].socket.getsockname()[:2])
-            await nursery.start(trio.serve_listeners, partial(_serve_connection, lobby), listeners)
+            serve_one = partial(_serve_connection, lobby, Doorway(admission))
+            await nursery.start(trio.serve_listeners, serve_one, listeners)
             task_status.started(listeners)
     finally:
         storage.close()
 
 
-async def _serve_connection(lobby: Lobby, stream: trio.SocketStream) -> None:
-    await Session(stream, lobby).run()
+REFUSAL_SECONDS = 1.0
+"""How long a refused connection's one `error` frame may take to go out."""
+
+
+async def _serve_connection(lobby: Lobby, doorway: Doorway, stream: trio.SocketStream) -> None:
+    """Serve one accepted connection, or refuse it at once past a connection cap."""
+    address = str(stream.socket.getpeername()[0])
+    refusal = doorway.enter(address)
+    if refusal is not None:
+        await _refuse(stream, refusal)
+        return
+    try:
+        await Session(stream, lobby, doorway.admission, address).run()
+    finally:
+        doorway.leave(address)
+
+
+async def _refuse(stream: trio.SocketStream, refusal: str) -> None:
+    """One `too_many_connections` frame, then close: nothing is read, nothing is kept."""
+    error = protocol.Error(code=protocol.ErrorCode.TOO_MANY_CONNECTIONS, message=refusal)
+    with trio.move_on_after(REFUSAL_SECONDS):
+        try:
+            await stream.send_all(protocol.Connection(protocol.SERVER).send(error))
+            await stream.send_eof()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+    await trio.aclose_forcefully(stream)
 
 
 def bound_port(listeners: list[trio.SocketListener]) -> int:
@@ -104,16 +135,19 @@ async def local_server(
     *,
     grace: float = 0.0,
     local_agents: LocalAgents | None = None,
+    admission: Admission = UNLIMITED,
 ) -> AsyncIterator[tuple[str, int]]:
     """A server on a free port of 127.0.0.1 while the block runs; yields its (host, port).
 
     Without `db_path` the records go to a temporary file, removed with its folder on the way
-    out. `grace` defaults to none: in one process there is no network to come back over.
+    out. `grace` defaults to none: in one process there is no network to come back over; nor
+    are there limits on its own connections (`UNLIMITED`).
     """
     with tempfile.TemporaryDirectory(prefix="arbiter-local-") as scratch:
         db = Path(scratch) / "arbiter.db" if db_path is None else db_path
         async with trio.open_nursery() as nursery:
-            start = partial(serve, LOCAL_HOST, 0, db, grace=grace, local_agents=local_agents)
+            start = partial(serve, LOCAL_HOST, 0, db, grace=grace, admission=admission)
+            start = partial(start, local_agents=local_agents)
             listeners = await nursery.start(start)
             try:
                 yield LOCAL_HOST, bound_port(listeners)
