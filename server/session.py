@@ -362,17 +362,26 @@ class Session:
         return True
 
     def _deadline(self, frame_began: float | None) -> float:
-        """When the reader stops waiting: the hello deadline, or a frame in progress's."""
+        """When the reader stops waiting: the frame in progress's deadline, or the hello's."""
+        deadline = math.inf
+        if frame_began is not None:
+            allowed = self.admission.frame_seconds
+            deadline = (
+                frame_began + allowed + self.wire.buffered / self.admission.min_bytes_per_second
+            )
         if self.wire.phase is protocol.Phase.START:
-            return self._started + self.admission.hello_seconds
-        if frame_began is None:
-            return math.inf
-        allowed = self.admission.frame_seconds
-        return frame_began + allowed + self.wire.buffered / self.admission.min_bytes_per_second
+            return min(deadline, self._hello_deadline())
+        return deadline
+
+    def _hello_deadline(self) -> float:
+        return self._started + self.admission.hello_seconds
 
     def _timed_out(self) -> None:
         """The reader's deadline passed: no `hello` in time, or a frame too slow."""
-        if self.wire.phase is protocol.Phase.START:
+        if (
+            self.wire.phase is protocol.Phase.START
+            and trio.current_time() >= self._hello_deadline()
+        ):
             self.drop(
                 ErrorCode.HELLO_TIMEOUT,
                 f"no hello within {self.admission.hello_seconds:g} s of connecting",

@@ -1,0 +1,336 @@
+"""The limits of a server on an open network (`server.admission`), over real TCP and real time,
+each set small by the `admission` marker so the tests run fast."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+import trio
+
+from arbiter import protocol
+from arbiter.protocol import ErrorCode
+from arbiter.server import accounts
+from arbiter.server.admission import (
+    RESERVED_FILES,
+    Admission,
+    Doorway,
+    TokenGate,
+    default_max_connections,
+    file_limit,
+)
+from arbiter.server.database import open_database
+from tests.conftest import HOST, RunningServer
+from tests.e2e.helpers import connect, until
+
+KINGS_COURT = protocol.Seek(game="kings-court", options={}, time={"move": 30.0}, hints=True)
+
+
+class Raw:
+    """A client that does only what the test says: no pongs unless asked."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.wire = protocol.Connection(protocol.CLIENT)
+
+    @classmethod
+    async def open(cls, port: int) -> Raw:
+        return cls(await trio.open_tcp_stream(HOST, port))
+
+    async def send(self, *messages: protocol.Message) -> None:
+        await self.stream.send_all(b"".join(self.wire.send(m) for m in messages))
+
+    async def hello(
+        self, name: str, token: str | None = None, resume: str | None = None
+    ) -> protocol.Message | None:
+        await self.send(
+            protocol.Hello(version=protocol.PROTOCOL_VERSION, name=name, token=token, resume=resume)
+        )
+        return await self.receive()
+
+    async def receive(self) -> protocol.Message | None:
+        """The next message other than a ping (left unanswered); None once the server closed."""
+        while True:
+            message = self.wire.next_message()
+            if message is protocol.NEED_DATA:
+                try:
+                    data = await self.stream.receive_some()
+                except trio.BrokenResourceError:
+                    data = b""
+                self.wire.receive_data(data)
+            elif message is protocol.CLOSED:
+                return None
+            elif not isinstance(message, protocol.Ping):
+                assert isinstance(message, protocol.Message)
+                return message
+
+    async def error_then_close(self) -> protocol.Error:
+        """The error frame the server closes with (after any other frames), then its end."""
+        last = None
+        while (message := await self.receive()) is not None:
+            last = message
+        assert isinstance(last, protocol.Error), last
+        return last
+
+
+def error_code(message: protocol.Message | None) -> str:
+    assert isinstance(message, protocol.Error), message
+    return message.code
+
+
+# -- the hello deadline and slow frames -------------------------------------------------------
+
+
+@pytest.mark.admission(hello_seconds=0.3)
+async def test_a_connection_that_never_says_hello_is_closed_at_its_deadline(
+    server: RunningServer,
+) -> None:
+    silent = await Raw.open(server.port)
+    began = trio.current_time()
+    closing = await silent.error_then_close()
+    assert closing.code == ErrorCode.HELLO_TIMEOUT
+    assert 0.3 <= trio.current_time() - began < 2.0
+    late = await connect(server.port, "ann")  # the server itself goes on
+    await late.aclose()
+
+
+@pytest.mark.admission(frame_seconds=0.2, min_bytes_per_second=10)
+async def test_a_frame_dripped_in_byte_by_byte_is_cut_off_as_too_slow(
+    server: RunningServer,
+) -> None:
+    client = await Raw.open(server.port)
+    assert isinstance(await client.hello("ann"), protocol.Welcome)
+    frame = client.wire.send(protocol.ListGames())
+    with trio.fail_after(3):
+        for byte in frame[:-1]:
+            try:
+                await client.stream.send_all(bytes([byte]))
+            except trio.BrokenResourceError:
+                break
+            await trio.sleep(0.25)  # 4 bytes a second, where 10 are asked for
+        closing = await client.error_then_close()
+    assert closing.code == ErrorCode.TOO_SLOW
+
+
+@pytest.mark.admission(frame_seconds=0.2, min_bytes_per_second=1000)
+async def test_a_large_frame_at_a_fair_rate_is_read_whole(server: RunningServer) -> None:
+    """2 KB in 100-byte pieces at 2 KB/s: slower than one segment, faster than the minimum."""
+    client = await Raw.open(server.port)
+    assert isinstance(await client.hello("ann"), protocol.Welcome)
+    body = b"\xc1" * 2000  # never valid msgpack: answered bad_msgpack, once it is all read
+    frame = len(body).to_bytes(4, "big") + body
+    for start in range(0, len(frame), 100):
+        await client.stream.send_all(frame[start : start + 100])
+        await trio.sleep(0.05)
+    assert error_code(await client.receive()) == ErrorCode.BAD_MSGPACK
+    await client.send(protocol.ListGames())
+    assert isinstance(await client.receive(), protocol.Games)
+
+
+# -- pings --------------------------------------------------------------------------------------
+
+
+@pytest.mark.admission(ping_seconds=0.1, pong_seconds=0.6)
+async def test_a_player_that_answers_no_pings_is_dropped_and_its_seat_waits_in_grace(
+    server: RunningServer, nursery: trio.Nursery
+) -> None:
+    ann = await Raw.open(server.port)
+    welcome = await ann.hello("ann")
+    welcomed = trio.current_time()
+    assert isinstance(welcome, protocol.Welcome)
+    bob = await connect(server.port, "bob")
+    await ann.send(KINGS_COURT)
+    assert isinstance(await ann.receive(), protocol.Seeking)
+    await bob.send(KINGS_COURT)
+    await until(bob, protocol.MatchStarted)
+    nursery.start_soon(bob.answer_pings)  # bob answers; ann does not
+    closing = await ann.error_then_close()
+    assert closing.code == ErrorCode.PING_TIMEOUT
+    assert 0.55 <= trio.current_time() - welcomed < 3.0
+    back = await Raw.open(server.port)
+    again = await back.hello("ann", resume=welcome.session)
+    assert isinstance(again, protocol.Welcome)
+    assert isinstance(await back.receive(), protocol.Resumed)
+
+
+# -- connection caps ----------------------------------------------------------------------------
+
+
+async def _welcomed_soon(port: int) -> Raw:
+    """A connection welcomed once the server has noticed a closed one (a moment after)."""
+    for _ in range(40):
+        client = await Raw.open(port)
+        if isinstance(await client.hello("late"), protocol.Welcome):
+            return client
+        await client.stream.aclose()
+        await trio.sleep(0.05)
+    raise AssertionError("never let in")
+
+
+@pytest.mark.admission(max_per_address=2)
+async def test_one_address_past_its_cap_is_refused_at_once_with_a_frame(
+    server: RunningServer,
+) -> None:
+    first, _second = await Raw.open(server.port), await Raw.open(server.port)  # never say hello
+    third = await Raw.open(server.port)
+    with trio.fail_after(1):
+        refused = await third.error_then_close()
+    assert refused.code == ErrorCode.TOO_MANY_CONNECTIONS
+    assert "2 connections from 127.0.0.1" in refused.message
+    await first.stream.aclose()
+    await _welcomed_soon(server.port)
+
+
+@pytest.mark.admission(max_connections=1)
+async def test_a_full_server_refuses_with_a_frame(server: RunningServer) -> None:
+    first = await connect(server.port, "ann")
+    refused = await (await Raw.open(server.port)).error_then_close()
+    assert refused.code == ErrorCode.TOO_MANY_CONNECTIONS
+    assert "full" in refused.message
+    await first.aclose()
+    await _welcomed_soon(server.port)
+
+
+def test_the_default_cap_stays_below_the_file_limit() -> None:
+    assert default_max_connections() <= file_limit() - RESERVED_FILES
+    assert Admission().max_connections == default_max_connections()
+
+
+def test_the_doorway_counts_in_all_and_per_address() -> None:
+    door = Doorway(Admission(max_connections=3, max_per_address=2))
+    assert door.enter("a") is None and door.enter("a") is None
+    assert "2 connections from a" in (door.enter("a") or "")
+    assert door.enter("b") is None
+    assert "full" in (door.enter("c") or "")
+    door.leave("a")
+    assert door.enter("c") is None
+    assert door.open == 3
+
+
+# -- the request rate ---------------------------------------------------------------------------
+
+
+@pytest.mark.admission(requests_per_second=20, request_burst=10, max_refused=5)
+async def test_a_flood_of_requests_is_refused_then_cut_off(server: RunningServer) -> None:
+    client = await Raw.open(server.port)
+    assert isinstance(await client.hello("ann"), protocol.Welcome)
+    await client.send(*[protocol.Ping(nonce=n) for n in range(30)])
+    answers = []
+    while (message := await client.receive()) is not None:
+        answers.append(message)
+    pongs = [m for m in answers if isinstance(m, protocol.Pong)]
+    refusals = [m for m in answers if isinstance(m, protocol.Error)]
+    assert 9 <= len(pongs) <= 10  # the burst, less the hello
+    assert [m.code for m in refusals] == [ErrorCode.RATE_LIMITED] * 6
+    assert [m.ref for m in refusals[:5]] == ["ping"] * 5
+    assert "closing" in refusals[-1].message
+
+
+@pytest.mark.admission(requests_per_second=100, request_burst=3, max_refused=1)
+async def test_requests_under_the_rate_are_all_answered(server: RunningServer) -> None:
+    client = await Raw.open(server.port)
+    assert isinstance(await client.hello("ann"), protocol.Welcome)
+    for nonce in range(30):  # 25 a second
+        await client.send(protocol.Ping(nonce=nonce))
+        assert await client.receive() == protocol.Pong(nonce=nonce)
+        await trio.sleep(0.04)
+
+
+# -- token checks -------------------------------------------------------------------------------
+
+
+def _register(db: Path, name: str) -> str:
+    connection = open_database(db)
+    try:
+        return accounts.create(connection, name)
+    finally:
+        connection.close()
+
+
+@pytest.mark.admission(token_failures=2, token_backoff_seconds=0.5)
+async def test_an_address_whose_token_checks_fail_waits_out_a_backoff(
+    server: RunningServer,
+) -> None:
+    token = _register(server.db, "ann")
+    for _ in range(2):
+        guess = await Raw.open(server.port)
+        assert error_code(await guess.hello("ann", token="guess")) == ErrorCode.BAD_NAME
+    began = trio.current_time()
+    honest = await Raw.open(server.port)  # even the right token: the address waits
+    assert error_code(await honest.hello("ann", token=token)) == ErrorCode.RATE_LIMITED
+    assert await honest.receive() is None
+    await trio.sleep_until(began + 0.6)
+    back = await Raw.open(server.port)
+    assert isinstance(await back.hello("ann", token=token), protocol.Welcome)
+
+
+def test_the_token_backoff_doubles_and_a_success_forgets_it() -> None:
+    gate = TokenGate(Admission(token_failures=2, token_backoff_seconds=1, token_backoff_max=5))
+    gate.failed("a", now=0)
+    assert gate.wait("a", now=0) == 0
+    gate.failed("a", now=0)
+    assert gate.wait("a", now=0) == 1
+    gate.failed("a", now=10)
+    assert gate.wait("a", now=10) == 2
+    for _ in range(5):
+        gate.failed("a", now=10)
+    assert gate.wait("a", now=10) == 5  # capped
+    assert gate.wait("b", now=10) == 0
+    gate.passed("a")
+    assert gate.wait("a", now=10) == 0
+
+
+# -- sessions -----------------------------------------------------------------------------------
+
+
+@pytest.mark.grace(30.0)
+async def test_a_seat_resumes_only_under_its_name_and_with_a_new_session_id(
+    server: RunningServer,
+) -> None:
+    ann = await Raw.open(server.port)
+    welcome = await ann.hello("ann")
+    assert isinstance(welcome, protocol.Welcome)
+    bob = await connect(server.port, "bob")
+    await ann.send(KINGS_COURT)
+    await ann.receive()
+    await bob.send(KINGS_COURT)
+    await until(bob, protocol.MatchStarted)
+    await ann.stream.aclose()
+    thief = await Raw.open(server.port)
+    assert isinstance(await thief.hello("eve", resume=welcome.session), protocol.Welcome)
+    assert error_code(await thief.receive()) == ErrorCode.UNKNOWN_SESSION
+    back = await Raw.open(server.port)
+    again = await back.hello("ann", resume=welcome.session)
+    assert isinstance(again, protocol.Welcome)
+    assert again.session != welcome.session
+    assert isinstance(await back.receive(), protocol.Resumed)
+
+
+async def test_a_second_hello_with_a_token_replaces_the_first_connection(
+    server: RunningServer,
+) -> None:
+    token = _register(server.db, "ann")
+    first = await Raw.open(server.port)
+    welcome = await first.hello("ann", token=token)
+    assert isinstance(welcome, protocol.Welcome)
+    bob = await connect(server.port, "bob")
+    await first.send(KINGS_COURT)
+    await first.receive()
+    await bob.send(KINGS_COURT)
+    await until(bob, protocol.MatchStarted)
+    second = await Raw.open(server.port)
+    assert isinstance(
+        await second.hello("ann", token=token, resume=welcome.session), protocol.Welcome
+    )
+    assert isinstance(await second.receive(), protocol.Resumed)
+    closing = await first.error_then_close()
+    assert closing.code == ErrorCode.SESSION_REPLACED
+
+
+def test_limits_are_checked_when_set() -> None:
+    with pytest.raises(ValueError, match="max_per_address"):
+        Admission(max_per_address=0)
+    with pytest.raises(ValueError, match="request_burst"):
+        Admission(request_burst=0.5)
+    assert Admission(hello_seconds=math.inf).hello_seconds == math.inf
