@@ -219,8 +219,10 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
         False,
         "Too many requests: this one was dropped unanswered (a connection may send 200 a "
         "second, 1000 at once); after 200 such refusals without a pause the server hangs up "
-        "with this code. Also the answer to a `hello` with a token from an address whose "
-        "recent token checks failed, until its backoff passes; that `hello` is closed.",
+        "with this code, and the address may not connect for 10 s (a connection from it is "
+        "refused with this code at once). Also the answer to a `hello` with a token from an "
+        "address whose recent token checks failed, until its backoff passes; that `hello` is "
+        "closed.",
     ),
     ErrorCode.SESSION_REPLACED: CodeInfo(
         "server",

@@ -5,7 +5,8 @@ sets small values and runs fast, and a deployer sets them with `arbiter-server` 
 this module is the small state the limits need, kept apart from the sessions they judge:
 
 - `Doorway`: open connections, in all and per address, refused at the door (before any byte is
-  read) when a cap is reached, so a crowd of idle sockets cannot use up the process's files.
+  read) when a cap is reached, so a crowd of idle sockets cannot use up the process's files; and
+  addresses barred for a while after flooding.
 - `TokenGate`: token checks (scrypt, ~30-100 ms of CPU each) limited server-wide, and an address
   whose checks keep failing waits out a backoff that doubles with every failure, so guessing
   costs the guesser time rather than the server CPU.
@@ -67,6 +68,9 @@ class Admission:
     max_refused: int = 200
     """Requests refused `rate_limited` on one connection, without a pause that refills its
     whole burst, before it is closed."""
+    flood_penalty_seconds: float = 10.0
+    """After a connection is closed for flooding, its address may not connect for this long (a
+    flooder that reconnects would otherwise get a fresh burst every time)."""
     token_failures: int = 5
     """Failed token checks from one address before it must wait between checks."""
     token_backoff_seconds: float = 1.0
@@ -99,6 +103,11 @@ UNLIMITED = Admission(
 (`local_server`) and for tests that move a mock clock."""
 
 
+MAX_TRACKED = 65_536
+"""Addresses whose failures are remembered; past this, those whose backoff has run out are
+forgotten (a spray of addresses cannot grow the table without bound)."""
+
+
 class Doorway:
     """Counts open connections, in all and per address; `enter` refuses past either cap."""
 
@@ -106,6 +115,24 @@ class Doorway:
         self.admission = admission
         self.open = 0
         self._by_address: dict[str, int] = {}
+        self._barred: dict[str, float] = {}
+        """Addresses cut off for flooding, until when."""
+
+    def barred(self, address: str, now: float) -> float:
+        """How long `address` is still barred for flooding (0: not barred)."""
+        until = self._barred.get(address)
+        if until is None:
+            return 0.0
+        if until <= now:
+            del self._barred[address]
+            return 0.0
+        return until - now
+
+    def bar(self, address: str, now: float) -> None:
+        """Bar an address whose connection was cut off for flooding."""
+        if len(self._barred) >= MAX_TRACKED:
+            self._barred = {a: t for a, t in self._barred.items() if t > now}
+        self._barred[address] = now + self.admission.flood_penalty_seconds
 
     def enter(self, address: str) -> str | None:
         """Count a connection in; or why it is refused (then it is not counted)."""
@@ -132,11 +159,6 @@ class _Failures:
     count: int = 0
     until: float = 0.0
     """No check from the address before this time."""
-
-
-MAX_TRACKED = 65_536
-"""Addresses whose failures are remembered; past this, those whose backoff has run out are
-forgotten (a spray of addresses cannot grow the table without bound)."""
 
 
 class TokenGate:

@@ -13,6 +13,7 @@ tournament's director), so the file's layout stays the server's business.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import tempfile
 from collections.abc import AsyncIterator
@@ -95,6 +96,10 @@ async def serve(
         storage.close()
 
 
+TOO_MANY_CONNECTIONS, RATE_LIMITED = (
+    protocol.ErrorCode.TOO_MANY_CONNECTIONS,
+    protocol.ErrorCode.RATE_LIMITED,
+)
 REFUSAL_SECONDS = 1.0
 """How long a refused connection's one `error` frame may take to go out."""
 
@@ -102,19 +107,26 @@ REFUSAL_SECONDS = 1.0
 async def _serve_connection(lobby: Lobby, doorway: Doorway, stream: trio.SocketStream) -> None:
     """Serve one accepted connection, or refuse it at once past a connection cap."""
     address = str(stream.socket.getpeername()[0])
+    barred = doorway.barred(address, trio.current_time())
+    if barred:
+        await _refuse(stream, RATE_LIMITED, f"cut off for flooding: wait {math.ceil(barred)} s")
+        return
     refusal = doorway.enter(address)
     if refusal is not None:
-        await _refuse(stream, refusal)
+        await _refuse(stream, TOO_MANY_CONNECTIONS, refusal)
         return
+    session = Session(stream, lobby, doorway.admission, address)
     try:
-        await Session(stream, lobby, doorway.admission, address).run()
+        await session.run()
     finally:
         doorway.leave(address)
+        if session.flooded:
+            doorway.bar(address, trio.current_time())
 
 
-async def _refuse(stream: trio.SocketStream, refusal: str) -> None:
-    """One `too_many_connections` frame, then close: nothing is read, nothing is kept."""
-    error = protocol.Error(code=protocol.ErrorCode.TOO_MANY_CONNECTIONS, message=refusal)
+async def _refuse(stream: trio.SocketStream, code: protocol.ErrorCode, refusal: str) -> None:
+    """One `error` frame, then close: nothing is read, nothing is kept."""
+    error = protocol.Error(code=code, message=refusal)
     with trio.move_on_after(REFUSAL_SECONDS):
         try:
             await stream.send_all(protocol.Connection(protocol.SERVER).send(error))

@@ -143,6 +143,8 @@ class Session:
         """Requests refused `rate_limited` since the bucket was last full."""
         self._heard_at = 0.0
         """When the client last answered a ping (or was welcomed)."""
+        self.flooded = False
+        """Closed for sending over the rate limit: its address is barred for a while."""
 
     def send(self, message: protocol.Message, on_written: OnWritten | None = None) -> None:
         """Send one frame without blocking; a client too far behind is cut off.
@@ -347,6 +349,7 @@ class Session:
         """Refuse a request over the rate; False when the connection must close."""
         self._refused += 1
         if self._refused > self.admission.max_refused:
+            self.flooded = True
             self.drop(
                 ErrorCode.RATE_LIMITED,
                 f"closing after {self._refused - 1} requests over the rate limit"

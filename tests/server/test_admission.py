@@ -211,8 +211,12 @@ def test_the_doorway_counts_in_all_and_per_address() -> None:
 # -- the request rate ---------------------------------------------------------------------------
 
 
-@pytest.mark.admission(requests_per_second=20, request_burst=10, max_refused=5)
-async def test_a_flood_of_requests_is_refused_then_cut_off(server: RunningServer) -> None:
+@pytest.mark.admission(
+    requests_per_second=20, request_burst=10, max_refused=5, flood_penalty_seconds=0.5
+)
+async def test_a_flood_of_requests_is_refused_then_cut_off_and_its_address_barred(
+    server: RunningServer,
+) -> None:
     client = await Raw.open(server.port)
     assert isinstance(await client.hello("ann"), protocol.Welcome)
     await client.send(*[protocol.Ping(nonce=n) for n in range(30)])
@@ -225,6 +229,11 @@ async def test_a_flood_of_requests_is_refused_then_cut_off(server: RunningServer
     assert [m.code for m in refusals] == [ErrorCode.RATE_LIMITED] * 6
     assert [m.ref for m in refusals[:5]] == ["ping"] * 5
     assert "closing" in refusals[-1].message
+    cut = trio.current_time()
+    again = await (await Raw.open(server.port)).error_then_close()
+    assert again.code == ErrorCode.RATE_LIMITED and "flooding" in again.message
+    await trio.sleep_until(cut + 0.6)
+    assert isinstance(await (await Raw.open(server.port)).hello("ann"), protocol.Welcome)
 
 
 @pytest.mark.admission(requests_per_second=100, request_burst=3, max_refused=1)
