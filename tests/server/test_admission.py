@@ -4,6 +4,8 @@ each set small by the `admission` marker so the tests run fast."""
 from __future__ import annotations
 
 import math
+import resource
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ from arbiter.server.admission import (
 from arbiter.server.database import open_database
 from tests.conftest import HOST, RunningServer
 from tests.e2e.helpers import connect, until
+from tests.processes import ROOT, SERVER
 
 KINGS_COURT = protocol.Seek(game="kings-court", options={}, time={"move": 30.0}, hints=True)
 
@@ -343,3 +346,39 @@ def test_limits_are_checked_when_set() -> None:
     with pytest.raises(ValueError, match="request_burst"):
         Admission(request_burst=0.5)
     assert Admission(hello_seconds=math.inf).hello_seconds == math.inf
+
+
+# -- the issue's crowd: a real process with a small file limit ---------------------------------
+
+
+def _small_file_limit() -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+
+async def test_a_crowd_that_never_says_hello_neither_exhausts_files_nor_locks_players_out(
+    tmp_path: Path,
+) -> None:
+    """300 silent connections to a server allowed 256 files: before, all were kept until accept
+    failed ("Too many open files") and players were locked out; now those past the cap (256 less
+    64 reserved) are refused with a frame, and the rest are closed at the hello deadline."""
+    command = [*SERVER, "--host", HOST, "--port", "0", "--db", str(tmp_path / "a.db")]
+    command += ["--hello-timeout", "1", "--max-per-address", "1000"]
+    server = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        preexec_fn=_small_file_limit,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline().rsplit(":", 1)[1])
+        crowd = [await Raw.open(port) for _ in range(300)]
+        with trio.fail_after(5):
+            closings = [await silent.error_then_close() for silent in crowd]
+        codes = [closing.code for closing in closings]
+        assert codes.count(ErrorCode.TOO_MANY_CONNECTIONS) == 300 - (256 - RESERVED_FILES)
+        assert codes.count(ErrorCode.HELLO_TIMEOUT) == 256 - RESERVED_FILES
+        player = await connect(port, "ann")
+        await player.aclose()
+    finally:
+        server.kill()
+        _, errors = server.communicate()
+    assert "Too many open files" not in errors
