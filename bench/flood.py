@@ -2,7 +2,7 @@
 
     python bench/flood.py [--matches 20] [--seconds 4] [--baseline DIR]
 
-N matches of instant random movers (bench/server.py's players) run for a few seconds, then again
+N matches of instant random movers (as bench/server.py's) run for a few seconds, then again
 beside one client that sends `ping`s as fast as it can (reading the answers, and reconnecting
 whenever the server hangs up on it, as an attacker would). Printed per server: turns/s, the median
 turn time of the honest players, and the flooder's pings sent and answered per second. Ours runs
@@ -12,18 +12,22 @@ with its default request rate limit; `--baseline DIR` (a checkout from before th
 from __future__ import annotations
 
 import argparse
+import json
+import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import trio
 from launch import checkout_server, start_server
 
-from arbiter.protocol import encode_frame
-from server import HOST, FrameStream, Tally, arbiter_match
+from arbiter.protocol import CLOSED, NEED_DATA, FrameDecoder, encode_frame
 
+HOST = "127.0.0.1"
 OURS = [sys.executable, "-m", "arbiter.server", "--port", "0"]
 OURS += ["--max-per-address", "1000000", "--ping-timeout", "3600"]
 """Our server with its default request rate; the bench's players connect from one address and
@@ -31,11 +35,59 @@ answer no pings, which are not what is measured here."""
 BATCH = encode_frame({"type": "ping", "nonce": 1}) * 100
 
 
+class Frames:
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.decoder = FrameDecoder(max_frame=1 << 22)
+
+    async def send(self, payload: dict[str, Any]) -> None:
+        await self.stream.send_all(encode_frame(payload))
+
+    async def receive(self) -> dict[str, Any]:
+        while True:
+            frame = self.decoder.next_frame()
+            if frame is NEED_DATA:
+                self.decoder.feed(await self.stream.receive_some(65536))
+            elif frame is CLOSED:
+                raise EOFError("server closed the connection")
+            else:
+                return frame
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.measuring = False
+        self.turns = 0
+        self.latencies: list[float] = []
+
+
+async def player(port: int, name: str, seed: int, tally: Tally) -> None:
+    """King's Court games forever, instant random moves; a turn is timed from our move to our
+    next `your_turn` (the opponent's move in between)."""
+    rng = random.Random(seed)
+    frames = Frames(await trio.open_tcp_stream(HOST, port))
+    await frames.send({"type": "hello", "version": 1, "name": name})
+    await frames.receive()
+    sent: dict[int, float] = {}
+    while True:
+        await frames.send({"type": "seek", "game": "kings-court", "time": {"move": 60}})
+        while (message := await frames.receive())["type"] != "game_over":
+            if message["type"] == "your_turn" and message["legal"]:
+                match = message["match"]
+                if match in sent and tally.measuring:
+                    tally.turns += 1
+                    tally.latencies.append(trio.current_time() - sent[match])
+                sent[match] = trio.current_time()
+                move = rng.choice(message["legal"])
+                await frames.send({"type": "move", "match": match, "move": move})
+        sent.clear()
+
+
 async def flooder(counts: dict[str, int]) -> None:
     """Ping without pause; count what is sent and answered; reconnect when cut off."""
     while True:
         try:
-            frames = FrameStream(await trio.open_tcp_stream(HOST, counts["port"]))
+            frames = Frames(await trio.open_tcp_stream(HOST, counts["port"]))
             await frames.send({"type": "hello", "version": 1, "name": f"flood{counts['cut']}"})
             await frames.receive()
             async with trio.open_nursery() as nursery:
@@ -48,9 +100,7 @@ async def flooder(counts: dict[str, int]) -> None:
         counts["cut"] += 1
 
 
-async def _count_pongs(
-    frames: FrameStream, counts: dict[str, int], scope: trio.CancelScope
-) -> None:
+async def _count_pongs(frames: Frames, counts: dict[str, int], scope: trio.CancelScope) -> None:
     try:
         while True:
             if (await frames.receive())["type"] == "pong":
@@ -59,20 +109,36 @@ async def _count_pongs(
         scope.cancel()
 
 
-async def measure(port: int, matches: int, seconds: float, flood: bool) -> tuple[Tally, dict]:
-    tally = Tally()
+async def flood_for(port: int, seconds: float) -> None:
+    """The flooder alone (run in a process of its own, so it takes no CPU from the players):
+    prints what it sent and had answered in its last `seconds` after a half-second start."""
     counts = {"port": port, "sent": 0, "answered": 0, "cut": 0}
     async with trio.open_nursery() as nursery:
-        for index in range(matches):
-            nursery.start_soon(arbiter_match, port, index, tally)
+        nursery.start_soon(flooder, counts)
+        await trio.sleep(0.5)
+        counts["sent"] = counts["answered"] = counts["cut"] = 0
+        await trio.sleep(seconds)
+        print(json.dumps(counts), flush=True)
+        nursery.cancel_scope.cancel()
+
+
+async def measure(port: int, matches: int, seconds: float, flood: bool) -> tuple[Tally, dict]:
+    tally = Tally()
+    counts = {}
+    async with trio.open_nursery() as nursery:
+        for index in range(2 * matches):
+            nursery.start_soon(player, port, f"bot{index}", index, tally)
         await trio.sleep(1.0)
+        flooding = None
         if flood:
-            nursery.start_soon(flooder, counts)
+            command = [sys.executable, __file__, "--flood", str(port), "--seconds", str(seconds)]
+            flooding = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
             await trio.sleep(0.5)
-        counts["sent"] = counts["answered"] = 0
         tally.measuring = True
         await trio.sleep(seconds)
         tally.measuring = False
+        if flooding is not None:
+            counts = json.loads((await trio.to_thread.run_sync(flooding.communicate))[0])
         nursery.cancel_scope.cancel()
     return tally, counts
 
@@ -103,7 +169,11 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--baseline", type=Path, help="a checkout from before the rate limit")
+    parser.add_argument("--flood", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.flood is not None:
+        trio.run(flood_for, args.flood, args.seconds)
+        return
     with tempfile.TemporaryDirectory() as scratch:
         print("arbiter (default rate limit)")
         run([*OURS, "--db", f"{scratch}/ours-{time.monotonic_ns()}.db"], None, None, args)

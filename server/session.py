@@ -15,6 +15,12 @@ once (a move, a ping) take no detour. The reader answers `hello` itself, slow as
 (~100 ms): until the handshake is answered the wire cannot parse what follows, and frames that
 came with the `hello` keep the stamp of their read.
 
+The reader also holds the connection to the limits of an open network (`server.admission`): a
+`hello` within its deadline, a frame in progress arriving at a minimum rate (both are the reader's
+cancel scope's deadline, set only while it waits for such bytes, so a move that arrives whole sets
+none), and a token bucket refilled at each read and spent by each frame (a subtraction and a
+comparison: well under a microsecond). The ping task drops a client that answers no ping.
+
 A session knows its lobby only as a `Router` (it hands it requests and says when it closed), so
 this module does not depend on the lobby.
 """
@@ -294,8 +300,7 @@ class Session:
                 return queued
 
     async def _read_loop(self, nursery: trio.Nursery) -> None:
-        frame_began: float | None = None
-        """When the frame in progress (bytes buffered, frame incomplete) began to arrive."""
+        frame_began: float | None = None  # when the frame in progress began to arrive
         while not self.closed:
             try:
                 message = self.wire.next_message()
