@@ -20,12 +20,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import trio
+from frames import FrameStream
 from launch import checkout_server, start_server
 
-from arbiter.protocol import CLOSED, NEED_DATA, FrameDecoder, encode_frame
+from arbiter.protocol import encode_frame
 
 HOST = "127.0.0.1"
 OURS = [sys.executable, "-m", "arbiter.server", "--port", "0"]
@@ -33,25 +33,6 @@ OURS += ["--max-per-address", "1000000", "--ping-timeout", "3600"]
 """Our server with its default request rate; the bench's players connect from one address and
 answer no pings, which are not what is measured here."""
 BATCH = encode_frame({"type": "ping", "nonce": 1}) * 100
-
-
-class Frames:
-    def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
-        self.decoder = FrameDecoder(max_frame=1 << 22)
-
-    async def send(self, payload: dict[str, Any]) -> None:
-        await self.stream.send_all(encode_frame(payload))
-
-    async def receive(self) -> dict[str, Any]:
-        while True:
-            frame = self.decoder.next_frame()
-            if frame is NEED_DATA:
-                self.decoder.feed(await self.stream.receive_some(65536))
-            elif frame is CLOSED:
-                raise EOFError("server closed the connection")
-            else:
-                return frame
 
 
 class Tally:
@@ -65,7 +46,7 @@ async def player(port: int, name: str, seed: int, tally: Tally) -> None:
     """King's Court games forever, instant random moves; a turn is timed from our move to our
     next `your_turn` (the opponent's move in between)."""
     rng = random.Random(seed)
-    frames = Frames(await trio.open_tcp_stream(HOST, port))
+    frames = FrameStream(await trio.open_tcp_stream(HOST, port))
     await frames.send({"type": "hello", "version": 1, "name": name})
     await frames.receive()
     sent: dict[int, float] = {}
@@ -87,7 +68,7 @@ async def flooder(counts: dict[str, int]) -> None:
     """Ping without pause; count what is sent and answered; reconnect when cut off."""
     while True:
         try:
-            frames = Frames(await trio.open_tcp_stream(HOST, counts["port"]))
+            frames = FrameStream(await trio.open_tcp_stream(HOST, counts["port"]))
             await frames.send({"type": "hello", "version": 1, "name": f"flood{counts['cut']}"})
             await frames.receive()
             async with trio.open_nursery() as nursery:
@@ -100,7 +81,9 @@ async def flooder(counts: dict[str, int]) -> None:
         counts["cut"] += 1
 
 
-async def _count_pongs(frames: Frames, counts: dict[str, int], scope: trio.CancelScope) -> None:
+async def _count_pongs(
+    frames: FrameStream, counts: dict[str, int], scope: trio.CancelScope
+) -> None:
     try:
         while True:
             if (await frames.receive())["type"] == "pong":

@@ -13,7 +13,7 @@ from functools import partial
 import trio
 
 from arbiter.server import accounts
-from arbiter.server.admission import DEFAULT, Admission, default_max_connections
+from arbiter.server.admission import DEFAULT, Admission
 from arbiter.server.app import AgentProgram, bound_port, serve
 from arbiter.server.database import open_database
 from arbiter.server.sqlite_storage import DatabaseInUse
@@ -47,46 +47,14 @@ def main(argv: list[str] | None = None) -> int:
         help="seconds a disconnected player keeps its seat (its clock running) to reconnect",
     )
     limits = parser.add_argument_group("limits on an open network")
-    limits.add_argument(
-        "--hello-timeout",
-        type=seconds,
-        default=DEFAULT.hello_seconds,
-        help="seconds a new connection has to say hello (default %(default)s)",
-    )
-    limits.add_argument(
-        "--ping-timeout",
-        type=seconds,
-        default=DEFAULT.pong_seconds,
-        help="seconds without a pong before a connection is dropped (default %(default)s)",
-    )
-    limits.add_argument(
-        "--max-connections",
-        type=count,
-        default=default_max_connections(),
-        help="open connections in all (default %(default)s: the file limit less a reserve)",
-    )
-    limits.add_argument(
-        "--max-per-address",
-        type=count,
-        default=DEFAULT.max_per_address,
-        help="open connections from one IP address (default %(default)s)",
-    )
-    limits.add_argument(
-        "--max-requests",
-        type=count,
-        default=int(DEFAULT.requests_per_second),
-        help="requests per second one connection may send, twice that at once"
-        " (default %(default)s)",
-    )
+    for flag, name, kind, text in LIMIT_FLAGS:
+        default = getattr(DEFAULT, name)
+        text += "" if "default" in text else f" (default {default:g})"
+        metavar = "SECONDS" if kind is seconds else "N"
+        limits.add_argument(flag, type=kind, default=default, dest=name, metavar=metavar, help=text)
     args = parser.parse_args(argv)
-    admission = Admission(
-        hello_seconds=args.hello_timeout,
-        pong_seconds=args.ping_timeout,
-        max_connections=args.max_connections,
-        max_per_address=args.max_per_address,
-        requests_per_second=args.max_requests,
-        request_burst=5 * args.max_requests,
-    )
+    given = {name: getattr(args, name) for _, name, _, _ in LIMIT_FLAGS}
+    admission = Admission(**given, request_burst=BURST_SECONDS * args.requests_per_second)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     status = 0
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
@@ -130,6 +98,18 @@ def count(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number (1 or more), not {text!r}")
     return int(text)
+
+
+BURST_SECONDS = 5
+"""A connection's burst is this many seconds of its request rate."""
+LIMIT_FLAGS = (
+    ("--hello-timeout", "hello_seconds", seconds, "seconds to say hello after connecting"),
+    ("--ping-timeout", "pong_seconds", seconds, "seconds without a pong before a drop"),
+    ("--max-connections", "max_connections", count, "connections (default: file limit - 64)"),
+    ("--max-per-address", "max_per_address", count, "connections from one IP address"),
+    ("--max-requests", "requests_per_second", count, "requests/s per connection (5 s at once)"),
+)
+"""`arbiter-server` flags for the main fields of `Admission`, each with its default."""
 
 
 def first(group: BaseExceptionGroup[BaseException]) -> BaseException:

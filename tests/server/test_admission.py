@@ -296,18 +296,24 @@ def test_the_token_backoff_doubles_and_a_success_forgets_it() -> None:
 # -- sessions -----------------------------------------------------------------------------------
 
 
+async def _seated(port: int, name: str, token: str | None = None) -> tuple[Raw, protocol.Welcome]:
+    """A raw client `name` with a seat in a match against `bob` (who is left to himself)."""
+    client = await Raw.open(port)
+    welcome = await client.hello(name, token=token)
+    assert isinstance(welcome, protocol.Welcome)
+    bob = await connect(port, "bob")
+    await client.send(KINGS_COURT)
+    assert isinstance(await client.receive(), protocol.Seeking)
+    await bob.send(KINGS_COURT)
+    await until(bob, protocol.MatchStarted)
+    return client, welcome
+
+
 @pytest.mark.grace(30.0)
 async def test_a_seat_resumes_only_under_its_name_and_with_a_new_session_id(
     server: RunningServer,
 ) -> None:
-    ann = await Raw.open(server.port)
-    welcome = await ann.hello("ann")
-    assert isinstance(welcome, protocol.Welcome)
-    bob = await connect(server.port, "bob")
-    await ann.send(KINGS_COURT)
-    await ann.receive()
-    await bob.send(KINGS_COURT)
-    await until(bob, protocol.MatchStarted)
+    ann, welcome = await _seated(server.port, "ann")
     await ann.stream.aclose()
     thief = await Raw.open(server.port)
     assert isinstance(await thief.hello("eve", resume=welcome.session), protocol.Welcome)
@@ -323,14 +329,7 @@ async def test_a_second_hello_with_a_token_replaces_the_first_connection(
     server: RunningServer,
 ) -> None:
     token = _register(server.db, "ann")
-    first = await Raw.open(server.port)
-    welcome = await first.hello("ann", token=token)
-    assert isinstance(welcome, protocol.Welcome)
-    bob = await connect(server.port, "bob")
-    await first.send(KINGS_COURT)
-    await first.receive()
-    await bob.send(KINGS_COURT)
-    await until(bob, protocol.MatchStarted)
+    first, welcome = await _seated(server.port, "ann", token)
     second = await Raw.open(server.port)
     assert isinstance(
         await second.hello("ann", token=token, resume=welcome.session), protocol.Welcome
