@@ -157,6 +157,8 @@ class Doorway:
 @dataclass(slots=True)
 class _Failures:
     count: int = 0
+    last: float = 0.0
+    """When the last check failed."""
     until: float = 0.0
     """No check from the address before this time."""
 
@@ -165,7 +167,9 @@ class TokenGate:
     """Failed token checks per address, with a backoff; the check itself is the caller's.
 
     `wait(address, now)` says how long the address must still wait (0: check now); `failed`
-    and `passed` record the outcome. A success forgets the address's failures.
+    records a failure. An address's failures are forgotten after `token_backoff_max` seconds
+    without one, never on a success: a guesser with an account of its own cannot clear its
+    count between guesses.
     """
 
     def __init__(self, admission: Admission) -> None:
@@ -182,14 +186,14 @@ class TokenGate:
             if len(self._failures) >= MAX_TRACKED:
                 self._prune(now)
             failures = self._failures[address] = _Failures()
+        elif now - failures.last > self.admission.token_backoff_max:
+            failures.count = 0
         failures.count += 1
+        failures.last = now
         over = failures.count - self.admission.token_failures
         if over >= 0:
             backoff = self.admission.token_backoff_seconds * 2.0 ** min(over, 32)
             failures.until = now + min(backoff, self.admission.token_backoff_max)
-
-    def passed(self, address: str) -> None:
-        self._failures.pop(address, None)
 
     def _prune(self, now: float) -> None:
         for address in [a for a, f in self._failures.items() if f.until <= now]:

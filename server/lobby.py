@@ -150,7 +150,6 @@ class Lobby:
         if account is None:
             self._tokens.failed(session.address, trio.current_time())
             return f"wrong token for {hello.name!r}, or no such registered player"
-        self._tokens.passed(session.address)
         self.accounts[session] = account
         return None
 

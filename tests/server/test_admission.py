@@ -277,20 +277,22 @@ async def test_an_address_whose_token_checks_fail_waits_out_a_backoff(
     assert isinstance(await back.hello("ann", token=token), protocol.Welcome)
 
 
-def test_the_token_backoff_doubles_and_a_success_forgets_it() -> None:
+def test_the_token_backoff_doubles_and_is_forgotten_after_a_quiet_spell() -> None:
     gate = TokenGate(Admission(token_failures=2, token_backoff_seconds=1, token_backoff_max=5))
     gate.failed("a", now=0)
     assert gate.wait("a", now=0) == 0
     gate.failed("a", now=0)
     assert gate.wait("a", now=0) == 1
-    gate.failed("a", now=10)
-    assert gate.wait("a", now=10) == 2
+    gate.failed("a", now=1)
+    assert gate.wait("a", now=1) == 2
     for _ in range(5):
-        gate.failed("a", now=10)
-    assert gate.wait("a", now=10) == 5  # capped
-    assert gate.wait("b", now=10) == 0
-    gate.passed("a")
-    assert gate.wait("a", now=10) == 0
+        gate.failed("a", now=1)
+    assert gate.wait("a", now=1) == 5  # capped
+    assert gate.wait("b", now=1) == 0
+    gate.failed("a", now=4)  # within 5 s of the last failure: still counted
+    assert gate.wait("a", now=4) == 5
+    gate.failed("a", now=20)  # after a quiet spell: a first failure again
+    assert gate.wait("a", now=20) == 0
 
 
 # -- sessions -----------------------------------------------------------------------------------
