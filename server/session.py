@@ -75,6 +75,8 @@ ANSWERED_BY_READER = frozenset(
 )
 """Requests the reader answers itself: all but `hello` never wait (the per-move path), and the
 handshake must be answered before the wire can parse the next frame."""
+REFUSED = -math.inf
+"""The arrival held with a request refused over the rate limit: its refusal keeps its place."""
 RTT_SAMPLES = 8
 """Round trips kept; the estimate is their minimum, so one pong delayed by a busy client does
 not count as network lag, and a client that delays pongs on purpose must delay all of them."""
@@ -361,13 +363,19 @@ class Session:
                 f" ({self.admission.requests_per_second:g}/s)",
             )
             return False
+        if self._held is not None:  # answered in its turn, behind the requests held before it
+            self._held.append((message, REFUSED))
+        else:
+            self._send_refusal(message)
+        return True
+
+    def _send_refusal(self, message: protocol.Message) -> None:
         self.send_error(
             ErrorCode.RATE_LIMITED,
             f"over {self.admission.requests_per_second:g} requests/s: this {message.TYPE}"
             " was dropped",
             ref=message.TYPE,
         )
-        return True
 
     def _deadline(self, frame_began: float | None) -> float:
         """When the reader stops waiting: the frame in progress's deadline, or the hello's."""
@@ -407,7 +415,11 @@ class Session:
         assert held is not None
         await self._answer(slow, arrived)
         while held:
-            await self._answer(*held.popleft())
+            message, arrived = held.popleft()
+            if arrived == REFUSED:
+                self._send_refusal(message)
+            else:
+                await self._answer(message, arrived)
             self._room.set()
         self._held = None
         self._answered.set()

@@ -249,6 +249,19 @@ async def test_requests_under_the_rate_are_all_answered(server: RunningServer) -
         await trio.sleep(0.04)
 
 
+@pytest.mark.admission(requests_per_second=1, request_burst=3, max_refused=10)
+async def test_a_refusal_behind_a_slow_request_keeps_its_place(server: RunningServer) -> None:
+    """A `seek` is answered by a task of its own, the pings behind it after it, in order: the
+    refusals of those over the rate too."""
+    client = await Raw.open(server.port)
+    assert isinstance(await client.hello("ann"), protocol.Welcome)
+    await client.send(KINGS_COURT, *[protocol.Ping(nonce=n) for n in range(3)])
+    answers = [await client.receive() for _ in range(4)]
+    assert isinstance(answers[0], protocol.Seeking)
+    assert answers[1] == protocol.Pong(nonce=0)
+    assert [error_code(m) for m in answers[2:]] == [ErrorCode.RATE_LIMITED] * 2
+
+
 # -- token checks -------------------------------------------------------------------------------
 
 
