@@ -53,11 +53,12 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from frames import FrameStream
 from launch import ARBITER, checkout_server, start_server
 
 from arbiter import protocol
 from arbiter.games import get_game
-from arbiter.protocol import CLOSED, NEED_DATA, FrameDecoder, encode_frame
+from arbiter.protocol import encode_frame
 
 HOST = "127.0.0.1"
 MOVE_FRAME = {"type": "move", "match": 1, "move": "B4C4"}
@@ -82,33 +83,6 @@ class Tally:
         if self.measuring:
             self.turns += 1
             self.latencies.append(latency)
-
-
-class FrameStream:
-    def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
-        self.decoder = FrameDecoder(max_frame=1 << 22)
-
-    async def send(self, payload: dict[str, Any]) -> None:
-        await self.stream.send_all(encode_frame(payload))
-
-    def send_now(self, *payloads: dict[str, Any]) -> None:
-        """Write frames at once, without yielding, as Arbiter's sessions do: a relay connection
-        is written to by two tasks (its own and its opponent's), and trio refuses overlapping
-        `send_all`s. Frames are small and clients keep reading, so the socket takes them whole."""
-        data = b"".join(map(encode_frame, payloads))
-        if os.write(self.stream.socket.fileno(), data) != len(data):
-            raise RuntimeError("a bench client stopped reading")
-
-    async def receive(self) -> dict[str, Any]:
-        while True:
-            frame = self.decoder.next_frame()
-            if frame is NEED_DATA:
-                self.decoder.feed(await self.stream.receive_some(65536))
-            elif frame is CLOSED:
-                raise EOFError("server closed the connection")
-            else:
-                return frame
 
 
 # -- the floor ---------------------------------------------------------------------------------

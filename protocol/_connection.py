@@ -52,6 +52,11 @@ class Connection:
         """True after a fatal peer error: the frame boundary is lost, nothing more can be read."""
         return self._frames.dead
 
+    @property
+    def buffered(self) -> int:
+        """Bytes received and not yet read as frames: after `NEED_DATA`, a frame in progress."""
+        return self._frames.buffered
+
     def receive_data(self, data: bytes | bytearray) -> None:
         """Buffer bytes from the peer; `b""` means the peer closed its end (EOF)."""
         self._frames.feed(data)

@@ -55,6 +55,12 @@ class ErrorCode(enum.StrEnum):
     BAD_TOURNAMENT = "bad_tournament"
     NOT_ALLOWED = "not_allowed"
     TOO_MANY_ERRORS = "too_many_errors"
+    HELLO_TIMEOUT = "hello_timeout"
+    TOO_SLOW = "too_slow"
+    PING_TIMEOUT = "ping_timeout"
+    TOO_MANY_CONNECTIONS = "too_many_connections"
+    RATE_LIMITED = "rate_limited"
+    SESSION_REPLACED = "session_replaced"
     SERVER_SHUTDOWN = "server_shutdown"
     INTERNAL_ERROR = "internal_error"
 
@@ -183,6 +189,47 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
     ),
     ErrorCode.TOO_MANY_ERRORS: CodeInfo(
         "server", True, "The server hangs up after 20 bad frames on one connection."
+    ),
+    ErrorCode.HELLO_TIMEOUT: CodeInfo(
+        "server",
+        True,
+        "No complete `hello` within the server's handshake deadline (10 s by default) of the "
+        "connection's start.",
+    ),
+    ErrorCode.TOO_SLOW: CodeInfo(
+        "server",
+        True,
+        "A frame in progress arrived too slowly: after 5 s (by default) a frame's bytes must "
+        "keep coming at 1 KiB/s on average since its first byte.",
+    ),
+    ErrorCode.PING_TIMEOUT: CodeInfo(
+        "server",
+        True,
+        "The client answered no `ping` for the server's stated time (10 s by default; pings "
+        "go out every 2 s). A seat it held goes to the grace period, as on a disconnect.",
+    ),
+    ErrorCode.TOO_MANY_CONNECTIONS: CodeInfo(
+        "server",
+        True,
+        "The server is full, or the client's IP address has as many connections open as the "
+        "server allows one address (64 by default). Sent at once, before anything is read.",
+    ),
+    ErrorCode.RATE_LIMITED: CodeInfo(
+        "server",
+        False,
+        "Too many requests: this one was dropped unanswered (a connection may send 200 a "
+        "second, 1000 at once); after 200 such refusals without a pause the server hangs up "
+        "with this code, and the address may not connect for 10 s (a connection from it is "
+        "refused with this code at once). Also the answer to a `hello` with a token from an "
+        "address whose recent token checks failed, until its backoff passes; that `hello` is "
+        "closed.",
+    ),
+    ErrorCode.SESSION_REPLACED: CodeInfo(
+        "server",
+        True,
+        "Another connection said `hello` with this connection's registered name and token: "
+        "the newer one is kept, this one closes (its seats go to the grace period, resumable "
+        "with its `session`).",
     ),
     ErrorCode.SERVER_SHUTDOWN: CodeInfo(
         "server", True, "The server is stopping; the connection closes after this frame."

@@ -510,7 +510,8 @@ class Hello(Message):
     `token` identifies a returning player to a server that keeps accounts; the protocol layer
     passes it on unread. `resume` is the `session` of an earlier `welcome`: a client that lost
     its connection gets its seats back with it (a `resumed` frame per match) within the grace
-    period.
+    period, under the same `name` (and, for a registered name, with its `token`); this
+    connection's `welcome` carries a new `session`.
     """
 
     TYPE: ClassVar[str] = "hello"
@@ -668,7 +669,11 @@ class Pong(Message):
 @_message
 @dataclass(frozen=True, slots=True)
 class Welcome(Message):
-    """The handshake's answer: the server accepted `hello`; every request is open from now on."""
+    """The handshake's answer: the server accepted `hello`; every request is open from now on.
+
+    `session` is a bearer secret: whoever holds it (with the name) takes back this connection's
+    seats after a disconnect, so a client keeps it to itself.
+    """
 
     TYPE: ClassVar[str] = "welcome"
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER

@@ -14,6 +14,7 @@ from functools import partial
 import trio
 
 from arbiter.server import accounts
+from arbiter.server.admission import DEFAULT, Admission
 from arbiter.server.app import AgentProgram, bound_port, serve, server_tls
 from arbiter.server.database import open_database
 from arbiter.server.sqlite_storage import DatabaseInUse
@@ -54,7 +55,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tls-key", metavar="FILE", help="the certificate's PEM private key (e.g. privkey.pem)"
     )
+    limits = parser.add_argument_group("limits on an open network")
+    for flag, name, kind, text in LIMIT_FLAGS:
+        default = getattr(DEFAULT, name)
+        text += "" if "default" in text else f" (default {default:g})"
+        metavar = "SECONDS" if kind is seconds else "N"
+        limits.add_argument(flag, type=kind, default=default, dest=name, metavar=metavar, help=text)
     args = parser.parse_args(argv)
+    given = {name: getattr(args, name) for _, name, _, _ in LIMIT_FLAGS}
+    admission = Admission(**given, request_burst=BURST_SECONDS * args.requests_per_second)
     if (args.tls_cert is None) != (args.tls_key is None):
         parser.error("--tls-cert and --tls-key go together")
     tls = None
@@ -70,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
     try:
-        trio.run(_run, args.host, args.port, args.db, args.grace, tls)
+        trio.run(_run, args.host, args.port, args.db, args.grace, admission, tls)
     except* KeyboardInterrupt:
         print("stopped", flush=True)
     except* DatabaseInUse as group:
@@ -105,6 +114,24 @@ def seconds(text: str) -> float:
     return value
 
 
+def count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number (1 or more), not {text!r}")
+    return int(text)
+
+
+BURST_SECONDS = 5
+"""A connection's burst is this many seconds of its request rate."""
+LIMIT_FLAGS = (
+    ("--hello-timeout", "hello_seconds", seconds, "seconds to say hello after connecting"),
+    ("--ping-timeout", "pong_seconds", seconds, "seconds without a pong before a drop"),
+    ("--max-connections", "max_connections", count, "connections (default: file limit - 64)"),
+    ("--max-per-address", "max_per_address", count, "connections from one IP address"),
+    ("--max-requests", "requests_per_second", count, "requests/s per connection (5 s at once)"),
+)
+"""`arbiter-server` flags for the main fields of `Admission`, each with its default."""
+
+
 def first(group: BaseExceptionGroup[BaseException]) -> BaseException:
     """The first leaf error of a group: the one worth a sentence."""
     error: BaseException = group
@@ -113,12 +140,16 @@ def first(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return error
 
 
-async def _run(host: str, port: int, db: str, grace: float, tls: ssl.SSLContext | None) -> None:
+async def _run(
+    host: str, port: int, db: str, grace: float, admission: Admission, tls: ssl.SSLContext | None
+) -> None:
     """Serve, with the built-in agents of the `arbiter` client program (an external program:
     the server never imports the client or the agents; see `server.local_agents`)."""
     agents = AgentProgram.arbiter()
     async with trio.open_nursery() as nursery:
-        start = partial(serve, host, port, db, grace=grace, local_agents=agents, tls=tls)
+        start = partial(
+            serve, host, port, db, grace=grace, local_agents=agents, admission=admission, tls=tls
+        )
         listeners = await nursery.start(start)
         over = " (TLS)" if tls is not None else ""
         print(f"listening on {host}:{bound_port(listeners)}{over}", flush=True)

@@ -14,6 +14,7 @@ tournament's director), so the file's layout stays the server's business.
 from __future__ import annotations
 
 import logging
+import math
 import socket
 import sqlite3
 import ssl
@@ -28,6 +29,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.server import accounts
+from arbiter.server.admission import DEFAULT, UNLIMITED, Admission, Doorway
 from arbiter.server.database import open_database
 from arbiter.server.lobby import Lobby
 from arbiter.server.local_agents import AgentProgram, LocalAgents, LocalAgentsError
@@ -40,6 +42,7 @@ from arbiter.server.standings import DEFAULT_KINDS
 __all__ = [
     "DEFAULT_KINDS",
     "LOCAL_HOST",
+    "Admission",
     "AgentProgram",
     "DatabaseInUse",
     "FullRecord",
@@ -84,6 +87,7 @@ async def serve(
     *,
     grace: float = 10.0,
     local_agents: LocalAgents | None = None,
+    admission: Admission = DEFAULT,
     tls: ssl.SSLContext | None = None,
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
@@ -92,6 +96,7 @@ async def serve(
 
     `local_agents` runs the built-in agents a tournament enters with `local`; by default, those
     of the `arbiter` program installed beside this interpreter (`AgentProgram.arbiter()`).
+    `admission` holds the limits on connections and their requests (`server.admission`).
     With `tls` (see `server_tls`) every connection is TLS; a plain client is told so in one
     `error` frame.
     """
@@ -100,26 +105,60 @@ async def serve(
         listeners = await trio.open_tcp_listeners(port, host=host)
         async with trio.open_nursery() as nursery:
             await nursery.start(storage.run_writer)
-            lobby = Lobby(storage, nursery, grace)
+            lobby = Lobby(storage, nursery, grace, admission)
             await nursery.start(lobby.stalls.run)
             lobby.desk.local_agents = local_agents or AgentProgram.arbiter()
             lobby.desk.learn_address(listeners[0].socket.getsockname()[:2])
-            handler = partial(_serve_connection, lobby, tls)
-            await nursery.start(trio.serve_listeners, handler, listeners)
+            serve_one = partial(_serve_connection, lobby, Doorway(admission), tls)
+            await nursery.start(trio.serve_listeners, serve_one, listeners)
             task_status.started(listeners)
     finally:
         storage.close()
 
 
+TOO_MANY_CONNECTIONS, RATE_LIMITED = (
+    protocol.ErrorCode.TOO_MANY_CONNECTIONS,
+    protocol.ErrorCode.RATE_LIMITED,
+)
+REFUSAL_SECONDS = 1.0
+"""How long a refused connection's one `error` frame may take to go out."""
+
+
 async def _serve_connection(
-    lobby: Lobby, tls: ssl.SSLContext | None, stream: trio.SocketStream
+    lobby: Lobby, doorway: Doorway, tls: ssl.SSLContext | None, stream: trio.SocketStream
 ) -> None:
-    if tls is None:
-        await Session(stream, lobby).run()
+    """Serve one accepted connection, or refuse it at once past a connection cap."""
+    address = str(stream.socket.getpeername()[0])
+    barred = doorway.barred(address, trio.current_time())
+    if barred:
+        await _refuse(stream, RATE_LIMITED, f"cut off for flooding: wait {math.ceil(barred)} s")
         return
-    secure = await _handshake(stream, tls)
-    if secure is not None:
-        await Session(secure, lobby).run()  # not a SocketStream: the session's generic path
+    refusal = doorway.enter(address)
+    if refusal is not None:
+        await _refuse(stream, TOO_MANY_CONNECTIONS, refusal)
+        return
+    session = None
+    try:
+        secure = stream if tls is None else await _handshake(stream, tls)
+        if secure is not None:
+            session = Session(secure, lobby, doorway.admission, address)  # TLS: generic path
+            await session.run()
+    finally:
+        doorway.leave(address)
+        if session is not None and session.flooded:
+            doorway.bar(address, trio.current_time())
+
+
+async def _refuse(stream: trio.SocketStream, code: protocol.ErrorCode, refusal: str) -> None:
+    """One `error` frame, then close: nothing is read, nothing is kept."""
+    error = protocol.Error(code=code, message=refusal)
+    with trio.move_on_after(REFUSAL_SECONDS):
+        try:
+            await stream.send_all(protocol.Connection(protocol.SERVER).send(error))
+            await stream.send_eof()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+    await trio.aclose_forcefully(stream)
 
 
 async def _handshake(stream: trio.SocketStream, tls: ssl.SSLContext) -> trio.SSLStream[Any] | None:
@@ -181,16 +220,19 @@ async def local_server(
     *,
     grace: float = 0.0,
     local_agents: LocalAgents | None = None,
+    admission: Admission = UNLIMITED,
 ) -> AsyncIterator[tuple[str, int]]:
     """A server on a free port of 127.0.0.1 while the block runs; yields its (host, port).
 
     Without `db_path` the records go to a temporary file, removed with its folder on the way
-    out. `grace` defaults to none: in one process there is no network to come back over.
+    out. `grace` defaults to none: in one process there is no network to come back over; nor
+    are there limits on its own connections (`UNLIMITED`).
     """
     with tempfile.TemporaryDirectory(prefix="arbiter-local-") as scratch:
         db = Path(scratch) / "arbiter.db" if db_path is None else db_path
         async with trio.open_nursery() as nursery:
-            start = partial(serve, LOCAL_HOST, 0, db, grace=grace, local_agents=local_agents)
+            start = partial(serve, LOCAL_HOST, 0, db, grace=grace, admission=admission)
+            start = partial(start, local_agents=local_agents)
             listeners = await nursery.start(start)
             try:
                 yield LOCAL_HOST, bound_port(listeners)

@@ -14,6 +14,7 @@ both find it in one table of open seeks (`server.seeks`).
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 from collections.abc import Sequence
 from typing import Any
@@ -25,6 +26,7 @@ from arbiter.games import GAME_NAMES, Game, GameError, OptionError, Outcome, get
 from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
 from arbiter.server import accounts
 from arbiter.server.accounts import Account
+from arbiter.server.admission import DEFAULT, Admission, TokenGate
 from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.session import Session
@@ -38,7 +40,13 @@ SERVER_NAME = "arbiter 0.1.0"
 
 
 class Lobby:
-    def __init__(self, storage: Storage, nursery: trio.Nursery, grace: float = 10.0) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        nursery: trio.Nursery,
+        grace: float = 10.0,
+        admission: Admission = DEFAULT,
+    ) -> None:
         self.storage = storage
         self.grace = grace
         """Seconds a disconnected seat is kept for its client to come back."""
@@ -50,9 +58,16 @@ class Lobby:
         self._players: dict[int, list[Session]] = {}
         """Each live match's players by seat (the new session once one resumed its seat)."""
         self._away: dict[str, list[tuple[Match, int]]] = {}
-        """Seats of dropped connections by session token, until resumed or their match ends."""
+        """Seats of dropped connections by session id, until resumed or their match ends."""
+        self._away_names: dict[str, str] = {}
+        """The name each session id in `_away` played under: only that name resumes it."""
         self.accounts: dict[Session, Account] = {}
         """Sessions that said hello with a registered name and its token."""
+        self._signed_in: dict[str, Session] = {}
+        """The one live session of each registered name: a newer hello replaces it."""
+        self._tokens = TokenGate(admission)
+        self._hashing = trio.CapacityLimiter(admission.token_checks)
+        """Token checks under way at once, server-wide: scrypt threads never crowd the CPU."""
         self.desk = Desk(self, self.seeks, storage, nursery)
         nursery.start_soon(self.desk.load)
 
@@ -90,22 +105,30 @@ class Lobby:
 
     async def _hello(self, session: Session, hello: protocol.Hello) -> None:
         if hello.version != protocol.PROTOCOL_VERSION:
-            session.send_error(
+            session.drop(
                 ErrorCode.VERSION_MISMATCH,
                 f"this server speaks protocol version {protocol.PROTOCOL_VERSION},"
                 f" not {hello.version}",
                 ref="hello",
             )
-            session.closed = True
+            return
+        wait = self._tokens.wait(session.address, trio.current_time())
+        if hello.token is not None and wait > 0:
+            session.drop(
+                ErrorCode.RATE_LIMITED,
+                f"too many failed token checks from {session.address}: try again in"
+                f" {math.ceil(wait)} s",
+                ref="hello",
+            )
             return
         refusal = await self._check_name(session, hello)
         if refusal is not None:
-            session.send_error(ErrorCode.BAD_NAME, refusal, ref="hello")
-            session.closed = True
+            session.drop(ErrorCode.BAD_NAME, refusal, ref="hello")
             return
         session.name = hello.name
-        if hello.resume is not None:
-            session.token = hello.resume
+        account = self.accounts.get(session)
+        if account is not None:
+            self._sign_in(account.name, session)
         session.send(
             protocol.Welcome(
                 version=protocol.PROTOCOL_VERSION, session=session.token, server=SERVER_NAME
@@ -116,7 +139,9 @@ class Lobby:
             self._resume(session, hello.resume)
 
     async def _check_name(self, session: Session, hello: protocol.Hello) -> str | None:
-        """Why the name cannot be played under, or None (then a registered one is remembered)."""
+        """Why the name cannot be played under, or None (then a registered one is remembered).
+
+        A failed token check counts against the client's address (`TokenGate`)."""
         found = await self.storage.account_credentials(hello.name)
         if found is not None and found.account.name != hello.name:
             return f"{hello.name!r} is too like the registered name {found.account.name!r}"
@@ -124,19 +149,43 @@ class Lobby:
             if found is None:
                 return None
             return f"{hello.name!r} is a registered player: say hello with its token"
-        account = await trio.to_thread.run_sync(accounts.check_token, found, hello.token)
+        account = await trio.to_thread.run_sync(
+            accounts.check_token, found, hello.token, limiter=self._hashing
+        )
         if account is None:
+            self._tokens.failed(session.address, trio.current_time())
             return f"wrong token for {hello.name!r}, or no such registered player"
         self.accounts[session] = account
         return None
 
-    def _resume(self, session: Session, token: str) -> None:
-        seats = [(m, seat) for m, seat in self._away.pop(token, []) if m.outcome is None]
+    def _sign_in(self, name: str, session: Session) -> None:
+        """One live connection per registered name: the newest; an older one is dropped, its
+        seats going to the grace period at once (so this hello's `resume` finds them)."""
+        older = self._signed_in.get(name)
+        self._signed_in[name] = session
+        if older is None or older is session:
+            return
+        older.drop(
+            ErrorCode.SESSION_REPLACED,
+            f"a newer connection said hello as {name!r}: this one closes",
+        )
+        self.forget(older)
+        older.seats.clear()
+
+    def _resume(self, session: Session, session_id: str) -> None:
+        """Give the seats of a dropped session to this one, if it plays under the same name
+        (a registered name's token was checked by `_check_name`)."""
+        if self._away_names.get(session_id) != session.name:
+            seats = []
+        else:
+            self._away_names.pop(session_id)
+            seats = [(m, seat) for m, seat in self._away.pop(session_id, []) if m.outcome is None]
         if not seats:
             session.send_error(
                 ErrorCode.UNKNOWN_SESSION,
-                "no seat to resume for that session: it never held one, or its grace period"
-                " is over, or its games have ended; this connection goes on as a new session",
+                "no seat to resume for that session under this name: it never held one, or its"
+                " grace period is over, or its games have ended; this connection goes on as a"
+                " new session",
                 ref="hello",
             )
             return
@@ -337,15 +386,19 @@ class Lobby:
             self._away[token] = seats
         else:
             self._away.pop(token, None)
+            self._away_names.pop(token, None)
 
     def forget(self, session: Session) -> None:
         """A session closed: drop its seeks, default its matches, stop sending it moves."""
-        self.accounts.pop(session, None)
+        account = self.accounts.pop(session, None)
+        if account is not None and self._signed_in.get(account.name) is session:
+            del self._signed_in[account.name]
         self.seeks.drop(session)
         for match, seat in list(session.seats.values()):
             match.deliver(Disconnected(seat))
         if session.seats:
             self._away[session.token] = list(session.seats.values())
+            self._away_names[session.token] = session.name
         for match in self.matches.values():
             match.spectators.discard(session)
 

@@ -15,6 +15,12 @@ once (a move, a ping) take no detour. The reader answers `hello` itself, slow as
 (~100 ms): until the handshake is answered the wire cannot parse what follows, and frames that
 came with the `hello` keep the stamp of their read.
 
+The reader also holds the connection to the limits of an open network (`server.admission`): a
+`hello` within its deadline, a frame in progress arriving at a minimum rate (both are the reader's
+cancel scope's deadline, set only while it waits for such bytes, so a move that arrives whole sets
+none), and a token bucket refilled at each read and spent by each frame (a subtraction and a
+comparison: well under a microsecond). The ping task drops a client that answers no ping.
+
 A session knows its lobby only as a `Router` (it hands it requests and says when it closed), so
 this module does not depend on the lobby.
 """
@@ -22,6 +28,7 @@ this module does not depend on the lobby.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import secrets
 from collections import deque
@@ -34,6 +41,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.protocol import ErrorCode
+from arbiter.server.admission import DEFAULT, Admission
 from arbiter.server.peer import OnWritten
 
 if TYPE_CHECKING:
@@ -45,11 +53,12 @@ RECEIVE_SIZE = 64 * 1024
 OUTBOX_FRAMES = 1024
 """Frames queued for one client before it counts as not reading (and is disconnected)."""
 MAX_PEER_ERRORS = 20
-"""Recoverable protocol errors tolerated from one client before it is disconnected."""
+"""Recoverable protocol errors (bad frames: any `error` the protocol layer raises, such as
+`bad_msgpack`, `unknown_type` or `out_of_order`) tolerated from one client over its whole
+connection before it is disconnected; the server's own refusals (`illegal_move`...) do not
+count."""
 FLUSH_SECONDS = 2.0
 """How long a closing connection may take to write its last frames (an error, a game over)."""
-PING_SECONDS = 2.0
-"""How often the server measures a connection's round trip (the lag allowance's input)."""
 MAX_HELD = 256
 """Requests read and held behind a slow one before the reader stops reading (and TCP pushes back
 on the client): what one connection can make the server hold is bounded."""
@@ -66,6 +75,8 @@ ANSWERED_BY_READER = frozenset(
 )
 """Requests the reader answers itself: all but `hello` never wait (the per-move path), and the
 handshake must be answered before the wire can parse the next frame."""
+REFUSED = -math.inf
+"""The arrival held with a request refused over the rate limit: its refusal keeps its place."""
 RTT_SAMPLES = 8
 """Round trips kept; the estimate is their minimum, so one pong delayed by a busy client does
 not count as network lag, and a client that delays pongs on purpose must delay all of them."""
@@ -93,6 +104,9 @@ class Session:
 
     stream: trio.abc.Stream
     lobby: Router
+    admission: Admission = DEFAULT
+    address: str = ""
+    """The client's IP address ("" on a memory stream): where token checks are throttled."""
     wire: protocol.Connection = field(default_factory=lambda: protocol.Connection(protocol.SERVER))
     name: str = ""
     token: str = field(default_factory=lambda: secrets.token_hex(16))
@@ -126,6 +140,19 @@ class Session:
         """Set when the held requests are all answered."""
         self._room = trio.Event()
         """Set when the reader, stopped at `MAX_HELD`, may read on."""
+        self._started = trio.current_time()
+        self._reading = trio.CancelScope()
+        """Around the reader: its deadline is set while a `hello` or a frame is awaited."""
+        self._receiving = False
+        """True while the reader waits for bytes (where `drop` may cancel it)."""
+        self._allowance = self.admission.request_burst
+        """The token bucket: requests this connection may still send at once."""
+        self._refused = 0
+        """Requests refused `rate_limited` since the bucket was last full."""
+        self._heard_at = 0.0
+        """When the client last answered a ping (or was welcomed)."""
+        self.flooded = False
+        """Closed for sending over the rate limit: its address is barred for a while."""
 
     def send(self, message: protocol.Message, on_written: OnWritten | None = None) -> None:
         """Send one frame without blocking; a client too far behind is cut off.
@@ -189,18 +216,42 @@ class Session:
         self.send(protocol.Error(code=code, message=message, ref=ref, match=match))
 
     def pong_received(self, nonce: int, arrived: float) -> None:
+        self._heard_at = arrived
         sent = self._pings.pop(nonce, None)
         if sent is not None:
             self.round_trips.append(arrived - sent)
             self.rtt = min(self.round_trips)
 
     async def _ping_loop(self) -> None:
+        """Ping every `ping_seconds`; drop a client silent for `pong_seconds` (`ping_timeout`)."""
         await self.welcomed.wait()
+        every, patience = self.admission.ping_seconds, self.admission.pong_seconds
+        next_ping = self._heard_at = trio.current_time()
         while not self.closed:
-            nonce, self._next_nonce = self._next_nonce, self._next_nonce + 1
-            self._pings = {n: t for n, t in self._pings.items() if n > nonce - RTT_SAMPLES}
-            self.send(protocol.Ping(nonce=nonce), partial(self._pings.__setitem__, nonce))
-            await trio.sleep(PING_SECONDS)
+            now = trio.current_time()
+            if now >= self._heard_at + patience:
+                self.drop(
+                    ErrorCode.PING_TIMEOUT,
+                    f"no pong for {now - self._heard_at:.1f} s (answer every ping within"
+                    f" {patience:g} s): closing",
+                )
+                return
+            if now >= next_ping:
+                nonce, self._next_nonce = self._next_nonce, self._next_nonce + 1
+                self._pings = {n: t for n, t in self._pings.items() if n > nonce - RTT_SAMPLES}
+                self.send(protocol.Ping(nonce=nonce), partial(self._pings.__setitem__, nonce))
+                next_ping = now + every
+            await trio.sleep_until(min(next_ping, self._heard_at + patience))
+
+    def drop(self, code: ErrorCode, message: str, ref: str | None = None) -> None:
+        """Close the connection with an `error` frame, whatever the reader is doing: at once if
+        it waits for bytes, else once it has answered the request in hand."""
+        if self.closed:
+            return
+        self.send_error(code, message, ref)
+        self.closed = True
+        if self._receiving:
+            self._reading.cancel()
 
     def _cut_off(self) -> None:
         self.closed = True
@@ -213,7 +264,10 @@ class Session:
                 nursery.start_soon(self._write_loop, nursery.cancel_scope)
                 nursery.start_soon(self._ping_loop)
                 try:
-                    await self._read_loop(nursery)
+                    with self._reading:
+                        await self._read_loop(nursery)
+                    if self._reading.cancelled_caught and not self.closed:
+                        self._timed_out()
                     if self._held is not None:  # what was read before the end gets its answer
                         await self._answered.wait()
                 finally:
@@ -248,21 +302,35 @@ class Session:
                 return queued
 
     async def _read_loop(self, nursery: trio.Nursery) -> None:
+        frame_began: float | None = None  # when the frame in progress began to arrive
         while not self.closed:
             try:
                 message = self.wire.next_message()
             except protocol.PeerError as error:
+                frame_began = None
                 if not self._answer_peer_error(error):
                     return
                 continue
             if message is protocol.NEED_DATA:
-                data = await self._receive()
+                if not self.wire.buffered:
+                    frame_began = None
+                elif frame_began is None:
+                    frame_began = self._read_at
+                self._receiving = True
+                data = await self._receive(self._deadline(frame_began))
+                self._receiving = False
                 if data is None:
                     return
-                self._read_at = trio.current_time()
+                self._refill(trio.current_time())
                 self.wire.receive_data(data)
-            elif message is protocol.CLOSED:
+                continue
+            frame_began = None
+            if message is protocol.CLOSED:
                 return
+            self._allowance -= 1.0
+            if self._allowance < 0.0:
+                if not self._refuse(message):
+                    return
             elif self._held is not None:
                 self._held.append((message, self._read_at))
                 if len(self._held) >= MAX_HELD:
@@ -274,13 +342,84 @@ class Session:
                 self._held, self._answered = deque(), trio.Event()
                 nursery.start_soon(self._answer_in_order, message, self._read_at)
 
+    def _refill(self, now: float) -> None:
+        """Stamp a read at `now`, and refill the token bucket for the time since the last."""
+        allowance = self._allowance + (now - self._read_at) * self.admission.requests_per_second
+        burst = self.admission.request_burst
+        if allowance >= burst:
+            allowance = burst
+            self._refused = 0
+        self._allowance = allowance
+        self._read_at = now
+
+    def _refuse(self, message: protocol.Message) -> bool:
+        """Refuse a request over the rate; False when the connection must close."""
+        self._refused += 1
+        if self._refused > self.admission.max_refused:
+            self.flooded = True
+            self.drop(
+                ErrorCode.RATE_LIMITED,
+                f"closing after {self._refused - 1} requests over the rate limit"
+                f" ({self.admission.requests_per_second:g}/s)",
+            )
+            return False
+        if self._held is not None:  # answered in its turn, behind the requests held before it
+            self._held.append((message, REFUSED))
+        else:
+            self._send_refusal(message)
+        return True
+
+    def _send_refusal(self, message: protocol.Message) -> None:
+        self.send_error(
+            ErrorCode.RATE_LIMITED,
+            f"over {self.admission.requests_per_second:g} requests/s: this {message.TYPE}"
+            " was dropped",
+            ref=message.TYPE,
+        )
+
+    def _deadline(self, frame_began: float | None) -> float:
+        """When the reader stops waiting: the frame in progress's deadline, or the hello's."""
+        deadline = math.inf
+        if frame_began is not None:
+            allowed = self.admission.frame_seconds
+            deadline = (
+                frame_began + allowed + self.wire.buffered / self.admission.min_bytes_per_second
+            )
+        if self.wire.phase is protocol.Phase.START:
+            return min(deadline, self._hello_deadline())
+        return deadline
+
+    def _hello_deadline(self) -> float:
+        return self._started + self.admission.hello_seconds
+
+    def _timed_out(self) -> None:
+        """The reader's deadline passed: no `hello` in time, or a frame too slow."""
+        if (
+            self.wire.phase is protocol.Phase.START
+            and trio.current_time() >= self._hello_deadline()
+        ):
+            self.drop(
+                ErrorCode.HELLO_TIMEOUT,
+                f"no hello within {self.admission.hello_seconds:g} s of connecting",
+            )
+        else:
+            self.drop(
+                ErrorCode.TOO_SLOW,
+                f"a frame in progress came slower than"
+                f" {self.admission.min_bytes_per_second:g} bytes/s",
+            )
+
     async def _answer_in_order(self, slow: protocol.Message, arrived: float) -> None:
         """Answer a slow request, then every request held behind it, each with its arrival."""
         held = self._held
         assert held is not None
         await self._answer(slow, arrived)
         while held:
-            await self._answer(*held.popleft())
+            message, arrived = held.popleft()
+            if arrived == REFUSED:
+                self._send_refusal(message)
+            else:
+                await self._answer(message, arrived)
             self._room.set()
         self._held = None
         self._answered.set()
@@ -296,13 +435,23 @@ class Session:
                 ref=message.TYPE,
             )
 
-    async def _receive(self) -> bytes | None:
-        """The next bytes from the client (b"" at its end), or None if the socket failed.
+    async def _receive(self, deadline: float) -> bytes | None:
+        """The next bytes from the client (b"" at its end), or None if the socket failed; the
+        reader is cancelled at `deadline` (`run` then says why).
 
         It waits for the socket to be readable before reading, where trio's `receive_some`
         reads first: a client's next frame comes only after it has heard from us, so reading at
         once finds nothing nearly every time and costs a system call per move.
         """
+        if deadline == math.inf:
+            return await self._receive_now()
+        self._reading.deadline = deadline
+        try:
+            return await self._receive_now()
+        finally:
+            self._reading.deadline = math.inf
+
+    async def _receive_now(self) -> bytes | None:
         if self._fd is None:
             try:
                 return bytes(await self.stream.receive_some(RECEIVE_SIZE))

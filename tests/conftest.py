@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from arbiter.server.app import bound_port, serve
+from arbiter.server.app import Admission, bound_port, serve
 
 HOST = "127.0.0.1"
 
@@ -27,10 +27,13 @@ async def server(
 ) -> RunningServer:
     """A server on a free port, stopped (with its nursery) when the test ends.
 
-    `@pytest.mark.grace(seconds)` sets how long a disconnected seat is kept (default 10 s).
+    `@pytest.mark.grace(seconds)` sets how long a disconnected seat is kept (default 10 s);
+    `@pytest.mark.admission(field=value, ...)` the server's limits (`server.admission`).
     """
     marker = request.node.get_closest_marker("grace")
     grace = marker.args[0] if marker else 10.0
+    limits = request.node.get_closest_marker("admission")
+    admission = Admission(**limits.kwargs) if limits else Admission()
     db = tmp_path / "arbiter.db"
-    listeners = await nursery.start(partial(serve, HOST, 0, db, grace=grace))
+    listeners = await nursery.start(partial(serve, HOST, 0, db, grace=grace, admission=admission))
     return RunningServer(HOST, bound_port(listeners), db)

@@ -14,6 +14,7 @@ import trio
 import trio.testing
 
 from arbiter import protocol
+from arbiter.server.admission import UNLIMITED
 from arbiter.server.lobby import Lobby
 from arbiter.server.match import Match
 from arbiter.server.session import Session
@@ -82,7 +83,7 @@ async def connect(
 ) -> Client:
     """A new connection that has said hello (and been welcomed)."""
     ours, theirs = trio.testing.memory_stream_pair()
-    nursery.start_soon(Session(theirs, lobby).run)
+    nursery.start_soon(Session(theirs, lobby, UNLIMITED).run)  # the mock clock times no pings
     client = Client(ours)
     await client.send(protocol.Hello(version=protocol.PROTOCOL_VERSION, name=name, resume=resume))
     client.session = (await client.expect(protocol.Welcome)).session

@@ -10,7 +10,7 @@ from arbiter.client.connection import ClientConnection
 from arbiter.client.runner import GameRecord
 from arbiter.server.records import open_read_only, read_records
 from tests.conftest import RunningServer
-from tests.e2e.helpers import seek, until
+from tests.e2e.helpers import seek
 from tests.tournament.helpers import HOST, create, director, play_as, register, start, status
 
 ENTRANTS = ["steady", "crasher", "sleeper", "cheater"]
@@ -158,27 +158,31 @@ async def test_a_kept_seek_waits_for_the_start_and_is_never_paired_casually(
 async def test_a_seek_no_game_needs_is_withdrawn_and_later_ones_are_casual(
     server: RunningServer,
 ) -> None:
-    """Three connections of `ann` seek at once: her two games (`ben` never comes) take the two
-    oldest seeks; the third is withdrawn when her last game ends, and a seek after that is an
-    ordinary casual one."""
+    """`ann` seeks three times at once (on her one connection: a newer one with her token would
+    replace it): her two games (`ben` never comes) take the two oldest seeks; the third is
+    withdrawn once no game is left to take it, and a seek after that is an ordinary casual one."""
     tokens = register(server.db, "ann", "ben")
     async with await director(server.port, server.db) as boss:
         await create(boss, players=["ann", "ben"], wait=0.3)
-        connections = [
-            await ClientConnection.open(HOST, server.port, "ann", tokens["ann"]) for _ in range(3)
-        ]
-        for connection in connections:
-            assert isinstance(await seek(connection), protocol.Seeking)
+        ann = await ClientConnection.open(HOST, server.port, "ann", tokens["ann"])
+        for _ in range(3):
+            assert isinstance(await seek(ann), protocol.Seeking)
         await start(boss)
-        with trio.fail_after(10):
-            for connection in connections[:2]:
-                started = await until(connection, protocol.MatchStarted)
-                over = await until(connection, protocol.GameOver)
-                assert over.match == started.match and over.reason.startswith("ben did not come")
-            withdrawn = await until(connections[2], protocol.SeekCancelled)
-        assert withdrawn.seek == 3
-        assert isinstance(await seek(connections[0]), protocol.Seeking)
+        started, over, withdrawn = set(), set(), []
+        with trio.fail_after(10):  # her two games and the withdrawal: in no fixed order
+            while len(over) < 2 or not withdrawn:
+                message = await ann.receive()
+                if isinstance(message, protocol.MatchStarted):
+                    started.add(message.match)
+                elif isinstance(message, protocol.GameOver):
+                    assert message.reason.startswith("ben did not come")
+                    over.add(message.match)
+                elif isinstance(message, protocol.SeekCancelled):
+                    withdrawn.append(message.seek)
+        assert len(started) == 2 and over == started
+        assert withdrawn == [3]
+        assert isinstance(await seek(ann), protocol.Seeking)
         casual = await ClientConnection.open(HOST, server.port, "guest")
         assert (await seek(casual)).players == ["ann", "guest"]
-        for connection in (*connections, casual):
+        for connection in (ann, casual):
             await connection.aclose()

@@ -1,0 +1,200 @@
+"""Who gets in, and how much one connection may ask: the limits of a server on an open network.
+
+Every limit is a field of `Admission`, one frozen value passed to `server.app.serve`, so a test
+sets small values and runs fast, and a deployer sets them with `arbiter-server` flags. The rest of
+this module is the small state the limits need, kept apart from the sessions they judge:
+
+- `Doorway`: open connections, in all and per address, refused at the door (before any byte is
+  read) when a cap is reached, so a crowd of idle sockets cannot use up the process's files; and
+  addresses barred for a while after flooding.
+- `TokenGate`: token checks (scrypt, ~30-100 ms of CPU each) limited server-wide, and an address
+  whose checks keep failing waits out a backoff that doubles with every failure, so guessing
+  costs the guesser time rather than the server CPU.
+
+A connection's own request rate (a token bucket) lives in the session's reader, where it costs a
+subtraction and a comparison per frame.
+"""
+
+from __future__ import annotations
+
+import math
+import resource
+from dataclasses import dataclass, field
+
+RESERVED_FILES = 64
+"""Descriptors kept free beneath the process's limit for the database, its writer, the
+listeners, the threads of token checks and the built-in agents' pipes."""
+MAX_CONNECTIONS = 10_000
+"""The global cap when the file limit allows more: a bound on memory, not on descriptors."""
+
+
+def file_limit() -> int:
+    """The process's soft limit on open files (`ulimit -n`)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return MAX_CONNECTIONS + RESERVED_FILES if soft == resource.RLIM_INFINITY else soft
+
+
+def default_max_connections() -> int:
+    """Below the file limit by `RESERVED_FILES`: a full server refuses a connection with a
+    frame instead of failing to accept it ("Too many open files") while the socket waits."""
+    return max(1, min(MAX_CONNECTIONS, file_limit() - RESERVED_FILES))
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """The limits one server enforces; the defaults suit a shared server on an open network."""
+
+    hello_seconds: float = 10.0
+    """From accept to a complete `hello`: a connection that never says hello is closed with
+    `hello_timeout`."""
+    frame_seconds: float = 5.0
+    """How long any frame in progress may take before the minimum rate applies."""
+    min_bytes_per_second: float = 1024.0
+    """A frame in progress must keep arriving at this mean rate after `frame_seconds` (a 64 KiB
+    frame may take 5 + 64 s), else `too_slow`: one byte a second holds no socket for long."""
+    ping_seconds: float = 2.0
+    """How often the server pings a connection (the round trip is the lag allowance's input)."""
+    pong_seconds: float = 10.0
+    """A connection that has answered no ping for this long (5 pings at the default 2 s) is
+    closed with `ping_timeout`; its seats go to the grace period as on a disconnect."""
+    max_connections: int = field(default_factory=default_max_connections)
+    """Open connections in all; more are refused with `too_many_connections`."""
+    max_per_address: int = 64
+    """Open connections from one IP address; more are refused with `too_many_connections`."""
+    requests_per_second: float = 200.0
+    """A connection's sustained request rate (every frame counts, `pong` included)."""
+    request_burst: float = 1000.0
+    """Requests a quiet connection may send at once before the rate applies."""
+    max_refused: int = 200
+    """Requests refused `rate_limited` on one connection, without a pause that refills its
+    whole burst, before it is closed."""
+    flood_penalty_seconds: float = 10.0
+    """After a connection is closed for flooding, its address may not connect for this long (a
+    flooder that reconnects would otherwise get a fresh burst every time)."""
+    token_failures: int = 5
+    """Failed token checks from one address before it must wait between checks."""
+    token_backoff_seconds: float = 1.0
+    """The first wait; it doubles with each further failure, up to `token_backoff_max`."""
+    token_backoff_max: float = 300.0
+    token_checks: int = 2
+    """Token checks running at once, server-wide (each is a thread hashing ~30-100 ms)."""
+
+    def __post_init__(self) -> None:
+        for name in ("max_connections", "max_per_address", "token_checks", "token_failures"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)!r}")
+        if not self.request_burst >= 1:
+            raise ValueError(f"request_burst must be at least 1, not {self.request_burst!r}")
+        for name in ("requests_per_second", "min_bytes_per_second"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, not {getattr(self, name)!r}")
+
+
+DEFAULT = Admission()
+
+UNLIMITED = Admission(
+    hello_seconds=math.inf,
+    pong_seconds=math.inf,
+    max_per_address=MAX_CONNECTIONS,
+    requests_per_second=1e12,
+    request_burst=1e12,
+)
+"""No timeouts and no per-address cap: for a server on 127.0.0.1 serving its own process
+(`local_server`) and for tests that move a mock clock."""
+
+
+MAX_TRACKED = 65_536
+"""Addresses whose failures are remembered; past this, those whose backoff has run out are
+forgotten (a spray of addresses cannot grow the table without bound)."""
+
+
+class Doorway:
+    """Counts open connections, in all and per address; `enter` refuses past either cap."""
+
+    def __init__(self, admission: Admission) -> None:
+        self.admission = admission
+        self.open = 0
+        self._by_address: dict[str, int] = {}
+        self._barred: dict[str, float] = {}
+        """Addresses cut off for flooding, until when."""
+
+    def barred(self, address: str, now: float) -> float:
+        """How long `address` is still barred for flooding (0: not barred)."""
+        until = self._barred.get(address)
+        if until is None:
+            return 0.0
+        if until <= now:
+            del self._barred[address]
+            return 0.0
+        return until - now
+
+    def bar(self, address: str, now: float) -> None:
+        """Bar an address whose connection was cut off for flooding."""
+        if len(self._barred) >= MAX_TRACKED:
+            self._barred = {a: t for a, t in self._barred.items() if t > now}
+        self._barred[address] = now + self.admission.flood_penalty_seconds
+
+    def enter(self, address: str) -> str | None:
+        """Count a connection in; or why it is refused (then it is not counted)."""
+        if self.open >= self.admission.max_connections:
+            return f"the server is full ({self.open} connections); try again later"
+        here = self._by_address.get(address, 0)
+        if here >= self.admission.max_per_address:
+            return f"{here} connections from {address} already: close one first"
+        self.open += 1
+        self._by_address[address] = here + 1
+        return None
+
+    def leave(self, address: str) -> None:
+        self.open -= 1
+        left = self._by_address[address] - 1
+        if left:
+            self._by_address[address] = left
+        else:
+            del self._by_address[address]
+
+
+@dataclass(slots=True)
+class _Failures:
+    count: int = 0
+    last: float = 0.0
+    """When the last check failed."""
+    until: float = 0.0
+    """No check from the address before this time."""
+
+
+class TokenGate:
+    """Failed token checks per address, with a backoff; the check itself is the caller's.
+
+    `wait(address, now)` says how long the address must still wait (0: check now); `failed`
+    records a failure. An address's failures are forgotten after `token_backoff_max` seconds
+    without one, never on a success: a guesser with an account of its own cannot clear its
+    count between guesses.
+    """
+
+    def __init__(self, admission: Admission) -> None:
+        self.admission = admission
+        self._failures: dict[str, _Failures] = {}
+
+    def wait(self, address: str, now: float) -> float:
+        failures = self._failures.get(address)
+        return 0.0 if failures is None else max(0.0, failures.until - now)
+
+    def failed(self, address: str, now: float) -> None:
+        failures = self._failures.get(address)
+        if failures is None:
+            if len(self._failures) >= MAX_TRACKED:
+                self._prune(now)
+            failures = self._failures[address] = _Failures()
+        elif now - failures.last > self.admission.token_backoff_max:
+            failures.count = 0
+        failures.count += 1
+        failures.last = now
+        over = failures.count - self.admission.token_failures
+        if over >= 0:
+            backoff = self.admission.token_backoff_seconds * 2.0 ** min(over, 32)
+            failures.until = now + min(backoff, self.admission.token_backoff_max)
+
+    def _prune(self, now: float) -> None:
+        for address in [a for a, f in self._failures.items() if f.until <= now]:
+            del self._failures[address]
