@@ -37,6 +37,7 @@ from arbiter.protocol._frames import (
 )
 from arbiter.protocol._messages import (
     CLIENT,
+    MAX_ITEMS,
     MESSAGE_TYPES,
     PROTOCOL_VERSION,
     SERVER,
@@ -86,6 +87,7 @@ __all__ = [
     "DEFAULT_MAX_FRAME",
     "ERROR_CODES",
     "FATAL_CODES",
+    "MAX_ITEMS",
     "MESSAGE_TYPES",
     "NEED_DATA",
     "PROTOCOL_VERSION",

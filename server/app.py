@@ -25,6 +25,7 @@ import trio
 
 from arbiter.server import accounts
 from arbiter.server.database import open_database
+from arbiter.server.limits import Limits
 from arbiter.server.lobby import Lobby
 from arbiter.server.local_agents import AgentProgram, LocalAgents, LocalAgentsError
 from arbiter.server.records import FullRecord, MoveRow, read_records
@@ -39,6 +40,7 @@ __all__ = [
     "AgentProgram",
     "DatabaseInUse",
     "FullRecord",
+    "Limits",
     "LocalAgents",
     "LocalAgentsError",
     "MoveRow",
@@ -68,19 +70,21 @@ async def serve(
     *,
     grace: float = 10.0,
     local_agents: LocalAgents | None = None,
+    limits: Limits | None = None,
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store.
 
     `local_agents` runs the built-in agents a tournament enters with `local`; by default, those
     of the `arbiter` program installed beside this interpreter (`AgentProgram.arbiter()`).
+    `limits` bounds what clients can make the server hold (`server.limits`; defaults if None).
     """
     storage = SQLiteStorage.connect(db_path)
     try:
         listeners = await trio.open_tcp_listeners(port, host=host)
         async with trio.open_nursery() as nursery:
             await nursery.start(storage.run_writer)
-            lobby = Lobby(storage, nursery, grace)
+            lobby = Lobby(storage, nursery, grace, limits or Limits())
             lobby.desk.local_agents = local_agents or AgentProgram.arbiter()
             lobby.desk.learn_address(listeners[0].socket.getsockname()[:2])
             await nursery.start(trio.serve_listeners, partial(_serve_connection, lobby), listeners)
@@ -90,7 +94,7 @@ async def serve(
 
 
 async def _serve_connection(lobby: Lobby, stream: trio.SocketStream) -> None:
-    await Session(stream, lobby).run()
+    await Session(stream, lobby, lobby.limits, lobby.output).run()
 
 
 def bound_port(listeners: list[trio.SocketListener]) -> int:

@@ -26,8 +26,9 @@ from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
 from arbiter.server import accounts
 from arbiter.server.accounts import Account
 from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
+from arbiter.server.limits import Limits
 from arbiter.server.seeks import Seek, Seeks
-from arbiter.server.session import Session
+from arbiter.server.session import OutputBudget, Session
 from arbiter.server.storage import Storage, StorageError
 from arbiter.server.tournament import Desk
 
@@ -37,10 +38,19 @@ SERVER_NAME = "arbiter 0.1.0"
 
 
 class Lobby:
-    def __init__(self, storage: Storage, nursery: trio.Nursery, grace: float = 10.0) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        nursery: trio.Nursery,
+        grace: float = 10.0,
+        limits: Limits | None = None,
+    ) -> None:
         self.storage = storage
         self.grace = grace
         """Seconds a disconnected seat is kept for its client to come back."""
+        self.limits = limits or Limits()
+        self.output = OutputBudget(self.limits.output_budget)
+        """The bytes queued for all sessions, which share it."""
         self._nursery = nursery
         self.seeks = Seeks()
         self.matches: dict[int, Match] = {}

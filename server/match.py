@@ -142,6 +142,11 @@ class Match:
     illegal: tuple[str, str] = ("forfeit", "forfeit")
     """What an illegal move costs each seat: the game (`forfeit`) or only the move (`retry`)."""
     grace: float = 10.0
+    max_moves: int = protocol.MAX_ITEMS
+    """A game that reaches this many moves is drawn by the referee: `game_over`, `watching` and
+    `resumed` carry the whole move list, which a message bounds. Every game option is bounded so
+    that its game ends sooner (games/kings_court.py, games/shobu.py), but Watch Your Back! has no
+    move limit of its own once its board stops shrinking."""
     state: State[Any] = field(init=False)
     clocks: tuple[SeatClock, SeatClock] = field(init=False)
     moves: list[str] = field(default_factory=list)
@@ -234,6 +239,10 @@ class Match:
     def _next_turn(self) -> None:
         """Ask the seat to move, or end the match if the position says it is over."""
         outcome = self.state.outcome()
+        if outcome is None and len(self.moves) >= self.max_moves:
+            outcome = Outcome.draw(
+                f"{len(self.moves)} moves were played, the most a message can carry: drawn"
+            )
         if outcome is not None:
             self._end(outcome)
             return

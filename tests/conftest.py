@@ -27,10 +27,13 @@ async def server(
 ) -> RunningServer:
     """A server on a free port, stopped (with its nursery) when the test ends.
 
-    `@pytest.mark.grace(seconds)` sets how long a disconnected seat is kept (default 10 s).
+    `@pytest.mark.grace(seconds)` sets how long a disconnected seat is kept (default 10 s);
+    `@pytest.mark.limits(Limits(...))` sets what clients may make it hold (default `Limits()`).
     """
     marker = request.node.get_closest_marker("grace")
     grace = marker.args[0] if marker else 10.0
+    limits = request.node.get_closest_marker("limits")
     db = tmp_path / "arbiter.db"
-    listeners = await nursery.start(partial(serve, HOST, 0, db, grace=grace))
+    start = partial(serve, HOST, 0, db, grace=grace, limits=limits.args[0] if limits else None)
+    listeners = await nursery.start(start)
     return RunningServer(HOST, bound_port(listeners), db)

@@ -1,0 +1,66 @@
+"""What clients can make the server hold is bounded: a client that does not read is cut off
+with an error saying why, and the others play on."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+import trio
+
+from arbiter.server.limits import Limits
+from tests.conftest import RunningServer
+from tests.e2e.test_bad_frames import RawPeer, hello, packed, raw
+
+
+async def unread_requests(peer: RawPeer, count: int) -> None:
+    """Ask for the games list `count` times (about 3 KB each) without reading the answers."""
+    peer.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    await peer.stream.send_all(packed(type="list_games") * count)
+
+
+async def frames_until_closed(peer: RawPeer) -> list[dict[str, object]]:
+    frames = []
+    with trio.fail_after(5):
+        while (frame := await peer.read_frame()) is not None:
+            frames.append(frame)
+    return frames
+
+
+@pytest.mark.limits(Limits(output_bytes=64 * 1024))
+async def test_a_client_that_does_not_read_is_cut_off_with_output_limit(
+    server: RunningServer,
+) -> None:
+    peer = await raw(server)
+    await hello(peer)
+    await unread_requests(peer, 2000)
+    await trio.sleep(0.5)  # the server reads on and queues the answers, past the limit
+    frames = await frames_until_closed(peer)
+    last = frames[-1]
+    assert last["type"] == "error" and last["code"] == "output_limit", last
+    assert "per connection" in str(last["message"])
+    assert sum(frame["type"] == "games" for frame in frames) < 2000
+
+
+@pytest.mark.limits(Limits(output_bytes=4 * 1024 * 1024, output_budget=256 * 1024))
+async def test_past_the_budget_the_largest_backlog_is_cut_and_the_others_kept(
+    server: RunningServer,
+) -> None:
+    greedy, modest = await raw(server), await raw(server)
+    await hello(greedy)
+    await hello(modest)
+    await unread_requests(modest, 30)
+    await trio.sleep(0.2)
+    await unread_requests(greedy, 2000)
+    await trio.sleep(0.5)
+    frames = await frames_until_closed(greedy)
+    assert frames[-1]["code"] == "output_limit", frames[-1]
+    assert "the most of any client" in str(frames[-1]["message"])
+    await modest.stream.send_all(packed(type="ping", nonce=99))
+    answers = []
+    with trio.fail_after(5):
+        while not answers or answers[-1]["type"] != "pong":
+            frame = await modest.read_frame()
+            assert frame is not None
+            answers.append(frame)
+    assert [frame["type"] for frame in answers] == ["games"] * 30 + ["pong"]
