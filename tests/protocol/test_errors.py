@@ -21,6 +21,7 @@ WIRE_CODES = {
     "bad_time_control", "unknown_seek", "unknown_session", "unknown_match", "not_your_match",
     "not_your_turn", "invalid_move", "illegal_move", "game_over", "unknown_tournament",
     "bad_tournament", "not_allowed", "too_many_errors", "server_shutdown", "internal_error",
+    "output_limit", "too_many_seeks", "already_watching",
 }  # fmt: skip
 
 
