@@ -52,7 +52,7 @@ class Lobby:
         self.output = OutputBudget(self.limits.output_budget)
         """The bytes queued for all sessions, which share it."""
         self._nursery = nursery
-        self.seeks = Seeks()
+        self.seeks = Seeks(self.limits)
         self.matches: dict[int, Match] = {}
         self._players: dict[int, list[Session]] = {}
         """Each live match's players by seat (the new session once one resumed its seat)."""
@@ -184,6 +184,10 @@ class Lobby:
         mine.kept = mine.player is not None and self.desk.wants(mine.player, game.name)
         waiting = None if mine.kept else self.seeks.pop_partner(mine)
         if waiting is None:
+            refusal = self.seeks.refusal(session)
+            if refusal is not None:
+                session.send_error(ErrorCode.TOO_MANY_SEEKS, refusal, ref="seek")
+                return
             self.seeks.add(mine)
             session.send(
                 protocol.Seeking(

@@ -8,8 +8,11 @@ import socket
 import pytest
 import trio
 
+from arbiter import protocol
+from arbiter.client.connection import ServerError
 from arbiter.server.limits import Limits
 from tests.conftest import RunningServer
+from tests.e2e.helpers import connect, seek, until
 from tests.e2e.test_bad_frames import RawPeer, hello, packed, raw
 
 
@@ -64,3 +67,25 @@ async def test_past_the_budget_the_largest_backlog_is_cut_and_the_others_kept(
             assert frame is not None
             answers.append(frame)
     assert [frame["type"] for frame in answers] == ["games"] * 30 + ["pong"]
+
+
+@pytest.mark.limits(Limits(seeks_per_connection=3, seeks=5))
+async def test_open_seeks_are_capped_per_connection_and_on_the_server(
+    server: RunningServer,
+) -> None:
+    hoarder = await connect(server.port, "hoarder")
+    for limit in (10, 11, 12):
+        assert isinstance(await seek(hoarder, no_capture_limit=limit), protocol.Seeking)
+    with pytest.raises(ServerError, match="too_many_seeks: you have 3 open seeks"):
+        await seek(hoarder, no_capture_limit=13)
+    other = await connect(server.port, "other")
+    for limit in (20, 21):
+        assert isinstance(await seek(other, no_capture_limit=limit), protocol.Seeking)
+    third = await connect(server.port, "third")
+    with pytest.raises(ServerError, match="too_many_seeks: the server holds 5 open seeks"):
+        await seek(third, no_capture_limit=30)
+    assert isinstance(await seek(third, no_capture_limit=10), protocol.MatchStarted)  # pairs
+    await hoarder.send(
+        protocol.Seek(game="kings-court", options={"no_capture_limit": 13}, time={"move": 5.0})
+    )
+    await until(hoarder, protocol.Seeking)  # room again, once one was paired
