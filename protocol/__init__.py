@@ -17,7 +17,7 @@ the command line's `move=5,clock=300+2`), game clocks and the lag allowance, as 
 with every time passed in; the server enforces them and the clients show them.
 """
 
-from arbiter.protocol._connection import Connection
+from arbiter.protocol._connection import Connection, Encoded
 from arbiter.protocol._errors import (
     ERROR_CODES,
     FATAL_CODES,
@@ -97,6 +97,7 @@ __all__ = [
     "Charge",
     "CodeInfo",
     "Connection",
+    "Encoded",
     "Error",
     "ErrorCode",
     "FieldSpec",

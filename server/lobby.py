@@ -29,6 +29,7 @@ from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, 
 from arbiter.server.limits import Limits
 from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.session import OutputBudget, Session
+from arbiter.server.snapshots import Shown, Snapshots
 from arbiter.server.storage import Storage, StorageError
 from arbiter.server.tournament import Desk
 
@@ -51,6 +52,8 @@ class Lobby:
         self.limits = limits or Limits()
         self.output = OutputBudget(self.limits.output_budget)
         """The bytes queued for all sessions, which share it."""
+        self.snapshots = Snapshots(self.limits.snapshot_cache_bytes)
+        """Finished matches as a spectator is shown them, encoded."""
         self._nursery = nursery
         self.seeks = Seeks(self.limits)
         self.matches: dict[int, Match] = {}
@@ -230,12 +233,25 @@ class Lobby:
     async def _watch(self, session: Session, match_id: int) -> None:
         match = self.matches.get(match_id)
         if match is not None:
-            match.add_spectator(session)
+            if not match.add_spectator(session):
+                session.send_error(
+                    ErrorCode.ALREADY_WATCHING,
+                    f"you already watch match {match_id}: its moves keep coming",
+                    "watch",
+                    match_id,
+                )
             return
+        shown = self.snapshots.get(match_id) or await self._show_finished(session, match_id)
+        if shown is not None:
+            session.send_many([(shown[0], None), (shown[1], None)])
+
+    async def _show_finished(self, session: Session, match_id: int) -> Shown | None:
+        """A finished match's frames for a spectator, read back and replayed (then kept), or
+        None after telling `session` why there are none."""
         record = await self.storage.load_match(match_id)
         if record is None or record.status != "finished":
             session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
-            return
+            return None
         try:
             state = get_game(record.game).replay(record.options, record.notation)
         except GameError as error:  # an edited file, or rules changed since it was played
@@ -246,8 +262,8 @@ class Lobby:
                 "watch",
                 match_id,
             )
-            return
-        session.send(
+            return None
+        watching = protocol.Encoded(
             protocol.Watching(
                 match=record.id,
                 game=record.game,
@@ -260,7 +276,7 @@ class Lobby:
             )
         )
         assert record.result is not None and record.reason is not None
-        session.send(
+        over = protocol.Encoded(
             protocol.GameOver(
                 match=record.id,
                 result=record.result,
@@ -270,6 +286,8 @@ class Lobby:
                 moves=record.notation,
             )
         )
+        self.snapshots.put(match_id, (watching, over))
+        return watching, over
 
     # -- matches ---------------------------------------------------------------------------
 

@@ -168,6 +168,10 @@ class Match:
     only ever brought forward, so a move costs no timer update (each would be a trio deadline
     change), and a wake-up that finds the deadline moved on just waits again."""
     _failure: Exception | None = field(default=None, init=False, repr=False)
+    _snapshot: tuple[tuple[object, ...], protocol.Encoded] | None = field(
+        default=None, init=False, repr=False
+    )
+    """The last `snapshot`, with the move count and players it shows."""
     _hinted: tuple[Sequence[str], Sequence[Any]] = field(default=((), ()), init=False, repr=False)
     """The position's legal moves and their texts, when they went out as hints: a move sent
     back as hinted is known legal, and needs neither parsing nor checking. (Two lists rather
@@ -203,11 +207,23 @@ class Match:
             return
         self._gate.flush()
 
-    def add_spectator(self, session: Peer) -> None:
-        """Show the match so far to a new spectator, who then sees each move as played."""
+    def add_spectator(self, session: Peer) -> bool:
+        """Show the match so far to a new spectator, who then sees each move as played; False
+        (nothing sent) for one that already watches."""
+        if session in self.spectators:
+            return False
         self.spectators.add(session)
-        self._gate.tell(session, self.watching_message())
+        self._gate.tell(session, self.snapshot())
         self._gate.flush()
+        return True
+
+    def snapshot(self) -> protocol.Encoded:
+        """The `watching` frame of the match as it stands, built and encoded once per move
+        (and per change of a player's name) however many spectators it is shown to."""
+        key = (len(self.moves), *self.players)
+        if self._snapshot is None or self._snapshot[0] != key:
+            self._snapshot = (key, protocol.Encoded(self.watching_message()))
+        return self._snapshot[1]
 
     async def run(self) -> Outcome:
         """Play the match to its end and record the result."""

@@ -176,7 +176,9 @@ class Session:
         self._room = trio.Event()
         """Set when the reader, stopped at `MAX_HELD`, may read on."""
 
-    def send(self, message: protocol.Message, on_written: OnWritten | None = None) -> None:
+    def send(
+        self, message: protocol.Message | protocol.Encoded, on_written: OnWritten | None = None
+    ) -> None:
         """Send one frame without blocking; a client too far behind is cut off.
 
         With nothing queued, the frame goes straight to the socket (as asyncio's transports
@@ -188,7 +190,9 @@ class Session:
             return
         self._send_data(self.wire.send(message), on_written)
 
-    def send_many(self, frames: Sequence[tuple[protocol.Message, OnWritten | None]]) -> None:
+    def send_many(
+        self, frames: Sequence[tuple[protocol.Message | protocol.Encoded, OnWritten | None]]
+    ) -> None:
         """Send several frames in one write: what one turn tells a client (its opponent's move
         and its own `your_turn`) arrives in one segment and wakes it once."""
         if len(frames) == 1:

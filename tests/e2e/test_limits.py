@@ -3,6 +3,7 @@ with an error saying why, and the others play on."""
 
 from __future__ import annotations
 
+import random
 import socket
 
 import pytest
@@ -20,6 +21,11 @@ async def unread_requests(peer: RawPeer, count: int) -> None:
     """Ask for the games list `count` times (about 3 KB each) without reading the answers."""
     peer.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     await peer.stream.send_all(packed(type="list_games") * count)
+
+
+def is_slide(move: str) -> bool:
+    """A King's Court move between adjacent squares (`B4C4`)."""
+    return abs(ord(move[0]) - ord(move[2])) + abs(int(move[1]) - int(move[3])) == 1
 
 
 async def frames_until_closed(peer: RawPeer) -> list[dict[str, object]]:
@@ -89,3 +95,41 @@ async def test_open_seeks_are_capped_per_connection_and_on_the_server(
         protocol.Seek(game="kings-court", options={"no_capture_limit": 13}, time={"move": 5.0})
     )
     await until(hoarder, protocol.Seeking)  # room again, once one was paired
+
+
+async def test_an_option_past_what_a_game_can_finish_in_is_refused_naming_its_range(
+    server: RunningServer,
+) -> None:
+    client = await connect(server.port, "attacker")
+    with pytest.raises(ServerError, match="bad_option: .* must be from 1 to 1000, not 4611"):
+        await seek(client, no_capture_limit=2**62)
+    with pytest.raises(ServerError, match="bad_option: .* must be from 1 to 2000"):
+        await seek(client, game="shobu", no_capture_limit=10_000)
+
+
+async def test_a_long_game_at_the_widest_option_can_be_watched_and_resigned(
+    server: RunningServer,
+) -> None:
+    ann, bob = await connect(server.port, "ann"), await connect(server.port, "bob")
+    await seek(ann, no_capture_limit=1000)
+    await seek(bob, no_capture_limit=1000)
+    started = await until(ann, protocol.MatchStarted)
+    players = {"white": ann, "black": bob}
+    rng = random.Random(14)
+    mover = ann
+    with trio.fail_after(30):
+        for _ in range(300):  # slides only: they never capture, so the game goes on
+            turn = await until(mover, protocol.YourTurn)
+            assert turn.legal is not None
+            slides = [move for move in turn.legal if len(move) == 4 and is_slide(move)]
+            await mover.send(protocol.Move(match=turn.match, move=rng.choice(slides)))
+            moved = await until(mover, protocol.MoveAccepted)
+            mover = players["black" if moved.ply % 2 else "white"]
+    cat = await connect(server.port, "cat")
+    await cat.send(protocol.Watch(match=started.match))
+    watching = await until(cat, protocol.Watching)
+    assert len(watching.moves) == 300 and watching.options == {"no_capture_limit": 1000}
+    await ann.send(protocol.Resign(match=started.match))
+    for client in (ann, bob, cat):
+        over = await until(client, protocol.GameOver)
+        assert over.result == "win" and over.winner == "black" and len(over.moves) == 300
