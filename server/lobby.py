@@ -25,8 +25,8 @@ from arbiter.games import GAME_NAMES, Game, GameError, OptionError, Outcome, get
 from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
 from arbiter.server import accounts
 from arbiter.server.accounts import Account
-from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from arbiter.server.limits import Limits
+from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.session import OutputBudget, Session
 from arbiter.server.snapshots import Shown, Snapshots

@@ -281,9 +281,9 @@ class Session:
         self._budget.shrank(self, dropped)
         if self.wire.phase is not protocol.Phase.CLOSED:
             error = protocol.Error(code=ErrorCode.OUTPUT_LIMIT, message=f"closing: {why}")
-            frame: bytes | None = self.wire.send(error)
+            frame = self.wire.send(error)
             if not self._writing and not self._outbox:  # the wire is at a frame boundary
-                frame = self._write_now(frame)
+                frame = self._write_now(frame) or b""
             if frame:
                 self._queue(frame, None)
                 self._budget.total += len(frame)  # not checked again: this client is leaving

@@ -101,9 +101,9 @@ async def test_an_option_past_what_a_game_can_finish_in_is_refused_naming_its_ra
     server: RunningServer,
 ) -> None:
     client = await connect(server.port, "attacker")
-    with pytest.raises(ServerError, match="bad_option: .* must be from 1 to 1000, not 4611"):
+    with pytest.raises(ServerError, match=r"bad_option: .* must be from 1 to 1000, not 4611"):
         await seek(client, no_capture_limit=2**62)
-    with pytest.raises(ServerError, match="bad_option: .* must be from 1 to 2000"):
+    with pytest.raises(ServerError, match=r"bad_option: .* must be from 1 to 2000"):
         await seek(client, game="shobu", no_capture_limit=10_000)
 
 

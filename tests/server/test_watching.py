@@ -67,7 +67,9 @@ async def test_a_finished_match_is_read_back_once_for_every_spectator(
         for name in ("cat", "dan"):
             client = await connect(lobby, nursery, name)
             await client.send(protocol.Watch(match=match.id))
-            views.append((await client.expect(protocol.Watching), await client.expect(protocol.GameOver)))
+            views.append(
+                (await client.expect(protocol.Watching), await client.expect(protocol.GameOver))
+            )
         assert views[0] == views[1] and len(views[0][0].moves) == 4
         kept = lobby.snapshots.get(match.id)
         assert kept is not None and kept[0].message == views[0][0]
