@@ -242,8 +242,9 @@ class Lobby:
                 )
             return
         shown = self.snapshots.get(match_id) or await self._show_finished(session, match_id)
-        if shown is not None:
-            session.send_many([(shown[0], None), (shown[1], None)])
+        if shown is not None:  # two writes of the kept frames rather than a joined copy
+            session.send(shown[0])
+            session.send(shown[1])
 
     async def _show_finished(self, session: Session, match_id: int) -> Shown | None:
         """A finished match's frames for a spectator, read back and replayed (then kept), or
