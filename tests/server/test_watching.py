@@ -4,6 +4,8 @@ outgrows the move list a message can carry."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
@@ -27,6 +29,17 @@ async def play(first: Client, second: Client, plies: int) -> None:
         await clients[1 - ply % 2].expect(protocol.OpponentMoved)
 
 
+@asynccontextmanager
+async def a_match(
+    tmp_path: Path, nursery: trio.Nursery, plies: int
+) -> AsyncIterator[tuple[Lobby, Client, Client, Match]]:
+    """A lobby, and a King's Court match between ann and bob after `plies` moves."""
+    async with lobby_on_file(tmp_path / "arbiter.db") as lobby:
+        ann, bob, match = await pair(lobby, nursery, time={"move": 60.0})
+        await play(ann, bob, plies)
+        yield lobby, ann, bob, match
+
+
 async def watcher(lobby: Lobby, nursery: trio.Nursery, match: Match, name: str) -> Client:
     client = await connect(lobby, nursery, name)
     await client.send(protocol.Watch(match=match.id))
@@ -37,9 +50,7 @@ async def watcher(lobby: Lobby, nursery: trio.Nursery, match: Match, name: str) 
 async def test_every_spectator_is_shown_one_snapshot_per_move_and_a_second_watch_is_refused(
     tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
 ) -> None:
-    async with lobby_on_file(tmp_path / "arbiter.db") as lobby:
-        ann, bob, match = await pair(lobby, nursery, time={"move": 60.0})
-        await play(ann, bob, 2)
+    async with a_match(tmp_path, nursery, 2) as (lobby, ann, bob, match):
         shown = match.snapshot()
         cat = await watcher(lobby, nursery, match, "cat")
         await watcher(lobby, nursery, match, "dan")
@@ -57,9 +68,7 @@ async def test_every_spectator_is_shown_one_snapshot_per_move_and_a_second_watch
 async def test_a_finished_match_is_read_back_once_for_every_spectator(
     tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
 ) -> None:
-    async with lobby_on_file(tmp_path / "arbiter.db") as lobby:
-        ann, bob, match = await pair(lobby, nursery, time={"move": 60.0})
-        await play(ann, bob, 4)
+    async with a_match(tmp_path, nursery, 4) as (lobby, ann, bob, match):
         await ann.send(protocol.Resign(match=match.id))
         await bob.expect(protocol.GameOver)
         await trio.testing.wait_all_tasks_blocked()
@@ -78,8 +87,7 @@ async def test_a_finished_match_is_read_back_once_for_every_spectator(
 async def test_a_match_that_reaches_the_most_moves_a_message_carries_is_drawn(
     tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
 ) -> None:
-    async with lobby_on_file(tmp_path / "arbiter.db") as lobby:
-        ann, bob, match = await pair(lobby, nursery, time={"move": 60.0})
+    async with a_match(tmp_path, nursery, 0) as (lobby, ann, bob, match):
         match.max_moves = 6  # as if 65,536: Watch Your Back! alone can go on that long
         cat = await watcher(lobby, nursery, match, "cat")
         await play(ann, bob, 6)
