@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RECEIVE_SIZE = 64 * 1024
+WRITE_BATCH = 64 * 1024
+"""Bytes of waiting frames the writer joins into one write (a whole turn is far less)."""
 MAX_PEER_ERRORS = 20
 """Recoverable protocol errors tolerated from one client before it is disconnected."""
 FLUSH_SECONDS = 2.0
@@ -118,6 +120,11 @@ class OutputBudget:
         if session.backlog == 0:
             self._backlogged.discard(session)
 
+    def left(self, session: Session, backlog: int) -> None:
+        """`session` was cut off: its backlog no longer counts, as it goes within seconds."""
+        self.total -= backlog
+        self._backlogged.discard(session)
+
 
 @dataclass(eq=False)
 class Session:
@@ -154,6 +161,8 @@ class Session:
         if self.output is None:
             self.output = OutputBudget(self.limits.output_budget)
         self._budget = self.output
+        self._charged = True
+        """Whether `backlog` counts against the budget: not once cut off (it is leaving)."""
         self._outbox: deque[tuple[bytes, OnWritten | None]] = deque()
         """Frames for the writer task, with what to call once each is written."""
         self._outbox_closed = False
@@ -277,8 +286,9 @@ class Session:
         dropped = sum(len(data) for data, _ in self._outbox) - sum(len(data) for data, _ in kept)
         self._outbox.clear()
         self._outbox.extend(kept)
+        self._budget.left(self, self.backlog)  # what is not dropped goes within seconds
+        self._charged = False
         self.backlog -= dropped
-        self._budget.shrank(self, dropped)
         if self.wire.phase is not protocol.Phase.CLOSED:
             error = protocol.Error(code=ErrorCode.OUTPUT_LIMIT, message=f"closing: {why}")
             frame = self.wire.send(error)
@@ -286,7 +296,6 @@ class Session:
                 frame = self._write_now(frame) or b""
             if frame:
                 self._queue(frame, None)
-                self._budget.total += len(frame)  # not checked again: this client is leaving
         log.info("cut off %r: %s", self.name, why)
         self.closed = True
         self._close_outbox()
@@ -319,7 +328,7 @@ class Session:
             self.closed = True
             self._outbox.clear()
             backlog, self.backlog = self.backlog, 0
-            self._budget.shrank(self, backlog)
+            self._release(backlog)
             self.lobby.forget(self)
             await trio.aclose_forcefully(self.stream)
 
@@ -332,15 +341,13 @@ class Session:
                     self._wake_writer = trio.Event()
                     await self._wake_writer.wait()
                     continue
-                batch = list(self._outbox)
-                self._outbox.clear()
-                self._rest_first = False
+                batch = self._next_batch()
                 data = b"".join(data for data, _ in batch)
                 self._writing = True
                 await self.stream.send_all(data)
                 self._writing = False
                 self.backlog -= len(data)
-                self._budget.shrank(self, len(data))
+                self._release(len(data))
                 now = trio.current_time()
                 for _, on_written in batch:
                     if on_written is not None:
@@ -348,6 +355,21 @@ class Session:
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         cancel_scope.cancel()
+
+    def _next_batch(self) -> list[tuple[bytes, OnWritten | None]]:
+        """The frames to write next: all that wait, up to `WRITE_BATCH` bytes (at least one).
+        What is not yet being written can still be dropped if the client is cut off."""
+        batch = [self._outbox.popleft()]
+        self._rest_first = False
+        size = len(batch[0][0])
+        while self._outbox and size < WRITE_BATCH:
+            batch.append(self._outbox.popleft())
+            size += len(batch[-1][0])
+        return batch
+
+    def _release(self, size: int) -> None:
+        if self._charged:
+            self._budget.shrank(self, size)
 
     async def _read_loop(self, nursery: trio.Nursery) -> None:
         while not self.closed:
