@@ -21,9 +21,7 @@ import time
 from pathlib import Path
 
 import msgpack
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from launch import checkout_server  # noqa: E402
+from launch import checkout_server
 
 
 def frame(**fields: object) -> bytes:
