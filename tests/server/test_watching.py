@@ -14,6 +14,7 @@ import trio.testing
 from arbiter import protocol
 from arbiter.server.lobby import Lobby
 from arbiter.server.match import Match
+from arbiter.server.snapshots import Shown, Snapshots
 from tests.server.memory import Client, connect, lobby_on_file, pair
 
 
@@ -96,3 +97,22 @@ async def test_a_match_that_reaches_the_most_moves_a_message_carries_is_drawn(
                 assert not isinstance(message, protocol.Error), message
             assert message.result == "draw" and len(message.moves) == 6
             assert "the most a message can carry" in message.reason
+
+
+def test_kept_snapshots_stay_within_their_bytes_and_the_least_recently_watched_go_first() -> None:
+    def shown(moves: int) -> Shown:
+        over = protocol.GameOver(
+            match=1, result="draw", winner=None, reason="r", state={}, moves=["B4C4"] * moves
+        )
+        return protocol.Encoded(over), protocol.Encoded(over)
+
+    size = 2 * len(shown(1000)[0].frame)
+    kept = Snapshots(limit=2 * size)
+    kept.put(1, shown(1000))
+    kept.put(2, shown(1000))
+    assert kept.get(1) is not None  # 1 is now the most recently watched
+    kept.put(3, shown(1000))
+    assert kept.get(2) is None and kept.get(1) is not None and kept.get(3) is not None
+    assert kept.size == 2 * size
+    kept.put(4, shown(10_000))  # larger than all it may keep: not kept, nothing dropped
+    assert kept.get(4) is None and kept.size == 2 * size
