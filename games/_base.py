@@ -139,13 +139,19 @@ class Option:
             raise OptionError(f"option {self.name!r} takes an integer, not {value!r}")
         if self.kind is not int and not isinstance(value, self.kind):
             raise OptionError(f"option {self.name!r} takes a {self.kind.__name__}, not {value!r}")
-        if self.minimum is not None and value < self.minimum:
-            raise OptionError(f"option {self.name!r} must be at least {self.minimum}, not {value}")
-        if self.maximum is not None and value > self.maximum:
-            raise OptionError(f"option {self.name!r} must be at most {self.maximum}, not {value}")
+        too_low = self.minimum is not None and value < self.minimum
+        if too_low or (self.maximum is not None and value > self.maximum):
+            raise OptionError(f"option {self.name!r} must be {self._range()}, not {value}")
         if self.choices is not None and value not in self.choices:
             raise OptionError(f"option {self.name!r} must be one of {self.choices}, not {value!r}")
         return value
+
+    def _range(self) -> str:
+        if self.minimum is not None and self.maximum is not None:
+            return f"from {self.minimum} to {self.maximum}"
+        if self.minimum is not None:
+            return f"at least {self.minimum}"
+        return f"at most {self.maximum}"
 
 
 class State(ABC, Generic[MoveT]):

@@ -54,6 +54,14 @@ SEATS = ("white", "black")
 WHITE, BLACK = 0, 1
 PIECES_PER_SIDE = 24
 DEFAULT_NO_CAPTURE_LIMIT = 50
+MAX_NO_CAPTURE_LIMIT = 1000
+"""The longest no-capture limit a game may set, so that every game fits one message's move
+list (65,536 moves). Each capture takes at least one of the 48 pieces, and a player who loses
+them all has none in the Court, so a game has at most 48 capturing moves; before each, and
+after the last, at most `limit` moves capture nothing before the next one ends the game. So a
+game lasts at most 49 * (limit + 1) moves: 49,049 at this maximum."""
+MAX_PLY = (2 * PIECES_PER_SIDE + 1) * (MAX_NO_CAPTURE_LIMIT + 1)
+"""The longest game under any allowed option (tests check it fits the protocol's move list)."""
 
 EMPTY_CHAR, WHITE_CHAR, BLACK_CHAR = ".", "w", "b"
 COURT_EMPTY_CHAR = "+"
@@ -676,6 +684,7 @@ class KingsCourt(Game[KingsCourtState, Move]):
             "moves by either player allowed without a capture; if the next one captures "
             "nothing, both players forfeit",
             minimum=1,
+            maximum=MAX_NO_CAPTURE_LIMIT,
         ),
     )
     max_move_text = MAX_MOVE_TEXT

@@ -55,6 +55,14 @@ NO_CAPTURE_LIMIT = 100
 """Turns (both players together) without a stone pushed off that draw the game. Not in the seed:
 positions arise where no stone can ever reach an opposing one (every stone on an edge file, say),
 and random play finds them in about 4% of games. 100 turns, 50 each, as chess's 50-move rule."""
+MAX_NO_CAPTURE_LIMIT = 2000
+"""The longest no-capture limit a game may set, so that every game fits one message's move
+list (65,536 moves). A player loses when one of its boards has no stone left, so at most 3 of
+its 4 stones per board, 12 in all, are pushed off while the game goes on: 24 pushes for both,
+then the one that ends it. Each of those 25 pushes ends a stretch of at most `limit` turns, and
+a stretch that reaches the limit is a draw: at most 25 * limit + 25 turns, 50,025 here."""
+MAX_PLY = 25 * (MAX_NO_CAPTURE_LIMIT + 1)
+"""The longest game under any allowed option (tests check it fits the protocol's move list)."""
 
 
 Move = tuple[Square, Square, int, int]
@@ -500,7 +508,7 @@ class ShobuGame(Game[ShobuState, Move]):
             NO_CAPTURE_LIMIT,
             "turns of both players together without a stone pushed off a board that draw the game",
             minimum=1,
-            maximum=10_000,
+            maximum=MAX_NO_CAPTURE_LIMIT,
         ),
     )
 

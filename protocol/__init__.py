@@ -17,7 +17,7 @@ the command line's `move=5,clock=300+2`), game clocks and the lag allowance, as 
 with every time passed in; the server enforces them and the clients show them.
 """
 
-from arbiter.protocol._connection import Connection
+from arbiter.protocol._connection import Connection, Encoded
 from arbiter.protocol._errors import (
     ERROR_CODES,
     FATAL_CODES,
@@ -37,6 +37,7 @@ from arbiter.protocol._frames import (
 )
 from arbiter.protocol._messages import (
     CLIENT,
+    MAX_ITEMS,
     MESSAGE_TYPES,
     PROTOCOL_VERSION,
     SERVER,
@@ -86,6 +87,7 @@ __all__ = [
     "DEFAULT_MAX_FRAME",
     "ERROR_CODES",
     "FATAL_CODES",
+    "MAX_ITEMS",
     "MESSAGE_TYPES",
     "NEED_DATA",
     "PROTOCOL_VERSION",
@@ -95,6 +97,7 @@ __all__ = [
     "Charge",
     "CodeInfo",
     "Connection",
+    "Encoded",
     "Error",
     "ErrorCode",
     "FieldSpec",

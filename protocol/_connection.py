@@ -25,6 +25,18 @@ from arbiter.protocol._messages import Message, Role, blame_peer, message_class
 from arbiter.protocol._session import Phase, Session
 
 
+class Encoded:
+    """A message encoded once, for many connections: `Connection.send` checks that its role
+    may send the message now, as for the message itself, and returns this same frame. A
+    snapshot every spectator of a match is shown is built and encoded once per move this way."""
+
+    __slots__ = ("frame", "message")
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
+        self.frame = encode_frame(message.to_wire())
+
+
 class Connection:
     """One end of a session, for either role; judges both directions with the same table.
 
@@ -82,17 +94,22 @@ class Connection:
             raise blame_peer(error, payload) from None
         return message
 
-    def send(self, message: Message) -> bytes:
+    def send(self, message: Message | Encoded) -> bytes:
         """The frame for `message`; `LocalProtocolError` if our role may not send it now.
 
         `max_frame` limits what we accept, not what we send: the receiver sets its own limit, and
         a long game's `game_over` may exceed 64 KiB for a client that raised its limit to get it.
         """
-        if not isinstance(message, Message):
+        if isinstance(message, Encoded):
+            cls: type[Message] = type(message.message)
+            self._session.check(self.our_role, cls)
+            frame = message.frame
+        elif isinstance(message, Message):
+            cls = type(message)
+            self._session.check(self.our_role, cls)
+            frame = encode_frame(message.to_wire())
+        else:
             raise TypeError(f"can only send protocol messages, not {message!r}")
-        cls = type(message)
-        self._session.check(self.our_role, cls)
-        frame = encode_frame(message.to_wire())
         self._session.process(self.our_role, cls)
         return frame
 

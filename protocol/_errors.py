@@ -44,6 +44,7 @@ class ErrorCode(enum.StrEnum):
     BAD_OPTION = "bad_option"
     BAD_TIME_CONTROL = "bad_time_control"
     UNKNOWN_SEEK = "unknown_seek"
+    TOO_MANY_SEEKS = "too_many_seeks"
     UNKNOWN_SESSION = "unknown_session"
     UNKNOWN_MATCH = "unknown_match"
     NOT_YOUR_MATCH = "not_your_match"
@@ -51,6 +52,7 @@ class ErrorCode(enum.StrEnum):
     INVALID_MOVE = "invalid_move"
     ILLEGAL_MOVE = "illegal_move"
     GAME_OVER = "game_over"
+    ALREADY_WATCHING = "already_watching"
     UNKNOWN_TOURNAMENT = "unknown_tournament"
     BAD_TOURNAMENT = "bad_tournament"
     NOT_ALLOWED = "not_allowed"
@@ -61,6 +63,7 @@ class ErrorCode(enum.StrEnum):
     TOO_MANY_CONNECTIONS = "too_many_connections"
     RATE_LIMITED = "rate_limited"
     SESSION_REPLACED = "session_replaced"
+    OUTPUT_LIMIT = "output_limit"
     SERVER_SHUTDOWN = "server_shutdown"
     INTERNAL_ERROR = "internal_error"
 
@@ -147,6 +150,12 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
     ErrorCode.UNKNOWN_SEEK: CodeInfo(
         "server", False, "`cancel_seek` names no open seek of this connection."
     ),
+    ErrorCode.TOO_MANY_SEEKS: CodeInfo(
+        "server",
+        False,
+        "A `seek` past the open seeks one connection may hold (32 by default), or past the "
+        "server's total; the sentence says which. Cancel one, or wait for one to be paired.",
+    ),
     ErrorCode.UNKNOWN_SESSION: CodeInfo(
         "server",
         False,
@@ -172,6 +181,12 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
         "`move_refused`).",
     ),
     ErrorCode.GAME_OVER: CodeInfo("server", False, "The match has already finished."),
+    ErrorCode.ALREADY_WATCHING: CodeInfo(
+        "server",
+        False,
+        "A `watch` of a match this connection already watches: it was shown the match then, "
+        "and goes on receiving its moves, so nothing is sent again.",
+    ),
     ErrorCode.UNKNOWN_TOURNAMENT: CodeInfo(
         "server", False, "`tournament_start` or `tournament_status` names no tournament."
     ),
@@ -230,6 +245,14 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
         "Another connection said `hello` with this connection's registered name and token: "
         "the newer one is kept, this one closes (its seats go to the grace period, resumable "
         "with its `session`).",
+    ),
+    ErrorCode.OUTPUT_LIMIT: CodeInfo(
+        "server",
+        True,
+        "The client did not read what the server sent it: the frames waiting for it passed the "
+        "server's limit per connection (4 MiB by default), or it had the most waiting when all "
+        "clients together passed the server's budget. Its waiting frames are dropped for this "
+        "one, sent if the socket takes it within 2 seconds, and the connection closes.",
     ),
     ErrorCode.SERVER_SHUTDOWN: CodeInfo(
         "server", True, "The server is stopping; the connection closes after this frame."

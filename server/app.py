@@ -31,6 +31,7 @@ from arbiter import protocol
 from arbiter.server import accounts
 from arbiter.server.admission import DEFAULT, UNLIMITED, Admission, Doorway
 from arbiter.server.database import open_database
+from arbiter.server.limits import Limits
 from arbiter.server.lobby import Lobby
 from arbiter.server.local_agents import AgentProgram, LocalAgents, LocalAgentsError
 from arbiter.server.records import FullRecord, MoveRow, read_records
@@ -46,6 +47,7 @@ __all__ = [
     "AgentProgram",
     "DatabaseInUse",
     "FullRecord",
+    "Limits",
     "LocalAgents",
     "LocalAgentsError",
     "MoveRow",
@@ -89,6 +91,7 @@ async def serve(
     local_agents: LocalAgents | None = None,
     admission: Admission = DEFAULT,
     tls: ssl.SSLContext | None = None,
+    limits: Limits | None = None,
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store;
@@ -96,7 +99,8 @@ async def serve(
 
     `local_agents` runs the built-in agents a tournament enters with `local`; by default, those
     of the `arbiter` program installed beside this interpreter (`AgentProgram.arbiter()`).
-    `admission` holds the limits on connections and their requests (`server.admission`).
+    `admission` holds the limits on connections and their requests (`server.admission`);
+    `limits` bounds what clients can make the server hold (`server.limits`; defaults if None).
     With `tls` (see `server_tls`) every connection is TLS; a plain client is told so in one
     `error` frame.
     """
@@ -105,7 +109,7 @@ async def serve(
         listeners = await trio.open_tcp_listeners(port, host=host)
         async with trio.open_nursery() as nursery:
             await nursery.start(storage.run_writer)
-            lobby = Lobby(storage, nursery, grace, admission)
+            lobby = Lobby(storage, nursery, grace, admission, limits)
             await nursery.start(lobby.stalls.run)
             lobby.desk.local_agents = local_agents or AgentProgram.arbiter()
             lobby.desk.learn_address(listeners[0].socket.getsockname()[:2])
@@ -141,7 +145,9 @@ async def _serve_connection(
     try:
         secure = stream if tls is None else await _handshake(stream, tls)
         if secure is not None:
-            session = Session(secure, lobby, doorway.admission, address)  # TLS: generic path
+            session = Session(  # a TLS stream takes the session's generic path
+                secure, lobby, doorway.admission, address, lobby.limits, lobby.output
+            )
             await session.run()
     finally:
         doorway.leave(address)

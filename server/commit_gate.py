@@ -23,7 +23,7 @@ from arbiter.server.peer import OnWritten, Peer
 if TYPE_CHECKING:
     from arbiter.server.storage import PendingWrite, Storage
 
-Outgoing = tuple[Peer, protocol.Message, OnWritten | None]
+Outgoing = tuple[Peer, protocol.Message | protocol.Encoded, OnWritten | None]
 
 
 class CommitGate:
@@ -54,7 +54,10 @@ class CommitGate:
         """The first write that could not be stored: the match cannot go on."""
 
     def tell(
-        self, peer: Peer, message: protocol.Message, on_written: OnWritten | None = None
+        self,
+        peer: Peer,
+        message: protocol.Message | protocol.Encoded,
+        on_written: OnWritten | None = None,
     ) -> None:
         """Say `message` to `peer` at the next flush."""
         self._outgoing.append((peer, message, on_written))
@@ -97,7 +100,7 @@ class CommitGate:
 
 def _send_grouped(frames: list[Outgoing]) -> None:
     """Each peer's frames in one write, in the order they were said."""
-    by_peer: dict[Peer, list[tuple[protocol.Message, OnWritten | None]]] = {}
+    by_peer: dict[Peer, list[tuple[protocol.Message | protocol.Encoded, OnWritten | None]]] = {}
     for peer, message, on_written in frames:
         by_peer.setdefault(peer, []).append((message, on_written))
     for peer, items in by_peer.items():

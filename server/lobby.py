@@ -27,9 +27,11 @@ from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
 from arbiter.server import accounts
 from arbiter.server.accounts import Account
 from arbiter.server.admission import DEFAULT, Admission, TokenGate
+from arbiter.server.limits import Limits
 from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from arbiter.server.seeks import Seek, Seeks
-from arbiter.server.session import Session
+from arbiter.server.session import OutputBudget, Session
+from arbiter.server.snapshots import Shown, Snapshots
 from arbiter.server.stalls import StallMeter
 from arbiter.server.storage import Storage, StorageError
 from arbiter.server.tournament import Desk
@@ -46,14 +48,20 @@ class Lobby:
         nursery: trio.Nursery,
         grace: float = 10.0,
         admission: Admission = DEFAULT,
+        limits: Limits | None = None,
     ) -> None:
         self.storage = storage
         self.grace = grace
         """Seconds a disconnected seat is kept for its client to come back."""
         self.stalls = StallMeter()
         """The loop's lateness, which no match charges a player for (`serve` runs it)."""
+        self.limits = limits or Limits()
+        self.output = OutputBudget(self.limits.output_budget)
+        """The bytes queued for all sessions, which share it."""
+        self.snapshots = Snapshots(self.limits.snapshot_cache_bytes)
+        """Finished matches as a spectator is shown them, encoded."""
         self._nursery = nursery
-        self.seeks = Seeks()
+        self.seeks = Seeks(self.limits)
         self.matches: dict[int, Match] = {}
         self._players: dict[int, list[Session]] = {}
         """Each live match's players by seat (the new session once one resumed its seat)."""
@@ -228,6 +236,10 @@ class Lobby:
         mine.kept = mine.player is not None and self.desk.wants(mine.player, game.name)
         waiting = None if mine.kept else self.seeks.pop_partner(mine)
         if waiting is None:
+            refusal = self.seeks.refusal(session)
+            if refusal is not None:
+                session.send_error(ErrorCode.TOO_MANY_SEEKS, refusal, ref="seek")
+                return
             self.seeks.add(mine)
             session.send(
                 protocol.Seeking(
@@ -270,12 +282,26 @@ class Lobby:
     async def _watch(self, session: Session, match_id: int) -> None:
         match = self.matches.get(match_id)
         if match is not None:
-            match.add_spectator(session)
+            if not match.add_spectator(session):
+                session.send_error(
+                    ErrorCode.ALREADY_WATCHING,
+                    f"you already watch match {match_id}: its moves keep coming",
+                    "watch",
+                    match_id,
+                )
             return
+        shown = self.snapshots.get(match_id) or await self._show_finished(session, match_id)
+        if shown is not None:  # two writes of the kept frames rather than a joined copy
+            session.send(shown[0])
+            session.send(shown[1])
+
+    async def _show_finished(self, session: Session, match_id: int) -> Shown | None:
+        """A finished match's frames for a spectator, read back and replayed (then kept), or
+        None after telling `session` why there are none."""
         record = await self.storage.load_match(match_id)
         if record is None or record.status != "finished":
             session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
-            return
+            return None
         try:
             state = get_game(record.game).replay(record.options, record.notation)
         except GameError as error:  # an edited file, or rules changed since it was played
@@ -286,8 +312,8 @@ class Lobby:
                 "watch",
                 match_id,
             )
-            return
-        session.send(
+            return None
+        watching = protocol.Encoded(
             protocol.Watching(
                 match=record.id,
                 game=record.game,
@@ -300,7 +326,7 @@ class Lobby:
             )
         )
         assert record.result is not None and record.reason is not None
-        session.send(
+        over = protocol.Encoded(
             protocol.GameOver(
                 match=record.id,
                 result=record.result,
@@ -310,6 +336,8 @@ class Lobby:
                 moves=record.notation,
             )
         )
+        self.snapshots.put(match_id, (watching, over))
+        return watching, over
 
     # -- matches ---------------------------------------------------------------------------
 

@@ -164,6 +164,11 @@ class Match:
     grace: float = 10.0
     stalls: StallMeter = field(default_factory=StallMeter)
     """The server's loop lateness, credited to each turn (a meter never started counts none)."""
+    max_moves: int = protocol.MAX_ITEMS
+    """A game that reaches this many moves is drawn by the referee: `game_over`, `watching` and
+    `resumed` carry the whole move list, which a message bounds. Every game option is bounded so
+    that its game ends sooner (games/kings_court.py, games/shobu.py), but Watch Your Back! has no
+    move limit of its own once its board stops shrinking."""
     state: State[Any] = field(init=False)
     clocks: tuple[SeatClock, SeatClock] = field(init=False)
     moves: list[str] = field(default_factory=list)
@@ -185,6 +190,10 @@ class Match:
     only ever brought forward, so a move costs no timer update (each would be a trio deadline
     change), and a wake-up that finds the deadline moved on just waits again."""
     _failure: Exception | None = field(default=None, init=False, repr=False)
+    _snapshot: tuple[tuple[object, ...], protocol.Encoded] | None = field(
+        default=None, init=False, repr=False
+    )
+    """The last `snapshot`, with the move count and players it shows."""
     _hinted: tuple[Sequence[str], Sequence[Any]] = field(default=((), ()), init=False, repr=False)
     """The position's legal moves and their texts, when they went out as hints: a move sent
     back as hinted is known legal, and needs neither parsing nor checking. (Two lists rather
@@ -220,11 +229,23 @@ class Match:
             return
         self._gate.flush()
 
-    def add_spectator(self, session: Peer) -> None:
-        """Show the match so far to a new spectator, who then sees each move as played."""
+    def add_spectator(self, session: Peer) -> bool:
+        """Show the match so far to a new spectator, who then sees each move as played; False
+        (nothing sent) for one that already watches."""
+        if session in self.spectators:
+            return False
         self.spectators.add(session)
-        self._gate.tell(session, self.watching_message())
+        self._gate.tell(session, self.snapshot())
         self._gate.flush()
+        return True
+
+    def snapshot(self) -> protocol.Encoded:
+        """The `watching` frame of the match as it stands, built and encoded once per move
+        (and per change of a player's name) however many spectators it is shown to."""
+        key = (len(self.moves), *self.players)
+        if self._snapshot is None or self._snapshot[0] != key:
+            self._snapshot = (key, protocol.Encoded(self.watching_message()))
+        return self._snapshot[1]
 
     async def run(self) -> Outcome:
         """Play the match to its end and record the result."""
@@ -256,6 +277,10 @@ class Match:
     def _next_turn(self) -> None:
         """Ask the seat to move, or end the match if the position says it is over."""
         outcome = self.state.outcome()
+        if outcome is None and len(self.moves) >= self.max_moves:
+            outcome = Outcome.draw(
+                f"{len(self.moves)} moves were played, the most a message can carry: drawn"
+            )
         if outcome is not None:
             self._end(outcome)
             return

@@ -30,10 +30,14 @@ class Peer(Protocol):
     @property
     def closed(self) -> bool: ...
 
-    def send(self, message: protocol.Message, on_written: OnWritten | None = None) -> None:
+    def send(
+        self, message: protocol.Message | protocol.Encoded, on_written: OnWritten | None = None
+    ) -> None:
         """Send one frame without blocking."""
         ...
 
-    def send_many(self, frames: Sequence[tuple[protocol.Message, OnWritten | None]]) -> None:
+    def send_many(
+        self, frames: Sequence[tuple[protocol.Message | protocol.Encoded, OnWritten | None]]
+    ) -> None:
         """Send several frames in one write, in order."""
         ...

@@ -3,8 +3,9 @@
 The sans-I/O `protocol.Connection` does all parsing and checking; this module only moves bytes
 and routes requests to the lobby and matches. Every frame to the client goes through one outbox
 and one writer task, so frames never interleave and a slow reader stalls only itself. The outbox
-is bounded: a client that stops reading while frames keep coming is disconnected rather than
-allowed to grow the server's memory.
+is bounded in bytes, per client and for all clients together (`server.limits`): a client that
+stops reading while frames keep coming is cut off, with an `output_limit` error saying why,
+rather than allowed to grow the server's memory.
 
 Each frame is stamped with the time its last bytes were read, and the reader does not wait for
 a slow request: one whose answer waits (a `watch` or a `seek` that goes to the database) is
@@ -42,6 +43,7 @@ import trio
 from arbiter import protocol
 from arbiter.protocol import ErrorCode
 from arbiter.server.admission import DEFAULT, Admission
+from arbiter.server.limits import Limits
 from arbiter.server.peer import OnWritten
 
 if TYPE_CHECKING:
@@ -50,8 +52,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RECEIVE_SIZE = 64 * 1024
-OUTBOX_FRAMES = 1024
-"""Frames queued for one client before it counts as not reading (and is disconnected)."""
+WRITE_BATCH = 64 * 1024
+"""Bytes of waiting frames the writer joins into one write (a whole turn is far less)."""
 MAX_PEER_ERRORS = 20
 """Recoverable protocol errors (bad frames: any `error` the protocol layer raises, such as
 `bad_msgpack`, `unknown_type` or `out_of_order`) tolerated from one client over its whole
@@ -94,6 +96,47 @@ class Router(Protocol):
         ...
 
 
+class OutputBudget:
+    """The bytes queued for every client of one server, against `Limits.output_budget`.
+
+    Each session reports what it queues and what its writer wrote. Past the budget, the client
+    with the largest backlog is cut off (its queued frames dropped), then the next largest,
+    until the total is back under it: what is cut is what a client did not read, so the clients
+    that read keep their frames.
+    """
+
+    __slots__ = ("_backlogged", "limit", "total")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.total = 0
+        self._backlogged: set[Session] = set()
+
+    def grew(self, session: Session, size: int) -> None:
+        self.total += size
+        self._backlogged.add(session)
+        while self.total > self.limit:
+            open_ones = [other for other in self._backlogged if not other.closed]
+            if not open_ones:
+                return  # what is left is being written out or torn down
+            largest = max(open_ones, key=lambda other: other.backlog)
+            largest.cut_off(
+                f"{largest.backlog} bytes are waiting for you to read them, the most of any"
+                f" client while the server holds {self.total} for all (its budget is"
+                f" {self.limit})"
+            )
+
+    def shrank(self, session: Session, size: int) -> None:
+        self.total -= size
+        if session.backlog == 0:
+            self._backlogged.discard(session)
+
+    def left(self, session: Session, backlog: int) -> None:
+        """`session` was cut off: its backlog no longer counts, as it goes within seconds."""
+        self.total -= backlog
+        self._backlogged.discard(session)
+
+
 @dataclass(eq=False)
 class Session:
     """What the server knows of one connection.
@@ -107,6 +150,9 @@ class Session:
     admission: Admission = DEFAULT
     address: str = ""
     """The client's IP address ("" on a memory stream): where token checks are throttled."""
+    limits: Limits = field(default_factory=Limits)
+    output: OutputBudget | None = None
+    """The server's output budget, shared by its sessions (None: this one's own)."""
     wire: protocol.Connection = field(default_factory=lambda: protocol.Connection(protocol.SERVER))
     name: str = ""
     token: str = field(default_factory=lambda: secrets.token_hex(16))
@@ -122,13 +168,25 @@ class Session:
     """Estimated network round trip in seconds: the least of `round_trips` (0 before any)."""
     _pings: dict[int, float] = field(default_factory=dict)
     _next_nonce: int = 1
-    _backlog: int = 0
-    """Frames handed to the writer task and not yet written."""
+    backlog: int = 0
+    """Bytes handed to the writer task and not yet written (queued or being written)."""
 
     def __post_init__(self) -> None:
-        self._outbox, self._outbox_out = trio.open_memory_channel[tuple[bytes, OnWritten | None]](
-            OUTBOX_FRAMES
-        )
+        if self.output is None:
+            self.output = OutputBudget(self.limits.output_budget)
+        self._budget = self.output
+        self._charged = True
+        """Whether `backlog` counts against the budget: not once cut off (it is leaving)."""
+        self._outbox: deque[tuple[bytes, OnWritten | None]] = deque()
+        """Frames for the writer task, with what to call once each is written."""
+        self._outbox_closed = False
+        self._wake_writer = trio.Event()
+        self._writing = False
+        """The writer task is in a write: part of a frame may be on the wire."""
+        self._rest_first = False
+        """The first frame queued is the rest of one the socket took in part."""
+        self._scope: trio.CancelScope | None = None
+        """The connection's tasks, to end once a cut-off client has had its last chance."""
         self._fd = (
             self.stream.socket.fileno() if isinstance(self.stream, trio.SocketStream) else None
         )
@@ -154,7 +212,9 @@ class Session:
         self.flooded = False
         """Closed for sending over the rate limit: its address is barred for a while."""
 
-    def send(self, message: protocol.Message, on_written: OnWritten | None = None) -> None:
+    def send(
+        self, message: protocol.Message | protocol.Encoded, on_written: OnWritten | None = None
+    ) -> None:
         """Send one frame without blocking; a client too far behind is cut off.
 
         With nothing queued, the frame goes straight to the socket (as asyncio's transports
@@ -166,7 +226,9 @@ class Session:
             return
         self._send_data(self.wire.send(message), on_written)
 
-    def send_many(self, frames: Sequence[tuple[protocol.Message, OnWritten | None]]) -> None:
+    def send_many(
+        self, frames: Sequence[tuple[protocol.Message | protocol.Encoded, OnWritten | None]]
+    ) -> None:
         """Send several frames in one write: what one turn tells a client (its opponent's move
         and its own `your_turn`) arrives in one segment and wakes it once."""
         if len(frames) == 1:
@@ -183,22 +245,34 @@ class Session:
         self._send_data(b"".join(data), partial(_call_each, callbacks) if callbacks else None)
 
     def _send_data(self, data: bytes, on_written: OnWritten | None) -> None:
-        if self._backlog == 0:
-            data = self._write_now(data)
-            if not data:
+        if self.backlog == 0:
+            rest = self._write_now(data)
+            if rest is None:  # the peer is gone; the reader sees it too and the seat defaults
+                self._close_outbox()
+                return
+            if not rest:
                 if on_written is not None:
                     on_written(trio.current_time())
                 return
-        self._backlog += 1
-        try:
-            self._outbox.send_nowait((data, on_written))
-        except trio.WouldBlock:
-            self._cut_off()
-        except trio.ClosedResourceError:
-            pass
+            self._rest_first = len(rest) < len(data)
+            data = rest
+        if self.backlog + len(data) > self.limits.output_bytes:
+            self.cut_off(
+                f"{self.backlog + len(data)} bytes would be waiting for you to read them, over"
+                f" this server's limit of {self.limits.output_bytes} per connection"
+            )
+            return
+        self._queue(data, on_written)
+        self._budget.grew(self, len(data))
 
-    def _write_now(self, data: bytes) -> bytes:
-        """Write what the socket takes at once; return the rest (empty when all went)."""
+    def _queue(self, data: bytes, on_written: OnWritten | None) -> None:
+        self._outbox.append((data, on_written))
+        self.backlog += len(data)
+        self._wake_writer.set()
+
+    def _write_now(self, data: bytes) -> bytes | None:
+        """Write what the socket takes at once; return the rest (empty when all went), or None
+        when the socket failed."""
         if self._fd is None:
             return data  # not a socket: the writer task sends it
         try:
@@ -206,8 +280,7 @@ class Session:
         except BlockingIOError:
             return data
         except OSError:
-            self._cut_off()  # the peer is gone; the reader sees it too and the seat defaults
-            return b""
+            return None
         return data[written:]
 
     def send_error(
@@ -253,14 +326,44 @@ class Session:
         if self._receiving:
             self._reading.cancel()
 
-    def _cut_off(self) -> None:
+    def cut_off(self, why: str) -> None:
+        """Disconnect a client that does not read what it is sent: its queued frames are
+        dropped, and an `output_limit` error saying `why` takes their place, written at once if
+        the socket takes it, else left to the writer, which has `FLUSH_SECONDS` to write it
+        before the connection closes."""
+        if self.closed:
+            return
+        kept = [self._outbox[0]] if self._outbox and self._rest_first else []
+        dropped = sum(len(data) for data, _ in self._outbox) - sum(len(data) for data, _ in kept)
+        self._outbox.clear()
+        self._outbox.extend(kept)
+        self._budget.left(self, self.backlog)  # what is not dropped goes within seconds
+        self._charged = False
+        self.backlog -= dropped
+        if self.wire.phase is not protocol.Phase.CLOSED:
+            error = protocol.Error(code=ErrorCode.OUTPUT_LIMIT, message=f"closing: {why}")
+            frame = self.wire.send(error)
+            if not self._writing and not self._outbox:  # the wire is at a frame boundary
+                frame = self._write_now(frame) or b""
+            if frame:
+                self._queue(frame, None)
+        log.info("cut off %r: %s", self.name, why)
         self.closed = True
-        self._outbox.close()
+        self._close_outbox()
+        if self._scope is not None:
+            deadline = trio.current_time() + FLUSH_SECONDS
+            self._scope.deadline = min(self._scope.deadline, deadline)
+
+    def _close_outbox(self) -> None:
+        self.closed = True
+        self._outbox_closed = True
+        self._wake_writer.set()
 
     async def run(self) -> None:
         """Serve the connection until it closes; then the lobby forgets it."""
         try:
             async with trio.open_nursery() as nursery:
+                self._scope = nursery.cancel_scope
                 nursery.start_soon(self._write_loop, nursery.cancel_scope)
                 nursery.start_soon(self._ping_loop)
                 try:
@@ -271,19 +374,34 @@ class Session:
                     if self._held is not None:  # what was read before the end gets its answer
                         await self._answered.wait()
                 finally:
-                    self._outbox.close()
-                    nursery.cancel_scope.deadline = trio.current_time() + FLUSH_SECONDS
+                    self._outbox_closed = True
+                    self._wake_writer.set()
+                    deadline = trio.current_time() + FLUSH_SECONDS
+                    nursery.cancel_scope.deadline = min(nursery.cancel_scope.deadline, deadline)
         finally:
             self.closed = True
+            self._outbox.clear()
+            backlog, self.backlog = self.backlog, 0
+            self._release(backlog)
             self.lobby.forget(self)
             await trio.aclose_forcefully(self.stream)
 
     async def _write_loop(self, cancel_scope: trio.CancelScope) -> None:
+        """Write what is queued, every frame waiting at once (one system call for a whole
+        turn), until the outbox is closed and empty."""
         try:
-            async for first in self._outbox_out:
-                batch = [first, *self._queued()]
-                await self.stream.send_all(b"".join(data for data, _ in batch))
-                self._backlog -= len(batch)
+            while self._outbox or not self._outbox_closed:
+                if not self._outbox:
+                    self._wake_writer = trio.Event()
+                    await self._wake_writer.wait()
+                    continue
+                batch = self._next_batch()
+                data = b"".join(data for data, _ in batch)
+                self._writing = True
+                await self.stream.send_all(data)
+                self._writing = False
+                self.backlog -= len(data)
+                self._release(len(data))
                 now = trio.current_time()
                 for _, on_written in batch:
                     if on_written is not None:
@@ -292,14 +410,20 @@ class Session:
             pass
         cancel_scope.cancel()
 
-    def _queued(self) -> list[tuple[bytes, OnWritten | None]]:
-        """Every frame already waiting: written together, one system call for a whole turn."""
-        queued = []
-        while True:
-            try:
-                queued.append(self._outbox_out.receive_nowait())
-            except (trio.WouldBlock, trio.EndOfChannel):
-                return queued
+    def _next_batch(self) -> list[tuple[bytes, OnWritten | None]]:
+        """The frames to write next: all that wait, up to `WRITE_BATCH` bytes (at least one).
+        What is not yet being written can still be dropped if the client is cut off."""
+        batch = [self._outbox.popleft()]
+        self._rest_first = False
+        size = len(batch[0][0])
+        while self._outbox and size < WRITE_BATCH:
+            batch.append(self._outbox.popleft())
+            size += len(batch[-1][0])
+        return batch
+
+    def _release(self, size: int) -> None:
+        if self._charged:
+            self._budget.shrank(self, size)
 
     async def _read_loop(self, nursery: trio.Nursery) -> None:
         frame_began: float | None = None  # when the frame in progress began to arrive

@@ -28,12 +28,24 @@ async def server(
     """A server on a free port, stopped (with its nursery) when the test ends.
 
     `@pytest.mark.grace(seconds)` sets how long a disconnected seat is kept (default 10 s);
-    `@pytest.mark.admission(field=value, ...)` the server's limits (`server.admission`).
+    `@pytest.mark.admission(field=value, ...)` the server's limits on connections and requests
+    (`server.admission`); `@pytest.mark.limits(Limits(...))` what clients may make it hold
+    (default `Limits()`).
     """
     marker = request.node.get_closest_marker("grace")
     grace = marker.args[0] if marker else 10.0
-    limits = request.node.get_closest_marker("admission")
-    admission = Admission(**limits.kwargs) if limits else Admission()
+    admitting = request.node.get_closest_marker("admission")
+    admission = Admission(**admitting.kwargs) if admitting else Admission()
+    holding = request.node.get_closest_marker("limits")
     db = tmp_path / "arbiter.db"
-    listeners = await nursery.start(partial(serve, HOST, 0, db, grace=grace, admission=admission))
+    start = partial(
+        serve,
+        HOST,
+        0,
+        db,
+        grace=grace,
+        admission=admission,
+        limits=holding.args[0] if holding else None,
+    )
+    listeners = await nursery.start(start)
     return RunningServer(HOST, bound_port(listeners), db)

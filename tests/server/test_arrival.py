@@ -6,16 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import trio
 
 from arbiter import protocol
+from arbiter.server.limits import Limits
 from arbiter.server.session import MAX_HELD
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, seek, until
 
 WATCHES = 400
 """`watch` requests of a finished match sent ahead of the move: each reads the match from the
-database in a worker thread and replays it, tens of milliseconds of server work in all."""
+database in a worker thread and replays it (no finished match is kept encoded here), tens of
+milliseconds of server work in all."""
+UNCACHED = pytest.mark.limits(Limits(snapshot_cache_bytes=0))
 
 
 async def _a_turn_after_a_finished_match(server: RunningServer) -> tuple[Any, int, str]:
@@ -35,6 +39,7 @@ async def _a_turn_after_a_finished_match(server: RunningServer) -> tuple[Any, in
     return ann, first.match, turn.legal[0]
 
 
+@UNCACHED
 async def test_a_move_behind_slow_requests_is_charged_from_its_own_arrival(
     server: RunningServer,
 ) -> None:
@@ -49,6 +54,7 @@ async def test_a_move_behind_slow_requests_is_charged_from_its_own_arrival(
     assert accepted.elapsed < server_work / 4, (accepted.elapsed, server_work)
 
 
+@UNCACHED
 async def test_a_move_sent_while_the_server_answers_slow_requests_is_charged_from_its_arrival(
     server: RunningServer,
 ) -> None:

@@ -1,0 +1,100 @@
+"""The server's memory when clients ask for much and read nothing (issue 14).
+
+    python bench/slow_readers.py [--clients 100] [--requests 300] [--baseline DIR]
+
+Starts a server (this checkout's, or with --baseline another checkout's, as bench/server.py
+runs one), then opens `--clients` connections that each say hello and send `--requests`
+`list_games` (about 3 KB of answer each) without ever reading. Prints the server's resident
+memory before and 3 seconds after, and how many of those connections the server closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import msgpack
+from launch import checkout_server
+
+
+def frame(**fields: object) -> bytes:
+    body = msgpack.packb(fields)
+    return struct.pack(">I", len(body)) + body
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clients", type=int, default=100)
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--baseline", type=Path)
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="arbiter-slow-"))
+    port = free_port()
+    if args.baseline is None:
+        command, env = [sys.executable, "-m", "arbiter.server", "--port", "0"], dict(os.environ)
+    else:
+        command, env = checkout_server(args.baseline, scratch)
+    command = [*command[:-1], str(port), "--db", str(scratch / "arbiter.db")]
+    server = subprocess.Popen(command, env=env, cwd=args.baseline or None)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port)).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        time.sleep(0.5)
+        before = rss_mb(server.pid)
+        clients = []
+        for number in range(args.clients):
+            client = socket.socket()
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            client.connect(("127.0.0.1", port))
+            client.sendall(frame(type="hello", version=1, name=f"slow{number}"))
+            client.sendall(frame(type="list_games") * args.requests)
+            clients.append(client)
+        time.sleep(3)
+        after = rss_mb(server.pid)
+        closed = 0
+        for client in clients:
+            client.setblocking(False)
+            try:
+                while client.recv(1 << 20):
+                    pass
+                closed += 1  # b"": the server closed it
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed += 1
+        print(
+            f"{args.clients} clients x {args.requests} unread list_games: server RSS"
+            f" {before:.0f} -> {after:.0f} MB; connections closed by the server: {closed}"
+        )
+    finally:
+        server.terminate()
+        server.wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Watching on memory streams: a live match's snapshot is built once per move and shared, a
+repeated watch is refused cheaply, a finished match is read back once, and a match never
+outgrows the move list a message can carry."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import trio
+import trio.testing
+
+from arbiter import protocol
+from arbiter.server.lobby import Lobby
+from arbiter.server.match import Match
+from arbiter.server.snapshots import Shown, Snapshots
+from tests.server.memory import Client, connect, lobby_on_file, pair
+
+
+async def play(first: Client, second: Client, plies: int) -> None:
+    """Both seats play their first hinted move, `plies` moves in all."""
+    clients = (first, second)
+    for ply in range(plies):
+        mover = clients[ply % 2]
+        turn = await mover.expect(protocol.YourTurn)
+        assert turn.legal is not None
+        await mover.send(protocol.Move(match=turn.match, move=turn.legal[0]))
+        await mover.expect(protocol.MoveAccepted)
+        await clients[1 - ply % 2].expect(protocol.OpponentMoved)
+
+
+@asynccontextmanager
+async def a_match(
+    tmp_path: Path, nursery: trio.Nursery, plies: int
+) -> AsyncIterator[tuple[Lobby, Client, Client, Match]]:
+    """A lobby, and a King's Court match between ann and bob after `plies` moves."""
+    async with lobby_on_file(tmp_path / "arbiter.db") as lobby:
+        ann, bob, match = await pair(lobby, nursery, time={"move": 60.0})
+        await play(ann, bob, plies)
+        yield lobby, ann, bob, match
+
+
+async def watcher(lobby: Lobby, nursery: trio.Nursery, match: Match, name: str) -> Client:
+    client = await connect(lobby, nursery, name)
+    await client.send(protocol.Watch(match=match.id))
+    await client.expect(protocol.Watching)
+    return client
+
+
+async def test_every_spectator_is_shown_one_snapshot_per_move_and_a_second_watch_is_refused(
+    tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
+) -> None:
+    async with a_match(tmp_path, nursery, 2) as (lobby, ann, bob, match):
+        shown = match.snapshot()
+        cat = await watcher(lobby, nursery, match, "cat")
+        await watcher(lobby, nursery, match, "dan")
+        assert match.snapshot() is shown  # built once for both
+        await cat.send(*[protocol.Watch(match=match.id)] * 100)
+        for _ in range(100):
+            error = await cat.expect(protocol.Error)
+            assert error.code == protocol.ErrorCode.ALREADY_WATCHING
+        await play(ann, bob, 1)
+        moved = await cat.expect(protocol.OpponentMoved)  # still watching, once
+        assert moved.ply == 3
+        assert match.snapshot() is not shown
+
+
+async def test_a_finished_match_is_read_back_once_for_every_spectator(
+    tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
+) -> None:
+    async with a_match(tmp_path, nursery, 4) as (lobby, ann, bob, match):
+        await ann.send(protocol.Resign(match=match.id))
+        await bob.expect(protocol.GameOver)
+        await trio.testing.wait_all_tasks_blocked()
+        views = []
+        for name in ("cat", "dan"):
+            client = await connect(lobby, nursery, name)
+            await client.send(protocol.Watch(match=match.id))
+            views.append(
+                (await client.expect(protocol.Watching), await client.expect(protocol.GameOver))
+            )
+        assert views[0] == views[1] and len(views[0][0].moves) == 4
+        kept = lobby.snapshots.get(match.id)
+        assert kept is not None and kept[0].message == views[0][0]
+
+
+async def test_a_match_that_reaches_the_most_moves_a_message_carries_is_drawn(
+    tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
+) -> None:
+    async with a_match(tmp_path, nursery, 0) as (lobby, ann, bob, match):
+        match.max_moves = 6  # as if 65,536: Watch Your Back! alone can go on that long
+        cat = await watcher(lobby, nursery, match, "cat")
+        await play(ann, bob, 6)
+        for client in (ann, bob, cat):
+            while not isinstance(message := await client.receive(), protocol.GameOver):
+                assert not isinstance(message, protocol.Error), message
+            assert message.result == "draw" and len(message.moves) == 6
+            assert "the most a message can carry" in message.reason
+
+
+def test_kept_snapshots_stay_within_their_bytes_and_the_least_recently_watched_go_first() -> None:
+    def shown(moves: int) -> Shown:
+        over = protocol.GameOver(
+            match=1, result="draw", winner=None, reason="r", state={}, moves=["B4C4"] * moves
+        )
+        return protocol.Encoded(over), protocol.Encoded(over)
+
+    size = 2 * len(shown(1000)[0].frame)
+    kept = Snapshots(limit=2 * size)
+    kept.put(1, shown(1000))
+    kept.put(2, shown(1000))
+    assert kept.get(1) is not None  # 1 is now the most recently watched
+    kept.put(3, shown(1000))
+    assert kept.get(2) is None and kept.get(1) is not None and kept.get(3) is not None
+    assert kept.size == 2 * size
+    kept.put(4, shown(10_000))  # larger than all it may keep: not kept, nothing dropped
+    assert kept.get(4) is None and kept.size == 2 * size
