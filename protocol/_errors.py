@@ -208,7 +208,7 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
     ErrorCode.HELLO_TIMEOUT: CodeInfo(
         "server",
         True,
-        "No complete `hello` within the server's handshake deadline (10 s by default) of the "
+        "No complete `hello` within the server's handshake deadline (5 s by default) of the "
         "connection's start.",
     ),
     ErrorCode.TOO_SLOW: CodeInfo(
@@ -220,7 +220,7 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
     ErrorCode.PING_TIMEOUT: CodeInfo(
         "server",
         True,
-        "The client answered no `ping` for the server's stated time (10 s by default; pings "
+        "The client answered no `ping` for the server's stated time (8 s by default; pings "
         "go out every 2 s). A seat it held goes to the grace period, as on a disconnect.",
     ),
     ErrorCode.TOO_MANY_CONNECTIONS: CodeInfo(
@@ -232,8 +232,8 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
     ErrorCode.RATE_LIMITED: CodeInfo(
         "server",
         False,
-        "Too many requests: this one was dropped unanswered (a connection may send 200 a "
-        "second, 1000 at once); after 200 such refusals without a pause the server hangs up "
+        "Too many requests: this one was dropped unanswered (a connection may send 1,000 a "
+        "second, 5,000 at once); after 200 such refusals without a pause the server hangs up "
         "with this code, and the address may not connect for 10 s (a connection from it is "
         "refused with this code at once). Also the answer to a `hello` with a token from an "
         "address whose recent token checks failed, until its backoff passes; that `hello` is "

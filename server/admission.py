@@ -44,9 +44,10 @@ def default_max_connections() -> int:
 class Admission:
     """The limits one server enforces; the defaults suit a shared server on an open network."""
 
-    hello_seconds: float = 10.0
+    hello_seconds: float = 5.0
     """From accept to a complete `hello`: a connection that never says hello is closed with
-    `hello_timeout`."""
+    `hello_timeout`. A client says hello as it connects; 5 s is many round trips of any network,
+    and keeps a crowd of silent connections from holding sockets for long."""
     frame_seconds: float = 5.0
     """How long any frame in progress may take before the minimum rate applies."""
     min_bytes_per_second: float = 1024.0
@@ -54,16 +55,17 @@ class Admission:
     frame may take 5 + 64 s), else `too_slow`: one byte a second holds no socket for long."""
     ping_seconds: float = 2.0
     """How often the server pings a connection (the round trip is the lag allowance's input)."""
-    pong_seconds: float = 10.0
-    """A connection that has answered no ping for this long (5 pings at the default 2 s) is
-    closed with `ping_timeout`; its seats go to the grace period as on a disconnect."""
+    pong_seconds: float = 8.0
+    """A connection that has answered no ping for this long (4 pings at the default 2 s) is
+    closed with `ping_timeout`; its seats go to the grace period as on a disconnect. A client
+    must answer pings while its agent thinks (docs/protocol.md, section 7)."""
     max_connections: int = field(default_factory=default_max_connections)
     """Open connections in all; more are refused with `too_many_connections`."""
     max_per_address: int = 64
     """Open connections from one IP address; more are refused with `too_many_connections`."""
-    requests_per_second: float = 200.0
+    requests_per_second: float = 1000.0
     """A connection's sustained request rate (every frame counts, `pong` included)."""
-    request_burst: float = 1000.0
+    request_burst: float = 5000.0
     """Requests a quiet connection may send at once before the rate applies."""
     max_refused: int = 200
     """Requests refused `rate_limited` on one connection, without a pause that refills its
