@@ -31,36 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["admin"]:
         return admin(argv[1:])
-    parser = argparse.ArgumentParser(
-        prog="arbiter-server",
-        description="Run the Arbiter game server.",
-        epilog="Registered players and admins: arbiter-server admin --help",
-    )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument(
-        "--port", type=port_number, default=7777, help="TCP port; 0 picks a free one"
-    )
-    parser.add_argument("--db", default="arbiter.db", help="SQLite file for the game records")
-    parser.add_argument(
-        "--grace",
-        type=seconds,
-        default=10.0,
-        help="seconds a disconnected player keeps its seat (its clock running) to reconnect",
-    )
-    parser.add_argument(
-        "--tls-cert",
-        metavar="FILE",
-        help="serve TLS with this PEM certificate chain (e.g. Let's Encrypt's fullchain.pem)",
-    )
-    parser.add_argument(
-        "--tls-key", metavar="FILE", help="the certificate's PEM private key (e.g. privkey.pem)"
-    )
-    limits = parser.add_argument_group("limits on an open network")
-    for flag, name, kind, text in LIMIT_FLAGS:
-        default = getattr(DEFAULT, name)
-        text += "" if "default" in text else f" (default {default:g})"
-        metavar = "SECONDS" if kind is seconds else "N"
-        limits.add_argument(flag, type=kind, default=default, dest=name, metavar=metavar, help=text)
+    parser = _parser()
     args = parser.parse_args(argv)
     given = {name: getattr(args, name) for _, name, _, _ in LIMIT_FLAGS}
     admission = Admission(**given, request_burst=BURST_SECONDS * args.requests_per_second)
@@ -95,6 +66,40 @@ def main(argv: list[str] | None = None) -> int:
         )
         status = 1
     return status
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arbiter-server",
+        description="Run the Arbiter game server.",
+        epilog="Registered players and admins: arbiter-server admin --help",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument(
+        "--port", type=port_number, default=7777, help="TCP port; 0 picks a free one"
+    )
+    parser.add_argument("--db", default="arbiter.db", help="SQLite file for the game records")
+    parser.add_argument(
+        "--grace",
+        type=seconds,
+        default=10.0,
+        help="seconds a disconnected player keeps its seat (its clock running) to reconnect",
+    )
+    parser.add_argument(
+        "--tls-cert",
+        metavar="FILE",
+        help="serve TLS with this PEM certificate chain (e.g. Let's Encrypt's fullchain.pem)",
+    )
+    parser.add_argument(
+        "--tls-key", metavar="FILE", help="the certificate's PEM private key (e.g. privkey.pem)"
+    )
+    limits = parser.add_argument_group("limits on an open network")
+    for flag, name, kind, text in LIMIT_FLAGS:
+        default = getattr(DEFAULT, name)
+        text += "" if "default" in text else f" (default {default:g})"
+        metavar = "SECONDS" if kind is seconds else "N"
+        limits.add_argument(flag, type=kind, default=default, dest=name, metavar=metavar, help=text)
+    return parser
 
 
 def port_number(text: str) -> int:
