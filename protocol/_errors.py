@@ -184,8 +184,9 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
     ErrorCode.ALREADY_WATCHING: CodeInfo(
         "server",
         False,
-        "A `watch` of a match this connection already watches: it was shown the match then, "
-        "and goes on receiving its moves, so nothing is sent again.",
+        "A `watch` of a match this connection already watches, or of a finished match it was "
+        "shown already (a finished match does not change): it was shown the match then (and, "
+        "while the match is played, goes on receiving its moves), so nothing is sent again.",
     ),
     ErrorCode.UNKNOWN_TOURNAMENT: CodeInfo(
         "server", False, "`tournament_start` or `tournament_status` names no tournament."

@@ -290,10 +290,19 @@ class Lobby:
                     match_id,
                 )
             return
+        if session.was_shown(match_id):
+            session.send_error(
+                ErrorCode.ALREADY_WATCHING,
+                f"you were shown finished match {match_id} already: it does not change",
+                "watch",
+                match_id,
+            )
+            return
         shown = self.snapshots.get(match_id) or await self._show_finished(session, match_id)
         if shown is not None:  # two writes of the kept frames rather than a joined copy
             session.send(shown[0])
             session.send(shown[1])
+            session.remember_shown(match_id)
 
     async def _show_finished(self, session: Session, match_id: int) -> Shown | None:
         """A finished match's frames for a spectator, read back and replayed (then kept), or

@@ -61,6 +61,8 @@ connection before it is disconnected; the server's own refusals (`illegal_move`.
 count."""
 FLUSH_SECONDS = 2.0
 """How long a closing connection may take to write its last frames (an error, a game over)."""
+MAX_SHOWN = 1024
+"""Finished matches a connection is remembered to have been shown."""
 MAX_HELD = 256
 """Requests read and held behind a slow one before the reader stops reading (and TCP pushes back
 on the client): what one connection can make the server hold is bounded."""
@@ -160,6 +162,9 @@ class Session:
     """Matches this session plays in: match id -> (match, seat index)."""
     finished: set[int] = field(default_factory=set)
     """Matches it played that are over: a late move to one is answered `game_over`."""
+    shown: dict[int, None] = field(default_factory=dict)
+    """Finished matches this connection was shown (`watch`), oldest first, at most `MAX_SHOWN`:
+    a finished match does not change, so showing it again is refused."""
     closed: bool = False
     peer_errors: int = 0
     welcomed: trio.Event = field(default_factory=trio.Event)
@@ -282,6 +287,14 @@ class Session:
         except OSError:
             return None
         return data[written:]
+
+    def was_shown(self, match_id: int) -> bool:
+        return match_id in self.shown
+
+    def remember_shown(self, match_id: int) -> None:
+        self.shown[match_id] = None
+        if len(self.shown) > MAX_SHOWN:  # forget the oldest: showing it again is bounded too
+            del self.shown[next(iter(self.shown))]
 
     def send_error(
         self, code: ErrorCode, message: str, ref: str | None = None, match: int | None = None

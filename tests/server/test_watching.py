@@ -85,6 +85,27 @@ async def test_a_finished_match_is_read_back_once_for_every_spectator(
         assert kept is not None and kept[0].message == views[0][0]
 
 
+async def test_a_finished_match_is_shown_once_per_connection(
+    tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
+) -> None:
+    """A finished match does not change: watching it again is refused, cheaply, however often."""
+    async with a_match(tmp_path, nursery, 2) as (lobby, ann, bob, match):
+        await ann.send(protocol.Resign(match=match.id))
+        await bob.expect(protocol.GameOver)
+        await trio.testing.wait_all_tasks_blocked()
+        cat = await connect(lobby, nursery, "cat")
+        await cat.send(*[protocol.Watch(match=match.id)] * 50, protocol.Ping(nonce=7))
+        await cat.expect(protocol.Watching)
+        await cat.expect(protocol.GameOver)
+        for _ in range(49):
+            error = await cat.expect(protocol.Error)
+            assert (error.code, error.match) == (protocol.ErrorCode.ALREADY_WATCHING, match.id)
+        assert (await cat.expect(protocol.Pong)).nonce == 7
+        dan = await connect(lobby, nursery, "dan")  # another connection is shown it
+        await dan.send(protocol.Watch(match=match.id))
+        assert len((await dan.expect(protocol.Watching)).moves) == 2
+
+
 async def test_a_match_that_reaches_the_most_moves_a_message_carries_is_drawn(
     tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
 ) -> None:
