@@ -41,6 +41,13 @@ async def a_match(
         yield lobby, ann, bob, match
 
 
+async def resigned(ann: Client, bob: Client, match: Match) -> None:
+    """Ann resigns; once the result is stored, the match is a finished one."""
+    await ann.send(protocol.Resign(match=match.id))
+    await bob.expect(protocol.GameOver)
+    await trio.testing.wait_all_tasks_blocked()
+
+
 async def watcher(lobby: Lobby, nursery: trio.Nursery, match: Match, name: str) -> Client:
     client = await connect(lobby, nursery, name)
     await client.send(protocol.Watch(match=match.id))
@@ -70,9 +77,7 @@ async def test_a_finished_match_is_read_back_once_for_every_spectator(
     tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
 ) -> None:
     async with a_match(tmp_path, nursery, 4) as (lobby, ann, bob, match):
-        await ann.send(protocol.Resign(match=match.id))
-        await bob.expect(protocol.GameOver)
-        await trio.testing.wait_all_tasks_blocked()
+        await resigned(ann, bob, match)
         views = []
         for name in ("cat", "dan"):
             client = await connect(lobby, nursery, name)
@@ -90,9 +95,7 @@ async def test_a_finished_match_is_shown_once_per_connection(
 ) -> None:
     """A finished match does not change: watching it again is refused, cheaply, however often."""
     async with a_match(tmp_path, nursery, 2) as (lobby, ann, bob, match):
-        await ann.send(protocol.Resign(match=match.id))
-        await bob.expect(protocol.GameOver)
-        await trio.testing.wait_all_tasks_blocked()
+        await resigned(ann, bob, match)
         cat = await connect(lobby, nursery, "cat")
         await cat.send(*[protocol.Watch(match=match.id)] * 50, protocol.Ping(nonce=7))
         await cat.expect(protocol.Watching)
