@@ -29,6 +29,22 @@ def start_server(db: Path, *options: str) -> tuple[subprocess.Popen[str], str]:
     return server, line.split()[2]
 
 
+def start_bots(address: str, *options: str, named: bool = False) -> list[subprocess.Popen[str]]:
+    """`arbiter bot` with greedy and with random (`named` after their agents), King's Court at
+    `address` (and `options`); the caller reads them to their end."""
+    command = [*CLI, "bot", "--server", address, "--game", "kings-court", "--seed", "1"]
+    return [
+        subprocess.Popen(
+            [*command, "--agent", agent, *(["--name", agent] if named else []), *options],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        for agent in ("greedy", "random")
+    ]
+
+
 def commit_writers(db: Path) -> list[int]:
     """The pids of processes committing to `db`."""
     found = []

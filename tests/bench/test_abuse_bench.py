@@ -4,21 +4,12 @@ with its verdict (whether the goals are met is the bench's own exit code)."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "abuse.py"
+from tests.bench.runs import run_bench
 
 
 def test_the_abuse_bench_reports_every_phase_beside_moving_bots() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCH), "--seconds", "1.5", "--attacks", "huge-option,silent"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=BENCH.parents[1],
-    )
+    done = run_bench("abuse.py", "--seconds", "1.5", "--attacks", "huge-option,silent")
     assert done.returncode in (0, 1), done.stderr
     rows = re.findall(r"^(\S+)\s+(\d+)\s+(\d+)\s.*\s(met|missed: .*)$", done.stdout, re.M)
     assert [row[0] for row in rows] == ["baseline", "huge-option", "silent"], done.stdout
@@ -28,11 +19,6 @@ def test_the_abuse_bench_reports_every_phase_beside_moving_bots() -> None:
 
 
 def test_an_unknown_attack_is_named() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCH), "--attacks", "teleport"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_bench("abuse.py", "--attacks", "teleport", timeout=60)
     assert done.returncode == 2
     assert "unknown attack 'teleport'" in done.stderr

@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "server.py"
+from tests.bench.runs import run_bench
 
 
 def test_the_server_bench_measures_both_floors_and_arbiter() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCH), "--seconds", "0.5", "--matches", "3"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=BENCH.parents[1],
-    )
+    done = run_bench("server.py", "--seconds", "0.5", "--matches", "3")
     assert done.returncode == 0, done.stderr
     rows = {
         match["server"]: float(match["rate"])

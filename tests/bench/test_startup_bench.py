@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "startup.py"
+from tests.bench.runs import run_bench
 
 
 def test_the_startup_bench_times_every_command_against_the_floor() -> None:
-    done = subprocess.run(
-        [sys.executable, str(BENCH), "--runs", "1"], capture_output=True, text=True, timeout=120
-    )
+    done = run_bench("startup.py", "--runs", "1")
     assert done.returncode == 0, done.stderr
     for name in ("arbiter --help", "arbiter agents", "server listening", "first your_turn"):
         row = re.search(rf"^{re.escape(name)}\s+(\d+)\s+(\d+\.\d\d)x$", done.stdout, re.M)

@@ -19,6 +19,7 @@ from tests.processes import (
     SERVER,
     commit_writers,
     no_commit_writer_left,
+    start_bots,
     start_server,
 )
 
@@ -80,31 +81,7 @@ def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) 
     db = tmp_path / "served.db"
     server, address = start_server(db)
     try:
-        bots = [
-            subprocess.Popen(
-                [
-                    *CLI,
-                    "bot",
-                    "--server",
-                    address,
-                    "--game",
-                    "kings-court",
-                    "--agent",
-                    agent,
-                    "--name",
-                    agent,
-                    "--games",
-                    "2",
-                    "--seed",
-                    "1",
-                ],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                cwd=ROOT,
-            )
-            for agent in ("greedy", "random")
-        ]
+        bots = start_bots(address, "--games", "2", named=True)
         outputs = [bot.communicate(timeout=60) for bot in bots]
         for bot, (out, err) in zip(bots, outputs, strict=True):
             assert bot.returncode == 0, err

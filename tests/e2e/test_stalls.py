@@ -9,12 +9,23 @@ import time
 import trio
 
 from arbiter import protocol
+from arbiter.client.connection import ClientConnection
 from tests.conftest import RunningServer
 from tests.e2e.helpers import until
 from tests.e2e.test_time_controls import pair
 
 STALL = 1.5
 """Seconds the loop is held: longer than the 1 s move limit."""
+
+
+async def white_to_move(
+    server: RunningServer,
+) -> tuple[ClientConnection, ClientConnection, protocol.Move]:
+    """A match with a 1 s move limit, and the move white will send on its first turn."""
+    white, black, _ = await pair(server, {"move": 1.0})
+    turn = await until(white, protocol.YourTurn)
+    assert turn.legal
+    return white, black, protocol.Move(match=turn.match, move=turn.legal[0])
 
 
 def stall_the_loop() -> None:
@@ -24,10 +35,8 @@ def stall_the_loop() -> None:
 async def test_a_move_in_the_socket_during_a_stall_is_charged_its_own_time(
     server: RunningServer,
 ) -> None:
-    white, black, _ = await pair(server, {"move": 1.0})
-    turn = await until(white, protocol.YourTurn)
-    assert turn.legal
-    await white.send(protocol.Move(match=turn.match, move=turn.legal[0]))
+    white, black, move = await white_to_move(server)
+    await white.send(move)
     stall_the_loop()
     with trio.fail_after(10):  # without the credit, game_over comes instead
         accepted = await until(white, protocol.MoveAccepted)
@@ -38,12 +47,10 @@ async def test_a_move_in_the_socket_during_a_stall_is_charged_its_own_time(
 async def test_a_stall_while_the_player_thinks_moves_the_deadline_on(
     server: RunningServer,
 ) -> None:
-    white, _, _ = await pair(server, {"move": 1.0})
-    turn = await until(white, protocol.YourTurn)
-    assert turn.legal
+    white, _, move = await white_to_move(server)
     stall_the_loop()
     await trio.sleep(0.3)
-    await white.send(protocol.Move(match=turn.match, move=turn.legal[0]))
+    await white.send(move)
     with trio.fail_after(10):
         accepted = await until(white, protocol.MoveAccepted)
     assert accepted.elapsed < 0.9, accepted

@@ -19,7 +19,7 @@ from arbiter.client.connection import ClientConnection, TLSFailed, client_tls
 from arbiter.client.runner import run_bot
 from arbiter.server import app
 from arbiter.server.app import bound_port, serve, server_tls
-from tests.processes import CLI, ROOT, SERVER, start_server
+from tests.processes import CLI, ROOT, SERVER, start_bots, start_server
 
 HOST = "127.0.0.1"
 
@@ -72,29 +72,7 @@ def run(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 def test_two_bots_play_over_tls(tmp_path: Path, certificates: Certificates) -> None:
     with tls_server_process(tmp_path, certificates) as address:
-        bots = [
-            subprocess.Popen(
-                [
-                    *CLI,
-                    "bot",
-                    "--server",
-                    address,
-                    "--tls-ca",
-                    str(certificates.ca),
-                    "--game",
-                    "kings-court",
-                    "--agent",
-                    agent,
-                    "--seed",
-                    "1",
-                ],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                cwd=ROOT,
-            )
-            for agent in ("greedy", "random")
-        ]
+        bots = start_bots(address, "--tls-ca", str(certificates.ca))
         for bot in bots:
             out, err = bot.communicate(timeout=60)
             assert bot.returncode == 0, err
