@@ -35,11 +35,12 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from launch import start_server
+from frames import FrameStream
+from launch import resident_mb, start_server
 
 from arbiter import protocol
 from arbiter.games import get_game
-from arbiter.protocol import CLOSED, NEED_DATA, FrameDecoder, encode_frame
+from arbiter.protocol import encode_frame
 
 HOST = "127.0.0.1"
 BOTS_FROM = "127.0.0.2"
@@ -102,13 +103,12 @@ async def bot(port: int, name: str, sent: dict[int, float]) -> None:
 # -- raw clients -------------------------------------------------------------------------------
 
 
-class Link:
+class Link(FrameStream):
     """One connection speaking frames, with no checks of its own (an attacker's view)."""
 
     def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
+        super().__init__(stream)
         self.opened = trio.current_time()
-        self.decoder = FrameDecoder(max_frame=1 << 22)
         self.sending = trio.Lock()
         """An attacker's flood and its pongs are two tasks writing one stream."""
 
@@ -118,18 +118,6 @@ class Link:
     async def send_bytes(self, data: bytes) -> None:
         async with self.sending:
             await self.stream.send_all(data)
-
-    async def receive(self) -> dict[str, Any]:
-        while True:
-            frame = self.decoder.next_frame()
-            if frame is NEED_DATA:
-                data = await self.stream.receive_some(65536)
-                self.decoder.feed(data)
-            elif frame is CLOSED:
-                raise EOFError("closed")
-            else:
-                result: dict[str, Any] = frame
-                return result
 
 
 @dataclass
@@ -327,13 +315,6 @@ class Phase:
     end: float = 0.0
     peak_mb: float = 0.0
     cut_off: float | None = None
-
-
-def resident_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 async def run_phase(name: str, seconds: float, server_pid: int) -> Phase:

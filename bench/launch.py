@@ -54,3 +54,11 @@ def checkout_server(checkout: Path, scratch: Path) -> tuple[list[str], dict[str,
     module = "arbiter.server" if single_name else "server"
     env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{checkout}"}
     return [sys.executable, "-m", module, "--port", "0"], env
+
+
+def resident_mb(pid: int) -> float:
+    """A process's resident memory in MB (Linux's /proc), nan if it reports none."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")

@@ -21,19 +21,12 @@ import time
 from pathlib import Path
 
 import msgpack
-from launch import checkout_server
+from launch import checkout_server, resident_mb
 
 
 def frame(**fields: object) -> bytes:
     body = msgpack.packb(fields)
     return struct.pack(">I", len(body)) + body
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def free_port() -> int:
@@ -65,7 +58,7 @@ def main() -> None:
             except OSError:
                 time.sleep(0.1)
         time.sleep(0.5)
-        before = rss_mb(server.pid)
+        before = resident_mb(server.pid)
         clients = []
         for number in range(args.clients):
             client = socket.socket()
@@ -75,7 +68,7 @@ def main() -> None:
             client.sendall(frame(type="list_games") * args.requests)
             clients.append(client)
         time.sleep(3)
-        after = rss_mb(server.pid)
+        after = resident_mb(server.pid)
         closed = 0
         for client in clients:
             client.setblocking(False)

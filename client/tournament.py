@@ -231,7 +231,7 @@ async def run_local(
         db = db_path or Path(scratch) / "tournament.db"
         token = admin_token(db, LOCAL_DIRECTOR)
         async with (
-            local_server(db, local_agents=BuiltInAgents()) as (host, port),
+            local_server(db, local_agents=BuiltInAgents.arbiter()) as (host, port),
             await ClientConnection.open(host, port, LOCAL_DIRECTOR, token) as connection,
         ):
             create = protocol.TournamentCreate(
@@ -251,10 +251,8 @@ async def run_local(
 
 class BuiltInAgents(AgentProgram):
     """The agents of this `arbiter` program, for a server started here: the names come from the
-    registry in this process, and each agent runs as `arbiter tournament play`."""
-
-    def __init__(self) -> None:
-        super().__init__([sys.executable, "-m", "arbiter.client.cli"])
+    registry in this process, and each agent runs as `arbiter tournament play` (make one with
+    `BuiltInAgents.arbiter()`)."""
 
     async def names(self, game: str) -> Sequence[str]:
         return [info.name for info in agents_for(game)]

@@ -198,5 +198,9 @@ class TokenGate:
             failures.until = now + min(backoff, self.admission.token_backoff_max)
 
     def _prune(self, now: float) -> None:
+        """Forget addresses whose backoff has passed; if none has, the longest quiet one, so the
+        table stays within `MAX_TRACKED` whatever the number of addresses failing."""
         for address in [a for a, f in self._failures.items() if f.until <= now]:
             del self._failures[address]
+        if len(self._failures) >= MAX_TRACKED:
+            del self._failures[min(self._failures, key=lambda a: self._failures[a].last)]

@@ -295,16 +295,16 @@ class Match:
         self._set_alarm()
 
     def _turn_started(self, turn: Turn, written_at: float) -> None:
-        """`your_turn` is on the wire: the move's time counts from now."""
+        """`your_turn` is on the wire: the move's time counts from now. The alarm stays as it
+        is: the deadline only moves later, and an early alarm just finds it and waits again."""
         turn.start(written_at)
-        if turn is self._turn and self.outcome is None:
-            self._set_alarm()
 
     def _due(self) -> float:
         """When the match must act if nothing arrives: the move's deadline or a grace period's
         end."""
         assert self._turn is not None
-        return min([self._turn.due(trio.current_time()), *self.away.values()])
+        due = self._turn.due(trio.current_time())
+        return min(due, *self.away.values()) if self.away else due
 
     def _set_alarm(self) -> None:
         due = self._due()

@@ -247,7 +247,10 @@ class Session:
             data.append(self.wire.send(message))
             if on_written is not None:
                 callbacks.append(on_written)
-        self._send_data(b"".join(data), partial(_call_each, callbacks) if callbacks else None)
+        if len(callbacks) > 1:
+            self._send_data(b"".join(data), partial(_call_each, callbacks))
+        else:
+            self._send_data(b"".join(data), callbacks[0] if callbacks else None)
 
     def _send_data(self, data: bytes, on_written: OnWritten | None) -> None:
         if self.backlog == 0:

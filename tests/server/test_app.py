@@ -121,7 +121,7 @@ async def test_the_arbiter_program_lists_its_agents_and_builds_the_play_command(
     assert program.program == CLI
     names = await program.names("war-of-life")
     assert {"random", "greedy", "bloodlust"} <= set(names)
-    assert list(names) == list(await BuiltInAgents().names("war-of-life"))
+    assert list(names) == list(await BuiltInAgents.arbiter().names("war-of-life"))
     command = program.command("cup", ("127.0.0.1", 7777), "greedy-2", "greedy", 3)
     assert command[len(CLI) :] == [
         *("tournament", "play", "cup", "--server", "127.0.0.1:7777"),
