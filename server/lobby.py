@@ -83,23 +83,23 @@ class Lobby:
 
     async def handle(self, session: Session, message: protocol.Message, arrived: float) -> None:
         """Answer one request; `arrived` is when its frame was complete (a move's stop-clock)."""
-        match message:
+        match message:  # the per-move requests first: cases are tried in order
+            case protocol.Move(match=match_id, move=text):
+                self._to_match(
+                    session, match_id, "move", lambda seat: MoveArrived(seat, text, arrived)
+                )
+            case protocol.Pong(nonce=nonce):
+                session.pong_received(nonce, arrived)
             case protocol.Hello():
                 await self._hello(session, message)
             case protocol.Ping(nonce=nonce):
                 session.send(protocol.Pong(nonce=nonce))
-            case protocol.Pong(nonce=nonce):
-                session.pong_received(nonce, arrived)
             case protocol.ListGames():
                 session.send(protocol.Games(games=[describe_game(get_game(n)) for n in GAME_NAMES]))
             case protocol.Seek():
                 await self._seek(session, message)
             case protocol.CancelSeek(seek=seek_id):
                 self._cancel_seek(session, seek_id)
-            case protocol.Move(match=match_id, move=text):
-                self._to_match(
-                    session, match_id, "move", lambda seat: MoveArrived(seat, text, arrived)
-                )
             case protocol.Resign(match=match_id):
                 self._to_match(session, match_id, "resign", Resigned)
             case protocol.Watch(match=match_id):
