@@ -133,13 +133,13 @@ def refused(data: Any) -> PeerError:
 # -- the registry ------------------------------------------------------------------------------
 
 CLIENT_TYPES = [
-    "hello", "list_games", "seek", "cancel_seek", "move", "resign", "watch",
+    "hello", "list_games", "seek", "cancel_seek", "move", "resign", "watch", "lobby",
     "tournament_create", "tournament_start", "tournament_status",
 ]  # fmt: skip
 SERVER_TYPES = [
     "welcome", "error", "games", "seeking", "seek_cancelled", "match_started", "your_turn",
     "move_accepted", "move_refused", "opponent_moved", "game_over", "watching", "resumed",
-    "tournament",
+    "tournament", "lobby_listing",
 ]  # fmt: skip
 
 
