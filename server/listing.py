@@ -15,13 +15,13 @@ game that differ in options, time control or a challenge never pair, and nothing
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import msgpack
 
 from arbiter import protocol
+from arbiter.games import describe_options
 from arbiter.server.match import Match
 from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.tournament import Tournament
@@ -89,8 +89,8 @@ def unpaired(mine: Seek, rival: Seek) -> str | None:
     seek move=10"`, `"this seek challenges bob"`; None if nothing keeps them apart."""
     theirs, ours = [], []
     if mine.options != rival.options:
-        theirs.append(options_text(rival.options))
-        ours.append(options_text(mine.options))
+        theirs.append(describe_options(rival.options))
+        ours.append(describe_options(mine.options))
     if mine.time_control != rival.time_control:
         theirs.append(rival.time_control.describe())
         ours.append(mine.time_control.describe())
@@ -103,13 +103,6 @@ def unpaired(mine: Seek, rival: Seek) -> str | None:
         return None
     sentence = "; ".join(reasons)
     return sentence if len(sentence) <= UNPAIRED_LEN else sentence[: UNPAIRED_LEN - 3] + "..."
-
-
-def options_text(options: dict[str, Any]) -> str:
-    """`seed=3,no_capture_limit=20` (the command line's form), or `default options`."""
-    if not options:
-        return "default options"
-    return ",".join(f"{name}={json.dumps(value)}" for name, value in sorted(options.items()))
 
 
 def tournament_entry(tournament: Tournament) -> dict[str, Any]:

@@ -433,6 +433,10 @@ class Lobby:
         self.adopt(match, sessions)
         self._nursery.start_soon(self.run_match, match)
 
+    def changed(self) -> None:
+        """Something the lobby listing shows changed: its followers get a fresh one."""
+        self.feed.changed()
+
     def adopt(self, match: Match, players: Sequence[Session]) -> None:
         """Make a match reachable: its seats' moves and resignations are routed to it."""
         self.matches[match.id] = match
