@@ -76,10 +76,8 @@ def test_bot_says_what_it_waits_for_the_lobby_shows_it_and_a_challenge_meets_it(
         as_json = run(["lobby", "--server", address, "--json"])
         seeks = json.loads(as_json.stdout)["seeks"]
         assert [(s["seek"], s["player"], s["opponent"]) for s in seeks] == [(1, "waiter", None)]
-        challenger = start(
-            [*BOT, "--server", address, "--agent", "greedy", "--name", "meets"]
-            + ["--opponent", "waiter"]
-        )
+        meets = ["--agent", "greedy", "--name", "meets", "--opponent", "waiter"]
+        challenger = start([*BOT, "--server", address, *meets])
         out, err = challenger.communicate(timeout=60)
         assert challenger.returncode == 0, err
         assert err.splitlines()[-1] == "arbiter bot: paired: match 1 against waiter, playing black"
@@ -120,8 +118,7 @@ def test_lobby_names_an_address_where_nothing_listens() -> None:
     ("args", "complaint"),
     [
         (
-            ["bot", "--server", "127.0.0.1:7777", "--game", "kings-court", "--agent", "random"]
-            + ["--opponent", ""],
+            [*BOT, "--server", "127.0.0.1:7777", "--agent", "random", "--opponent", ""],
             "expected a player's name of 1 to 64 printable characters, not ''",
         ),
         (
