@@ -15,7 +15,7 @@ game that differ in options, time control or a challenge never pair, and nothing
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, TypeVar
 
 import msgpack
@@ -36,9 +36,8 @@ T = TypeVar("T")
 
 def listing(
     seeks: Seeks,
-    matches: Iterable[Match],
-    match_count: int,
-    tournaments: Iterable[Tournament],
+    matches: Collection[Match],
+    tournaments: Collection[Tournament],
     now: float,
     following: bool,
 ) -> protocol.LobbyListing:
@@ -52,7 +51,7 @@ def listing(
         matches=shown_matches,
         tournaments=shown_tournaments,
         seeks_left_out=seeks.casual_count - len(shown_seeks),
-        matches_left_out=match_count - len(shown_matches),
+        matches_left_out=len(matches) - len(shown_matches),
         tournaments_left_out=len(ordered) - len(shown_tournaments),
         following=following,
     )

@@ -123,7 +123,8 @@ class Lobby:
                 | protocol.TournamentStatus()
             ):
                 await self.desk.handle(session, self.accounts.get(session), message)
-                self.feed.changed()
+                if not isinstance(message, protocol.TournamentStatus):
+                    self.feed.changed()
 
     async def _hello(self, session: Session, hello: protocol.Hello) -> None:
         if hello.version != protocol.PROTOCOL_VERSION:
@@ -298,7 +299,6 @@ class Lobby:
         return listing(
             self.seeks,
             self.matches.values(),
-            len(self.matches),
             self.desk.tournaments.values(),
             trio.current_time(),
             following,

@@ -21,7 +21,7 @@ def test_ten_thousand_seeks_with_the_longest_names_fit_one_frame_and_are_counted
         control = TimeControl(move=1 + number % 100)
         seeks.add(a_seek(seeks, seeker, opponent=longest, control=control, no_capture_limit=20))
     started = time.perf_counter()
-    shown = listing(seeks, [], 0, [], now=0.0, following=False)
+    shown = listing(seeks, [], [], now=0.0, following=False)
     took = time.perf_counter() - started
     frame = protocol.Encoded(shown).frame
     assert len(frame) < protocol.DEFAULT_MAX_FRAME
