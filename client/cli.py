@@ -12,18 +12,19 @@ from typing import Any
 import trio
 
 from arbiter.agents import AgentError, agents_for, all_agent_names, make_agent
-from arbiter.client import check, play, records, tournament
+from arbiter.client import check, lobby_view, play, records, tournament
 from arbiter.client.connection import ConnectionClosed, ServerError, TLSFailed
 from arbiter.client.options import (
     TIME_HELP,
     add_server_option,
     move_time,
+    player_name_arg,
     positive_int,
     server_tls,
     time_control,
 )
 from arbiter.client.player_module import PlayerCrashed, agent_or_module, player_name, run_player_bot
-from arbiter.client.runner import GameRecord, run_bot
+from arbiter.client.runner import GameRecord, run_bot, waiting_lines
 from arbiter.games import GAME_NAMES, GameError, get_game
 from arbiter.server.app import DatabaseInUse
 
@@ -74,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--games", type=positive_int, default=1, help="games to play in a row")
     bot.add_argument("--seed", type=int, help="seed for the agent's random choices")
     bot.add_argument("--time", type=time_control, help=TIME_HELP + " (default: the game's)")
+    bot.add_argument(
+        "--opponent",
+        type=player_name_arg,
+        metavar="NAME",
+        help="play only against this player (a challenge)",
+    )
     bot.set_defaults(run=run_bot_command)
 
     ref = commands.add_parser("referee", help="play one game between two agents, locally over TCP")
@@ -102,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.set_defaults(run=run_agents_command)
 
     check.add_parser(commands)
+    lobby_view.add_parser(commands)
     play.add_parsers(commands)
     tournament.add_parsers(commands)
     records.add_parsers(commands)
@@ -146,7 +154,9 @@ def run_bot_command(args: argparse.Namespace) -> int:
             games=args.games,
             time_control=None if args.time is None else args.time.to_wire(),
             token=args.token,
+            opponent=args.opponent,
             on_result=report,
+            on_message=waiting_lines(say),
             tls=server_tls(args),
         )
     )
@@ -169,11 +179,18 @@ def _run_player_bot(args: argparse.Namespace) -> int:
             name=name,
             games=args.games,
             time_control=None if args.time is None else args.time.to_wire(),
+            opponent=args.opponent,
             on_result=report,
+            on_message=waiting_lines(say),
             tls=server_tls(args),
         )
     )
     return 0
+
+
+def say(line: str) -> None:
+    """A bot's word to the person who started it, on stderr: stdout holds its results."""
+    print(f"arbiter bot: {line}", file=sys.stderr, flush=True)
 
 
 def run_referee_command(args: argparse.Namespace) -> int:

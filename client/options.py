@@ -44,6 +44,15 @@ def positive_int(text: str) -> int:
     return int(text)
 
 
+def player_name_arg(text: str) -> str:
+    """A player's name as `hello` and `seek.opponent` take it: 1 to 64 printable characters."""
+    if not 0 < len(text) <= 64 or not text.isprintable():
+        raise argparse.ArgumentTypeError(
+            f"expected a player's name of 1 to 64 printable characters, not {text!r}"
+        )
+    return text
+
+
 def add_server_option(
     parser: argparse.ArgumentParser,
     *,

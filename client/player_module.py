@@ -436,6 +436,7 @@ async def run_player_bot(
     name: str,
     games: int = 1,
     time_control: dict[str, Any] | None = None,
+    opponent: str | None = None,
     on_result: Callable[[GameRecord], None] | None = None,
     on_message: MessageHook | None = None,
     tls: ssl.SSLContext | None = None,
@@ -449,7 +450,12 @@ async def run_player_bot(
         for _ in range(games):
             agent = PlayerAgent(path, game)
             record = await play_seat(
-                connection, game, agent, time_control=time_control, on_message=on_message
+                connection,
+                game,
+                agent,
+                time_control=time_control,
+                opponent=opponent,
+                on_message=on_message,
             )
             records.append(record)
             if on_result is not None:

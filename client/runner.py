@@ -2,6 +2,9 @@
 
 The agent runs on a worker thread, so a thinking agent never stops this connection from reading
 (pings keep being answered) and, in-process with a server, never stalls the server's clocks.
+
+A seek can wait a long time (nobody else seeks that game, or only with another time control),
+so `waiting_lines` tells a person what the bot waits for, and when it is paired.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import trio
 from arbiter import protocol
 from arbiter.agents import Agent, lifecycle
 from arbiter.client.connection import ClientConnection, ConnectionClosed
-from arbiter.games import Game, get_game
+from arbiter.games import Game, describe_options, get_game
+from arbiter.protocol import TimeControl
 
 MessageHook = Callable[[protocol.Message], None]
 
@@ -51,9 +55,11 @@ async def play_one(
     *,
     options: dict[str, Any] | None = None,
     time_control: dict[str, Any] | None = None,
+    opponent: str | None = None,
     on_message: MessageHook | None = None,
 ) -> GameRecord:
-    """Seek one game, play it with `agent`, and return its record.
+    """Seek one game (only against `opponent`, if named), play it with `agent`, and return its
+    record.
 
     The agent's lifecycle (`agents.lifecycle`) runs around the game: `load` before the seek,
     `observe` on every message (after `on_message`), `finish` after the game, `close` always.
@@ -62,7 +68,11 @@ async def play_one(
     try:
         await trio.to_thread.run_sync(hooks.load, abandon_on_cancel=True)
         seek = protocol.Seek(
-            game=game.name, options=options or {}, time=time_control or {}, hints=False
+            game=game.name,
+            options=options or {},
+            time=time_control or {},
+            hints=False,
+            opponent=opponent,
         )
         await connection.send(seek)
         record = await _play(connection, game, agent, hooks.observe, on_message)
@@ -123,22 +133,55 @@ async def run_bot(
     games: int = 1,
     time_control: dict[str, Any] | None = None,
     token: str | None = None,
+    opponent: str | None = None,
     on_result: Callable[[GameRecord], None] | None = None,
+    on_message: MessageHook | None = None,
     tls: ssl.SSLContext | None = None,
 ) -> list[GameRecord]:
     """Connect once and play `games` games in a row, a fresh agent for each.
 
     `token` is a registered player's secret: with it the games can be tournament games; with
-    `tls` the connection is TLS.
+    `opponent` every seek is a challenge to that player; with `tls` the connection is TLS.
     """
     game = get_game(game_name)
     records = []
     async with await ClientConnection.open(host, port, name, token=token, tls=tls) as connection:
         for number in range(games):
             record = await play_one(
-                connection, game, make_agent(game, number), time_control=time_control
+                connection,
+                game,
+                make_agent(game, number),
+                time_control=time_control,
+                opponent=opponent,
+                on_message=on_message,
             )
             records.append(record)
             if on_result is not None:
                 on_result(record)
     return records
+
+
+def waiting_lines(say: Callable[[str], None]) -> MessageHook:
+    """A message hook that tells a person, through `say`, what a bot is waiting for: the seek
+    it opened (its id, game, options, time control and challenged player), then whom it was
+    paired with."""
+
+    def hook(message: protocol.Message) -> None:
+        match message:
+            case protocol.Seeking():
+                say(waiting_line(message))
+            case protocol.MatchStarted(match=match_id, seat=seat, seats=seats, players=players):
+                opponent = players[1 - seats.index(seat)]
+                say(f"paired: match {match_id} against {opponent}, playing {seat}")
+
+    return hook
+
+
+def waiting_line(seeking: protocol.Seeking) -> str:
+    """`waiting for an opponent: seek 3, kings-court, default options, move=10`."""
+    control = TimeControl.from_wire(seeking.time).describe()
+    line = (
+        f"waiting for an opponent: seek {seeking.seek}, {seeking.game},"
+        f" {describe_options(seeking.options)}, {control}"
+    )
+    return line if seeking.opponent is None else f"{line}, only {seeking.opponent}"

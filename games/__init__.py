@@ -23,6 +23,7 @@ from arbiter.games._base import (
     StateDataError,
     Termination,
     as_tuples,
+    describe_options,
 )
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "Termination",
     "all_games",
     "as_tuples",
+    "describe_options",
     "get_game",
 ]
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterable, Mapping
@@ -228,6 +229,14 @@ class State(ABC, Generic[MoveT]):
         then equal keys mean the same future for two positions of one game (same options).
         """
         return hash(self)
+
+
+def describe_options(options: Mapping[str, Any]) -> str:
+    """Options as people read them, in one spelling for the server's sentences and the clients:
+    `no_capture_limit=20,seed=3`, or `default options` for none."""
+    if not options:
+        return "default options"
+    return ",".join(f"{name}={json.dumps(value)}" for name, value in sorted(options.items()))
 
 
 def as_tuples(value: Any) -> Any:

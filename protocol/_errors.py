@@ -45,6 +45,7 @@ class ErrorCode(enum.StrEnum):
     BAD_TIME_CONTROL = "bad_time_control"
     UNKNOWN_SEEK = "unknown_seek"
     TOO_MANY_SEEKS = "too_many_seeks"
+    BAD_OPPONENT = "bad_opponent"
     UNKNOWN_SESSION = "unknown_session"
     UNKNOWN_MATCH = "unknown_match"
     NOT_YOUR_MATCH = "not_your_match"
@@ -155,6 +156,11 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
         False,
         "A `seek` past the open seeks one connection may hold (32 by default), or past the "
         "server's total; the sentence says which. Cancel one, or wait for one to be paired.",
+    ),
+    ErrorCode.BAD_OPPONENT: CodeInfo(
+        "server",
+        False,
+        "A `seek` whose `opponent` is the seeker's own name: a player cannot challenge itself.",
     ),
     ErrorCode.UNKNOWN_SESSION: CodeInfo(
         "server",

@@ -38,6 +38,8 @@ MAX_ENTRIES = 64
 MAX_GAMES = 256
 MAX_ENTRANTS = 64
 """Entrants of one tournament: 64 already make 4,032 games a round."""
+MAX_LISTED = 50
+"""Entries of each list of a lobby listing (the server also keeps each list under 20 KiB)."""
 MAX_DEPTH = 32
 """Nesting of free-form data (game states); real states nest two or three levels."""
 MSGPACK_INT = (-(2**63), 2**64 - 1)
@@ -539,7 +541,9 @@ class Seek(Message):
     `options` and `time` are only checked for shape here: their meaning is the game's and the
     server's business (`bad_option`, `bad_time_control`). `hints` asks for legal-move lists.
     `illegal` says what an illegal move costs: the game (`forfeit`, tournament rules) or only
-    the move, refused while the clock runs on (`retry`, for people).
+    the move, refused while the clock runs on (`retry`, for people). `opponent` makes the seek
+    a challenge: it pairs only with a seek by that player (whose own seek names nobody or names
+    the challenger).
     """
 
     TYPE: ClassVar[str] = "seek"
@@ -549,6 +553,7 @@ class Seek(Message):
     time: dict[str, float] = field(default_factory=dict, metadata=meta(TIME))
     hints: bool = field(default=True, metadata=meta(BOOL))
     illegal: str = field(default="forfeit", metadata=meta(ILLEGAL))
+    opponent: str | None = field(default=None, metadata=meta(nullable(PLAYER_NAME)))
 
 
 @_message
@@ -590,6 +595,21 @@ class Watch(Message):
     TYPE: ClassVar[str] = "watch"
     SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
     match: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Lobby(Message):
+    """Ask what is going on at the server: open seeks, live matches, tournaments.
+
+    The answer is `lobby_listing`. With `follow` true, a fresh listing keeps coming whenever
+    something changes, at most about one a second, until a `lobby` without `follow` (answered
+    with one last listing) or the end of the connection.
+    """
+
+    TYPE: ClassVar[str] = "lobby"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    follow: bool = field(default=False, metadata=meta(BOOL))
 
 
 @_message
@@ -718,8 +738,9 @@ class Games(Message):
 class Seeking(Message):
     """The seek is open and waiting for an opponent; `seek` is the id `cancel_seek` takes.
 
-    `options` and `time` echo the seek as the server understood it. A seek that finds a partner
-    at once gets `match_started` instead.
+    `options`, `time` and `opponent` echo the seek as the server understood it (`time` filled
+    in with the game's default when the seek named none). A seek that finds a partner at once
+    gets `match_started` instead.
     """
 
     TYPE: ClassVar[str] = "seeking"
@@ -728,6 +749,7 @@ class Seeking(Message):
     game: str = field(metadata=meta(NAME))
     options: dict[str, Any] = field(metadata=meta(OPTIONS))
     time: dict[str, float] = field(metadata=meta(TIME))
+    opponent: str | None = field(default=None, metadata=meta(nullable(PLAYER_NAME)))
 
 
 @_message
@@ -929,6 +951,39 @@ class Tournament(Message):
     wait: float = field(metadata=meta(SECONDS))
     games: list[dict[str, Any]] = field(metadata=meta(maps(MAX_ITEMS)))
     standings: list[dict[str, Any]] = field(metadata=meta(maps(MAX_ENTRANTS)))
+
+
+LISTED = maps(MAX_LISTED)
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class LobbyListing(Message):
+    """The answer to `lobby`: what is going on at the server, oldest first in each list.
+
+    Each `seeks` entry (open casual seeks) is a map: `seek` (its id), `player`, `game`,
+    `options`, `time` (as in `seeking`), `opponent` (the challenged player, or nil) and
+    `unpaired`: why it has not paired with the oldest other open seek of its game, e.g.
+    `"alice seeks move=2, this seek move=10"`, or nil when there is none. Each `matches` entry
+    (live matches): `match`, `game`, `seats`, `players` (in seat order), `ply` (moves played),
+    `to_move` (the seat to move, nil before the first turn), `time_left` (that seat's seconds
+    left for this move, nil before the first turn), `clocks` (both game clocks as they stand,
+    the mover's running, nil without a game clock) and `time` (the control). Each
+    `tournaments` entry: `name`, `game`, `status` (`created`, `running`, `finished`; unfinished
+    ones first), `played` (games finished) and `games` (scheduled in all). A list holds at most
+    50 entries (and 20 KiB); `seeks_left_out`, `matches_left_out` and `tournaments_left_out`
+    count those not shown. `following` says whether more listings will follow.
+    """
+
+    TYPE: ClassVar[str] = "lobby_listing"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    seeks: list[dict[str, Any]] = field(metadata=meta(LISTED))
+    matches: list[dict[str, Any]] = field(metadata=meta(LISTED))
+    tournaments: list[dict[str, Any]] = field(metadata=meta(LISTED))
+    seeks_left_out: int = field(default=0, metadata=meta(COUNT))
+    matches_left_out: int = field(default=0, metadata=meta(COUNT))
+    tournaments_left_out: int = field(default=0, metadata=meta(COUNT))
+    following: bool = field(default=False, metadata=meta(BOOL))
 
 
 # -- from the wire -------------------------------------------------------------------------------

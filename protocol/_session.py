@@ -48,6 +48,7 @@ _CLIENT_REQUESTS = (
     "move",
     "resign",
     "watch",
+    "lobby",
     "tournament_create",
     "tournament_start",
     "tournament_status",
@@ -66,6 +67,7 @@ _SERVER_REPLIES = (
     "watching",
     "resumed",
     "tournament",
+    "lobby_listing",
 )
 _KEEPALIVE = ("ping", "pong")
 

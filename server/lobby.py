@@ -9,6 +9,10 @@ Names: a name registered as an account (`server.accounts`) is only played under 
 other names are free for casual play. A registered player's seek for a game it still has to
 play in a tournament is *kept* for the tournament (`server.tournament`) and never paired here;
 both find it in one table of open seeks (`server.seeks`).
+
+A seek may name its opponent (a challenge): then it pairs only with that player's seek. Anyone
+may ask for the lobby listing (`server.listing`) once or follow it (`server.lobby_feed`): every
+change of the seeks, the matches or the tournaments marks it dirty, a move included.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from arbiter.server import accounts
 from arbiter.server.accounts import Account
 from arbiter.server.admission import DEFAULT, Admission, TokenGate
 from arbiter.server.limits import Limits
+from arbiter.server.listing import listing
+from arbiter.server.lobby_feed import LobbyFeed
 from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.session import OutputBudget, Session
@@ -63,6 +69,9 @@ class Lobby:
         self._nursery = nursery
         self.seeks = Seeks(self.limits)
         self.matches: dict[int, Match] = {}
+        self.feed = LobbyFeed(lambda: self.listing(following=True))
+        """Who follows the lobby listing; told of every change."""
+        self.seeks.on_change = self.feed.changed
         self._players: dict[int, list[Session]] = {}
         """Each live match's players by seat (the new session once one resumed its seat)."""
         self._away: dict[str, list[tuple[Match, int]]] = {}
@@ -78,6 +87,7 @@ class Lobby:
         """Token checks under way at once, server-wide: scrypt threads never crowd the CPU."""
         self.desk = Desk(self, self.seeks, storage, nursery)
         nursery.start_soon(self.desk.load)
+        nursery.start_soon(self.feed.run)
 
     # -- requests --------------------------------------------------------------------------
 
@@ -88,6 +98,7 @@ class Lobby:
                 self._to_match(
                     session, match_id, "move", lambda seat: MoveArrived(seat, text, arrived)
                 )
+                self.feed.changed()
             case protocol.Pong(nonce=nonce):
                 session.pong_received(nonce, arrived)
             case protocol.Hello():
@@ -104,12 +115,16 @@ class Lobby:
                 self._to_match(session, match_id, "resign", Resigned)
             case protocol.Watch(match=match_id):
                 await self._watch(session, match_id)
+            case protocol.Lobby(follow=follow):
+                self._lobby(session, follow)
             case (
                 protocol.TournamentCreate()
                 | protocol.TournamentStart()
                 | protocol.TournamentStatus()
             ):
                 await self.desk.handle(session, self.accounts.get(session), message)
+                if not isinstance(message, protocol.TournamentStatus):
+                    self.feed.changed()
 
     async def _hello(self, session: Session, hello: protocol.Hello) -> None:
         if hello.version != protocol.PROTOCOL_VERSION:
@@ -203,6 +218,13 @@ class Lobby:
             match.deliver(Reconnected(seat, session))
 
     async def _seek(self, session: Session, seek: protocol.Seek) -> None:
+        if seek.opponent == session.name:
+            session.send_error(
+                ErrorCode.BAD_OPPONENT,
+                f"you play as {session.name!r}: a seek cannot challenge its own player",
+                ref="seek",
+            )
+            return
         try:
             game = get_game(seek.game)
         except GameError as error:
@@ -232,6 +254,7 @@ class Lobby:
             seek.hints,
             seek.illegal,
             player=None if account is None else account.name,
+            opponent=seek.opponent,
         )
         mine.kept = mine.player is not None and self.desk.wants(mine.player, game.name)
         waiting = None if mine.kept else self.seeks.pop_partner(mine)
@@ -243,7 +266,11 @@ class Lobby:
             self.seeks.add(mine)
             session.send(
                 protocol.Seeking(
-                    seek=mine.id, game=game.name, options=mine.options, time=time_control.to_wire()
+                    seek=mine.id,
+                    game=game.name,
+                    options=mine.options,
+                    time=time_control.to_wire(),
+                    opponent=mine.opponent,
                 )
             )
             if mine.kept:
@@ -258,6 +285,24 @@ class Lobby:
             )
             return
         session.send(protocol.SeekCancelled(seek=seek_id))
+
+    def _lobby(self, session: Session, follow: bool) -> None:
+        """Answer `lobby` with a listing; with `follow`, keep sending fresh ones, else stop."""
+        if follow:
+            self.feed.follow(session)
+        else:
+            self.feed.unfollow(session)
+        session.send(self.listing(following=follow))
+
+    def listing(self, following: bool) -> protocol.LobbyListing:
+        """The lobby listing as it stands."""
+        return listing(
+            self.seeks,
+            self.matches.values(),
+            self.desk.tournaments.values(),
+            trio.current_time(),
+            following,
+        )
 
     def _to_match(self, session: Session, match_id: int, ref: str, event: Any) -> None:
         seated = session.seats.get(match_id)
@@ -388,12 +433,17 @@ class Lobby:
         self.adopt(match, sessions)
         self._nursery.start_soon(self.run_match, match)
 
+    def changed(self) -> None:
+        """Something the lobby listing shows changed: its followers get a fresh one."""
+        self.feed.changed()
+
     def adopt(self, match: Match, players: Sequence[Session]) -> None:
         """Make a match reachable: its seats' moves and resignations are routed to it."""
         self.matches[match.id] = match
         self._players[match.id] = list(players)
         for seat, session in enumerate(players):
             session.seats[match.id] = (match, seat)
+        self.feed.changed()
 
     async def run_match(self, match: Match) -> Outcome | None:
         """Play an adopted match to its end; None if a server error stopped it."""
@@ -415,6 +465,7 @@ class Lobby:
                 session.seats.pop(match.id, None)
                 session.finished.add(match.id)
                 self._release_away_seat(session.token, match)
+            self.feed.changed()
 
     def _release_away_seat(self, token: str, match: Match) -> None:
         """Forget a dropped client's seat in a match that ended; its other seats stay resumable."""
@@ -431,6 +482,7 @@ class Lobby:
         if account is not None and self._signed_in.get(account.name) is session:
             del self._signed_in[account.name]
         self.seeks.drop(session)
+        self.feed.unfollow(session)
         for match, seat in list(session.seats.values()):
             match.deliver(Disconnected(seat))
         if session.seats:

@@ -519,6 +519,31 @@ class Match:
             clocks=self._clocks(),
         )
 
+    def listed(self, now: float) -> dict[str, Any]:
+        """The match as the lobby listing shows it at `now` (`lobby_listing.matches`): the
+        clocks as they stand, the mover's running since its `your_turn` was written. Built
+        only when a listing is asked for, never on the per-move path."""
+        turn = self._turn
+        time_left = clocks = to_move = None
+        if turn is not None and self.outcome is None:
+            used = turn.elapsed(now)
+            to_move = self.game.seats[turn.seat]
+            time_left = max(0.0, turn.clock.allowance() - used)
+            clocks = self._clocks()
+            if clocks is not None:
+                clocks[turn.seat] = max(0.0, clocks[turn.seat] - used)
+        return {
+            "match": self.id,
+            "game": self.game.name,
+            "seats": list(self.game.seats),
+            "players": self.players,
+            "ply": self.state.ply,
+            "to_move": to_move,
+            "time_left": time_left,
+            "clocks": clocks,
+            "time": self.control.to_wire(),
+        }
+
     def watching_message(self) -> protocol.Watching:
         return protocol.Watching(
             match=self.id,

@@ -4,16 +4,22 @@ The lobby opens, pairs and cancels seeks here; the tournament runner takes an en
 seek when its game is due, and withdraws the ones no tournament wants any more. One table for
 both, so neither the lobby nor the tournament has to reach into the other.
 
-Casual seeks are also indexed by what pairs them (`Seek.pairing_key`), and every seek by its
+A seek may name its opponent (a challenge): it pairs only with a seek by that player whose own
+seek names nobody or names the challenger. Casual seeks are indexed by the partners they accept
+(`Seek.offers`: under its pairing key, by anyone or by its named opponent) and each looks up
+where a partner of its own would be filed (`Seek.looks_for`), and every seek is indexed by its
 session: pairing looks only at the seeks it could pair with, and skips at most the seeker's own
 (a connection holds at most `Limits.seeks_per_connection`), so it costs the same with 30,000
-seeks open as with none.
+seeks open as with none, challenges or not.
+
+The lobby listing (`server.listing`) reads the casual seeks oldest first, and says of each why
+it has not paired with the oldest other seek of its game (`unpaired`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -24,6 +30,13 @@ from arbiter.server.limits import Limits
 
 if TYPE_CHECKING:
     from arbiter.server.session import Session
+
+
+PairingKey = tuple[str, str, TimeControl]
+IndexKey = tuple[PairingKey, str, str | None]
+"""Where a casual seek is filed: (pairing key, kind, name). Kind `anyone` (name None) or `by`
+(the seeker's name) for a seek that names nobody; `for` (the opponent) or `pair` (seeker and
+opponent, joined by a line feed, which no name holds) for a challenge."""
 
 
 @dataclass(eq=False, slots=True)
@@ -37,9 +50,11 @@ class Seek:
     illegal: str
     player: str | None = None
     """The registered player who seeks, if the session said hello with a token."""
+    opponent: str | None = None
+    """The only player this seek pairs with (a challenge), or None for anyone."""
     kept: bool = False
     """Kept for a tournament game: never paired casually."""
-    pairing_key: tuple[str, str, TimeControl] = field(init=False)
+    pairing_key: PairingKey = field(init=False)
     """What two seeks must share to be paired. Not `illegal`: that rule is each seat's own
     (it only ever costs the seat that chose it), so a person playing under `retry` can meet
     a bot playing under `forfeit`."""
@@ -48,16 +63,40 @@ class Seek:
         options = json.dumps(self.options, sort_keys=True)
         self.pairing_key = (self.game.name, options, self.time_control)
 
+    @property
+    def name(self) -> str:
+        return self.session.name
+
+    def offers(self) -> tuple[IndexKey, IndexKey]:
+        """Where this seek is filed: under each key a partner of its looks up."""
+        key = self.pairing_key
+        if self.opponent is None:
+            return (key, "anyone", None), (key, "by", self.name)
+        return (key, "for", self.opponent), (key, "pair", f"{self.name}\n{self.opponent}")
+
+    def looks_for(self) -> tuple[IndexKey, IndexKey]:
+        """Where its partners are filed: a seek for anyone (or for this seeker), or by the named
+        opponent (for anyone, or for this seeker)."""
+        key = self.pairing_key
+        if self.opponent is None:
+            return (key, "anyone", None), (key, "for", self.name)
+        return (key, "by", self.opponent), (key, "pair", f"{self.opponent}\n{self.name}")
+
 
 class Seeks:
-    """Every open seek by id, oldest first; casual ones also by pairing key, all by session."""
+    """Every open seek by id, oldest first; casual ones also by game and by the partners they
+    accept, all by session."""
 
     def __init__(self, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()
         self._open: dict[int, Seek] = {}
-        self._casual: dict[tuple[str, str, TimeControl], dict[int, Seek]] = {}
+        self._casual: dict[int, Seek] = {}
+        self._games: dict[str, dict[int, Seek]] = {}
+        self._offers: dict[IndexKey, dict[int, Seek]] = {}
         self._of: dict[Session, dict[int, Seek]] = {}
         self._last_id = 0
+        self.on_change: Callable[[], None] = _nothing
+        """Called whenever a seek opens or closes (the lobby's followers hear of it)."""
 
     def next_id(self) -> int:
         self._last_id += 1
@@ -79,18 +118,48 @@ class Seeks:
         self._open[seek.id] = seek
         self._of.setdefault(seek.session, {})[seek.id] = seek
         if not seek.kept:
-            self._casual.setdefault(seek.pairing_key, {})[seek.id] = seek
+            self._casual[seek.id] = seek
+            self._games.setdefault(seek.game.name, {})[seek.id] = seek
+            for key in seek.offers():
+                self._offers.setdefault(key, {})[seek.id] = seek
+        self.on_change()
 
     def _remove(self, seek: Seek) -> None:
         del self._open[seek.id]
         _discard(self._of, seek.session, seek)
-        _discard(self._casual, seek.pairing_key, seek)
+        if self._casual.pop(seek.id, None) is not None:
+            _discard(self._games, seek.game.name, seek)
+            for key in seek.offers():
+                _discard(self._offers, key, seek)
+        self.on_change()
 
     def pop_partner(self, mine: Seek) -> Seek | None:
         """Take out the oldest casual seek `mine` can be paired with, if any."""
-        for seek in self._casual.get(mine.pairing_key, {}).values():
+        found = [self._first_other(mine, key) for key in mine.looks_for()]
+        partner = min((seek for seek in found if seek is not None), key=_age, default=None)
+        if partner is not None:
+            self._remove(partner)
+        return partner
+
+    def _first_other(self, mine: Seek, key: IndexKey) -> Seek | None:
+        for seek in self._offers.get(key, {}).values():
             if seek.session is not mine.session:
-                self._remove(seek)
+                return seek
+        return None
+
+    def casual(self) -> Iterator[Seek]:
+        """The casual seeks, oldest first."""
+        return iter(self._casual.values())
+
+    @property
+    def casual_count(self) -> int:
+        return len(self._casual)
+
+    def rival(self, mine: Seek) -> Seek | None:
+        """The oldest other casual seek of `mine`'s game (by another connection): the one the
+        listing compares it with. The scan skips only the seeker's own seeks."""
+        for seek in self._games.get(mine.game.name, {}).values():
+            if seek.session is not mine.session:
                 return seek
         return None
 
@@ -132,6 +201,14 @@ class Seeks:
 
 
 K = TypeVar("K")
+
+
+def _age(seek: Seek) -> int:
+    return seek.id
+
+
+def _nothing() -> None:
+    """What a change of the table sets off until the lobby says otherwise."""
 
 
 def _discard(index: dict[K, dict[int, Seek]], key: K, seek: Seek) -> None:

@@ -257,6 +257,10 @@ class Arena(Protocol):
         """The match's outcome, or None if a server error stopped it."""
         ...
 
+    def changed(self) -> None:
+        """A tournament's progress changed (the lobby listing shows it)."""
+        ...
+
 
 class Desk:
     """The lobby's tournament office: creates, starts and describes tournaments, and finds the
@@ -519,6 +523,7 @@ class Runner:
             nursery.cancel_scope.cancel()
         tournament.row = replace(tournament.row, status="finished")
         await self.storage.set_tournament_status(tournament.row.id, "finished")
+        self.arena.changed()
         for player in tournament.row.entrants:
             self.desk.release_seeks(player, tournament.row.game)
 
@@ -713,6 +718,7 @@ class Runner:
         game.winner = outcome.winner
         game.reason = outcome.reason
         game.defaults = defaults
+        self.arena.changed()
         for player in (game.first, game.second):
             self.desk.release_seeks(player, self.tournament.row.game)
 

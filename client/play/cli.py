@@ -10,7 +10,13 @@ from typing import Any
 
 import trio
 
-from arbiter.client.options import TIME_HELP, add_server_option, server_tls, time_control
+from arbiter.client.options import (
+    TIME_HELP,
+    add_server_option,
+    player_name_arg,
+    server_tls,
+    time_control,
+)
 from arbiter.client.player_module import agent_or_module
 from arbiter.games import GAME_NAMES, get_game
 
@@ -50,6 +56,12 @@ def add_parsers(commands: Any) -> None:
     play.add_argument("--seat", help="your seat against an agent (default: the first to move)")
     play.add_argument("--seed", type=int, help="seed for a random start and for the agent")
     play.add_argument("--name", help="the name you play under (default: your login)")
+    play.add_argument(
+        "--opponent",
+        type=player_name_arg,
+        metavar="NAME",
+        help="with --server: play only against this player (a challenge)",
+    )
     play.set_defaults(run=run_play, parser=play)
 
     watch = commands.add_parser(
@@ -92,9 +104,11 @@ def run_play(args: argparse.Namespace) -> int:
     name = args.name or default_name()
     if args.seat is not None and args.vs in (None, HUMAN):
         args.parser.error("--seat chooses your seat against an agent (--vs AGENT)")
+    if args.opponent is not None and not args.server:
+        args.parser.error("--opponent challenges a player on a server: use it with --server")
     display = open_display()
     if args.server:
-        setup = Setup(game, args.seed, args.time)
+        setup = Setup(game, args.seed, args.time, args.opponent)
         return _run(play_on_server, setup, display, *args.server, name, server_tls(args))
     setup = Setup(game, args.seed, args.time or time_control(LOCAL_TIME))
     if args.vs == HUMAN:

@@ -35,6 +35,8 @@ class Setup:
     seed: int | None
     time: TimeControl | None
     """None: the server's default for the game."""
+    opponent: str | None = None
+    """The only player a person's seek on a server pairs with (a challenge), or None."""
 
     def wire_time(self) -> dict[str, float]:
         return {} if self.time is None else self.time.to_wire()
@@ -46,6 +48,7 @@ class Setup:
             time=self.wire_time(),
             hints=True,
             illegal="retry",
+            opponent=self.opponent,
         )
 
 

@@ -23,7 +23,7 @@ WIRE_CODES = {
     "bad_tournament", "not_allowed", "too_many_errors", "server_shutdown", "internal_error",
     "hello_timeout", "too_slow", "ping_timeout", "too_many_connections", "rate_limited",
     "session_replaced",
-    "output_limit", "too_many_seeks", "already_watching",
+    "output_limit", "too_many_seeks", "already_watching", "bad_opponent",
 }  # fmt: skip
 
 

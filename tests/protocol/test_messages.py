@@ -133,13 +133,13 @@ def refused(data: Any) -> PeerError:
 # -- the registry ------------------------------------------------------------------------------
 
 CLIENT_TYPES = [
-    "hello", "list_games", "seek", "cancel_seek", "move", "resign", "watch",
+    "hello", "list_games", "seek", "cancel_seek", "move", "resign", "watch", "lobby",
     "tournament_create", "tournament_start", "tournament_status",
 ]  # fmt: skip
 SERVER_TYPES = [
     "welcome", "error", "games", "seeking", "seek_cancelled", "match_started", "your_turn",
     "move_accepted", "move_refused", "opponent_moved", "game_over", "watching", "resumed",
-    "tournament",
+    "tournament", "lobby_listing",
 ]  # fmt: skip
 
 
@@ -287,6 +287,15 @@ BAD_FIELDS = [
     ("seek", "time", {"move": math.inf}),
     ("seek", "hints", 1),
     ("seek", "hints", None),
+    ("seek", "opponent", ""),
+    ("seek", "opponent", "bob\n"),
+    ("seek", "opponent", "b" * 65),
+    ("lobby", "follow", 1),
+    ("lobby", "follow", None),
+    ("lobby_listing", "seeks", [1]),
+    ("lobby_listing", "matches", [{"match": b"1"}]),
+    ("lobby_listing", "tournaments", [{}] * 51),
+    ("lobby_listing", "seeks_left_out", -1),
     ("ping", "nonce", -5),
     ("your_turn", "time_left", -0.5),
     ("your_turn", "time_left", math.nan),
@@ -330,6 +339,8 @@ VALID = {
         "match": 1, "result": "draw", "winner": None, "reason": "r", "state": {}, "moves": [],
     },
     "games": {"games": []},
+    "lobby": {"follow": True},
+    "lobby_listing": {"seeks": [], "matches": [], "tournaments": []},
     "error": {"code": "c", "message": "m", "ref": None, "match": None},
 }  # fmt: skip
 
@@ -362,6 +373,8 @@ def test_bad_field_cannot_be_built_locally_either(kind: str, name: str, value: A
         ("hello", "token", "t" * 128),
         ("seek", "options", {"seed": 2**64 - 1, "size": 8, "fast": True, "v": "x", "n": None}),
         ("seek", "time", {"move": 0.05, "base": 300}),
+        ("seek", "opponent", "Zoë 王"),
+        ("lobby_listing", "seeks", [{"seek": 1, "unpaired": None}] * 50),
         ("your_turn", "state", {"board": [[0, 1], [None, "x"]], "turn": 0, "f": 0.5}),
         ("your_turn", "legal", []),
         ("your_turn", "state", {"deep": nested(30)}),

@@ -16,13 +16,13 @@ from arbiter.protocol._session import Phase, Session
 
 START, GREETING, OPEN, CLOSED = Phase.START, Phase.GREETING, Phase.OPEN, Phase.CLOSED
 CLIENT_REQUESTS = {
-    "list_games", "seek", "cancel_seek", "move", "resign", "watch",
+    "list_games", "seek", "cancel_seek", "move", "resign", "watch", "lobby",
     "tournament_create", "tournament_start", "tournament_status",
 }  # fmt: skip
 SERVER_REPLIES = {
     "error", "games", "seeking", "seek_cancelled", "match_started", "your_turn",
     "move_accepted", "move_refused", "opponent_moved", "game_over", "watching", "resumed",
-    "tournament",
+    "tournament", "lobby_listing",
 }  # fmt: skip
 
 
