@@ -43,7 +43,8 @@ def checkout_server(checkout: Path, scratch: Path) -> tuple[list[str], dict[str,
     For a baseline measured in the same run: `git worktree add /tmp/before REV`, then pass
     /tmp/before. A checkout from before the single `arbiter` name runs as `python -m server`
     from its folder; a later one through a tree of links, `arbiter/<room>` -> its folders, put
-    ahead of this checkout's editable install on the path.
+    ahead of this checkout's editable install on the path. A checkout whose server holds
+    connections to limits gets `BENCH_LIMITS`, as ours does.
     """
     checkout = checkout.resolve()
     tree = Path(tempfile.mkdtemp(prefix="arbiter-baseline-", dir=scratch))
@@ -53,7 +54,10 @@ def checkout_server(checkout: Path, scratch: Path) -> tuple[list[str], dict[str,
     single_name = "arbiter.server" in (checkout / "pyproject.toml").read_text()
     module = "arbiter.server" if single_name else "server"
     env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{checkout}"}
-    return [sys.executable, "-m", module, "--port", "0"], env
+    command = [sys.executable, "-m", module, "--port", "0"]
+    if "--max-per-address" in (checkout / "server" / "__main__.py").read_text():
+        command += BENCH_LIMITS
+    return command, env
 
 
 def resident_mb(pid: int) -> float:
