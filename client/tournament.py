@@ -29,7 +29,13 @@ from rich.console import Console
 from arbiter import protocol
 from arbiter.agents import Agent
 from arbiter.client.connection import ClientConnection, ConnectionClosed
-from arbiter.client.entrants import ENTRANT_HELP, Program, normalized, parse_program
+from arbiter.client.entrants import (
+    ENTRANT_HELP,
+    LocalEntrants,
+    Program,
+    normalized,
+    parse_program,
+)
 from arbiter.client.options import add_server_option, positive_int, server_tls, time_control
 from arbiter.client.player_module import PlayerCrashed, make_any_agent, play_seat
 from arbiter.client.runner import GameRecord, MessageHook
@@ -447,6 +453,7 @@ def _play_with_program(args: argparse.Namespace, program: Program) -> int:
 
 def _run_local(args: argparse.Namespace) -> int:
     try:
+        trio.run(_check_entrants, args.game, args.agents)
         agents = [normalized(agent) for agent in args.agents]
         if args.db is not None:  # a file to keep: checked (and made, if new) before anything runs
             prepare_database(args.db)
@@ -477,6 +484,14 @@ def _run_local(args: argparse.Namespace) -> int:
         return 130
     print_standings(status, Console())
     return 0
+
+
+async def _check_entrants(game: str, agents: list[str]) -> None:
+    """Each entrant one this command can run (`UnknownEntrant` if not), named in the user's
+    words before a server starts."""
+    launcher = LocalEntrants.arbiter()
+    for agent in agents:
+        await launcher.entrant(game, agent)
 
 
 def _until_interrupted(

@@ -132,9 +132,12 @@ def _playing(status: protocol.Tournament) -> str:
 
 def follower() -> Follower:
     """A follower printing its lines to stdout, with a bar on the terminal: below the lines when
-    stdout is one, else on stderr (so stdout, piped or logged, holds the lines alone)."""
+    stdout is one, else on stderr if that is one (so stdout, piped or logged, holds the lines
+    alone); no bar when neither is a terminal."""
     lines = Console(highlight=False)
     bar_console = lines if lines.is_terminal else Console(stderr=True)
+    if not bar_console.is_terminal:
+        return Follower(lines)
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
