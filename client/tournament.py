@@ -447,7 +447,8 @@ def _play_with_program(args: argparse.Namespace, program: Program) -> int:
         tls=server_tls(args),
     )
     runs = trio.run(play)
-    print(f"{args.name}: no game left in {args.tournament} (the program ran {runs} times)")
+    times = "once" if runs == 1 else f"{runs} times"
+    print(f"{args.name}: no game left in {args.tournament} (the program ran {times})")
     return 0
 
 

@@ -14,12 +14,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import trio
 
 from arbiter import protocol
+from arbiter.client.connection import ClientConnection
 from arbiter.client.entrants import parse_program
+from arbiter.client.tournament import request
 from arbiter.server.app import UnknownEntrant, open_records, read_records, read_tournaments
+from tests.conftest import RunningServer
+from tests.node_client import need_node, ready_client
 from tests.processes import CLI, ROOT, start_bots, start_server
-from tests.tournament.helpers import arbiter, text
+from tests.tournament.helpers import arbiter, register, text
 
 TEMPLATE = ROOT / "agents" / "templates" / "kings_court.py"
 QUICK = ["--time", "move=1", "--option", "no_capture_limit=6"]
@@ -249,3 +254,70 @@ async def test_each_result_comes_as_a_line_with_the_progress_and_an_eta() -> Non
     assert len(pairs) == 6 and all({a, b} <= seats and a != b for a, b in pairs)
     for m in lines:  # the score, who won (or a draw), and how the game ended
         assert re.fullmatch(r"[01½]-[01½]( \(\w+\))?, (\S+ wins|draw|both forfeit) \(.+\)", m[6])
+
+
+# -- a program of any language -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def node_client(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return ready_client(tmp_path_factory.mktemp("node-client"))
+
+
+async def test_a_built_in_agent_a_player_module_and_the_node_client_play_a_tournament(
+    tmp_path: Path, node_client: Path
+) -> None:
+    program = f"cmd={need_node()} {node_client / 'client.js'},name=node"
+    done = await arbiter(
+        "tournament", "local", "kings-court", "greedy", str(TEMPLATE), program,
+        "--time", "move=2", "--option", "no_capture_limit=6", "--db", "kept.db", cwd=tmp_path,
+    )  # fmt: skip
+    output = text(done)
+    assert len(result_lines(output)) == 6
+    status = the_tournament(tmp_path / "kept.db")
+    assert status.entrants == ["local-greedy", "local-kings_court", "local-node"]
+    for line in status.standings:  # each played its four games: nobody crashed nor was absent
+        assert line["games"] == 4 and sum(line["defaults"].values()) == 0, line
+        assert line["points"] == line["wins"] + line["draws"] / 2
+        assert line["wins"] + line["draws"] + line["losses"] + line["forfeits"] == 4
+    scores = {player: 0.0 for player in status.entrants}
+    for game in status.games:
+        scores[game["first"]] += game["scores"][0]
+        scores[game["second"]] += game["scores"][1]
+    assert {line["player"]: line["points"] for line in status.standings} == scores
+    assert_played_once_each(tmp_path / "kept.db", entrants=3, rounds=1)
+
+
+async def test_tournament_play_runs_a_program_as_a_registered_player(
+    server: RunningServer, node_client: Path
+) -> None:
+    tokens = register(server.db, "ann", "ben")
+    boss = register(server.db, "boss", role="admin")["boss"]
+    where = ["--server", f"{server.host}:{server.port}"]
+    text(
+        await arbiter(
+            "tournament", "create", "cup", "--game", "kings-court", "--players", "ann,ben",
+            "--time", "move=2", "--option", "no_capture_limit=6", *where, "--name", "boss",
+            token=boss,
+        )
+    )  # fmt: skip
+    text(await arbiter("tournament", "start", "cup", *where, "--name", "boss", token=boss))
+    outputs: dict[str, str] = {}
+
+    async def play(name: str, agent: str) -> None:
+        done = await arbiter(
+            "tournament", "play", "cup", "--agent", agent, *where, "--name", name,
+            token=tokens[name],
+        )  # fmt: skip
+        outputs[name] = text(done)
+
+    async with trio.open_nursery() as teams:
+        teams.start_soon(play, "ann", f"cmd={need_node()} {node_client / 'client.js'}")
+        teams.start_soon(play, "ben", "random")
+    lines = outputs["ann"].splitlines()  # the program's own output, then play's last word
+    assert lines[-1] == "ann: no game left in cup (the program ran once)"
+    assert sum(line.startswith("game over after") for line in lines) == 2
+    async with await ClientConnection.open(server.host, server.port, "guest") as guest:
+        cup = await request(guest, protocol.TournamentStatus(tournament="cup"))
+    assert cup.status == "finished"
+    assert all(game["status"] == "finished" and not any(game["defaults"]) for game in cup.games)
