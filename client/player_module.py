@@ -220,8 +220,14 @@ def _module_traceback(error: BaseException) -> str:
 
 
 def _reply(replies: TextIO, message: dict[str, Any]) -> None:
-    replies.write(json.dumps(message) + "\n")
-    replies.flush()
+    """Answer the client; if it is gone (its process ended, as a finished tournament's are
+    stopped), nobody is left to answer or to read a traceback: the host ends at once, quietly
+    (`os._exit`, or flushing the broken pipe at exit would print one)."""
+    try:
+        replies.write(json.dumps(message) + "\n")
+        replies.flush()
+    except BrokenPipeError:
+        os._exit(0)
 
 
 # --------------------------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 Directors (admin accounts) `create` and `start`; anyone reads `status` and `standings`. A team
 enters with `play`, which connects under its registered name and token and plays every game the
-server seats it in, reconnecting if the server restarts, until it has no game left. `local` runs
-a whole tournament of built-in agents through a real server on 127.0.0.1 and prints the table.
+server seats it in, reconnecting if the server restarts, until it has no game left; its agent
+is a built-in one, a Player module, or a program of any language (`cmd=...`, `client.entrants`).
+`local` runs a whole tournament of such entrants through a real server on 127.0.0.1
+(`client.tournament_local`), and `standings --db FILE` reads a kept one without a server.
 
 Tokens come from `--token` or the `ARBITER_TOKEN` environment variable (which keeps them out of
 the process list and the shell history).
@@ -14,43 +16,46 @@ from __future__ import annotations
 import argparse
 import os
 import ssl
+import subprocess
 import sys
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import trio
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from arbiter import protocol
-from arbiter.agents import Agent, agents_for
-from arbiter.client.connection import ClientConnection, ConnectionClosed, ServerError
+from arbiter.agents import Agent
+from arbiter.client.connection import ClientConnection, ConnectionClosed
+from arbiter.client.entrants import (
+    ENTRANT_HELP,
+    LocalEntrants,
+    Program,
+    normalized,
+    parse_program,
+)
 from arbiter.client.options import add_server_option, positive_int, server_tls, time_control
 from arbiter.client.player_module import PlayerCrashed, make_any_agent, play_seat
 from arbiter.client.runner import GameRecord, MessageHook
 from arbiter.client.tables import print_games, print_standings
+from arbiter.client.tournament_follow import Follower, follower, request
+from arbiter.client.tournament_local import LocalError, Plan, interrupted, plan, run_local
 from arbiter.games import GAME_NAMES, Game, get_game
 from arbiter.protocol import TimeControl
 from arbiter.server.app import (
-    AgentProgram,
     StorageError,
-    admin_token,
-    local_server,
+    UnknownEntrant,
+    environment,
     prepare_database,
+    read_tournaments,
 )
 
 TOKEN_VARIABLE = "ARBITER_TOKEN"
-FOLLOW_SECONDS = 1.0
-"""How often `status --follow` asks the server for news."""
 RECONNECT_PAUSE = 0.5
-LOCAL_NAME = "local"
-LOCAL_DIRECTOR = "director"
-LOCAL_WAIT = 60.0
-"""How long a local tournament's game waits for its agents: their processes start in a second
-or two, but a loaded machine may take longer."""
+PROGRAM_PAUSE = 1.0
+"""Pause before running a program entrant again while its player has games left."""
 
 OPTION_HELP = "a game option, e.g. no_capture_limit=20 (repeatable)"
 
@@ -58,15 +63,6 @@ AgentMaker = Callable[[Game[Any, Any], int], Agent]
 
 
 # -- talking to the server -----------------------------------------------------------------------
-
-
-async def request(connection: ClientConnection, message: protocol.Message) -> protocol.Tournament:
-    """Send a tournament request and return the `tournament` answer (`ServerError` on refusal)."""
-    await connection.send(message)
-    while True:
-        answer = await connection.receive()
-        if isinstance(answer, protocol.Tournament):
-            return answer
 
 
 def games_left(status: protocol.Tournament, player: str) -> int:
@@ -160,6 +156,35 @@ async def _play_games(
             on_result(record)
 
 
+async def play_program(
+    host: str,
+    port: int,
+    tournament: str,
+    *,
+    name: str,
+    token: str,
+    program: Program,
+    reconnect: float = 60.0,
+    tls: ssl.SSLContext | None = None,
+) -> int:
+    """Play `name`'s games with a program (`cmd=`): run it, told where to connect and as whom
+    in its environment (`server.app.environment`), again whenever it exits while `name` has
+    games left. Returns how many times it ran."""
+    runs = 0
+    while True:
+        async with await _connect(host, port, name, token, reconnect, tls) as connection:
+            status = await request(connection, protocol.TournamentStatus(tournament=tournament))
+        if not games_left(status, name):
+            return runs
+        if runs:
+            await trio.sleep(PROGRAM_PAUSE)
+        told = environment((host, port), name, token, status.game, tournament)
+        await trio.run_process(
+            program.command, env={**os.environ, **told}, stdin=subprocess.DEVNULL, check=False
+        )
+        runs += 1
+
+
 async def _connect(
     host: str, port: int, name: str, token: str, patience: float, tls: ssl.SSLContext | None
 ) -> ClientConnection:
@@ -174,104 +199,6 @@ async def _connect(
     return await ClientConnection.open(host, port, name, token, tls=tls)
 
 
-async def follow(
-    connection: ClientConnection, tournament: str, progress: Progress | None
-) -> protocol.Tournament:
-    """Ask for the status until the tournament is finished, moving the progress bar."""
-    task = None
-    while True:
-        status = await request(connection, protocol.TournamentStatus(tournament=tournament))
-        done = sum(1 for game in status.games if game["status"] == "finished")
-        if progress is not None:
-            if task is None:
-                task = progress.add_task(tournament, total=len(status.games))
-            progress.update(task, completed=done, description=_playing(status))
-        if status.status == "finished":
-            return status
-        await trio.sleep(FOLLOW_SECONDS)
-
-
-def _playing(status: protocol.Tournament) -> str:
-    live = [g for g in status.games if g["status"] == "playing"]
-    if not live:
-        return f"{status.name}: {status.status}"
-    shown = ", ".join(f"{g['first']}-{g['second']}" for g in live[:3])
-    return f"{status.name}: {shown}" + (" ..." if len(live) > 3 else "")
-
-
-def progress_bar(console: Console) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("games"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    )
-
-
-# -- a local tournament --------------------------------------------------------------------------
-
-
-async def run_local(
-    game: str,
-    agents: list[str],
-    *,
-    rounds: int = 1,
-    time: dict[str, float] | None = None,
-    options: dict[str, Any] | None = None,
-    concurrency: int = 1,
-    db_path: Path | None = None,
-    progress: Progress | None = None,
-) -> protocol.Tournament:
-    """A whole tournament of built-in agents through a real server on 127.0.0.1: the server
-    runs each agent as its own client process, exactly as for a remote tournament."""
-    with tempfile.TemporaryDirectory(prefix="arbiter-tournament-") as scratch:
-        db = db_path or Path(scratch) / "tournament.db"
-        token = admin_token(db, LOCAL_DIRECTOR)
-        async with (
-            local_server(db, local_agents=BuiltInAgents.arbiter()) as (host, port),
-            await ClientConnection.open(host, port, LOCAL_DIRECTOR, token) as connection,
-        ):
-            create = protocol.TournamentCreate(
-                name=await _fresh_name(connection),
-                game=game,
-                local=agents,
-                options=options or {},
-                time=time or {},
-                rounds=rounds,
-                concurrency=concurrency,
-                wait=LOCAL_WAIT,
-            )
-            await request(connection, create)
-            await request(connection, protocol.TournamentStart(tournament=create.name))
-            return await follow(connection, create.name, progress)
-
-
-class BuiltInAgents(AgentProgram):
-    """The agents of this `arbiter` program, for a server started here: the names come from the
-    registry in this process, and each agent runs as `arbiter tournament play` (make one with
-    `BuiltInAgents.arbiter()`)."""
-
-    async def names(self, game: str) -> Sequence[str]:
-        return [info.name for info in agents_for(game)]
-
-
-async def _fresh_name(connection: ClientConnection) -> str:
-    """`local`, or `local-2`... when a kept `--db` file has run local tournaments before."""
-    name, number = LOCAL_NAME, 1
-    while True:
-        try:
-            await request(connection, protocol.TournamentStatus(tournament=name))
-        except ServerError as error:
-            if error.code == protocol.ErrorCode.UNKNOWN_TOURNAMENT:
-                return name
-            raise
-        number += 1
-        name = f"{LOCAL_NAME}-{number}"
-
-
 # -- the command line ----------------------------------------------------------------------------
 
 
@@ -284,7 +211,9 @@ def add_parsers(commands: Any) -> None:
     create.add_argument("tournament", metavar="NAME")
     create.add_argument("--game", required=True, choices=GAME_NAMES)
     create.add_argument("--players", type=_names, default=[], help="registered names: a,b,c")
-    create.add_argument("--local", type=_names, default=[], help="built-in agents: greedy,random")
+    create.add_argument(
+        "--local", type=_names, default=[], help="built-in agents the server runs: greedy,random"
+    )
     create.add_argument("--time", type=time_control, help="move=2, clock=60+1...")
     create.add_argument("--rounds", type=positive_int, default=1)
     create.add_argument("--concurrency", type=positive_int, default=1, help="games at once")
@@ -300,21 +229,27 @@ def add_parsers(commands: Any) -> None:
 
     status = actions.add_parser("status", help="progress and the games of a tournament")
     status.add_argument("tournament", metavar="NAME")
-    status.add_argument("--follow", action="store_true", help="a progress bar until it ends")
+    status.add_argument(
+        "--follow", action="store_true", help="each result and a progress bar until it ends"
+    )
     status.set_defaults(run=_run_status)
 
     table = actions.add_parser("standings", help="standings, crosstable and ratings")
-    table.add_argument("tournament", metavar="NAME")
+    table.add_argument("tournament", metavar="NAME", nargs="?")
+    table.add_argument("--tournament", dest="named", metavar="NAME", help="the same as NAME")
+    table.add_argument(
+        "--db", type=Path, help="read a server's file, no server needed (default NAME: its last)"
+    )
     table.set_defaults(run=_run_standings)
 
     play = actions.add_parser("play", help="play your games in a tournament with an agent")
     play.add_argument("tournament", metavar="NAME")
-    play.add_argument("--agent", required=True, help="a built-in agent or a Player MODULE.py")
+    play.add_argument("--agent", required=True, help=ENTRANT_HELP)
     play.add_argument("--seed", type=int, help="seed for the agent's random choices")
     play.add_argument("--reconnect", type=float, default=60.0, help="seconds to keep retrying")
 
     for action in (create, start, status, table, play):
-        add_server_option(action, required=True)
+        add_server_option(action, required=action is not table)
         action.add_argument(
             "--name",
             default=os.environ.get("ARBITER_NAME", "spectator"),
@@ -327,16 +262,19 @@ def add_parsers(commands: Any) -> None:
         )
     play.set_defaults(run=_run_play)
 
-    local = actions.add_parser("local", help="a tournament of built-in agents on this machine")
+    local = actions.add_parser("local", help="a tournament of your agents on this machine")
     local.add_argument("game", choices=GAME_NAMES)
-    local.add_argument("agents", nargs="+", metavar="AGENT")
+    local.add_argument("agents", nargs="+", metavar="ENTRANT", help=ENTRANT_HELP)
     local.add_argument("--rounds", type=positive_int, default=1)
     local.add_argument("--time", type=time_control, help="default: the game's")
     local.add_argument("--concurrency", type=positive_int, default=1, help="games at once")
     local.add_argument(
         "--option", type=_option, action="append", default=[], metavar="K=V", help=OPTION_HELP
     )
-    local.add_argument("--db", type=Path, help="keep the records in this SQLite file")
+    local.add_argument(
+        "--db", type=Path, help="keep the records in this SQLite file (a rerun resumes)"
+    )
+    local.add_argument("--new", action="store_true", help="another tournament in the --db file")
     local.set_defaults(run=_run_local)
 
 
@@ -405,18 +343,45 @@ def _run_status(args: argparse.Namespace) -> int:
         print_games(status, console)
         return 0
 
-    async def watch() -> protocol.Tournament:
+    async def watch(following: Follower) -> protocol.Tournament:
         async with await _open(args) as connection:
-            with progress_bar(console) as progress:
-                return await follow(connection, args.tournament, progress)
+            return await following.follow(connection, args.tournament)
 
-    print_standings(trio.run(watch), console)
+    with follower() as following:
+        status = trio.run(watch, following)
+    print_standings(status, console)
     return 0
 
 
 def _run_standings(args: argparse.Namespace) -> int:
-    status = trio.run(_ask, args, protocol.TournamentStatus(tournament=args.tournament))
+    name = args.named or args.tournament
+    if args.db is not None:
+        return _print_kept_standings(args.db, name)
+    if args.server is None or name is None:
+        print(
+            "arbiter: standings need a tournament NAME and --server HOST:PORT, or --db FILE",
+            file=sys.stderr,
+        )
+        return 2
+    status = trio.run(_ask, args, protocol.TournamentStatus(tournament=name))
     print_standings(status, Console())
+    return 0
+
+
+def _print_kept_standings(db: Path, name: str | None) -> int:
+    """The standings of tournament `name` (else the last) in a server's file, read offline."""
+    try:
+        kept = read_tournaments(db)
+    except StorageError as error:
+        print(f"arbiter: cannot read tournaments from {str(db)!r}: {error}", file=sys.stderr)
+        return 1
+    found = [status for status in kept if name in (None, status.name)]
+    if not found:
+        names = ", ".join(status.name for status in kept) or "none"
+        wanted = "no tournament" if name is None else f"no tournament {name!r}"
+        print(f"arbiter: {str(db)!r} holds {wanted} (tournaments: {names})", file=sys.stderr)
+        return 1
+    print_standings(found[-1], Console())
     return 0
 
 
@@ -427,6 +392,13 @@ def _run_play(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    try:
+        program = parse_program(args.agent)
+    except UnknownEntrant as error:
+        print(f"arbiter: {error}", file=sys.stderr)
+        return 2
+    if program is not None:
+        return _play_with_program(args, program)
     host, port = args.server
 
     def agent_for(game: Game[Any, Any], number: int) -> Agent:
@@ -461,27 +433,77 @@ def _run_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _play_with_program(args: argparse.Namespace, program: Program) -> int:
+    host, port = args.server
+    play = partial(
+        play_program,
+        host,
+        port,
+        args.tournament,
+        name=args.name,
+        token=args.token,
+        program=program,
+        reconnect=args.reconnect,
+        tls=server_tls(args),
+    )
+    runs = trio.run(play)
+    times = "once" if runs == 1 else f"{runs} times"
+    print(f"{args.name}: no game left in {args.tournament} (the program ran {times})")
+    return 0
+
+
 def _run_local(args: argparse.Namespace) -> int:
-    if args.db is not None:  # a file to keep: checked (and made, if new) before anything runs
-        try:
+    try:
+        trio.run(_check_entrants, args.game, args.agents)
+        agents = [normalized(agent) for agent in args.agents]
+        if args.db is not None:  # a file to keep: checked (and made, if new) before anything runs
             prepare_database(args.db)
-        except StorageError as error:
-            print(f"arbiter: cannot keep the records in {str(args.db)!r}: {error}", file=sys.stderr)
-            return 1
-    console = Console(stderr=not sys.stdout.isatty())
-    with progress_bar(console) as progress:
-        status = trio.run(
-            partial(
-                run_local,
-                args.game,
-                args.agents,
-                rounds=args.rounds,
-                time=_wire(args.time),
-                options=dict(args.option),
-                concurrency=args.concurrency,
-                db_path=args.db,
-                progress=progress,
-            )
-        )
+        chosen = plan(args.db, args.game, args.new)
+    except StorageError as error:
+        print(f"arbiter: cannot keep the records in {str(args.db)!r}: {error}", file=sys.stderr)
+        return 1
+    except (LocalError, UnknownEntrant) as error:
+        print(f"arbiter: {error}", file=sys.stderr)
+        return 2
+    run = partial(
+        run_local,
+        args.game,
+        agents,
+        rounds=args.rounds,
+        time=_wire(args.time),
+        options=dict(args.option),
+        concurrency=args.concurrency,
+        db_path=args.db,
+    )
+    with follower() as following:
+        announcement = chosen.announcement(args.db)
+        if announcement is not None:
+            following.lines.print(announcement, soft_wrap=True)
+        status = _until_interrupted(run, following, chosen)
+    if status is None:
+        print(f"arbiter: {interrupted(following, args.db)}", file=sys.stderr)
+        return 130
     print_standings(status, Console())
     return 0
+
+
+async def _check_entrants(game: str, agents: list[str]) -> None:
+    """Each entrant one this command can run (`UnknownEntrant` if not), named in the user's
+    words before a server starts."""
+    launcher = LocalEntrants.arbiter()
+    for agent in agents:
+        await launcher.entrant(game, agent)
+
+
+def _until_interrupted(
+    run: Callable[[Follower, Plan], Awaitable[protocol.Tournament]],
+    following: Follower,
+    chosen: Plan,
+) -> protocol.Tournament | None:
+    """The tournament's finished status, or None after Ctrl-C."""
+    status = None
+    try:
+        status = trio.run(run, following, chosen)
+    except* KeyboardInterrupt:
+        pass
+    return status

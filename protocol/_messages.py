@@ -396,7 +396,8 @@ SEATS = texts(NAME_LEN, max_items=2, min_items=2, distinct=True)
 PLAYERS = texts(NAME_LEN, max_items=2, min_items=2)
 MOVES = texts(TEXT_LEN, max_items=MAX_ITEMS)
 ENTRANTS = texts(NAME_LEN, max_items=MAX_ENTRANTS, distinct=True)
-AGENTS = texts(NAME_LEN, max_items=MAX_ENTRANTS)
+AGENTS = texts(TEXT_LEN, max_items=MAX_ENTRANTS)
+"""A local entrant may be a Player module's path or a program's command line, not only a name."""
 OPTIONS = options_map()
 TIME = time_map()
 DATA = data_map()
@@ -620,9 +621,11 @@ class TournamentCreate(Message):
     A double round robin of `game`: every entrant plays every other twice per round, once in
     each seat, for `rounds` rounds, at most `concurrency` games at once. `players` are
     registered names, whose own clients play (they say `hello` with their token, then `seek`
-    the game: the server seats them in their next game). `local` names built-in agents that
-    the server runs itself (one entrant per name: `random` twice enters `random` and
-    `random-2`). `time` and `options` apply to every game (seeds left unset are
+    the game: the server seats them in their next game). `local` names entrants the server
+    runs itself: built-in agents, and on a server that offers them (`arbiter tournament
+    local`'s) Player module files and programs (`cmd=COMMAND`). Each plays under a seat name
+    of its own, `local-` and its name (`random` twice enters `local-random` and
+    `local-random-2`). `time` and `options` apply to every game (seeds left unset are
     drawn per pair of games, the same for both colours). A game that is due waits `wait`
     seconds for an absent player, who then defaults. The answer is `tournament`.
     """

@@ -7,8 +7,9 @@ for port 0. `local_server` is the same server on a free port of 127.0.0.1 for th
 `async with` block: what `arbiter referee`, `play`, `check` and `tournament local` referee on.
 
 A client never opens the server's SQLite file itself: the few things it reads or writes there go
-through the functions below (records for `export` and `replay`, an admin's token for a local
-tournament's director), so the file's layout stays the server's business.
+through the functions below (records for `export` and `replay`, tournaments for offline
+standings, an admin's token for a local tournament's director), so the file's layout stays the
+server's business.
 """
 
 from __future__ import annotations
@@ -33,12 +34,19 @@ from arbiter.server.admission import DEFAULT, UNLIMITED, Admission, Doorway
 from arbiter.server.database import open_database
 from arbiter.server.limits import Limits
 from arbiter.server.lobby import Lobby
-from arbiter.server.local_agents import AgentProgram, LocalAgents, LocalAgentsError
+from arbiter.server.local_agents import (
+    AgentProgram,
+    LocalAgents,
+    LocalAgentsError,
+    UnknownEntrant,
+    environment,
+)
 from arbiter.server.records import FullRecord, MoveRow, read_records
 from arbiter.server.records import open_read_only as open_records
 from arbiter.server.session import Session
-from arbiter.server.sqlite_storage import DatabaseInUse, SQLiteStorage
+from arbiter.server.sqlite_storage import DatabaseInUse, SQLiteStorage, load_tournaments
 from arbiter.server.standings import DEFAULT_KINDS
+from arbiter.server.tournament import Tournament
 
 __all__ = [
     "DEFAULT_KINDS",
@@ -53,12 +61,15 @@ __all__ = [
     "MoveRow",
     "RecordsFile",
     "StorageError",
+    "UnknownEntrant",
     "admin_token",
     "bound_port",
+    "environment",
     "local_server",
     "open_records",
     "prepare_database",
     "read_records",
+    "read_tournaments",
     "serve",
     "server_tls",
 ]
@@ -262,3 +273,15 @@ def admin_token(db_path: str | Path, name: str) -> str:
         return accounts.renew(db, name)
     finally:
         db.close()
+
+
+def read_tournaments(db_path: str | Path) -> list[protocol.Tournament]:
+    """Every tournament in a server's file, oldest first, as `tournament_status` describes it
+    (standings included), read without a server: safe beside a running one. `StorageError` if
+    the file cannot be read."""
+    db = open_records(db_path)
+    try:
+        stored = load_tournaments(db)
+    finally:
+        db.close()
+    return [Tournament(one.row, one.games).message() for one in stored]

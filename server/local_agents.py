@@ -1,4 +1,4 @@
-"""Built-in agents a server may run as tournament entrants, offered by whoever starts it.
+"""Entrants a server runs itself in a tournament (`local`), offered by whoever starts it.
 
 The server knows no agent: it is a referee, and `agents/` and `client/` are another room's
 business. Whoever starts the server hands it a `LocalAgents`: which agents it offers for a game,
@@ -12,6 +12,15 @@ into games defaulted one by one, long after the director could have been told. A
 launcher keeps the refusal at `tournament_create` with the list of names, and the launcher may
 answer from memory (the `arbiter` client does: `client.tournament` starts a server with its own
 registry) or by asking the program it launches (`AgentProgram`, what `arbiter-server` uses).
+
+A launcher may offer more than built-in agents: the one `arbiter tournament local` starts also
+runs Player module files and any program that speaks the protocol (`client.entrants`), because
+whoever typed them is the one whose machine runs them. `arbiter-server`'s runs only the built-in
+agents: a tournament request is no way to run a program on a shared server's machine.
+
+Every process the server starts for an entrant learns from its environment (`environment`)
+where to connect, under which name and token, and for which game and tournament: so a program
+in any language needs no command-line convention of ours to take part.
 """
 
 from __future__ import annotations
@@ -24,22 +33,51 @@ from typing import Protocol
 
 import trio
 
+SERVER_VARIABLE = "ARBITER_SERVER"
+NAME_VARIABLE = "ARBITER_NAME"
+TOKEN_VARIABLE = "ARBITER_TOKEN"
+GAME_VARIABLE = "ARBITER_GAME"
+TOURNAMENT_VARIABLE = "ARBITER_TOURNAMENT"
+
 
 class LocalAgentsError(Exception):
     """The launcher cannot say which agents it offers (its program is missing or broken)."""
 
 
-class LocalAgents(Protocol):
-    """What the server needs to run built-in agents in a tournament."""
+class UnknownEntrant(LocalAgentsError):
+    """The launcher cannot run this entrant; the sentence says why and what it can run."""
 
-    async def names(self, game: str) -> Sequence[str]:
-        """The agents offered for `game` (`LocalAgentsError` if that cannot be found out)."""
+
+def environment(
+    server: tuple[str, int], name: str, token: str, game: str, tournament: str
+) -> dict[str, str]:
+    """What an entrant's process is told: `ARBITER_SERVER` (HOST:PORT), `ARBITER_NAME`,
+    `ARBITER_TOKEN`, `ARBITER_GAME` and `ARBITER_TOURNAMENT`. The token goes in the
+    environment, never on a command line, where every user of the machine could read it."""
+    host, port = server
+    return {
+        SERVER_VARIABLE: f"{host}:{port}",
+        NAME_VARIABLE: name,
+        TOKEN_VARIABLE: token,
+        GAME_VARIABLE: game,
+        TOURNAMENT_VARIABLE: tournament,
+    }
+
+
+class LocalAgents(Protocol):
+    """What the server needs to run entrants of its own in a tournament."""
+
+    async def entrant(self, game: str, agent: str) -> str:
+        """The seat name `agent` plays under in `game` (before the server's `local-` prefix and
+        any number); `UnknownEntrant` if this launcher cannot run it, `LocalAgentsError` if it
+        cannot tell."""
         ...
 
     def command(
         self, tournament: str, server: tuple[str, int], name: str, agent: str, seed: int
     ) -> list[str]:
-        """The command that plays `name`'s games of `tournament` with `agent` on `server`."""
+        """The command that plays `name`'s games of `tournament` with `agent` on `server` (its
+        process also gets `environment`)."""
         ...
 
 
@@ -58,7 +96,18 @@ class AgentProgram:
         (by module, so it works from a source checkout as well as from an installed script)."""
         return cls([sys.executable, "-m", "arbiter.client.cli"])
 
+    async def entrant(self, game: str, agent: str) -> str:
+        """A built-in agent plays under its own name."""
+        known = await self.names(game)
+        if agent not in known:
+            raise UnknownEntrant(
+                f"no built-in agent {agent!r} for {game}"
+                f" (agents: {', '.join(sorted(known)) or 'none on this server'})"
+            )
+        return agent
+
     async def names(self, game: str) -> Sequence[str]:
+        """The built-in agents offered for `game`."""
         if game not in self._names:
             self._names[game] = await self._ask(game)
         return self._names[game]

@@ -454,48 +454,7 @@ class SQLiteStorage:
 
     async def load_tournaments(self) -> list[StoredTournament]:
         """Every tournament with its schedule and the results so far (a server's start-up)."""
-        return await self._run(self._load_tournaments)
-
-    def _load_tournaments(self) -> list[StoredTournament]:
-        games: dict[int, list[ScheduledGame]] = {}
-        for row in self._db.execute(
-            "SELECT g.tournament_id, g.number, g.round, g.first, g.second, g.match_id,"
-            " m.status, m.result, m.reason,"
-            " CASE WHEN m.winner IS NULL THEN NULL WHEN m.winner = r.seat THEN 0 ELSE 1 END,"
-            " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 0),"
-            " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 1)"
-            " FROM tournament_games g LEFT JOIN matches m ON m.id = g.match_id"
-            " LEFT JOIN results r ON r.match_id = g.match_id AND r.seat_index = 0"
-            " ORDER BY g.tournament_id, g.number"
-        ):
-            number, round_, first, second = row[1:5]
-            game = ScheduledGame(number, round_, first, second, row[5], row[6] or "waiting")
-            game.result, game.reason, game.winner = row[7], row[8], row[9]
-            game.defaults = (row[10], row[11])
-            games.setdefault(row[0], []).append(game)
-        return [
-            StoredTournament(
-                TournamentRow(
-                    id=row[0],
-                    name=row[1],
-                    game=row[2],
-                    options=json.loads(row[3]),
-                    time_control=json.loads(row[4]),
-                    rounds=row[5],
-                    concurrency=row[6],
-                    wait=row[7],
-                    entrants=json.loads(row[8]),
-                    local=json.loads(row[9]),
-                    status=row[10],
-                    created_by=row[11],
-                ),
-                games.get(row[0], []),
-            )
-            for row in self._db.execute(
-                "SELECT id, name, game, options, time_control, rounds, concurrency, wait,"
-                " entrants, local, status, created_by FROM tournaments ORDER BY id"
-            )
-        ]
+        return await self._run(load_tournaments, self._db)
 
     # -- accounts ------------------------------------------------------------------------
 
@@ -507,3 +466,47 @@ class SQLiteStorage:
 
     async def issue_local_token(self, name: str) -> str:
         return await self._run(accounts.issue_local, self._db, name)
+
+
+def load_tournaments(db: sqlite3.Connection) -> list[StoredTournament]:
+    """Every tournament in a server's file with its schedule and results so far: what a server
+    resumes at start-up, and what `arbiter tournament standings --db` reads without one."""
+    games: dict[int, list[ScheduledGame]] = {}
+    for row in db.execute(
+        "SELECT g.tournament_id, g.number, g.round, g.first, g.second, g.match_id,"
+        " m.status, m.result, m.reason,"
+        " CASE WHEN m.winner IS NULL THEN NULL WHEN m.winner = r.seat THEN 0 ELSE 1 END,"
+        " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 0),"
+        " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 1)"
+        " FROM tournament_games g LEFT JOIN matches m ON m.id = g.match_id"
+        " LEFT JOIN results r ON r.match_id = g.match_id AND r.seat_index = 0"
+        " ORDER BY g.tournament_id, g.number"
+    ):
+        number, round_, first, second = row[1:5]
+        game = ScheduledGame(number, round_, first, second, row[5], row[6] or "waiting")
+        game.result, game.reason, game.winner = row[7], row[8], row[9]
+        game.defaults = (row[10], row[11])
+        games.setdefault(row[0], []).append(game)
+    return [
+        StoredTournament(
+            TournamentRow(
+                id=row[0],
+                name=row[1],
+                game=row[2],
+                options=json.loads(row[3]),
+                time_control=json.loads(row[4]),
+                rounds=row[5],
+                concurrency=row[6],
+                wait=row[7],
+                entrants=json.loads(row[8]),
+                local=json.loads(row[9]),
+                status=row[10],
+                created_by=row[11],
+            ),
+            games.get(row[0], []),
+        )
+        for row in db.execute(
+            "SELECT id, name, game, options, time_control, rounds, concurrency, wait,"
+            " entrants, local, status, created_by FROM tournaments ORDER BY id"
+        )
+    ]

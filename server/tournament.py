@@ -13,9 +13,10 @@ tournament's options and time control. A player with no seek open when its game 
 `wait` seconds to open one; then it defaults (`absent`), or both do. The present player still
 gets `match_started` and at once `game_over`, so its client moves on to its next game.
 
-Built-in agents entered with `local` are run by the server as ordinary clients: one
-`arbiter tournament play` process each, which connects back over TCP with a token the server
-issues to it privately (an environment variable), restarted if it dies while it has games left.
+Entrants entered with `local` are run by the server as ordinary clients, under seat names of
+their own (`local-greedy`): one process each (`arbiter tournament play` for a built-in agent, or
+what the launcher says), which connects back over TCP with a token the server issues to it
+privately (in its environment), restarted if it dies while it has games left.
 
 A server killed mid-tournament resumes on restart: finished games stand, and a game that was in
 play is *resumed* from its stored moves, clocks and lag quotas as stored (time that passed while
@@ -42,7 +43,7 @@ from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
 from arbiter.server import accounts
 from arbiter.server.accounts import Account
 from arbiter.server.defaults import DefaultKind, lost_by_default
-from arbiter.server.local_agents import LocalAgents, LocalAgentsError
+from arbiter.server.local_agents import LocalAgents, LocalAgentsError, UnknownEntrant, environment
 from arbiter.server.match import Match
 from arbiter.server.records import MoveRow
 from arbiter.server.seeks import Seek, Seeks
@@ -64,6 +65,10 @@ log = logging.getLogger(__name__)
 MAX_ROUNDS = 100
 MAX_GAMES = 65536
 """A schedule longer than this would not fit one `tournament` message."""
+LOCAL_PREFIX = "local-"
+MAX_LOCAL_BASE = 52
+"""A local seat's name is `local-`, at most this much of its agent's name, and room for `-999`:
+64 characters, an account name's most."""
 LOCAL_RESTART_SECONDS = 1.0
 """Pause before restarting a built-in agent's process that exited while it had games left."""
 
@@ -125,14 +130,17 @@ def pair_seed(tournament: str, round_number: int, first: str, second: str) -> in
     return int.from_bytes(digest[:4], "big") >> 1
 
 
-def local_names(agents: Sequence[str], taken: Sequence[str]) -> dict[str, str]:
-    """Entrant names for built-in agents: the agent's name, numbered when it is already used."""
+def local_names(entrants: Sequence[tuple[str, str]], taken: Sequence[str]) -> dict[str, str]:
+    """Seat names for the server's own entrants, given as (seat name, agent): `local-` and the
+    name, numbered when it is already used. The prefix keeps them off the names people play
+    under: a local `greedy` never takes the account `arbiter bot --agent greedy` connects as."""
     names: dict[str, str] = {}
-    for agent in agents:
-        name, number = agent, 1
+    for base, agent in entrants:
+        stem = LOCAL_PREFIX + base[:MAX_LOCAL_BASE]
+        name, number = stem, 1
         while name in names or name in taken:
             number += 1
-            name = f"{agent}-{number}"
+            name = f"{stem}-{number}"
         names[name] = agent
     return names
 
@@ -385,9 +393,8 @@ class Desk:
     async def _checked_local(
         self, game: Game[Any, Any], agents: Sequence[str], players: Sequence[str]
     ) -> dict[str, str]:
-        if agents:
-            await self._check_agent_names(game, agents)
-        local = local_names(agents, players)
+        seats = [(await self._seat_name(game, agent), agent) for agent in agents]
+        local = local_names(seats, players)
         for name in local:
             found = await self.storage.account_credentials(name)  # lookalikes too
             account = None if found is None else found.account
@@ -399,22 +406,21 @@ class Desk:
                 )
         return local
 
-    async def _check_agent_names(self, game: Game[Any, Any], agents: Sequence[str]) -> None:
-        """Every agent is one the launcher offers for the game (asked only when a tournament
-        enters built-in agents: a launcher may have to run a program to answer)."""
+    async def _seat_name(self, game: Game[Any, Any], agent: str) -> str:
+        """The seat name of an entrant the launcher can run (asked only when a tournament
+        enters local agents: a launcher may have to run a program to answer)."""
+        if self.local_agents is None:
+            raise TournamentError(
+                ErrorCode.BAD_TOURNAMENT, f"no built-in agent {agent!r}: this server runs none"
+            )
         try:
-            known = set(await self.local_agents.names(game.name)) if self.local_agents else set()
+            return await self.local_agents.entrant(game.name, agent)
+        except UnknownEntrant as error:
+            raise TournamentError(ErrorCode.BAD_TOURNAMENT, str(error)) from None
         except LocalAgentsError as error:
             raise TournamentError(
                 ErrorCode.BAD_TOURNAMENT, f"this server cannot run built-in agents: {error}"
             ) from None
-        for agent in agents:
-            if agent not in known:
-                raise TournamentError(
-                    ErrorCode.BAD_TOURNAMENT,
-                    f"no built-in agent {agent!r} for {game.name}"
-                    f" (agents: {', '.join(sorted(known)) or 'none on this server'})",
-                )
 
     async def _start(self, name: str) -> Tournament:
         tournament = self._find(name)
@@ -736,9 +742,12 @@ class Runner:
             while launcher is not None and self.tournament.unfinished(name):
                 token = await self.storage.issue_local_token(name)
                 self._launched[name].set()
+                told = environment(
+                    address, name, token, self.tournament.row.game, self.tournament.name
+                )
                 await trio.run_process(
                     launcher.command(self.tournament.name, address, name, agent, index),
-                    env={**os.environ, "ARBITER_TOKEN": token},
+                    env={**os.environ, **told},
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     check=False,

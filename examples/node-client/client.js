@@ -6,6 +6,12 @@
 // It connects, says hello, seeks one game, answers every your_turn with a random move from the
 // server's hints (the `legal` list), and exits when the game is over: 0 after a finished game,
 // 1 if the server refused something or the connection ended first.
+//
+// As a tournament entrant (`arbiter tournament local GAME cmd="node client.js"`, or
+// `arbiter tournament play NAME --agent cmd="node client.js"`) it is told everything in its
+// environment: ARBITER_SERVER, ARBITER_GAME, ARBITER_NAME, ARBITER_TOKEN (sent in hello) and
+// ARBITER_TOURNAMENT. With a tournament it keeps seeking while the tournament's status lists a
+// game of its own not yet finished, and exits 0 when none is left.
 
 import net from "node:net";
 import { decode, encode } from "@msgpack/msgpack";
@@ -13,8 +19,15 @@ import { decode, encode } from "@msgpack/msgpack";
 const PROTOCOL_VERSION = 1;
 const MAX_FRAME = 4 * 1024 * 1024; // a finished long game's record can pass the server's 64 KiB
 
-const [address = "127.0.0.1:7777", game = "kings-court", name = "node-random", seconds = "10"] =
-  process.argv.slice(2);
+const env = process.env;
+const [
+  address = env.ARBITER_SERVER ?? "127.0.0.1:7777",
+  game = env.ARBITER_GAME ?? "kings-court",
+  name = env.ARBITER_NAME ?? "node-random",
+  seconds = "10",
+] = process.argv.slice(2);
+const token = env.ARBITER_TOKEN || null;
+const tournament = env.ARBITER_TOURNAMENT || null;
 const split = address.lastIndexOf(":");
 const host = address.slice(0, split);
 const port = Number(address.slice(split + 1));
@@ -53,11 +66,31 @@ const send = (message) => socket.write(frame(message));
 let myMatch = null;
 let finished = false;
 
+const seek = () => send({ type: "seek", game, time: { move: Number(seconds) }, hints: true });
+// The next step after a game (or at the start): in a tournament, ask whether a game is left.
+const next = () => (tournament ? send({ type: "tournament_status", tournament }) : seek());
+
+function done() {
+  finished = true;
+  socket.end();
+}
+
 function handle(message) {
   switch (message.type) {
     case "welcome":
       console.log(`connected to ${message.server}; seeking ${game}`);
-      send({ type: "seek", game, time: { move: Number(seconds) }, hints: true });
+      next();
+      break;
+    case "tournament": {
+      const mine = message.games.filter(
+        (g) => (g.first === name || g.second === name) && g.status !== "finished",
+      );
+      if (mine.length > 0) seek();
+      else done();
+      break;
+    }
+    case "seek_cancelled": // the tournament needs no seek of ours any more
+      next();
       break;
     case "seeking":
       console.log(`waiting for an opponent (seek ${message.seek})`);
@@ -81,13 +114,13 @@ function handle(message) {
       break;
     case "game_over":
       if (message.match !== myMatch) break;
-      finished = true;
       console.log(
         `game over after ${message.moves.length} moves: ${message.result}` +
           (message.winner === null ? "" : `, ${message.winner} wins`) +
           ` (${message.reason})`,
       );
-      socket.end();
+      if (tournament) next();
+      else done();
       break;
     case "error":
       console.error(`server error ${message.code}: ${message.message}`);
@@ -98,7 +131,9 @@ function handle(message) {
   }
 }
 
-socket.on("connect", () => send({ type: "hello", version: PROTOCOL_VERSION, name }));
+socket.on("connect", () =>
+  send({ type: "hello", version: PROTOCOL_VERSION, name, ...(token ? { token } : {}) }),
+);
 socket.on("data", (chunk) => {
   for (const message of reader.push(chunk)) handle(message);
 });

@@ -3,7 +3,6 @@ through our server: the protocol document is enough for a program that shares no
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,43 +13,19 @@ from arbiter.agents import make_agent
 from arbiter.client.runner import GameRecord, run_bot
 from tests.conftest import RunningServer
 from tests.e2e.helpers import replay
-from tests.e2e.test_cli import ROOT
-
-EXAMPLE = ROOT / "examples" / "node-client"
-NODE, NPM = shutil.which("node"), shutil.which("npm")
-
-pytestmark = pytest.mark.skipif(
-    NODE is None or NPM is None,
-    reason="node and npm are needed to run examples/node-client (install Node.js 18 or newer)",
-)
+from tests.node_client import need_node, ready_client
 
 
 @pytest.fixture(scope="module")
 def node_client(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example folder, ready to run: as it is when its node_modules is installed, else a
-    copy where `npm ci` installs the pinned msgpack package from package-lock.json."""
-    if (EXAMPLE / "node_modules").is_dir():
-        return EXAMPLE
-    copy = tmp_path_factory.mktemp("node-client")
-    for name in ("package.json", "package-lock.json", "client.js"):
-        shutil.copy(EXAMPLE / name, copy / name)
-    assert NPM is not None
-    subprocess.run(
-        [NPM, "ci", "--no-audit", "--no-fund"],
-        cwd=copy,
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    return copy
+    return ready_client(tmp_path_factory.mktemp("node-client"))
 
 
 async def test_the_node_client_plays_a_full_game_against_random(
     server: RunningServer, node_client: Path
 ) -> None:
-    assert NODE is not None
     address = f"{server.host}:{server.port}"
-    command = [NODE, str(node_client / "client.js"), address, "amazons", "node-random", "5"]
+    command = [need_node(), str(node_client / "client.js"), address, "amazons", "node-random", "5"]
     records: list[GameRecord] = []
     done: list[subprocess.CompletedProcess[bytes]] = []
 

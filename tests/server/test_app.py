@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -13,11 +12,13 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection, ServerError
-from arbiter.client.tournament import BuiltInAgents, request
+from arbiter.client.entrants import LocalEntrants
+from arbiter.client.tournament import request
 from arbiter.server.app import (
     AgentProgram,
     LocalAgentsError,
     StorageError,
+    UnknownEntrant,
     admin_token,
     local_server,
     open_records,
@@ -87,9 +88,11 @@ class TwoAgents:
     def __init__(self) -> None:
         self.asked: list[str] = []
 
-    async def names(self, game: str) -> Sequence[str]:
+    async def entrant(self, game: str, agent: str) -> str:
         self.asked.append(game)
-        return ["alpha", "beta"]
+        if agent not in ("alpha", "beta"):
+            raise UnknownEntrant(f"no built-in agent {agent!r} for {game} (agents: alpha, beta)")
+        return agent
 
     def command(
         self, tournament: str, server: tuple[str, int], name: str, agent: str, seed: int
@@ -107,13 +110,13 @@ async def test_the_server_asks_the_launcher_it_was_given_for_agent_names(tmp_pat
     ):
         create = protocol.TournamentCreate(name="cup", game="amazons", local=["alpha", "beta"])
         created = await request(boss, create)
-        assert created.local == ["alpha", "beta"]
+        assert created.local == ["local-alpha", "local-beta"]
         with pytest.raises(ServerError, match=r"no built-in agent 'greedy' .*alpha, beta"):
             await request(
                 boss,
                 protocol.TournamentCreate(name="plate", game="kings-court", local=["greedy"]),
             )
-    assert launcher.asked == ["amazons", "kings-court"]
+    assert launcher.asked == ["amazons", "amazons", "kings-court"]
 
 
 async def test_the_arbiter_program_lists_its_agents_and_builds_the_play_command() -> None:
@@ -121,7 +124,7 @@ async def test_the_arbiter_program_lists_its_agents_and_builds_the_play_command(
     assert program.program == CLI
     names = await program.names("war-of-life")
     assert {"random", "greedy", "bloodlust"} <= set(names)
-    assert list(names) == list(await BuiltInAgents.arbiter().names("war-of-life"))
+    assert list(names) == list(await LocalEntrants.arbiter().names("war-of-life"))
     command = program.command("cup", ("127.0.0.1", 7777), "greedy-2", "greedy", 3)
     assert command[len(CLI) :] == [
         *("tournament", "play", "cup", "--server", "127.0.0.1:7777"),

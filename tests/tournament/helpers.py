@@ -6,9 +6,12 @@ misbehave on purpose, each at its first move of every game, so every result is k
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
+
+import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
@@ -17,11 +20,29 @@ from arbiter.client.tournament import AgentFailed, play_tournament, request
 from arbiter.games import Game, State
 from arbiter.server import accounts
 from arbiter.server.database import open_database
+from tests.processes import CLI, ROOT
 
 HOST = "127.0.0.1"
 GAME = "kings-court"
 QUICK = {"no_capture_limit": 6}
 """King's Court games end in a few moves: the 50-move rule's double forfeit, made short."""
+
+
+async def arbiter(
+    *args: str, token: str | None = None, cwd: Path = ROOT, seconds: float = 60
+) -> trio.CompletedProcess[bytes]:
+    """The `arbiter` command as a user runs it (`$ARBITER_TOKEN` set to `token`, else empty)."""
+    env = {**os.environ, "ARBITER_TOKEN": token or ""}
+    with trio.fail_after(seconds):
+        return await trio.run_process(
+            [*CLI, *args], capture_stdout=True, capture_stderr=True, check=False, env=env, cwd=cwd
+        )
+
+
+def text(done: trio.CompletedProcess[bytes]) -> str:
+    """A command's output, once it succeeded."""
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout.decode()
 
 
 def register(db: Path, *names: str, role: str = "player") -> dict[str, str]:

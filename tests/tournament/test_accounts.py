@@ -150,6 +150,8 @@ async def test_only_an_admin_creates_or_starts_a_tournament_but_anyone_reads_it(
         ({"players": ["alice", "bob"], "rounds": 0}, "bad_tournament", "rounds must be"),
         ({"players": ["alice"], "local": ["oracle"]}, "bad_tournament", "no built-in agent"),
         ({"players": ["alice"], "local": ["greedy"]}, "bad_tournament", "registered player's"),
+        ({"players": ["alice"], "local": ["my_agent.py"]}, "bad_tournament", "no built-in agent"),
+        ({"players": ["alice"], "local": ["cmd=sh -c 'exit 1'"]}, "bad_tournament", "no built-in"),
         ({"players": ["alice", "bob"], "game": "chess"}, "unknown_game", "chess"),
         ({"players": ["alice", "bob"], "options": {"size": 3}}, "bad_option", "size"),
         ({"players": ["alice", "bob"], "time": {"move": 0}}, "bad_time_control", "move"),
@@ -158,7 +160,7 @@ async def test_only_an_admin_creates_or_starts_a_tournament_but_anyone_reads_it(
 async def test_a_tournament_the_server_cannot_run_is_refused_with_a_reason(
     server: RunningServer, fields: dict, code: str, words: str
 ) -> None:
-    register(server.db, "alice", "bob", "greedy")
+    register(server.db, "alice", "bob", "local-greedy")
     async with await director(server.port, server.db) as boss:
         with pytest.raises(ServerError) as caught:
             await create(boss, **fields)
@@ -180,12 +182,12 @@ async def test_a_name_is_taken_once_and_a_tournament_starts_once(server: Running
         assert caught.value.code == "unknown_tournament"
 
 
-async def test_a_built_in_agent_beside_a_player_of_its_name_is_numbered(
+async def test_a_built_in_agent_beside_a_player_of_its_seat_name_is_numbered(
     server: RunningServer,
 ) -> None:
-    register(server.db, "greedy", "bob")
+    register(server.db, "local-greedy", "bob")
     async with await director(server.port, server.db) as boss:
-        created = await create(boss, players=["greedy", "bob"], local=["greedy", "random"])
-    assert created.entrants == ["greedy", "bob", "greedy-2", "random"]
-    assert created.local == ["greedy-2", "random"]
+        created = await create(boss, players=["local-greedy", "bob"], local=["greedy", "random"])
+    assert created.entrants == ["local-greedy", "bob", "local-greedy-2", "local-random"]
+    assert created.local == ["local-greedy-2", "local-random"]
     assert len(created.games) == 12

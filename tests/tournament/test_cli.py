@@ -2,30 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
-
 import trio
 
 from tests.conftest import RunningServer
-from tests.tournament.helpers import register
-
-ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "arbiter.client.cli"]
-
-
-async def arbiter(*args: str, token: str | None = None) -> trio.CompletedProcess[bytes]:
-    env = {**os.environ, "ARBITER_TOKEN": token or ""}
-    with trio.fail_after(60):
-        return await trio.run_process(
-            [*CLI, *args], capture_stdout=True, capture_stderr=True, check=False, env=env, cwd=ROOT
-        )
-
-
-def text(done: trio.CompletedProcess[bytes]) -> str:
-    assert done.returncode == 0, done.stderr.decode()
-    return done.stdout.decode()
+from tests.tournament.helpers import arbiter, register, text
 
 
 async def test_create_start_play_and_read_the_standings_from_the_command_line(
@@ -83,8 +63,8 @@ async def test_a_local_tournament_runs_built_in_agents_and_prints_the_standings(
     )  # fmt: skip
     output = text(done)
     assert "local: standings (finished)" in output
-    for name in ("random", "greedy", "random-2"):
+    for name in ("local-random", "local-greedy", "local-random-2"):
         assert f" {name} " in output
     rows = [line.split() for line in output.splitlines() if len(line.split()) == 12]
     games = {row[1]: row[3] for row in rows if row[0].isdigit()}
-    assert games == {"random": "4", "greedy": "4", "random-2": "4"}
+    assert games == {"local-random": "4", "local-greedy": "4", "local-random-2": "4"}

@@ -90,9 +90,9 @@ def test_no_account_is_made_beside_a_lookalike(tmp_path: Path) -> None:
 async def test_a_built_in_agent_is_not_named_like_a_registered_player(
     server: RunningServer,
 ) -> None:
-    register(server.db, "Greedy")
+    register(server.db, "Local-Greedy")
     async with await director(server.port, server.db) as boss:
         with pytest.raises(ServerError) as caught:
             await create(boss, local=["greedy", "random"])
     assert caught.value.code == "bad_tournament"
-    assert "'Greedy' is a registered player's name" in caught.value.message
+    assert "'Local-Greedy' is a registered player's name" in caught.value.message

@@ -50,13 +50,18 @@ def test_a_pair_shares_its_random_start_within_a_round_but_not_across_rounds() -
     assert 0 <= pair_seed("cup", 1, "a", "b") < 2**31
 
 
-def test_local_agents_entered_twice_get_numbered_names() -> None:
-    assert local_names(["greedy", "random", "greedy"], ["alice"]) == {
-        "greedy": "greedy",
-        "random": "random",
-        "greedy-2": "greedy",
+def test_local_entrants_get_seats_of_their_own_numbered_when_entered_twice() -> None:
+    seats = [("greedy", "greedy"), ("random", "random"), ("greedy", "greedy")]
+    assert local_names(seats, ["alice", "greedy"]) == {
+        "local-greedy": "greedy",
+        "local-random": "random",
+        "local-greedy-2": "greedy",
     }
-    assert local_names(["alice"], ["alice"]) == {"alice-2": "alice"}
+    assert local_names([("alice", "/home/alice/alice.py")], ["local-alice"]) == {
+        "local-alice-2": "/home/alice/alice.py"
+    }
+    long = local_names([("x" * 70, "cmd=./x")], [])
+    assert [len(name) for name in long] == [len("local-") + 52]
 
 
 # -- scoring (RULINGS.md, Scoring) ---------------------------------------------------------------
