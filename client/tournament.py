@@ -35,6 +35,7 @@ from arbiter.client.tables import print_games, print_standings
 from arbiter.games import GAME_NAMES, Game, get_game
 from arbiter.protocol import TimeControl
 from arbiter.server.app import (
+    DB_VARIABLE,
     AgentProgram,
     StorageError,
     admin_token,
@@ -222,7 +223,7 @@ async def run_local(
     time: dict[str, float] | None = None,
     options: dict[str, Any] | None = None,
     concurrency: int = 1,
-    db_path: Path | None = None,
+    db_path: str | Path | None = None,
     progress: Progress | None = None,
 ) -> protocol.Tournament:
     """A whole tournament of built-in agents through a real server on 127.0.0.1: the server
@@ -336,7 +337,12 @@ def add_parsers(commands: Any) -> None:
     local.add_argument(
         "--option", type=_option, action="append", default=[], metavar="K=V", help=OPTION_HELP
     )
-    local.add_argument("--db", type=Path, help="keep the records in this SQLite file")
+    local.add_argument(
+        "--db",
+        default=os.environ.get(DB_VARIABLE),
+        help="keep the records in this SQLite file or postgresql:// database (default:"
+        f" ${DB_VARIABLE}, else a throwaway file)",
+    )
     local.set_defaults(run=_run_local)
 
 

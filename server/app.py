@@ -37,10 +37,14 @@ from arbiter.server.local_agents import AgentProgram, LocalAgents, LocalAgentsEr
 from arbiter.server.records import FullRecord, MoveRow, read_records
 from arbiter.server.records import open_read_only as open_records
 from arbiter.server.session import Session
-from arbiter.server.sqlite_storage import DatabaseInUse, SQLiteStorage
+from arbiter.server.sql import Connection
+from arbiter.server.sqlite_storage import DatabaseInUse
 from arbiter.server.standings import DEFAULT_KINDS
+from arbiter.server.stores import DB_HELP, DB_VARIABLE, connect_storage, default_db
 
 __all__ = [
+    "DB_HELP",
+    "DB_VARIABLE",
     "DEFAULT_KINDS",
     "LOCAL_HOST",
     "Admission",
@@ -55,6 +59,7 @@ __all__ = [
     "StorageError",
     "admin_token",
     "bound_port",
+    "default_db",
     "local_server",
     "open_records",
     "prepare_database",
@@ -77,9 +82,10 @@ byte, 0 for any frame under 16 MiB: so one byte tells a plain client from a TLS 
 log = logging.getLogger(__name__)
 
 StorageError = sqlite3.Error
-"""What a server's file that cannot be opened or read raises (not there, not SQLite, not ours)."""
-RecordsFile: TypeAlias = sqlite3.Connection
-"""A server's file opened read-only by `open_records`, for `read_records`; close it after."""
+"""What a server's store that cannot be opened or read raises (not there, not SQLite, not ours,
+a PostgreSQL server that does not answer)."""
+RecordsFile: TypeAlias = Connection
+"""A server's store opened read-only by `open_records`, for `read_records`; close it after."""
 
 
 async def serve(
@@ -104,7 +110,7 @@ async def serve(
     With `tls` (see `server_tls`) every connection is TLS; a plain client is told so in one
     `error` frame.
     """
-    storage = SQLiteStorage.connect(db_path)
+    storage = connect_storage(db_path)
     try:
         listeners = await trio.open_tcp_listeners(port, host=host)
         async with trio.open_nursery() as nursery:
