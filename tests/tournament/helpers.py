@@ -24,7 +24,7 @@ QUICK = {"no_capture_limit": 6}
 """King's Court games end in a few moves: the 50-move rule's double forfeit, made short."""
 
 
-def register(db: Path, *names: str, role: str = "player") -> dict[str, str]:
+def register(db: Path | str, *names: str, role: str = "player") -> dict[str, str]:
     """Accounts in the server's file (as `arbiter-server admin add` makes them): name -> token."""
     connection = open_database(db)
     try:
@@ -33,7 +33,7 @@ def register(db: Path, *names: str, role: str = "player") -> dict[str, str]:
         connection.close()
 
 
-async def director(port: int, db: Path) -> ClientConnection:
+async def director(port: int, db: Path | str) -> ClientConnection:
     """A connection as the admin `director` (registered on first use)."""
     connection = open_database(db)
     try:

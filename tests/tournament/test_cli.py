@@ -8,7 +8,7 @@ from pathlib import Path
 
 import trio
 
-from tests.conftest import RunningServer
+from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.tournament.helpers import register
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +28,7 @@ def text(done: trio.CompletedProcess[bytes]) -> str:
     return done.stdout.decode()
 
 
+@BOTH_BACKENDS
 async def test_create_start_play_and_read_the_standings_from_the_command_line(
     server: RunningServer,
 ) -> None:
@@ -66,6 +67,7 @@ async def test_create_start_play_and_read_the_standings_from_the_command_line(
     assert "cup: standings (finished)" in status
 
 
+@BOTH_BACKENDS
 async def test_a_seat_needs_a_token_and_a_wrong_one_is_refused(server: RunningServer) -> None:
     register(server.db, "ann")
     where = ["--server", f"{server.host}:{server.port}"]
