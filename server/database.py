@@ -22,7 +22,15 @@ from typing import Any, Final
 
 import msgpack
 
-from arbiter.server.schema import NotArbiterFile, foreign_tables, prepare, schema
+from arbiter.server.schema import (
+    VERSION,
+    NotArbiterFile,
+    foreign_tables,
+    prepare,
+    refuse_newer,
+    schema,
+    stored_version,
+)
 from arbiter.server.sql import SQLITE, CannotOpen, Connection, transaction
 
 Statement = tuple[str, Sequence[Any]]
@@ -95,11 +103,13 @@ def open_sqlite(path: str | Path) -> sqlite3.Connection:
         raise sqlite3.OperationalError(f"cannot create it: {error.strerror or error}") from error
     db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
     try:
-        _claim(db)
+        _claim(
+            db, path
+        )  # nothing is written before: not to another program's file, nor a newer one
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
-        prepare(db, SQLITE, lambda version: _back_up(db, backup_path(path, version)))
+        prepare(db, SQLITE)
     except BaseException:
         db.close()
         raise
@@ -128,19 +138,23 @@ def create_private(path: Path, mode: int = PRIVATE_FILE) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode))
 
 
-def _claim(db: sqlite3.Connection) -> None:
-    """Check the file is ours before writing to it, and stamp it if need be: a new file, or one
-    from before the stamp, holds none but our tables."""
+def _claim(db: sqlite3.Connection, path: str | Path) -> None:
+    """Check the file is ours before writing to it, back it up if it is an older version's, and
+    stamp it if need be: a new file, or one from before the stamp, holds none but our tables."""
     (found,) = db.execute("PRAGMA application_id").fetchone()
-    if found == APPLICATION_ID:
-        return
-    others = foreign_tables(db, SQLITE)
-    if others:
-        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
-        raise NotArbiterFile(f"not an Arbiter server's file: it holds other tables ({shown})")
-    if found != 0:
-        raise NotArbiterFile(f"not an Arbiter server's file: another program's ({found:#x})")
-    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    if found != APPLICATION_ID:
+        others = foreign_tables(db, SQLITE)
+        if others:
+            shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+            raise NotArbiterFile(f"not an Arbiter server's file: it holds other tables ({shown})")
+        if found != 0:
+            raise NotArbiterFile(f"not an Arbiter server's file: another program's ({found:#x})")
+    version = stored_version(db, SQLITE)
+    refuse_newer(db, SQLITE, version)
+    if 0 < version < VERSION:
+        _back_up(db, backup_path(path, version))
+    if found != APPLICATION_ID:
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
 
 def commit_batch(db: Connection, batch: Sequence[Write]) -> list[Answer]:

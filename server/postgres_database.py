@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import psycopg
 
-from arbiter.server.schema import prepare
+from arbiter.server.schema import prepare, refuse_newer
 from arbiter.server.sql import CannotOpen, Dialect
 
 SCHEMA_LOCK: Final = int.from_bytes(b"ARBT", "big")
@@ -85,17 +85,23 @@ def open_postgres(url: str, *, read_only: bool = False) -> PostgresConnection:
     try:
         connection = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_SECONDS)
     except psycopg.Error as error:
-        raise CannotOpen(f"cannot connect: {str(error).strip()}") from error
+        raise CannotOpen(f"cannot connect: {_sentence(error)}") from error
     db = PostgresConnection(connection)
     try:
         if read_only:
             db.execute("SET default_transaction_read_only = on")
+            refuse_newer(db, POSTGRES)
         else:
             prepare(db, POSTGRES)
     except psycopg.Error as error:
         db.close()
-        raise CannotOpen(str(error).strip()) from error
+        raise CannotOpen(_sentence(error)) from error
     except BaseException:
         db.close()
         raise
     return db
+
+
+def _sentence(error: psycopg.Error) -> str:
+    """libpq's message on one line (it writes one line per address it tried, and hints)."""
+    return " ".join(str(error).split())

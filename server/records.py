@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from arbiter.server.database import is_postgres
-from arbiter.server.sql import Connection, has_column
+from arbiter.server.schema import refuse_newer
+from arbiter.server.sql import SQLITE, Connection, has_column
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,13 @@ def open_read_only(path: str | Path) -> Connection:
         return open_postgres(str(path), read_only=True)
     if not Path(path).is_file():
         raise sqlite3.OperationalError(f"no database file {str(path)!r}")
-    return sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    db = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        refuse_newer(db, SQLITE)
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 def read_records(

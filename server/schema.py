@@ -154,11 +154,10 @@ def stored_version(db: Connection, dialect: Dialect) -> int:
     return 1 if tables & OUR_TABLES else 0
 
 
-def prepare(
-    db: Connection, dialect: Dialect, before_upgrade: Callable[[int], None] | None = None
-) -> None:
+def prepare(db: Connection, dialect: Dialect) -> None:
     """Make the store's schema the latest: create it in an empty store, or run the migrations
-    an older one lacks, after `before_upgrade(old version)` (a SQLite file's backup).
+    an older one lacks (a SQLite file is backed up first: `database.open_sqlite`; PostgreSQL's
+    migrations are one transaction, and its backups `pg_dump`'s).
 
     `NotArbiterFile` if the store holds another program's tables and no stamp of ours;
     `NewerSchema` if a later Arbiter wrote it. Either way nothing is written to it.
@@ -167,8 +166,6 @@ def prepare(
     if found == VERSION:
         return
     _check(db, dialect, found)
-    if found and before_upgrade is not None:
-        before_upgrade(found)
     with transaction(db, *dialect.begin_exclusive):
         found = stored_version(db, dialect)  # again, now that no one else can change it
         _check(db, dialect, found)
@@ -176,12 +173,19 @@ def prepare(
             _upgrade(db, dialect, found)
 
 
-def _check(db: Connection, dialect: Dialect, found: int) -> None:
+def refuse_newer(db: Connection, dialect: Dialect, found: int | None = None) -> None:
+    """`NewerSchema` if a later Arbiter wrote the store: what reading it needs (a read-only
+    connection upgrades nothing, and reads an older store as it is)."""
+    found = stored_version(db, dialect) if found is None else found
     if found > VERSION:
         raise NewerSchema(
             f"this {dialect.store} was written by a later Arbiter (schema version {found};"
             f" this one knows up to {VERSION}): upgrade Arbiter to use it"
         )
+
+
+def _check(db: Connection, dialect: Dialect, found: int) -> None:
+    refuse_newer(db, dialect, found)
     others = foreign_tables(db, dialect)
     if found < 2 and others:
         shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
