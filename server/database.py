@@ -25,13 +25,13 @@ import msgpack
 from arbiter.server.schema import (
     VERSION,
     NotArbiterFile,
-    foreign_tables,
     prepare,
+    refuse_foreign,
     refuse_newer,
     schema,
     stored_version,
 )
-from arbiter.server.sql import SQLITE, CannotOpen, Connection, transaction
+from arbiter.server.sql import PSYCOPG_MISSING, SQLITE, CannotOpen, Connection, transaction
 
 Statement = tuple[str, Sequence[Any]]
 """SQL with `?` parameters, and its arguments."""
@@ -51,7 +51,8 @@ Answer = Exception | int | None
 """What committing a write gave: the refusal, a keyed write's id, or None."""
 
 SCHEMA: Final = schema(SQLITE)
-"""The tables in SQLite's types: what `open_database` makes a new file with."""
+"""Version 1's tables in SQLite's types: what Arbiter wrote before versions (and the start of a
+new file, which the migrations then bring to the latest)."""
 
 APPLICATION_ID = int.from_bytes(b"ARBT", "big")
 """Stamped in the file's header (`PRAGMA application_id`): the file is an Arbiter server's."""
@@ -81,9 +82,7 @@ def open_database(target: str | Path) -> Connection:
     try:
         from arbiter.server.postgres_database import open_postgres
     except ImportError as error:
-        raise CannotOpen(
-            f"PostgreSQL needs psycopg: pip install 'arbiter[postgres]' ({error})"
-        ) from error
+        raise CannotOpen(f"{PSYCOPG_MISSING} ({error})") from error
     return open_postgres(str(target))
 
 
@@ -103,9 +102,8 @@ def open_sqlite(path: str | Path) -> sqlite3.Connection:
         raise sqlite3.OperationalError(f"cannot create it: {error.strerror or error}") from error
     db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
     try:
-        _claim(
-            db, path
-        )  # nothing is written before: not to another program's file, nor a newer one
+        # Nothing is written before this: not to another program's file, nor to a newer one.
+        _claim(db, path)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
@@ -143,10 +141,7 @@ def _claim(db: sqlite3.Connection, path: str | Path) -> None:
     stamp it if need be: a new file, or one from before the stamp, holds none but our tables."""
     (found,) = db.execute("PRAGMA application_id").fetchone()
     if found != APPLICATION_ID:
-        others = foreign_tables(db, SQLITE)
-        if others:
-            shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
-            raise NotArbiterFile(f"not an Arbiter server's file: it holds other tables ({shown})")
+        refuse_foreign(db, SQLITE)
         if found != 0:
             raise NotArbiterFile(f"not an Arbiter server's file: another program's ({found:#x})")
     version = stored_version(db, SQLITE)

@@ -139,9 +139,14 @@ class NotArbiterFile(sqlite3.DatabaseError):
     """The store belongs to another program (a mistyped `--db`): we write nothing to it."""
 
 
-def foreign_tables(db: Connection, dialect: Dialect) -> list[str]:
-    """The tables in the store that are not ours, sorted."""
-    return sorted({name for (name,) in db.execute(dialect.tables)} - OUR_TABLES)
+def refuse_foreign(db: Connection, dialect: Dialect) -> None:
+    """`NotArbiterFile` if the store holds tables that are not ours."""
+    others = sorted({name for (name,) in db.execute(dialect.tables)} - OUR_TABLES)
+    if others:
+        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        raise NotArbiterFile(
+            f"not an Arbiter server's {dialect.store}: it holds other tables ({shown})"
+        )
 
 
 def stored_version(db: Connection, dialect: Dialect) -> int:
@@ -186,12 +191,8 @@ def refuse_newer(db: Connection, dialect: Dialect, found: int | None = None) -> 
 
 def _check(db: Connection, dialect: Dialect, found: int) -> None:
     refuse_newer(db, dialect, found)
-    others = foreign_tables(db, dialect)
-    if found < 2 and others:
-        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
-        raise NotArbiterFile(
-            f"not an Arbiter server's {dialect.store}: it holds other tables ({shown})"
-        )
+    if found <= 1:  # no stamp of ours: another program's tables beside ours are a wrong --db
+        refuse_foreign(db, dialect)
 
 
 def _upgrade(db: Connection, dialect: Dialect, found: int) -> None:

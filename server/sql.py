@@ -54,6 +54,10 @@ class Connection(Protocol):
         ...
 
 
+PSYCOPG_MISSING = "PostgreSQL needs psycopg: pip install 'arbiter[postgres]'"
+"""Why a `postgresql://` store cannot be opened where the `postgres` extra is not installed."""
+
+
 class CannotOpen(sqlite3.DatabaseError):
     """A store that cannot be opened (a PostgreSQL server that does not answer or refuses us,
     psycopg not installed). A `sqlite3.DatabaseError`, so every command that reports a bad

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from arbiter.server.database import is_postgres
-from arbiter.server.sql import CannotOpen
+from arbiter.server.sql import PSYCOPG_MISSING, CannotOpen
 from arbiter.server.sql_storage import SQLStorage
 from arbiter.server.sqlite_storage import SQLiteStorage
 
@@ -37,7 +37,5 @@ def connect_storage(target: str | Path) -> SQLStorage:
     try:
         from arbiter.server.postgres_storage import PostgresStorage
     except ImportError as error:
-        raise CannotOpen(
-            f"PostgreSQL needs psycopg: pip install 'arbiter[postgres]' ({error})"
-        ) from error
+        raise CannotOpen(f"{PSYCOPG_MISSING} ({error})") from error
     return PostgresStorage.connect(str(target))
