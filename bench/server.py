@@ -1,6 +1,7 @@
 """Moves relayed per second and server-added latency, against two floors measured in the same run.
 
     python bench/server.py [--seconds 5] [--matches 1,100,500] [--rounds 1] [--baseline DIR]
+                           [--db postgresql://USER@HOST:PORT/NAME]
 
 For each concurrency N, three servers run in a child process each, one after the other:
 
@@ -10,7 +11,11 @@ For each concurrency N, three servers run in a child process each, one after the
   hint lists, built before the run), answering each move with `move_accepted` to the mover and
   `opponent_moved` + `your_turn` to the other, unchecked and unstored. It is the most any server
   speaking this protocol could do with these clients;
-- Arbiter itself (`python -m arbiter.server`, SQLite in a temporary directory).
+- Arbiter itself (`python -m arbiter.server`, SQLite in a temporary directory);
+- with `--db postgresql://...`, Arbiter again on that PostgreSQL database (a scratch one: each
+  run adds its matches), right after the SQLite run. Its row's srv cpu is Arbiter's processes
+  alone; a line under it gives the CPU PostgreSQL's own processes (every `postgres` process on
+  the machine) spent per move meanwhile.
 
 This process drives all three with the same lean clients (framing layer only, no message
 objects, so the clients stay cheaper than the server): N "matches" of two connections each,
@@ -78,6 +83,8 @@ class Tally:
     server_cpu: float = 0.0
     clients_cpu: float = 0.0
     """Cores busy in the measuring window: shows which side is the bottleneck."""
+    database_cpu: float = 0.0
+    """Cores PostgreSQL's processes kept busy, for Arbiter on PostgreSQL."""
 
     def record(self, latency: float) -> None:
         if self.measuring:
@@ -318,11 +325,14 @@ async def measure(port: int, matches: int, seconds: float, kind: str, server_pid
         await trio.sleep(max(1.0, matches / 200))  # warm-up: connect, pair, first moves
         server_before = cpu_seconds(server_pid, children=True)
         clients_before = cpu_seconds(os.getpid())
+        database_before = postgres_cpu_seconds() if kind == "postgres" else 0.0
         tally.measuring = True
         await trio.sleep(seconds)
         tally.measuring = False
         tally.server_cpu = (cpu_seconds(server_pid, children=True) - server_before) / seconds
         tally.clients_cpu = (cpu_seconds(os.getpid()) - clients_before) / seconds
+        if kind == "postgres":
+            tally.database_cpu = (postgres_cpu_seconds() - database_before) / seconds
         nursery.cancel_scope.cancel()
     return tally
 
@@ -331,11 +341,33 @@ BASELINE_GOAL = 0.95
 """With --baseline: ours must relay at least this share of the baseline's moves/s."""
 
 
+def postgres_cpu_seconds() -> float:
+    """User + system CPU time so far of every PostgreSQL server process on the machine (Linux
+    /proc; they are the postmaster's children, not Arbiter's)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            name, rest = stat.read_text().split(" (", 1)[1].rsplit(")", 1)
+        except (OSError, ValueError):
+            continue  # a process that ended while we looked
+        if name == "postgres":
+            fields = rest.split()
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def run_one(
-    kind: str, matches: int, seconds: float, scratch: Path, baseline: Path | None = None
+    kind: str,
+    matches: int,
+    seconds: float,
+    scratch: Path,
+    baseline: Path | None = None,
+    postgres: str | None = None,
 ) -> Tally:
     env, cwd = None, None
-    if kind in ("echo", "relay"):
+    if kind == "postgres" and postgres is not None:
+        command = [*ARBITER, "--db", postgres]
+    elif kind in ("echo", "relay"):
         command = [sys.executable, __file__, f"--{kind}-server"]
     elif kind == "baseline" and baseline is not None:
         command, env = checkout_server(baseline, scratch)
@@ -422,15 +454,17 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 def measure_round(
-    matches: int, seconds: float, scratch: Path, baseline: Path | None
+    matches: int, seconds: float, scratch: Path, baseline: Path | None, postgres: str | None
 ) -> tuple[float, float, float]:
-    """The echo floor, the relay floor, Arbiter, then the baseline's Arbiter if one is given,
-    at one concurrency: print their rows and return Arbiter's ratio to each floor and to the
-    baseline (nan without one)."""
+    """The echo floor, the relay floor, Arbiter, Arbiter on PostgreSQL if a database is given,
+    then the baseline's Arbiter if one is given, at one concurrency: print their rows and return
+    Arbiter's ratio to each floor and to the baseline (nan without one)."""
     floor = run_one("echo", matches, seconds, scratch)
     relay = run_one("relay", matches, seconds, scratch)
     ours = run_one("arbiter", matches, seconds, scratch)
     rows = [("echo", floor), ("relay", relay), ("arbiter", ours)]
+    if postgres is not None:
+        rows.append(("postgres", run_one("postgres", matches, seconds, scratch, None, postgres)))
     if baseline is not None:
         rows.append(("baseline", run_one("baseline", matches, seconds, scratch, baseline)))
     for name, tally in rows:
@@ -451,6 +485,14 @@ def measure_round(
         f"        Arbiter: {of_relay:.2f}x the relay floor;"
         f" median latency added over the echo floor {added * 1e3:.2f} ms"
     )
+    if postgres is not None:
+        on_postgres = rows[3][1]
+        rate = on_postgres.turns / seconds
+        print(
+            f"        Arbiter on PostgreSQL: {on_postgres.turns / ours.turns:.2f}x its moves/s"
+            f" on SQLite; PostgreSQL's processes {on_postgres.database_cpu:.2f} cores,"
+            f" {on_postgres.database_cpu / rate * 1e6 if rate else float('nan'):.0f} µs/move"
+        )
     of_baseline = float("nan")
     if baseline is not None:
         before = rows[-1][1]
@@ -474,6 +516,11 @@ def main() -> None:
         type=Path,
         help="another checkout whose Arbiter to measure beside this one (goal: >= 0.95x)",
     )
+    parser.add_argument(
+        "--db",
+        metavar="postgresql://USER@HOST:PORT/NAME",
+        help="also run Arbiter on this (scratch) PostgreSQL database, beside SQLite",
+    )
     parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--relay-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -488,7 +535,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as scratch:
         for matches in (int(n) for n in args.matches.split(",")):
             rounds = [
-                measure_round(matches, args.seconds, Path(scratch), args.baseline)
+                measure_round(matches, args.seconds, Path(scratch), args.baseline, args.db)
                 for _ in range(args.rounds)
             ]
             names = ("echo floor", "relay floor", "baseline")[: 3 if args.baseline else 2]

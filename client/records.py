@@ -19,7 +19,15 @@ from datetime import UTC, datetime
 from typing import Any, TextIO, TypeVar
 
 from arbiter.games import get_game
-from arbiter.server.app import FullRecord, RecordsFile, StorageError, open_records, read_records
+from arbiter.server.app import (
+    DB_HELP,
+    FullRecord,
+    RecordsFile,
+    StorageError,
+    default_db,
+    open_records,
+    read_records,
+)
 
 T = TypeVar("T")
 
@@ -176,13 +184,13 @@ def add_parsers(commands: Any) -> None:
     """`arbiter replay` and `arbiter export`, registered by `client.cli`."""
     replay = commands.add_parser("replay", help="step through a recorded game in the terminal")
     replay.add_argument("match", type=int, metavar="MATCH")
-    replay.add_argument("--db", default="arbiter.db", help="the server's SQLite file")
+    replay.add_argument("--db", default=default_db(), help=DB_HELP)
     replay.add_argument("--delay", type=float, help="play it through, this many seconds a move")
     replay.add_argument("--all", action="store_true", help="print every position, no stepping")
     replay.set_defaults(run=_run_replay)
 
     dump = commands.add_parser("export", help="write game records as JSON Lines")
-    dump.add_argument("--db", default="arbiter.db", help="the server's SQLite file")
+    dump.add_argument("--db", default=default_db(), help=DB_HELP)
     dump.add_argument("--tournament", help="only this tournament's games")
     dump.add_argument("--match", type=int, action="append", help="only this match (repeatable)")
     dump.add_argument("--unfinished", action="store_true", help="include games still in play")

@@ -20,7 +20,6 @@ import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import trio
@@ -45,6 +44,7 @@ from arbiter.client.tournament_local import LocalError, Plan, interrupted, plan,
 from arbiter.games import GAME_NAMES, Game, get_game
 from arbiter.protocol import TimeControl
 from arbiter.server.app import (
+    DB_VARIABLE,
     StorageError,
     UnknownEntrant,
     environment,
@@ -238,7 +238,9 @@ def add_parsers(commands: Any) -> None:
     table.add_argument("tournament", metavar="NAME", nargs="?")
     table.add_argument("--tournament", dest="named", metavar="NAME", help="the same as NAME")
     table.add_argument(
-        "--db", type=Path, help="read a server's file, no server needed (default NAME: its last)"
+        "--db",
+        help="read a server's file or postgresql:// database, no server needed (default NAME: its"
+        " last)",
     )
     table.set_defaults(run=_run_standings)
 
@@ -272,7 +274,10 @@ def add_parsers(commands: Any) -> None:
         "--option", type=_option, action="append", default=[], metavar="K=V", help=OPTION_HELP
     )
     local.add_argument(
-        "--db", type=Path, help="keep the records in this SQLite file (a rerun resumes)"
+        "--db",
+        default=os.environ.get(DB_VARIABLE),
+        help="keep the records in this SQLite file or postgresql:// database, where a rerun"
+        f" resumes (default: ${DB_VARIABLE}, else a throwaway file)",
     )
     local.add_argument("--new", action="store_true", help="another tournament in the --db file")
     local.set_defaults(run=_run_local)
@@ -368,7 +373,7 @@ def _run_standings(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_kept_standings(db: Path, name: str | None) -> int:
+def _print_kept_standings(db: str, name: str | None) -> int:
     """The standings of tournament `name` (else the last) in a server's file, read offline."""
     try:
         kept = read_tournaments(db)

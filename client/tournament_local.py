@@ -46,7 +46,7 @@ class Plan:
     name: str
     resumed: protocol.Tournament | None = None
 
-    def announcement(self, db: Path | None) -> str | None:
+    def announcement(self, db: str | Path | None) -> str | None:
         """What to say before running: a resumed tournament's name and progress."""
         if self.resumed is None:
             return None
@@ -58,11 +58,11 @@ class Plan:
         )
 
 
-def plan(db: Path | None, game: str, new: bool) -> Plan:
+def plan(db: str | Path | None, game: str, new: bool) -> Plan:
     """Resume the file's unfinished local tournament, else start a new one when the file holds
     none or `new` asks for it; `LocalError` when the file's last one is finished and `new` was
     not given, or is unfinished and it was, or is of another game."""
-    kept = [] if db is None or not db.exists() else read_tournaments(db)
+    kept = [] if db is None else read_tournaments(db)  # made by prepare_database
     local = [status for status in kept if LOCAL_NAMES.fullmatch(status.name)]
     if not local:
         return Plan(LOCAL_NAME)
@@ -97,7 +97,7 @@ async def run_local(
     time: dict[str, float] | None = None,
     options: dict[str, Any] | None = None,
     concurrency: int = 1,
-    db_path: Path | None = None,
+    db_path: str | Path | None = None,
 ) -> protocol.Tournament:
     """Run (or resume, as `chosen` says) a tournament of local entrants through a real server
     on 127.0.0.1, in `db_path` or a throwaway file; returns its finished status."""
@@ -125,7 +125,7 @@ async def run_local(
             return await follower.follow(connection, chosen.name)
 
 
-def interrupted(follower: Follower, db: Path | None) -> str:
+def interrupted(follower: Follower, db: str | Path | None) -> str:
     """What an interrupted run tells its user: what was played, and what of it was kept."""
     if not follower.total:
         played = "before any game was played"

@@ -15,7 +15,7 @@ import trio
 
 from arbiter.server import accounts
 from arbiter.server.admission import DEFAULT, Admission
-from arbiter.server.app import AgentProgram, bound_port, serve, server_tls
+from arbiter.server.app import DB_HELP, AgentProgram, bound_port, default_db, serve, server_tls
 from arbiter.server.database import open_database
 from arbiter.server.sqlite_storage import DatabaseInUse
 
@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--port", type=port_number, default=7777, help="TCP port; 0 picks a free one"
     )
-    parser.add_argument("--db", default="arbiter.db", help="SQLite file for the game records")
+    parser.add_argument("--db", default=default_db(), help=DB_HELP)
     parser.add_argument(
         "--grace",
         type=seconds,
@@ -168,7 +168,7 @@ def admin(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="arbiter-server admin", description="Manage registered players and admins."
     )
-    parser.add_argument("--db", default="arbiter.db", help="the server's SQLite file")
+    parser.add_argument("--db", default=default_db(), help=DB_HELP)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     add = commands.add_parser("add", help="register a name and print its new token")
     add.add_argument("name")

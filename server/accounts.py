@@ -15,8 +15,8 @@ Roles: `player` (a team), `admin` (may also create and start tournaments) and `l
 built-in agent the server itself runs in a tournament; its token is replaced every time the
 server starts the agent, and handed to it privately).
 
-The functions here run on a plain `sqlite3.Connection`: the server calls them on its storage
-thread, the admin command directly.
+The functions here run on a `server.sql.Connection` (a SQLite file or a PostgreSQL database):
+the server calls them on its storage thread, the admin command directly.
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ import hashlib
 import hmac
 import re
 import secrets
-import sqlite3
 import time
 import unicodedata
 from dataclasses import dataclass
+
+from arbiter.server.sql import Connection
 
 ROLES = ("player", "admin", "local")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -69,7 +70,7 @@ def name_key(name: str) -> str:
     return kept.translate(HOMOGLYPHS).casefold().translate(HOMOGLYPHS).replace("rn", "m")
 
 
-def lookalike(db: sqlite3.Connection, name: str) -> str | None:
+def lookalike(db: Connection, name: str) -> str | None:
     """The registered name that `name` would pass for while not being it, or None.
 
     It reads every account's name: registered names are teams and admins, tens or hundreds, and
@@ -108,7 +109,7 @@ def check_name(name: str) -> str:
     return name
 
 
-def create(db: sqlite3.Connection, name: str, role: str = "player") -> str:
+def create(db: Connection, name: str, role: str = "player") -> str:
     """Register `name`; returns its token, which is stored nowhere in clear."""
     if role not in ROLES:
         raise AccountError(f"no role {role!r} (roles: {', '.join(ROLES)})")
@@ -118,45 +119,41 @@ def create(db: sqlite3.Connection, name: str, role: str = "player") -> str:
         raise AccountError(f"{name!r} is too like the registered name {taken!r}")
     token = secrets.token_urlsafe(TOKEN_BYTES)
     salt = secrets.token_bytes(SALT_BYTES)
-    try:
-        with db:
-            db.execute(
-                "INSERT INTO accounts (name, role, salt, token_hash, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (name, role, salt, hash_token(token, salt), time.time()),
-            )
-    except sqlite3.IntegrityError:
-        raise AccountError(f"{name!r} is registered already") from None
+    cursor = db.execute(
+        "INSERT INTO accounts (name, role, salt, token_hash, created_at) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (name) DO NOTHING",
+        (name, role, salt, hash_token(token, salt), time.time()),
+    )
+    if cursor.rowcount == 0:
+        raise AccountError(f"{name!r} is registered already")
     return token
 
 
-def renew(db: sqlite3.Connection, name: str) -> str:
+def renew(db: Connection, name: str) -> str:
     """A new token for `name`; the old one stops working at once."""
     token = secrets.token_urlsafe(TOKEN_BYTES)
     salt = secrets.token_bytes(SALT_BYTES)
-    with db:
-        cursor = db.execute(
-            "UPDATE accounts SET salt = ?, token_hash = ? WHERE name = ?",
-            (salt, hash_token(token, salt), name),
-        )
+    cursor = db.execute(
+        "UPDATE accounts SET salt = ?, token_hash = ? WHERE name = ?",
+        (salt, hash_token(token, salt), name),
+    )
     if cursor.rowcount == 0:
         raise AccountError(f"no account {name!r}")
     return token
 
 
-def remove(db: sqlite3.Connection, name: str) -> None:
-    with db:
-        cursor = db.execute("DELETE FROM accounts WHERE name = ?", (name,))
+def remove(db: Connection, name: str) -> None:
+    cursor = db.execute("DELETE FROM accounts WHERE name = ?", (name,))
     if cursor.rowcount == 0:
         raise AccountError(f"no account {name!r}")
 
 
-def find(db: sqlite3.Connection, name: str) -> Account | None:
+def find(db: Connection, name: str) -> Account | None:
     row = db.execute("SELECT name, role FROM accounts WHERE name = ?", (name,)).fetchone()
     return None if row is None else Account(*row)
 
 
-def listing(db: sqlite3.Connection) -> list[Account]:
+def listing(db: Connection) -> list[Account]:
     return [Account(*row) for row in db.execute("SELECT name, role FROM accounts ORDER BY name")]
 
 
@@ -169,7 +166,7 @@ class Credentials:
     digest: bytes
 
 
-def credentials(db: sqlite3.Connection, name: str) -> Credentials | None:
+def credentials(db: Connection, name: str) -> Credentials | None:
     """The registered name's credentials; for a name that only looks like a registered one
     (`lookalike`), that one's, which the caller tells by `account.name`."""
     row = db.execute(
@@ -191,7 +188,7 @@ def check_token(found: Credentials | None, token: str) -> Account | None:
     return found.account if matches else None
 
 
-def issue_local(db: sqlite3.Connection, name: str) -> str:
+def issue_local(db: Connection, name: str) -> str:
     """A fresh token for a built-in agent's account, creating it if needed; never takes over a
     player's or an admin's name."""
     account = find(db, name)

@@ -44,11 +44,16 @@ from arbiter.server.local_agents import (
 from arbiter.server.records import FullRecord, MoveRow, read_records
 from arbiter.server.records import open_read_only as open_records
 from arbiter.server.session import Session
-from arbiter.server.sqlite_storage import DatabaseInUse, SQLiteStorage, load_tournaments
+from arbiter.server.sql import Connection
+from arbiter.server.sql_storage import load_tournaments
+from arbiter.server.sqlite_storage import DatabaseInUse
 from arbiter.server.standings import DEFAULT_KINDS
+from arbiter.server.stores import DB_HELP, DB_VARIABLE, connect_storage, default_db
 from arbiter.server.tournament import Tournament
 
 __all__ = [
+    "DB_HELP",
+    "DB_VARIABLE",
     "DEFAULT_KINDS",
     "LOCAL_HOST",
     "Admission",
@@ -64,6 +69,7 @@ __all__ = [
     "UnknownEntrant",
     "admin_token",
     "bound_port",
+    "default_db",
     "environment",
     "local_server",
     "open_records",
@@ -88,9 +94,10 @@ byte, 0 for any frame under 16 MiB: so one byte tells a plain client from a TLS 
 log = logging.getLogger(__name__)
 
 StorageError = sqlite3.Error
-"""What a server's file that cannot be opened or read raises (not there, not SQLite, not ours)."""
-RecordsFile: TypeAlias = sqlite3.Connection
-"""A server's file opened read-only by `open_records`, for `read_records`; close it after."""
+"""What a server's store that cannot be opened or read raises (not there, not SQLite, not ours,
+a PostgreSQL server that does not answer)."""
+RecordsFile: TypeAlias = Connection
+"""A server's store opened read-only by `open_records`, for `read_records`; close it after."""
 
 
 async def serve(
@@ -115,7 +122,7 @@ async def serve(
     With `tls` (see `server_tls`) every connection is TLS; a plain client is told so in one
     `error` frame.
     """
-    storage = SQLiteStorage.connect(db_path)
+    storage = connect_storage(db_path)
     try:
         listeners = await trio.open_tcp_listeners(port, host=host)
         async with trio.open_nursery() as nursery:

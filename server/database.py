@@ -1,8 +1,13 @@
-"""The SQLite file's schema and the plain-SQLite half of storage: opening the file with our
-pragmas, and committing a batch of writes (group commit) as few statements as possible.
+"""Opening a server's store, and the SQLite file's half of it; the group commit for both engines.
+
+`open_database` takes a SQLite file's path or a PostgreSQL URL (`postgresql://...`,
+`server.postgres_database`) and answers a `server.sql.Connection` with the schema at its latest
+version (`server.schema`). For a file: our pragmas, the owner-only mode, the check that it is
+ours, and a backup beside it before an older one is upgraded. `commit_batch` commits a batch of
+writes (group commit) in as few statements as possible, on either engine.
 
 No trio here: `server.commit_writer`, the process that runs the group commits, imports this
-and starts fast; `server.sqlite_storage` is the event loop's side.
+and starts fast; the storages (`server.sql_storage`) are the event loop's side.
 """
 
 from __future__ import annotations
@@ -10,13 +15,23 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 import msgpack
+
+from arbiter.server.schema import (
+    VERSION,
+    NotArbiterFile,
+    prepare,
+    refuse_foreign,
+    refuse_newer,
+    schema,
+    stored_version,
+)
+from arbiter.server.sql import PSYCOPG_MISSING, SQLITE, CannotOpen, Connection, transaction
 
 Statement = tuple[str, Sequence[Any]]
 """SQL with `?` parameters, and its arguments."""
@@ -32,98 +47,15 @@ NEW_ID: Final = msgpack.ExtType(1, b"")
 """Stands for the id a keyed write's first statement returned. A msgpack extension value, so it
 crosses to the commit process as it is."""
 
-Answer = sqlite3.Error | int | None
+Answer = Exception | int | None
 """What committing a write gave: the refusal, a keyed write's id, or None."""
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS players (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS matches (
-    id INTEGER PRIMARY KEY,
-    game TEXT NOT NULL,
-    options TEXT NOT NULL,          -- JSON: the resolved options, seeds included
-    time_control TEXT NOT NULL,     -- JSON, as on the wire
-    illegal TEXT NOT NULL,          -- per seat: 'forfeit,forfeit', 'retry,forfeit'...
-    status TEXT NOT NULL,           -- 'playing', 'finished' or 'aborted' (a casual match
-                                    -- in play when its server stopped: no result)
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    result TEXT,                    -- 'win', 'draw', 'both_forfeit'
-    winner TEXT,                    -- seat name, for 'win'
-    reason TEXT,
-    termination TEXT                -- games.Termination: 'rule', 'time', 'resignation'...
-                                    -- (NULL while in play, and in games stored before it was)
-);
-CREATE TABLE IF NOT EXISTS results (
-    match_id INTEGER NOT NULL REFERENCES matches(id),
-    seat_index INTEGER NOT NULL,
-    seat TEXT NOT NULL,
-    player_id INTEGER NOT NULL REFERENCES players(id),
-    score REAL,                     -- filled when the match ends
-    PRIMARY KEY (match_id, seat_index)
-);
-CREATE TABLE IF NOT EXISTS moves (
-    match_id INTEGER NOT NULL REFERENCES matches(id),
-    ply INTEGER NOT NULL,           -- 1 for the first move
-    seat TEXT NOT NULL,
-    move TEXT NOT NULL,
-    elapsed REAL NOT NULL,          -- seconds from your_turn written to move received
-    compensation REAL NOT NULL,     -- lag allowance granted (taken off elapsed)
-    clock REAL,                     -- the mover's game clock after the move, if it has one
-    stored_at REAL NOT NULL,
-    PRIMARY KEY (match_id, ply)
-);
-CREATE TABLE IF NOT EXISTS defaults (
-    match_id INTEGER NOT NULL REFERENCES matches(id),
-    seat_index INTEGER NOT NULL,
-    kind TEXT NOT NULL,             -- 'crash', 'illegal', 'time' or 'absent'
-    PRIMARY KEY (match_id, seat_index)
-);
-CREATE TABLE IF NOT EXISTS accounts (
-    name TEXT PRIMARY KEY,          -- the name a hello must carry with its token
-    role TEXT NOT NULL,             -- 'player', 'admin' or 'local' (a built-in agent we run)
-    salt BLOB NOT NULL,
-    token_hash BLOB NOT NULL,       -- scrypt(token, salt); the token itself is never stored
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tournaments (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    game TEXT NOT NULL,
-    options TEXT NOT NULL,          -- JSON, as the director gave them (seeds drawn per game)
-    time_control TEXT NOT NULL,     -- JSON, as on the wire
-    rounds INTEGER NOT NULL,
-    concurrency INTEGER NOT NULL,
-    wait REAL NOT NULL,             -- seconds a due game waits for an absent player
-    entrants TEXT NOT NULL,         -- JSON list of names, in seeding order
-    local TEXT NOT NULL,            -- JSON map: entrant name -> the built-in agent it runs
-    status TEXT NOT NULL,           -- 'created', 'running' or 'finished'
-    created_by TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tournament_games (
-    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
-    number INTEGER NOT NULL,        -- 1, 2, ... in schedule order
-    round INTEGER NOT NULL,
-    first TEXT NOT NULL,            -- the entrant in seat 0
-    second TEXT NOT NULL,
-    match_id INTEGER UNIQUE REFERENCES matches(id),  -- set when the game begins
-    PRIMARY KEY (tournament_id, number)
-);
-"""
-
-
-OUR_TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))
+SCHEMA: Final = schema(SQLITE)
+"""Version 1's tables in SQLite's types: what Arbiter wrote before versions (and the start of a
+new file, which the migrations then bring to the latest)."""
 
 APPLICATION_ID = int.from_bytes(b"ARBT", "big")
 """Stamped in the file's header (`PRAGMA application_id`): the file is an Arbiter server's."""
-
-
-class NotArbiterFile(sqlite3.DatabaseError):
-    """The file belongs to another program: we write nothing to it."""
 
 
 PRIVATE_FILE = 0o600
@@ -133,14 +65,36 @@ mode, so they are owner-only too. (The folders a server makes for its file, thos
 `app.local_server` and `arbiter tournament local`, are `tempfile`'s: 0700.)"""
 
 
-def open_database(path: str | Path) -> sqlite3.Connection:
+POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
+
+
+def is_postgres(target: str | Path) -> bool:
+    """Whether `--db` names a PostgreSQL database (a URL) rather than a SQLite file."""
+    return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
+
+
+def open_database(target: str | Path) -> Connection:
+    """The store `target` names, with its schema at the latest version: a PostgreSQL database
+    for a `postgresql://` URL, else a SQLite file (`open_sqlite`). A `sqlite3.Error` if it
+    cannot be one (`sql.CannotOpen`, `NotArbiterFile`, `NewerSchema`...)."""
+    if not is_postgres(target):
+        return open_sqlite(target)
+    try:
+        from arbiter.server.postgres_database import open_postgres
+    except ImportError as error:
+        raise CannotOpen(f"{PSYCOPG_MISSING} ({error})") from error
+    return open_postgres(str(target))
+
+
+def open_sqlite(path: str | Path) -> sqlite3.Connection:
     """The SQLite file with our pragmas and every table: for the server and the admin command.
 
     A file that is not there is created owner-only (`PRIVATE_FILE`); an existing one keeps its
     mode. A folder that is not there is an error, as it was: a mistyped `--db` is named, not
-    made.
+    made. A file from an earlier version is copied beside itself (`backup_path`) before it is
+    upgraded.
     `NotArbiterFile` if it is some other program's SQLite file (a mistyped `--db`): it is left
-    exactly as it was, not given our tables.
+    exactly as it was, not given our tables; `NewerSchema` if a later Arbiter wrote it.
     """
     try:
         create_private(Path(path))
@@ -148,16 +102,31 @@ def open_database(path: str | Path) -> sqlite3.Connection:
         raise sqlite3.OperationalError(f"cannot create it: {error.strerror or error}") from error
     db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
     try:
-        _claim(db)
+        # Nothing is written before this: not to another program's file, nor to a newer one.
+        _claim(db, path)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
-        db.executescript(SCHEMA)
-        _upgrade(db)
+        prepare(db, SQLITE)
     except BaseException:
         db.close()
         raise
     return db
+
+
+def backup_path(path: str | Path, version: int) -> Path:
+    """Where a file of schema `version` is copied before it is upgraded: beside it, named with
+    its version (`arbiter.db.v1.bak`), so going back to the Arbiter that wrote it is a copy."""
+    return Path(f"{path}.v{version}.bak")
+
+
+def _back_up(db: sqlite3.Connection, target: Path) -> None:
+    """A consistent copy of the whole file (SQLite's online backup: the WAL's committed pages
+    too), owner-only as the file is. A copy left by an earlier, failed upgrade is replaced."""
+    target.unlink(missing_ok=True)
+    create_private(target)
+    with contextlib.closing(sqlite3.connect(target)) as copy:
+        db.backup(copy)
 
 
 def create_private(path: Path, mode: int = PRIVATE_FILE) -> None:
@@ -167,67 +136,23 @@ def create_private(path: Path, mode: int = PRIVATE_FILE) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode))
 
 
-def _claim(db: sqlite3.Connection) -> None:
-    """Check the file is ours before writing to it, and stamp it if need be: a new file, or one
-    from before the stamp, holds none but our tables."""
+def _claim(db: sqlite3.Connection, path: str | Path) -> None:
+    """Check the file is ours before writing to it, back it up if it is an older version's, and
+    stamp it if need be: a new file, or one from before the stamp, holds none but our tables."""
     (found,) = db.execute("PRAGMA application_id").fetchone()
-    if found == APPLICATION_ID:
-        return
-    tables = {
-        name
-        for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        if not name.startswith("sqlite_")  # SQLite's own
-    }
-    others = sorted(tables - OUR_TABLES)
-    if others:
-        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
-        raise NotArbiterFile(f"not an Arbiter server's file: it holds other tables ({shown})")
-    if found != 0:
-        raise NotArbiterFile(f"not an Arbiter server's file: another program's ({found:#x})")
-    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    if found != APPLICATION_ID:
+        refuse_foreign(db, SQLITE)
+        if found != 0:
+            raise NotArbiterFile(f"not an Arbiter server's file: another program's ({found:#x})")
+    version = stored_version(db, SQLITE)
+    refuse_newer(db, SQLITE, version)
+    if 0 < version < VERSION:
+        _back_up(db, backup_path(path, version))
+    if found != APPLICATION_ID:
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
 
-ADDED_COLUMNS: Final = {"matches": {"termination": "TEXT"}}
-"""Columns added to a table since it was first released, with their type: an older file lacks
-them, and `_upgrade` adds them (as NULL in the rows it holds)."""
-
-
-def _upgrade(db: sqlite3.Connection) -> None:
-    """Give a file of ours from an earlier version the columns added since. Only after `_claim`
-    has found the file ours; in a write transaction that looks again, so two processes opening
-    the same old file (the server and the admin command) cannot both add a column."""
-    if not _missing_columns(db):
-        return
-    with transaction(db, "BEGIN IMMEDIATE"):
-        for table, column in _missing_columns(db):
-            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {ADDED_COLUMNS[table][column]}")
-
-
-def _missing_columns(db: sqlite3.Connection) -> list[tuple[str, str]]:
-    return [
-        (table, column)
-        for table, columns in ADDED_COLUMNS.items()
-        for column in columns
-        if not has_column(db, table, column)
-    ]
-
-
-def has_column(db: sqlite3.Connection, table: str, column: str) -> bool:
-    return any(row[1] == column for row in db.execute(f"PRAGMA table_info({table})"))
-
-
-@contextlib.contextmanager
-def transaction(db: sqlite3.Connection, begin: str = "BEGIN") -> Iterator[None]:
-    db.execute(begin)
-    try:
-        yield
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-
-
-def commit_batch(db: sqlite3.Connection, batch: Sequence[Write]) -> list[Answer]:
+def commit_batch(db: Connection, batch: Sequence[Write]) -> list[Answer]:
     """Commit the batch at once; if that fails, write one by one so only the bad one fails.
 
     A batch is as few statements as possible: a run of INSERTs (the moves of many matches)
@@ -254,12 +179,12 @@ def commit_batch(db: sqlite3.Connection, batch: Sequence[Write]) -> list[Answer]
                 with transaction(db):
                     for sql, args in statements:
                         db.execute(sql, args)
-    except sqlite3.Error:
+    except db.Error:
         for index, write in enumerate(batch):
             try:
                 with transaction(db):
                     answers[index] = _execute(db, write)
-            except sqlite3.Error as error:
+            except db.Error as error:
                 answers[index] = error
     return answers
 
@@ -268,7 +193,7 @@ def _is_keyed(write: Write) -> bool:
     return write[0][0].endswith(RETURNING_ID)
 
 
-def _execute(db: sqlite3.Connection, write: Write) -> int | None:
+def _execute(db: Connection, write: Write) -> int | None:
     """Run one write's statements; a keyed one's id, put in for `NEW_ID`, and returned."""
     key: int | None = None
     for sql, args in write:
@@ -281,12 +206,12 @@ def _execute(db: sqlite3.Connection, write: Write) -> int | None:
     return key
 
 
-def _execute_merged(db: sqlite3.Connection, writes: Sequence[Write]) -> None:
+def _execute_merged(db: Connection, writes: Sequence[Write]) -> None:
     for sql, args in _merged(db, writes):
         db.execute(sql, args)
 
 
-def _merged(db: sqlite3.Connection, writes: Sequence[Write]) -> list[Statement]:
+def _merged(db: Connection, writes: Sequence[Write]) -> list[Statement]:
     """The writes' statements in order, each run of one INSERT merged into as few as can be."""
     return [
         merged
@@ -297,8 +222,8 @@ def _merged(db: sqlite3.Connection, writes: Sequence[Write]) -> list[Statement]:
     ]
 
 
-def _statements(db: sqlite3.Connection, sql: str, rows: list[Sequence[Any]]) -> Iterator[Statement]:
-    """`sql` once per row, or for an INSERT, as few multi-row statements as SQLite allows."""
+def _statements(db: Connection, sql: str, rows: list[Sequence[Any]]) -> Iterator[Statement]:
+    """`sql` once per row, or for an INSERT, as few multi-row statements as the engine allows."""
     if len(rows) == 1 or not (sql.startswith("INSERT") and sql.endswith(")")):
         for args in rows:
             yield sql, args

@@ -1,8 +1,9 @@
 """Reading stored matches back: what `arbiter export` writes, `arbiter replay` shows, what a
 spectator of a finished match is shown, and what a restarted server resumes from. One record
-type (`FullRecord`) and one reader (`read_records`) for all of them. Plain SQLite and no trio,
-so the reading commands start without the server's event-loop side, and can run beside a live
-server on a read-only connection (which cannot upgrade an older file: the reader copes with one).
+type (`FullRecord`) and one reader (`read_records`) for all of them, on either engine
+(`server.sql.Connection`). No trio, so the reading commands start without the server's
+event-loop side, and can run beside a live server on a read-only connection (which cannot
+upgrade an older file: the reader copes with one).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arbiter.server.database import has_column
+from arbiter.server.database import is_postgres
+from arbiter.server.schema import refuse_newer
+from arbiter.server.sql import SQLITE, Connection, has_column
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +63,7 @@ class FullRecord:
         return [row.move for row in self.moves]
 
 
-def read_moves(db: sqlite3.Connection, match_id: int) -> list[MoveRow]:
+def read_moves(db: Connection, match_id: int) -> list[MoveRow]:
     return [
         MoveRow(*row)
         for row in db.execute(
@@ -71,16 +74,27 @@ def read_moves(db: sqlite3.Connection, match_id: int) -> list[MoveRow]:
     ]
 
 
-def open_read_only(path: str | Path) -> sqlite3.Connection:
-    """A server's file opened for reading only (safe beside a running server), or
-    `sqlite3.OperationalError` if there is no such file."""
+def open_read_only(path: str | Path) -> Connection:
+    """A server's store opened for reading only (safe beside a running server): a SQLite file,
+    or a PostgreSQL database for a URL. `sqlite3.OperationalError` if there is no such file,
+    `sql.CannotOpen` if the database cannot be reached."""
+    if is_postgres(path):
+        from arbiter.server.postgres_database import open_postgres
+
+        return open_postgres(str(path), read_only=True)
     if not Path(path).is_file():
         raise sqlite3.OperationalError(f"no database file {str(path)!r}")
-    return sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    db = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        refuse_newer(db, SQLITE)
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 def read_records(
-    db: sqlite3.Connection,
+    db: Connection,
     *,
     matches: Sequence[int] | None = None,
     tournament: str | None = None,
@@ -88,7 +102,7 @@ def read_records(
 ) -> Iterator[FullRecord]:
     """The stored matches in id order: all of them, or those named, or one tournament's;
     finished ones only unless `unfinished`."""
-    where: list[str] = ["1"]
+    where: list[str] = ["TRUE"]
     args: list[Any] = []
     if not unfinished:
         where.append("m.status = 'finished'")
@@ -111,7 +125,7 @@ def read_records(
         yield _full_record(db, row)
 
 
-def _full_record(db: sqlite3.Connection, row: Sequence[Any]) -> FullRecord:
+def _full_record(db: Connection, row: Sequence[Any]) -> FullRecord:
     match_id = row[0]
     seats = db.execute(
         "SELECT r.seat, p.name, r.score,"

@@ -1,8 +1,9 @@
 """What the server needs from its store, and nothing of how it keeps it: `Storage`.
 
 The lobby, the matches and the tournaments type against this interface; `server.app` picks the
-implementation (today `server.sqlite_storage.SQLiteStorage`, one SQLite file). A second one
-(PostgreSQL) implements the same methods with the same meaning:
+implementation by `--db` (`server.stores`): `server.sqlite_storage.SQLiteStorage` on one SQLite
+file, or `server.postgres_storage.PostgresStorage` on a PostgreSQL database, both the same
+queries (`server.sql_storage`) with the same meaning:
 
 - the database numbers matches and tournaments: `create_match` returns the id it gave;
 - every accepted move is stored before the opponent hears of it, yet a match never waits for a

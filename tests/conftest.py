@@ -1,7 +1,10 @@
-"""Fixtures shared by the suite: a real server on 127.0.0.1 with a real SQLite file."""
+"""Fixtures shared by the suite: a real server on 127.0.0.1 with a real store, a SQLite file or,
+for the tests marked `BOTH_BACKENDS`, a PostgreSQL database of a throwaway cluster too."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -10,20 +13,57 @@ import pytest
 import trio
 
 from arbiter.server.app import Admission, bound_port, serve
+from tests.postgres import Cluster
 
 HOST = "127.0.0.1"
+
+BACKENDS = ("sqlite", "postgres")
+BOTH_BACKENDS = pytest.mark.parametrize("backend", BACKENDS)
+"""A module's `pytestmark` (or a test's mark) that runs it on each backend: its `db` (and the
+`server` fixture's) is then a SQLite file, then a fresh PostgreSQL database."""
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[Cluster]:
+    """One cluster for the session, started by the first test that needs it. Skipped without
+    PostgreSQL's programs, except under `CI=true`: there they must be installed (`.ci/run`)."""
+    try:
+        cluster = Cluster.start()
+    except FileNotFoundError as missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and PostgreSQL is not installed: {missing}")
+        pytest.skip(f"PostgreSQL is not installed: {missing}")
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def backend() -> str:
+    """The store the `db` fixture gives: SQLite unless a test is parametrized (`BOTH_BACKENDS`)."""
+    return "sqlite"
+
+
+@pytest.fixture
+def db(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Path | str:
+    """A store for one test: a file in its `tmp_path`, or a new database's URL."""
+    if backend == "postgres":
+        cluster: Cluster = request.getfixturevalue("postgres_cluster")
+        return cluster.database()
+    return tmp_path / "arbiter.db"
 
 
 @dataclass(frozen=True)
 class RunningServer:
     host: str
     port: int
-    db: Path
+    db: Path | str
 
 
 @pytest.fixture
 async def server(
-    nursery: trio.Nursery, tmp_path: Path, request: pytest.FixtureRequest
+    nursery: trio.Nursery, db: Path | str, request: pytest.FixtureRequest
 ) -> RunningServer:
     """A server on a free port, stopped (with its nursery) when the test ends.
 
@@ -37,7 +77,6 @@ async def server(
     admitting = request.node.get_closest_marker("admission")
     admission = Admission(**admitting.kwargs) if admitting else Admission()
     holding = request.node.get_closest_marker("limits")
-    db = tmp_path / "arbiter.db"
     start = partial(
         serve,
         HOST,

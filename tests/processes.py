@@ -1,6 +1,6 @@
 """Processes the tests start or look for: the commands as a user runs them, a server on a free
-port, and the server's commit processes (`python -m arbiter.server.commit_writer FD DB`) by their
-DB."""
+port, and the server's commit processes (`python -m arbiter.server.commit_writer FD`) by the
+store in their environment."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ import sys
 import time
 from pathlib import Path
 
+from arbiter.server.commit_writer import TARGET
+
 CLI = [sys.executable, "-m", "arbiter.client.cli"]
 SERVER = [sys.executable, "-m", "arbiter.server"]
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def start_server(db: Path, *options: str) -> tuple[subprocess.Popen[str], str]:
+def start_server(db: Path | str, *options: str) -> tuple[subprocess.Popen[str], str]:
     """`arbiter-server` on a free port of 127.0.0.1 with `db` (and `options`), and its HOST:PORT
     once it listens; the caller stops it."""
     server = subprocess.Popen(
@@ -45,20 +47,25 @@ def start_bots(address: str, *options: str, named: bool = False) -> list[subproc
     ]
 
 
-def commit_writers(db: Path) -> list[int]:
-    """The pids of processes committing to `db`."""
+def commit_writers(db: Path | str) -> list[int]:
+    """The pids of processes committing to `db` (a file or a PostgreSQL URL)."""
     found = []
+    named = f"{TARGET}={db}".encode()
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             words = cmdline.read_bytes().split(b"\0")
+            if b"arbiter.server.commit_writer" in words and named in _environment(cmdline.parent):
+                found.append(int(cmdline.parent.name))
         except OSError:
             continue  # a process that ended while we looked
-        if b"arbiter.server.commit_writer" in words and str(db).encode() in words:
-            found.append(int(cmdline.parent.name))
     return found
 
 
-def no_commit_writer_left(db: Path, seconds: float = 5) -> bool:
+def _environment(process: Path) -> list[bytes]:
+    return (process / "environ").read_bytes().split(b"\0")
+
+
+def no_commit_writer_left(db: Path | str, seconds: float = 5) -> bool:
     """Whether every process committing to `db` is gone within `seconds`."""
     deadline = time.monotonic() + seconds
     while commit_writers(db) and time.monotonic() < deadline:

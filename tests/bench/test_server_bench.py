@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tests.bench.runs import run_bench
+from tests.postgres import Cluster
 
 
 def test_the_server_bench_measures_both_floors_and_arbiter() -> None:
@@ -18,3 +19,21 @@ def test_the_server_bench_measures_both_floors_and_arbiter() -> None:
     assert all(rate > 0 for rate in rows.values()), done.stdout
     assert re.search(r"Arbiter: \d+\.\d\dx the relay floor", done.stdout)
     assert re.search(r"total\s+\d+\.\d", done.stdout)
+
+
+def test_the_server_bench_runs_arbiter_on_postgres_beside_sqlite(postgres_cluster: Cluster) -> None:
+    done = run_bench(
+        "server.py", "--seconds", "0.5", "--matches", "3", "--db", postgres_cluster.database()
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {
+        match["server"]: float(match["rate"])
+        for match in re.finditer(r"^\s+3\s+(?P<server>\w+)\s+(?P<rate>\d+)", done.stdout, re.M)
+    }
+    assert set(rows) == {"echo", "relay", "arbiter", "postgres"}
+    assert rows["postgres"] > 0, done.stdout
+    assert re.search(
+        r"Arbiter on PostgreSQL: \d+\.\d\dx its moves/s on SQLite; PostgreSQL's processes"
+        r" \d+\.\d\d cores, \d+ µs/move",
+        done.stdout,
+    )

@@ -1,5 +1,5 @@
 """A casual match in play when its server is killed: the next start ends it as `aborted` (no
-result, no scores, its moves kept), instead of leaving it `playing` for ever."""
+result, no scores, its moves kept), instead of leaving it `playing` for ever. On each backend."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ import trio
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
 from arbiter.server.records import open_read_only, read_records
+from tests.conftest import BOTH_BACKENDS
 from tests.e2e.helpers import connect, play_randomly, seek, until
 from tests.processes import CLI, ROOT, start_server
 
 
-async def test_a_casual_match_killed_in_play_is_aborted_at_the_next_start(tmp_path: Path) -> None:
-    db = tmp_path / "arbiter.db"
+@BOTH_BACKENDS
+async def test_a_casual_match_killed_in_play_is_aborted_at_the_next_start(db: Path | str) -> None:
     server, address = start_server(db)
     try:
         port = int(address.rpartition(":")[2])

@@ -18,15 +18,17 @@ from arbiter.server.admission import UNLIMITED
 from arbiter.server.lobby import Lobby
 from arbiter.server.match import Match
 from arbiter.server.session import Session
-from arbiter.server.sqlite_storage import SQLiteStorage
+from arbiter.server.sql_storage import SQLStorage
+from arbiter.server.stores import connect_storage
 
 M = TypeVar("M", bound=protocol.Message)
 
 
 @asynccontextmanager
-async def writing_to(db: Path) -> AsyncIterator[SQLiteStorage]:
-    """A storage with its group-commit writer running, stopped and closed on the way out."""
-    storage = SQLiteStorage.connect(db)
+async def writing_to(db: Path | str) -> AsyncIterator[SQLStorage]:
+    """A storage (a SQLite file's, or a PostgreSQL URL's) with its group-commit writer running,
+    stopped and closed on the way out."""
+    storage = connect_storage(db)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(storage.run_writer)
@@ -37,7 +39,7 @@ async def writing_to(db: Path) -> AsyncIterator[SQLiteStorage]:
 
 
 @asynccontextmanager
-async def lobby_on_file(db: Path, grace: float = 10.0) -> AsyncIterator[Lobby]:
+async def lobby_on_file(db: Path | str, grace: float = 10.0) -> AsyncIterator[Lobby]:
     """A lobby with its storage writer running, as `server.app.serve` starts one."""
     async with writing_to(db) as storage, trio.open_nursery() as nursery:
         yield Lobby(storage, nursery, grace)

@@ -1,6 +1,7 @@
-"""The group commit on a real SQLite file: what is stored, in what order callbacks run, what
-one bad write costs the rest of its batch, what a killed commit process costs, how SQLite
-numbers matches, what a record reads back, and how the file's lock and older files behave."""
+"""The group commit on a real store, a SQLite file and a PostgreSQL database alike: what is
+stored, in what order callbacks run, what one bad write costs the rest of its batch, what a
+killed commit process costs, how the database numbers matches, and what a record reads back.
+Then the SQLite file's own: its lock, another program's file, and older files."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import signal
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 import trio
 
@@ -24,39 +27,70 @@ from arbiter.server.database import (
     open_database,
 )
 from arbiter.server.records import open_read_only, read_records
+from arbiter.server.sql_storage import SQLStorage
 from arbiter.server.sqlite_storage import DatabaseInUse, SQLiteStorage
 from arbiter.server.storage import ScheduledGame, StorageError, TournamentRow
+from tests.conftest import BOTH_BACKENDS
 from tests.processes import commit_writers
 from tests.server.memory import writing_to
 
+INTEGRITY_ERRORS = (sqlite3.IntegrityError, psycopg.IntegrityError)
+"""What each engine raises for a row that breaks a key."""
 
-async def _new_match(storage: SQLiteStorage) -> int:
+
+async def _new_match(storage: SQLStorage) -> int:
     return await storage.create_match(
         "kings-court", {}, {"move": 5.0}, "forfeit,forfeit", ["white", "black"], ["a", "b"]
     )
 
 
-def _stored(db: Path) -> list[tuple[int, int, str]]:
-    with sqlite3.connect(db) as reader:
-        return reader.execute(
-            "SELECT match_id, ply, move FROM moves ORDER BY match_id, ply"
-        ).fetchall()
+def _rows(db: Path | str, sql: str) -> list[tuple[Any, ...]]:
+    """What `sql` reads from the store, on a connection of its own."""
+    with closing(open_read_only(db)) as reader:
+        return [tuple(row) for row in reader.execute(sql)]
 
 
-async def _until_committed(storage: SQLiteStorage) -> None:
+def _stored(db: Path | str) -> list[tuple[Any, ...]]:
+    return _rows(db, "SELECT match_id, ply, move FROM moves ORDER BY match_id, ply")
+
+
+def _refusing(db: Path | str, backend: str, table: str, event: str, when: str, why: str) -> None:
+    """Give the store our schema and a trigger that refuses `event` on `table`'s rows `when`
+    (a condition on NEW), with `why`: a store that refuses one statement of a write."""
+    connection = open_database(db)
+    try:
+        if backend == "sqlite":
+            connection.execute(
+                f"CREATE TRIGGER refuse BEFORE {event} ON {table} WHEN {when}"
+                f" BEGIN SELECT RAISE(ABORT, '{why}'); END"
+            )
+        else:
+            connection.execute(
+                "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql"
+                f" AS $$ BEGIN RAISE EXCEPTION '{why}'; END $$"
+            )
+            connection.execute(
+                f"CREATE TRIGGER refuse BEFORE {event} ON {table} FOR EACH ROW WHEN ({when})"
+                " EXECUTE FUNCTION refuse()"
+            )
+    finally:
+        connection.close()
+
+
+async def _until_committed(storage: SQLStorage) -> None:
     done = trio.Event()
     storage.after_commit(done.set)
     with trio.fail_after(10):
         await done.wait()
 
 
-async def test_a_large_batch_is_stored_whole_before_its_callbacks_run(tmp_path: Path) -> None:
-    db = tmp_path / "arbiter.db"
+@BOTH_BACKENDS
+async def test_a_large_batch_is_stored_whole_before_its_callbacks_run(db: Path | str) -> None:
     seen_by_callbacks: list[int] = []
     async with writing_to(db) as storage:
         matches = [await _new_match(storage) for _ in range(3)]
         expected = []
-        for ply in range(1, 1401):  # 4,200 rows: more than one statement may bind
+        for ply in range(1, 1401):  # 4,200 rows: more than one statement may bind in SQLite
             for match_id in matches:
                 storage.record_move(match_id, ply, "white", f"M{ply}", 0.25, 0.0, None)
                 expected.append((match_id, ply, f"M{ply}"))
@@ -66,8 +100,8 @@ async def test_a_large_batch_is_stored_whole_before_its_callbacks_run(tmp_path: 
     assert _stored(db) == sorted(expected)
 
 
-async def test_one_bad_write_fails_alone_and_callbacks_keep_their_order(tmp_path: Path) -> None:
-    db = tmp_path / "arbiter.db"
+@BOTH_BACKENDS
+async def test_one_bad_write_fails_alone_and_callbacks_keep_their_order(db: Path | str) -> None:
     order: list[str] = []
     async with writing_to(db) as storage:
         match_id = await _new_match(storage)
@@ -78,13 +112,13 @@ async def test_one_bad_write_fails_alone_and_callbacks_keep_their_order(tmp_path
         storage.after_commit(lambda: order.append("after second"))
         await _until_committed(storage)
     assert first.error is None and second.error is None
-    assert isinstance(again.error, sqlite3.IntegrityError)
+    assert isinstance(again.error, INTEGRITY_ERRORS)
     assert order == ["after first", "after second"]
     assert _stored(db) == [(match_id, 1, "B4C4"), (match_id, 2, "G4F4")]
 
 
-async def test_a_killed_commit_process_loses_only_its_batch(tmp_path: Path) -> None:
-    db = tmp_path / "arbiter.db"
+@BOTH_BACKENDS
+async def test_a_killed_commit_process_loses_only_its_batch(db: Path | str) -> None:
     async with writing_to(db) as storage:
         match_id = await _new_match(storage)
         first = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
@@ -103,14 +137,11 @@ async def test_a_killed_commit_process_loses_only_its_batch(tmp_path: Path) -> N
     assert commit_writers(db) == []  # stopped with the writer
 
 
-async def test_a_match_is_created_and_finished_in_one_piece_each(tmp_path: Path) -> None:
-    db = tmp_path / "arbiter.db"
-    with sqlite3.connect(db) as setup:  # the schema, then a rule that refuses black's score
-        setup.executescript(SCHEMA)
-        setup.execute(
-            "CREATE TRIGGER refuse_black BEFORE UPDATE OF score ON results"
-            " WHEN NEW.seat_index = 1 BEGIN SELECT RAISE(ABORT, 'no score for black'); END"
-        )
+@BOTH_BACKENDS
+async def test_a_match_is_created_and_finished_in_one_piece_each(
+    db: Path | str, backend: str
+) -> None:
+    _refusing(db, backend, "results", "UPDATE OF score", "NEW.seat_index = 1", "no score for black")
     async with writing_to(db) as storage:
         match_id = await _new_match(storage)
         move = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
@@ -119,36 +150,28 @@ async def test_a_match_is_created_and_finished_in_one_piece_each(tmp_path: Path)
             await storage.finish_match(
                 match_id, "win", "white", "time", Termination.TIME, [1.0, 0.0]
             )
-        assert isinstance(refused.value.__cause__, sqlite3.IntegrityError)
+        assert isinstance(refused.value.__cause__, (sqlite3.IntegrityError, psycopg.Error))
         await _until_committed(storage)
     assert move.error is None
-    with sqlite3.connect(db) as reader:
-        assert reader.execute("SELECT status, result FROM matches").fetchall() == [
-            ("playing", None)
-        ]
-        assert reader.execute(
-            "SELECT r.seat, p.name, r.score FROM results r JOIN players p ON p.id = r.player_id"
-            " ORDER BY r.seat_index"
-        ).fetchall() == [("white", "a", None), ("black", "b", None)]
-        assert reader.execute("SELECT count(*) FROM defaults").fetchone() == (0,)
+    assert _rows(db, "SELECT status, result FROM matches") == [("playing", None)]
+    assert _rows(
+        db,
+        "SELECT r.seat, p.name, r.score FROM results r JOIN players p ON p.id = r.player_id"
+        " ORDER BY r.seat_index",
+    ) == [("white", "a", None), ("black", "b", None)]
+    assert _rows(db, "SELECT count(*) FROM defaults") == [(0,)]
     assert _stored(db) == [(match_id, 1, "B4C4")]
 
 
-async def test_match_numbers_go_on_from_the_file_after_a_restart(tmp_path: Path) -> None:
-    db = tmp_path / "arbiter.db"
+@BOTH_BACKENDS
+async def test_match_numbers_go_on_from_the_store_after_a_restart(db: Path | str) -> None:
     async with writing_to(db) as storage:
         first = [await _new_match(storage) for _ in range(3)]
     async with writing_to(db) as storage:
         later = await _new_match(storage)
     assert first == [1, 2, 3] and later == 4
-    with sqlite3.connect(db) as reader:
-        assert reader.execute("SELECT id FROM matches ORDER BY id").fetchall() == [
-            (1,),
-            (2,),
-            (3,),
-            (4,),
-        ]
-        assert reader.execute("SELECT count(*) FROM players").fetchone() == (2,)
+    assert _rows(db, "SELECT id FROM matches ORDER BY id") == [(1,), (2,), (3,), (4,)]
+    assert _rows(db, "SELECT count(*) FROM players") == [(2,)]
 
 
 def test_one_file_is_one_servers_until_it_closes(tmp_path: Path) -> None:
@@ -209,40 +232,49 @@ def _move(match_id: int, ply: int) -> list[tuple[str, list[object]]]:
     ]
 
 
-def test_keyed_writes_get_their_own_ids_among_merged_moves(tmp_path: Path) -> None:
-    db = open_database(tmp_path / "arbiter.db")
+@BOTH_BACKENDS
+def test_keyed_writes_get_their_own_ids_among_merged_moves(db: Path | str) -> None:
+    connection = open_database(db)
     try:
-        assert commit_batch(db, [_match_write("a")]) == [1]
+        assert commit_batch(connection, [_match_write("a")]) == [1]
         batch = [_move(1, 2), _match_write("b"), _move(1, 3), _move(1, 4), _match_write("c")]
-        assert commit_batch(db, batch) == [None, 2, None, None, 3]
-        assert db.execute(
+        assert commit_batch(connection, batch) == [None, 2, None, None, 3]
+        assert connection.execute(
             "SELECT m.id, m.game, count(*) FROM matches m JOIN moves v ON v.match_id = m.id"
             " GROUP BY m.id ORDER BY m.id"
         ).fetchall() == [(1, "a", 4), (2, "b", 1), (3, "c", 1)]
-        assert db.execute("SELECT match_id, move FROM moves WHERE ply = 1").fetchall() == [
-            (1, "a"),
-            (2, "b"),
-            (3, "c"),
+        assert connection.execute(
+            "SELECT match_id, move FROM moves WHERE ply = 1 ORDER BY match_id"
+        ).fetchall() == [(1, "a"), (2, "b"), (3, "c")]
+    finally:
+        connection.close()
+
+
+@BOTH_BACKENDS
+def test_a_refused_write_beside_keyed_ones_leaves_them_their_ids(
+    db: Path | str, backend: str
+) -> None:
+    connection = open_database(db)
+    try:
+        answers = commit_batch(connection, [_match_write("a"), _move(99, 1), _match_write("b")])
+        assert isinstance(answers[1], INTEGRITY_ERRORS)  # no match 99
+        # The batch failed whole, then went one write at a time: PostgreSQL's sequence does not
+        # give back the number the failed attempt drew for "a" (SQLite: the largest id plus one).
+        first, second = (1, 2) if backend == "sqlite" else (2, 3)
+        assert answers[0] == first and answers[2] == second
+        assert connection.execute("SELECT id, game FROM matches ORDER BY id").fetchall() == [
+            (first, "a"),
+            (second, "b"),
         ]
     finally:
-        db.close()
+        connection.close()
 
 
-def test_a_refused_write_beside_keyed_ones_leaves_them_their_ids(tmp_path: Path) -> None:
-    db = open_database(tmp_path / "arbiter.db")
-    try:
-        answers = commit_batch(db, [_match_write("a"), _move(99, 1), _match_write("b")])
-        assert answers[0] == 1 and answers[2] == 2
-        assert isinstance(answers[1], sqlite3.IntegrityError)  # no match 99
-        assert db.execute("SELECT id, game FROM matches").fetchall() == [(1, "a"), (2, "b")]
-    finally:
-        db.close()
-
-
-async def test_matches_created_together_have_their_own_rows(tmp_path: Path) -> None:
+@BOTH_BACKENDS
+async def test_matches_created_together_have_their_own_rows(db: Path | str, backend: str) -> None:
     """Several new matches in one batch, one of them a tournament game: each gets the id
-    SQLite gave it, its own seats, and the tournament game the right link."""
-    db = tmp_path / "arbiter.db"
+    the database gave it, its own seats, and the tournament game the right link."""
+    aggregate = "group_concat(p.name, ',')" if backend == "sqlite" else "string_agg(p.name, ',')"
     async with writing_to(db) as storage:
         tournament = await storage.create_tournament(
             TournamentRow("cup", "kings-court", {}, {"move": 5.0}, 1, 1, 10.0, ["c", "d"], {},
@@ -264,41 +296,38 @@ async def test_matches_created_together_have_their_own_rows(tmp_path: Path) -> N
             nursery.start_soon(create, ["b", "e"], None)
         [stored] = await storage.load_tournaments()
     assert sorted(ids) == [1, 2, 3]
-    with sqlite3.connect(db) as reader:
-        seats = dict(
-            reader.execute(
-                "SELECT r.match_id, group_concat(p.name, ',') FROM results r"
-                " JOIN players p ON p.id = r.player_id GROUP BY r.match_id"
-            ).fetchall()
+    seats = dict(
+        _rows(
+            db,
+            f"SELECT r.match_id, {aggregate} FROM results r"
+            " JOIN players p ON p.id = r.player_id GROUP BY r.match_id",
         )
+    )
     assert sorted(seats.values()) == ["a,b", "b,e", "c,d"]
     assert stored.games[0].match == next(i for i in ids if seats[i] == "c,d")
     assert stored.games[0].status == "playing"
 
 
-async def test_a_match_refused_by_the_store_takes_no_number(tmp_path: Path) -> None:
-    db = tmp_path / "arbiter.db"
-    with sqlite3.connect(db) as setup:
-        setup.executescript(SCHEMA)
-        setup.execute(
-            "CREATE TRIGGER refuse_x BEFORE INSERT ON players WHEN NEW.name = 'x'"
-            " BEGIN SELECT RAISE(ABORT, 'no x'); END"
-        )
+@BOTH_BACKENDS
+async def test_a_match_refused_by_the_store_leaves_nothing(db: Path | str, backend: str) -> None:
+    _refusing(db, backend, "players", "INSERT", "NEW.name = 'x'", "no x")
     async with writing_to(db) as storage:
         with pytest.raises(StorageError, match="no x"):
             await storage.create_match(
                 "kings-court", {}, {}, "forfeit,forfeit", ["white", "black"], ["a", "x"]
             )
-        assert await _new_match(storage) == 1
-    with sqlite3.connect(db) as reader:
-        assert reader.execute("SELECT count(*) FROM results").fetchone() == (2,)
+        # SQLite numbers a match the largest id plus one, so the refused one took no number;
+        # PostgreSQL's sequence does not give back the two it drew (its batch, then alone).
+        assert await _new_match(storage) == (1 if backend == "sqlite" else 3)
+    assert _rows(db, "SELECT count(*) FROM matches") == [(1,)]
+    assert _rows(db, "SELECT count(*) FROM results") == [(2,)]
 
 
 # -- one record, with how the game ended -------------------------------------------------
 
 
-async def test_a_finished_match_reads_back_whole_with_its_termination(tmp_path: Path) -> None:
-    db = tmp_path / "arbiter.db"
+@BOTH_BACKENDS
+async def test_a_finished_match_reads_back_whole_with_its_termination(db: Path | str) -> None:
     async with writing_to(db) as storage:
         match_id = await _new_match(storage)
         storage.record_move(match_id, 1, "white", "B4C4", 0.5, 0.01, None)

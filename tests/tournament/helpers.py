@@ -45,7 +45,7 @@ def text(done: trio.CompletedProcess[bytes]) -> str:
     return done.stdout.decode()
 
 
-def register(db: Path, *names: str, role: str = "player") -> dict[str, str]:
+def register(db: Path | str, *names: str, role: str = "player") -> dict[str, str]:
     """Accounts in the server's file (as `arbiter-server admin add` makes them): name -> token."""
     connection = open_database(db)
     try:
@@ -54,7 +54,7 @@ def register(db: Path, *names: str, role: str = "player") -> dict[str, str]:
         connection.close()
 
 
-async def director(port: int, db: Path) -> ClientConnection:
+async def director(port: int, db: Path | str) -> ClientConnection:
     """A connection as the admin `director` (registered on first use)."""
     connection = open_database(db)
     try:

@@ -1,10 +1,12 @@
-"""Registered names and their tokens: stored hashed, checked on `hello`, needed for a seat."""
+"""Registered names and their tokens: stored hashed, checked on `hello`, needed for a seat. On
+both backends."""
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -14,21 +16,31 @@ from arbiter.client.connection import ClientConnection, ServerError
 from arbiter.client.tournament import request
 from arbiter.server import accounts
 from arbiter.server.database import open_database
-from tests.conftest import RunningServer
+from arbiter.server.sql import Connection
+from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.e2e.helpers import seek, until
 from tests.tournament.helpers import HOST, create, director, register, status
 
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN = [sys.executable, "-m", "arbiter.server", "admin"]
 
+pytestmark = BOTH_BACKENDS
 
-def verify(db: sqlite3.Connection, name: str, token: str) -> accounts.Account | None:
+
+@pytest.fixture
+def store(db: Path | str) -> Iterator[Connection]:
+    """The test's store, opened as the admin command opens it."""
+    with closing(open_database(db)) as connection:
+        yield connection
+
+
+def verify(db: Connection, name: str, token: str) -> accounts.Account | None:
     """What the lobby does with a hello's name and token (in two steps, the hash on a thread)."""
     return accounts.check_token(accounts.credentials(db, name), token)
 
 
-def test_a_token_is_stored_only_as_a_salted_hash(tmp_path: Path) -> None:
-    db = open_database(tmp_path / "a.db")
+def test_a_token_is_stored_only_as_a_salted_hash(store: Connection) -> None:
+    db = store
     token = accounts.create(db, "alice")
     other = accounts.create(db, "bob")
     rows = db.execute("SELECT name, salt, token_hash FROM accounts ORDER BY name").fetchall()
@@ -39,8 +51,8 @@ def test_a_token_is_stored_only_as_a_salted_hash(tmp_path: Path) -> None:
     assert verify(db, "carol", token) is None
 
 
-def test_renewing_a_token_revokes_the_old_one(tmp_path: Path) -> None:
-    db = open_database(tmp_path / "a.db")
+def test_renewing_a_token_revokes_the_old_one(store: Connection) -> None:
+    db = store
     old = accounts.create(db, "alice", "admin")
     new = accounts.renew(db, "alice")
     assert verify(db, "alice", old) is None
@@ -48,13 +60,13 @@ def test_renewing_a_token_revokes_the_old_one(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["", "a b", "-dash", "x" * 65, "名前"])
-def test_account_names_are_plain_identifiers(tmp_path: Path, name: str) -> None:
+def test_account_names_are_plain_identifiers(store: Connection, name: str) -> None:
     with pytest.raises(accounts.AccountError, match="cannot be an account name"):
-        accounts.create(open_database(tmp_path / "a.db"), name)
+        accounts.create(store, name)
 
 
-def test_a_built_in_agent_never_takes_over_a_players_name(tmp_path: Path) -> None:
-    db = open_database(tmp_path / "a.db")
+def test_a_built_in_agent_never_takes_over_a_players_name(store: Connection) -> None:
+    db = store
     accounts.create(db, "greedy")
     with pytest.raises(accounts.AccountError, match="registered player"):
         accounts.issue_local(db, "greedy")
@@ -64,25 +76,27 @@ def test_a_built_in_agent_never_takes_over_a_players_name(tmp_path: Path) -> Non
     assert verify(db, "random", second) == accounts.Account("random", "local")
 
 
-def test_the_admin_command_adds_lists_renews_and_removes(tmp_path: Path) -> None:
-    db = str(tmp_path / "server.db")
+def test_the_admin_command_adds_lists_renews_and_removes(db: Path | str) -> None:
+    def verify_in_store(name: str, token: str) -> accounts.Account | None:
+        with closing(open_database(db)) as store:
+            return verify(store, name, token)
 
     def admin(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [*ADMIN, "--db", db, *args], capture_output=True, text=True, cwd=ROOT, timeout=30
+            [*ADMIN, "--db", str(db), *args], capture_output=True, text=True, cwd=ROOT, timeout=30
         )
 
     added = admin("add", "alice")
     assert added.returncode == 0 and "shown this once" in added.stderr
     token = added.stdout.strip()
-    assert verify(sqlite3.connect(db), "alice", token) is not None
+    assert verify_in_store("alice", token) is not None
     assert admin("add", "boss", "--role", "admin").returncode == 0
     assert admin("list").stdout == "alice\tplayer\nboss\tadmin\n"
     again = admin("add", "alice")
     assert again.returncode == 1 and "registered already" in again.stderr
     renewed = admin("token", "alice").stdout.strip()
-    assert verify(sqlite3.connect(db), "alice", token) is None
-    assert verify(sqlite3.connect(db), "alice", renewed) is not None
+    assert verify_in_store("alice", token) is None
+    assert verify_in_store("alice", renewed) is not None
     assert admin("remove", "alice").returncode == 0
     assert admin("list").stdout == "boss\tadmin\n"
 

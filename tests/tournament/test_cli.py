@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from contextlib import closing
+from pathlib import Path
+
 import trio
 
-from tests.conftest import RunningServer
+from arbiter.server.records import open_read_only, read_records
+from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.tournament.helpers import arbiter, register, text
 
 
+@BOTH_BACKENDS
 async def test_create_start_play_and_read_the_standings_from_the_command_line(
     server: RunningServer,
 ) -> None:
@@ -46,6 +51,7 @@ async def test_create_start_play_and_read_the_standings_from_the_command_line(
     assert "cup: standings (finished)" in status
 
 
+@BOTH_BACKENDS
 async def test_a_seat_needs_a_token_and_a_wrong_one_is_refused(server: RunningServer) -> None:
     register(server.db, "ann")
     where = ["--server", f"{server.host}:{server.port}"]
@@ -68,3 +74,16 @@ async def test_a_local_tournament_runs_built_in_agents_and_prints_the_standings(
     rows = [line.split() for line in output.splitlines() if len(line.split()) == 12]
     games = {row[1]: row[3] for row in rows if row[0].isdigit()}
     assert games == {"local-random": "4", "local-greedy": "4", "local-random-2": "4"}
+
+
+@BOTH_BACKENDS
+async def test_a_local_tournament_keeps_its_records_in_the_store_db_names(db: Path | str) -> None:
+    done = await arbiter(
+        "tournament", "local", "kings-court", "random", "greedy",
+        "--time", "move=1", "--option", "no_capture_limit=6", "--db", str(db),
+    )  # fmt: skip
+    assert "local: standings (finished)" in text(done)
+    with closing(open_read_only(db)) as store:
+        records = list(read_records(store, tournament="local"))
+    assert len(records) == 2 and {r.status for r in records} == {"finished"}
+    assert records[0].players == records[1].players[::-1], "one game from each seat"

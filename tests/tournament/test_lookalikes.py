@@ -12,7 +12,7 @@ import pytest
 from arbiter.client.connection import ClientConnection, ServerError
 from arbiter.server import accounts
 from arbiter.server.database import open_database
-from tests.conftest import RunningServer
+from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.tournament.helpers import HOST, create, director, register
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +42,7 @@ def test_other_names_do_not(name: str) -> None:
     assert accounts.name_key(name) != accounts.name_key("north")
 
 
+@BOTH_BACKENDS
 async def test_a_lookalike_of_a_registered_name_is_refused_in_hello(
     server: RunningServer,
 ) -> None:
@@ -56,6 +57,7 @@ async def test_a_lookalike_of_a_registered_name_is_refused_in_hello(
         pass
 
 
+@BOTH_BACKENDS
 async def test_casual_names_may_be_shared(server: RunningServer) -> None:
     register(server.db, "north")
     async with (
@@ -66,8 +68,8 @@ async def test_casual_names_may_be_shared(server: RunningServer) -> None:
         assert len({first.session, second.session, third.session}) == 3
 
 
-def test_no_account_is_made_beside_a_lookalike(tmp_path: Path) -> None:
-    db = tmp_path / "accounts.db"
+@BOTH_BACKENDS
+def test_no_account_is_made_beside_a_lookalike(db: Path | str) -> None:
     register(db, "north")
     connection = open_database(db)
     try:
@@ -87,6 +89,7 @@ def test_no_account_is_made_beside_a_lookalike(tmp_path: Path) -> None:
     )
 
 
+@BOTH_BACKENDS
 async def test_a_built_in_agent_is_not_named_like_a_registered_player(
     server: RunningServer,
 ) -> None:

@@ -16,7 +16,7 @@ import trio
 
 from arbiter.client.records import SCHEMA, export, frames, step
 from arbiter.server.records import open_read_only, read_records
-from tests.conftest import RunningServer
+from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.processes import CLI
 from tests.tournament.helpers import create, director, play_as, register, start
 
@@ -49,7 +49,7 @@ async def played_tournament(server: RunningServer) -> None:
                 entrants.start_soon(play_as, server.port, "ben", tokens["ben"], "cheater")
 
 
-def exported(db: Path, **filters: Any) -> list[dict[str, Any]]:
+def exported(db: Path | str, **filters: Any) -> list[dict[str, Any]]:
     connection = open_read_only(db)
     out = io.StringIO()
     try:
@@ -61,6 +61,7 @@ def exported(db: Path, **filters: Any) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
 
 
+@BOTH_BACKENDS
 async def test_every_exported_line_follows_the_documented_schema(server: RunningServer) -> None:
     await played_tournament(server)
     games = exported(server.db, tournament="cup")
@@ -91,6 +92,7 @@ async def test_every_exported_line_follows_the_documented_schema(server: Running
         assert f"| `{name}` |" in DOC
 
 
+@BOTH_BACKENDS
 async def test_export_filters_and_unfinished_games(server: RunningServer) -> None:
     await played_tournament(server)
     assert [game["match"] for game in exported(server.db, matches=[2])] == [2]
@@ -98,6 +100,7 @@ async def test_export_filters_and_unfinished_games(server: RunningServer) -> Non
     assert len(exported(server.db, unfinished=True)) == 2
 
 
+@BOTH_BACKENDS
 async def test_the_export_command_writes_json_lines(server: RunningServer, tmp_path: Path) -> None:
     await played_tournament(server)
     target = tmp_path / "cup.jsonl"
@@ -119,6 +122,7 @@ async def test_the_export_command_writes_json_lines(server: RunningServer, tmp_p
     assert [json.loads(line)["match"] for line in target.read_text().splitlines()] == [1, 2]
 
 
+@BOTH_BACKENDS
 async def test_a_replay_shows_every_position_with_the_moves_times(server: RunningServer) -> None:
     await played_tournament(server)
     connection = open_read_only(server.db)

@@ -1,9 +1,11 @@
-"""A real `arbiter-server` process killed with SIGKILL mid-tournament, then restarted: no
-finished game and no accepted move is lost, the game in play resumes from its stored moves with
-its clocks as stored, and the tournament runs to its end."""
+"""A real `arbiter-server` process killed with SIGKILL mid-tournament and with two casual
+matches in play, then restarted, on each backend: no finished game and no accepted move is
+lost, the tournament's game in play resumes from its stored moves with its clocks as stored,
+and the tournament runs to its end."""
 
 from __future__ import annotations
 
+import random
 import socket
 import subprocess
 import sys
@@ -15,8 +17,11 @@ import trio
 
 from arbiter import protocol
 from arbiter.agents import make_agent
+from arbiter.client.connection import ClientConnection, ConnectionClosed
 from arbiter.client.tournament import play_tournament
 from arbiter.server.records import FullRecord, open_read_only, read_records
+from tests.conftest import BOTH_BACKENDS
+from tests.e2e.helpers import connect, seek
 from tests.tournament.helpers import HOST, Slow, create, director, register, start, status
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +35,7 @@ def free_port() -> int:
         return port
 
 
-async def run_server(db: Path, port: int) -> trio.Process:
+async def run_server(db: Path | str, port: int) -> trio.Process:
     process = await trio.lowlevel.open_process(
         [
             sys.executable,
@@ -55,20 +60,63 @@ async def run_server(db: Path, port: int) -> trio.Process:
     return process
 
 
-def stored(db: Path) -> dict[int, FullRecord]:
+def stored(db: Path | str, tournament: str | None = "cup") -> dict[int, FullRecord]:
+    """The matches stored, in play or not: the tournament's, or every one."""
     connection = open_read_only(db)
     try:
-        return {r.id: r for r in read_records(connection, tournament="cup", unfinished=True)}
+        return {r.id: r for r in read_records(connection, tournament=tournament, unfinished=True)}
     finally:
         connection.close()
 
 
-async def test_sigkill_mid_tournament_loses_nothing_and_the_game_in_play_resumes(
-    tmp_path: Path,
+Told = set[tuple[int, int, str]]
+"""(match, ply, move) of every move a player was told was played."""
+
+
+async def casual_pair(
+    port: int, names: tuple[str, str], move_time: float, told: Told, ended: dict[int, str]
 ) -> None:
-    db, port = tmp_path / "arbiter.db", free_port()
+    """Two casual players playing game after game, a move every 10 ms, until their server dies:
+    each move either is told of goes in `told`, each game's end in `ended` (match -> result).
+    Their own time control keeps them from pairing with another pair."""
+    first, second = await connect(port, names[0]), await connect(port, names[1])
+    try:
+        async with first, second:
+            while True:
+                assert isinstance(await seek(first, move_time=move_time), protocol.Seeking)
+                await seek(second, move_time=move_time)
+                async with trio.open_nursery() as both:
+                    both.start_soon(play_casually, first, told, ended)
+                    both.start_soon(play_casually, second, told, ended)
+    except* (ConnectionClosed, OSError, trio.BrokenResourceError):
+        pass  # the server was killed
+
+
+async def play_casually(connection: ClientConnection, told: Told, ended: dict[int, str]) -> None:
+    rng = random.Random(connection.session)
+    while True:
+        message = await connection.receive()
+        if isinstance(message, protocol.MoveAccepted | protocol.OpponentMoved):
+            told.add((message.match, message.ply, message.move))
+        elif isinstance(message, protocol.GameOver):
+            ended[message.match] = message.result
+            return
+        elif isinstance(message, protocol.YourTurn) and message.legal:
+            await trio.sleep(0.01)
+            await connection.send(
+                protocol.Move(match=message.match, move=rng.choice(message.legal))
+            )
+
+
+@BOTH_BACKENDS
+async def test_sigkill_mid_tournament_loses_nothing_and_the_game_in_play_resumes(
+    db: Path | str,
+) -> None:
+    port = free_port()
     tokens = register(db, "north", "south")
     told: list[tuple[int, int, str]] = []
+    casual_told: Told = set()
+    casual_ended: dict[int, str] = {}
 
     def hear(message: protocol.Message) -> None:
         if isinstance(message, protocol.MoveAccepted | protocol.OpponentMoved):
@@ -102,6 +150,10 @@ async def test_sigkill_mid_tournament_loses_nothing_and_the_game_in_play_resumes
             async with trio.open_nursery() as entrants:
                 entrants.start_soon(entrant, "north", 100)
                 entrants.start_soon(entrant, "south", 200)
+                for pair, move_time in (("ann", "ben"), 29.0), (("cat", "dan"), 28.0):
+                    entrants.start_soon(
+                        casual_pair, port, pair, move_time, casual_told, casual_ended
+                    )
                 before = await kill_during_second_game(server, db)
                 told_before = list(told)
                 server = await run_server(db, port)
@@ -123,18 +175,27 @@ async def test_sigkill_mid_tournament_loses_nothing_and_the_game_in_play_resumes
     for match, ply, move in told_before:
         assert moves_of[match][ply - 1] == move, "every move a player heard of was stored"
     assert_clocks_continue(resumed)
+    casual = {r.id: r for r in stored(db, None).values() if r.tournament is None}
+    casual_matches = {match for match, _, _ in casual_told}
+    assert len(casual_matches) >= 2, "both casual pairs had played when the server was killed"
+    for match, ply, move in casual_told:
+        assert casual[match].moves[ply - 1].move == move, "every casual move told was stored"
+    for match, result in casual_ended.items():
+        assert (casual[match].status, casual[match].result) == ("finished", result)
+    in_play = casual_matches - set(casual_ended)
+    assert in_play and all(casual[match].status == "aborted" for match in in_play)
     assert final.status == "finished"
     assert [game["match"] for game in final.games][:2] == [first, second]
     assert all(game["status"] == "finished" for game in final.games)
     assert sum(line["games"] for line in final.standings) == 8
 
 
-async def kill_during_second_game(server: trio.Process, db: Path) -> dict[int, FullRecord]:
+async def kill_during_second_game(server: trio.Process, db: Path | str) -> dict[int, FullRecord]:
     """SIGKILL once the first game is over and the second has a few stored moves; returns what
-    the file held at that instant."""
+    the store held at that instant."""
     while True:
         await trio.sleep(0.02)
-        records = stored(db) if db.exists() else {}
+        records = stored(db)
         finished = [r for r in records.values() if r.status == "finished"]
         playing = [r for r in records.values() if r.status == "playing"]
         if len(finished) == 1 and playing and len(playing[0].moves) >= 3:

@@ -9,13 +9,14 @@ from arbiter import protocol
 from arbiter.client.connection import ClientConnection
 from arbiter.client.runner import GameRecord
 from arbiter.server.records import open_read_only, read_records
-from tests.conftest import RunningServer
+from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.e2e.helpers import seek
 from tests.tournament.helpers import HOST, create, director, play_as, register, start, status
 
 ENTRANTS = ["steady", "crasher", "sleeper", "cheater"]
 
 
+@BOTH_BACKENDS
 @pytest.mark.grace(0.2)
 async def test_four_player_double_round_robin_with_a_crash_a_timeout_and_an_illegal_move(
     server: RunningServer,
@@ -86,6 +87,7 @@ def assert_at_most_two_at_once(server: RunningServer) -> None:
         assert len(overlapping) <= 2
 
 
+@BOTH_BACKENDS
 async def test_an_absent_player_defaults_after_the_wait_and_the_present_one_moves_on(
     server: RunningServer,
 ) -> None:
@@ -121,6 +123,7 @@ async def test_an_absent_player_defaults_after_the_wait_and_the_present_one_move
     assert table["here"]["rated_games"] == 0, "a game nobody played is not rated"
 
 
+@BOTH_BACKENDS
 async def test_nobody_comes_both_forfeit_and_the_tournament_still_ends(
     server: RunningServer,
 ) -> None:
@@ -136,6 +139,7 @@ async def test_nobody_comes_both_forfeit_and_the_tournament_still_ends(
     assert [line["points"] for line in final.standings] == [0.0, 0.0]
 
 
+@BOTH_BACKENDS
 async def test_a_kept_seek_waits_for_the_start_and_is_never_paired_casually(
     server: RunningServer,
 ) -> None:
@@ -155,6 +159,7 @@ async def test_a_kept_seek_waits_for_the_start_and_is_never_paired_casually(
     assert all(game["match"] is not None for game in final.games)
 
 
+@BOTH_BACKENDS
 async def test_a_seek_no_game_needs_is_withdrawn_and_later_ones_are_casual(
     server: RunningServer,
 ) -> None:
