@@ -19,7 +19,14 @@ from datetime import UTC, datetime
 from typing import Any, TextIO, TypeVar
 
 from arbiter.games import get_game
-from arbiter.server.app import FullRecord, RecordsFile, StorageError, open_records, read_records
+from arbiter.server.app import (
+    FullRecord,
+    RecordsFile,
+    StorageError,
+    missing_records,
+    open_records,
+    read_records,
+)
 
 T = TypeVar("T")
 
@@ -225,6 +232,12 @@ def _run_replay(args: argparse.Namespace) -> int:
 
 
 def _run_export(args: argparse.Namespace) -> int:
+    missing = _read(args.db, lambda db: missing_records(db, **_filters(args)))
+    if missing:
+        print(f"arbiter: {missing} in {args.db!r}: nothing exported", file=sys.stderr)
+    if missing is None or missing:
+        return 1
+
     def write(db: RecordsFile) -> int:
         if args.output is None:
             return export(db, sys.stdout, **_filters(args))

@@ -126,6 +126,15 @@ class NotArbiterFile(sqlite3.DatabaseError):
     """The file belongs to another program: we write nothing to it."""
 
 
+class ReadOnlyDatabase(sqlite3.OperationalError):
+    """This process may read the file but not write it (the file's or its folder's
+    permissions, or a read-only disk): found at start, where it is one sentence, rather than at
+    the first move of every match."""
+
+
+READ_ONLY = "it is read-only for this user (check the permissions of the file and of its folder)"
+
+
 PRIVATE_FILE = 0o600
 """The mode of a server's file when we create it: it holds the accounts' token hashes and every
 game, so only its owner reads it. SQLite gives its -wal and -shm files the database file's own
@@ -140,7 +149,7 @@ def open_database(path: str | Path) -> sqlite3.Connection:
     mode. A folder that is not there is an error, as it was: a mistyped `--db` is named, not
     made.
     `NotArbiterFile` if it is some other program's SQLite file (a mistyped `--db`): it is left
-    exactly as it was, not given our tables.
+    exactly as it was, not given our tables. `ReadOnlyDatabase` if this process cannot write it.
     """
     try:
         create_private(Path(path))
@@ -154,10 +163,24 @@ def open_database(path: str | Path) -> sqlite3.Connection:
         db.execute("PRAGMA foreign_keys=ON")
         db.executescript(SCHEMA)
         _upgrade(db)
+        _check_writable(db)
+    except sqlite3.OperationalError as error:
+        db.close()
+        if str(getattr(error, "sqlite_errorname", "")).startswith("SQLITE_READONLY"):
+            raise ReadOnlyDatabase(READ_ONLY) from error
+        raise
     except BaseException:
         db.close()
         raise
     return db
+
+
+def _check_writable(db: sqlite3.Connection) -> None:
+    """Raise SQLite's read-only error now if the file cannot be written. Reading a read-only
+    file works, and so does `BEGIN IMMEDIATE` on it: only a statement that writes (here one
+    that changes nothing, rolled back) finds out."""
+    with transaction(db, "BEGIN IMMEDIATE"):
+        db.execute("DELETE FROM accounts WHERE 0")
 
 
 def create_private(path: Path, mode: int = PRIVATE_FILE) -> None:

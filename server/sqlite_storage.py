@@ -50,6 +50,7 @@ from arbiter.server.database import (
     NEW_ID,
     PRIVATE_FILE,
     RETURNING_ID,
+    ReadOnlyDatabase,
     Statement,
     open_database,
     transaction,
@@ -105,6 +106,17 @@ class QueuedWrite:
 class DatabaseInUse(Exception):
     """Another server holds the file's lock: two would both resume its unfinished matches and
     run its tournaments."""
+
+
+def _open_lock(lock_path: str) -> int:
+    """The lock file beside the database, made if need be; `ReadOnlyDatabase` if it cannot be
+    (a read-only folder that still holds the database's -wal and -shm files)."""
+    try:
+        return os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE)
+    except OSError as error:
+        raise ReadOnlyDatabase(
+            f"cannot make its lock file {lock_path!r}: {error.strerror or error}"
+        ) from error
 
 
 class _CommitProcess:
@@ -214,7 +226,7 @@ class SQLiteStorage:
         with contextlib.ExitStack() as on_failure:
             on_failure.callback(db.close)
             lock_path = f"{path}.lock"
-            lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE)
+            lock = _open_lock(lock_path)
             on_failure.callback(os.close, lock)
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
