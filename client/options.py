@@ -19,11 +19,12 @@ TIME_HELP = "time control: move=5, clock=300+2 or clock=60+0,move=10 (add lag=of
 
 def host_port(text: str) -> tuple[str, int]:
     """`HOST:PORT`, the port from 1 to 65535, or `HOST` alone for the server's default port
-    (`DEFAULT_PORT`, 7777)."""
+    (`DEFAULT_PORT`, 7777). A number alone is refused: it is a port without its host (as a
+    host, the resolver would read `7777` as the address 0.0.30.97)."""
     host, colon, port = text.rpartition(":")
     if not colon:
         host, port = text, str(DEFAULT_PORT)
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not host or host.isdigit() or not port.isdigit() or not 0 < int(port) < 65536:
         raise argparse.ArgumentTypeError(
             f"expected HOST or HOST:PORT, like 127.0.0.1:7777, not {text!r}"
         )

@@ -42,7 +42,8 @@ class Clocks:
     """The running seat's time for this move when it started."""
     since: float = 0.0
     move_left: list[float | None] = field(default_factory=lambda: [None, None])
-    """What each seat had left of its move when the game ended (None: not its move)."""
+    """What each seat had left of its move when the game ended, kept where the move's time is
+    what the screen shows: without a game clock, or when the move limit ran out (else None)."""
 
     @classmethod
     def fresh(cls, control: TimeControl | None) -> Clocks:
@@ -74,7 +75,7 @@ class Clocks:
         if self.running is not None:
             spent = now - self.since
             seat = self.running
-            if self.budget is not None:
+            if self.budget is not None and (ran_out == "move" or self._moves_only()):
                 self.move_left[seat] = 0.0 if ran_out else max(0.0, self.budget - spent)
             if (left := self.remaining[seat]) is not None:
                 self.remaining[seat] = 0.0 if ran_out == "clock" else max(0.0, left - spent)
@@ -98,6 +99,9 @@ class Clocks:
         if control.move is not None and move_left is not None:
             shown += f" move {move_left}"
         return shown
+
+    def _moves_only(self) -> bool:
+        return self.control is not None and self.control.clock is None
 
     def _estimate(self, seat: int) -> float | None:
         if self.control is None:
