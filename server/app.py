@@ -137,17 +137,18 @@ async def _serve_connection(
 ) -> None:
     """Serve one accepted connection, or refuse it at once past a connection cap. The log has
     a line when it opens and one when it closes, with the name it gave and why it closed."""
-    address = str(stream.socket.getpeername()[0])
-    logs.event(log, "connection_opened", address=address)
+    address, port = stream.socket.getpeername()[:2]
+    address, peer = str(address), f"{address}:{port}"  # the IP is what the limits count
+    logs.event(log, "connection_opened", peer=peer)
     barred = doorway.barred(address, trio.current_time())
     if barred:
         await _refuse(stream, RATE_LIMITED, f"cut off for flooding: wait {math.ceil(barred)} s")
-        logs.event(log, "connection_closed", address=address, why="refused: still barred")
+        logs.event(log, "connection_closed", peer=peer, why="refused: still barred")
         return
     refusal = doorway.enter(address)
     if refusal is not None:
         await _refuse(stream, TOO_MANY_CONNECTIONS, refusal)
-        logs.event(log, "connection_closed", address=address, why=f"refused: {refusal}")
+        logs.event(log, "connection_closed", peer=peer, why=f"refused: {refusal}")
         return
     session = None
     why = "the server stopped"
@@ -166,7 +167,7 @@ async def _serve_connection(
         if session is not None and session.flooded:
             doorway.bar(address, trio.current_time())
         name = "" if session is None else session.name
-        logs.event(log, "connection_closed", address=address, name=name, why=why)
+        logs.event(log, "connection_closed", peer=peer, name=name, why=why)
 
 
 async def _refuse(stream: trio.SocketStream, code: protocol.ErrorCode, refusal: str) -> None:
