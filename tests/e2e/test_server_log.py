@@ -5,8 +5,8 @@ move and never a token. A real server process; its stderr goes to a file the tes
 from __future__ import annotations
 
 import json
-import re
 import logging
+import re
 import signal
 import subprocess
 from collections.abc import Iterator
