@@ -53,7 +53,11 @@ def checkout_server(checkout: Path, scratch: Path) -> tuple[list[str], dict[str,
     single_name = "arbiter.server" in (checkout / "pyproject.toml").read_text()
     module = "arbiter.server" if single_name else "server"
     env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{checkout}"}
-    return [sys.executable, "-m", module, "--port", "0"], env
+    # The bench's own limits, for a checkout that has them: at its defaults (64 connections an
+    # address) it would refuse the bench's clients from 32 matches up.
+    main = checkout / "server" / "__main__.py"
+    limits = BENCH_LIMITS if "--max-per-address" in main.read_text() else []
+    return [sys.executable, "-m", module, "--port", "0", *limits], env
 
 
 def resident_mb(pid: int) -> float:

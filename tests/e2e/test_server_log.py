@@ -8,6 +8,7 @@ import json
 import logging
 import re
 import signal
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -136,6 +137,18 @@ async def test_no_line_per_move_at_info(text_log: tuple[int, str, Path]) -> None
         "match_ended",
         "match_started",
     ], f"{len(over.moves)} moves, and a line per event, not per move"
+
+
+def test_a_connection_the_server_closes_is_logged_with_why(tmp_path: Path) -> None:
+    for port, _, log in served(tmp_path, "--hello-timeout", "0.5"):
+        with socket.create_connection((HOST, port)) as silent:
+            silent.settimeout(10)
+            while silent.recv(4096):  # the server's error frame, then its close
+                pass
+        trio.run(wait_for_lines, log, "connection_closed", 1)
+        (closed,) = [line for line in log.read_text().splitlines() if "connection_closed" in line]
+        assert re.search(r"peer=127\.0\.0\.1:\d+ name=\"\" why=", closed), closed
+        assert closed.endswith('why="hello_timeout: no hello within 0.5 s of connecting"')
 
 
 def test_warning_level_leaves_a_quiet_server_silent(tmp_path: Path) -> None:
