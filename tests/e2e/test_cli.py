@@ -79,7 +79,7 @@ def test_bad_arguments_are_named(args: list[str], complaint: str) -> None:
 
 def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     db = tmp_path / "served.db"
-    server, address = start_server(db, log=tmp_path / "server.log")
+    server, address = start_server(db, log=tmp_path / "server-stderr.txt")
     try:
         bots = start_bots(address, "--games", "2", named=True)
         outputs = [bot.communicate(timeout=60) for bot in bots]
@@ -90,7 +90,7 @@ def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) 
         assert commit_writers(db), "the moves were committed by the commit process"
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=10) == 0
-        assert "stopped" in (tmp_path / "server.log").read_text()
+        assert "stopped" in (tmp_path / "server-stderr.txt").read_text()
     finally:
         server.kill()
         server.wait()

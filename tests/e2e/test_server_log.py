@@ -29,7 +29,7 @@ HOST = "127.0.0.1"
 def served(tmp_path: Path, *options: str) -> Iterator[tuple[int, str, Path]]:
     """A server process with `options`: (port, the admin token of `alice`, its log file); once
     the caller is done, stopped with Ctrl-C, so its log is whole."""
-    db, log = tmp_path / "log.db", tmp_path / "server.log"
+    db, log = tmp_path / "log.db", tmp_path / "server-stderr.txt"
     token = register(db, "alice")["alice"]
     server, address = start_server(db, *options, log=log)
     try:
