@@ -42,7 +42,7 @@ from arbiter.client.referee import referee, seeded_options  # noqa: E402
 from arbiter.games import Game, Outcome, get_game  # noqa: E402
 
 OPENSPIEL = "openspiel-mcts"
-TIME_REASON = "time limit exceeded"
+TIME_REASON = "ran out of time"
 """How the server's record names a time default (`server.match`)."""
 ILLEGAL_REASON = "illegal move"
 
@@ -134,7 +134,7 @@ def play_on_server(
         points,
         len(record.moves),
         record.reason,
-        time_loss=loser if record.reason.startswith(TIME_REASON) else None,
+        time_loss=loser if TIME_REASON in record.reason else None,
         illegal=loser if ILLEGAL_REASON in record.reason else None,
     )
 

@@ -50,6 +50,16 @@ async def seated_pair(
     return first, second
 
 
+TIME_LOSS = "ran out of time"
+"""The words of every time loss's reason (`white ran out of time (1 s per move)`)."""
+
+
+def ending(reason: str) -> str:
+    """How a game ended, as counted: a time loss whichever seat lost it, else the reason's
+    words before its parenthesis."""
+    return TIME_LOSS if TIME_LOSS in reason else reason.split(" (")[0]
+
+
 async def play_at(
     connection: ClientConnection, fraction: float, limit: float, results: Counter[str]
 ) -> None:
@@ -58,7 +68,7 @@ async def play_at(
     while True:
         message = await connection.receive()
         if isinstance(message, protocol.GameOver):
-            results[message.reason.split(" (")[0]] += 1
+            results[ending(message.reason)] += 1
             return
         if isinstance(message, protocol.YourTurn):
             await think(connection, fraction * limit)
@@ -171,10 +181,10 @@ async def lagged_game(port: int, moves: int, lag_on: bool) -> tuple[Counter[str]
 
         async def white_plays() -> None:
             rng = random.Random(1)
-            while results["moves"] + results["time limit exceeded"] < moves:
+            while results["moves"] + results[TIME_LOSS] < moves:
                 message = await white.receive()
                 if isinstance(message, protocol.GameOver):
-                    results[message.reason.split(" (")[0]] += 1
+                    results[ending(message.reason)] += 1
                     results["games"] += 1
                     await white.send(seek)
                 elif isinstance(message, protocol.YourTurn):
@@ -230,12 +240,12 @@ def main() -> None:
             load = trio.run(forfeits_under_load, port, args.matches, args.seconds)
             print(
                 f"2. {args.matches} matches at 90% of a 1 s limit for {args.seconds:g} s:"
-                f" {load['moves']} moves, {load['time limit exceeded']} false forfeits"
+                f" {load['moves']} moves, {load[TIME_LOSS]} false forfeits"
             )
             for lag_on in (True, False):
                 results, comp = trio.run(lagged_game, port, args.moves, lag_on)
                 label = "on " if lag_on else "off"
-                flagged = results["time limit exceeded"]
+                flagged = results[TIME_LOSS]
                 detail = f", compensation {milliseconds(comp)}" if comp else ""
                 print(
                     f"3. lag allowance {label}: 200 ms round trip, 95% of 1 s:"

@@ -12,15 +12,22 @@ import ssl
 
 from arbiter.client.connection import client_tls
 from arbiter.protocol import TimeControl, TimeControlError
+from arbiter.server.app import DEFAULT_PORT
 
 TIME_HELP = "time control: move=5, clock=300+2 or clock=60+0,move=10 (add lag=off for LAN play)"
 
 
 def host_port(text: str) -> tuple[str, int]:
-    """`HOST:PORT`, the port from 1 to 65535."""
-    host, _, port = text.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT, like 127.0.0.1:7777, not {text!r}")
+    """`HOST:PORT`, the port from 1 to 65535, or `HOST` alone for the server's default port
+    (`DEFAULT_PORT`, 7777). A number alone is refused: it is a port without its host (as a
+    host, the resolver would read `7777` as the address 0.0.30.97)."""
+    host, colon, port = text.rpartition(":")
+    if not colon:
+        host, port = text, str(DEFAULT_PORT)
+    if not host or host.isdigit() or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(
+            f"expected HOST or HOST:PORT, like 127.0.0.1:7777, not {text!r}"
+        )
     return host, int(port)
 
 
@@ -57,14 +64,14 @@ def add_server_option(
     parser: argparse.ArgumentParser,
     *,
     required: bool = False,
-    help: str = "HOST:PORT",
+    help: str = f"HOST[:PORT] (port {DEFAULT_PORT} if left out)",
     group: argparse._MutuallyExclusiveGroup | None = None,
 ) -> None:
-    """`--server HOST:PORT` (in `group` if given) with the TLS options that go with it: `--tls`
+    """`--server HOST[:PORT]` (in `group` if given) with the TLS options that go with it: `--tls`
     (the system's trusted authorities) and `--tls-ca FILE` (a private CA's certificate, implies
     `--tls`)."""
     (group or parser).add_argument(
-        "--server", required=required, metavar="HOST:PORT", type=host_port, help=help
+        "--server", required=required, metavar="HOST[:PORT]", type=host_port, help=help
     )
     parser.add_argument("--tls", action="store_true", help="connect to the server over TLS")
     parser.add_argument(

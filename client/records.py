@@ -25,6 +25,7 @@ from arbiter.server.app import (
     RecordsFile,
     StorageError,
     default_db,
+    missing_records,
     open_records,
     read_records,
 )
@@ -233,6 +234,12 @@ def _run_replay(args: argparse.Namespace) -> int:
 
 
 def _run_export(args: argparse.Namespace) -> int:
+    missing = _read(args.db, lambda db: missing_records(db, **_filters(args)))
+    if missing:
+        print(f"arbiter: {missing} in {args.db!r}: nothing exported", file=sys.stderr)
+    if missing is None or missing:
+        return 1
+
     def write(db: RecordsFile) -> int:
         if args.output is None:
             return export(db, sys.stdout, **_filters(args))

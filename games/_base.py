@@ -262,7 +262,10 @@ class Game(ABC, Generic[StateT, MoveT]):
     notation_help: ClassVar[str]
     """A paragraph explaining the move notation, with examples."""
     default_time_control: ClassVar[str] = "move=10"
-    """The time control a seek without one gets (the server's `move=5`/`clock=300+2` form)."""
+    """The time control a program's seek without one gets (the `move=5`/`clock=300+2` form)."""
+    person_time_control: ClassVar[str] = "clock=600+5"
+    """A person's default: ten minutes and five seconds a move, a game clock (ten seconds a
+    move is too short to read a board, and a person thinks long on some moves, not all)."""
 
     @abstractmethod
     def initial_state(self, options: Mapping[str, Any]) -> StateT:

@@ -131,6 +131,16 @@ class TimeControl:
             parts.append("lag=off")
         return ",".join(parts)
 
+    def time_loss(self, seat: str, per_move: bool) -> str:
+        """Why `seat` lost on time, naming the limit it passed: `white ran out of time (10 s
+        per move)` or `(game clock 600+5)`. The server's reason for a time loss, and how a
+        client tells one (`per_move` is ignored for a control without that limit)."""
+        if self.move is not None and (per_move or self.clock is None):
+            limit = f"{self.move:g} s per move"
+        else:
+            limit = f"game clock {self.clock:g}+{self.increment:g}"
+        return f"{seat} ran out of time ({limit})"
+
     @property
     def move_budget(self) -> float:
         """The time one move is expected to take: what the lag allowance scales with."""

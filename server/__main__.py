@@ -10,14 +10,25 @@ import sqlite3
 import ssl
 import sys
 from functools import partial
+from pathlib import Path
 
 import trio
 
-from arbiter.server import accounts
+from arbiter.server import accounts, logs
 from arbiter.server.admission import DEFAULT, Admission
-from arbiter.server.app import DB_HELP, AgentProgram, bound_port, default_db, serve, server_tls
-from arbiter.server.database import open_database
+from arbiter.server.app import (
+    DB_HELP,
+    DEFAULT_PORT,
+    AgentProgram,
+    bound_port,
+    default_db,
+    serve,
+    server_tls,
+)
+from arbiter.server.database import ReadOnlyDatabase, open_database
 from arbiter.server.sqlite_storage import DatabaseInUse
+
+log = logging.getLogger("arbiter.server")
 
 YOUNG_COLLECTION_THRESHOLD = 10_000
 """Container allocations between the cycle collector's young-generation passes (Python's default
@@ -33,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         return admin(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
+    logs.configure(args.log_level, args.log_format)
     given = {name: getattr(args, name) for _, name, _, _ in LIMIT_FLAGS}
     admission = Admission(**given, request_burst=BURST_SECONDS * args.requests_per_second)
     if (args.tls_cert is None) != (args.tls_key is None):
@@ -42,30 +54,31 @@ def main(argv: list[str] | None = None) -> int:
         try:
             tls = server_tls(args.tls_cert, args.tls_key)
         except (OSError, ssl.SSLError) as error:
-            print(
-                f"arbiter-server: cannot use the TLS certificate and key: {error}", file=sys.stderr
-            )
+            log.error("cannot use the TLS certificate and key: %s", error)
             return 1
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    status = 0
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
+    status = 0
     try:
         trio.run(_run, args.host, args.port, args.db, args.grace, admission, tls)
     except* KeyboardInterrupt:
-        print("stopped", flush=True)
+        logs.event(log, "stopped")
     except* DatabaseInUse as group:
-        print(f"arbiter-server: {first(group)}", file=sys.stderr)
+        log.error("%s", first(group))
         status = 1
     except* sqlite3.Error as group:
-        print(f"arbiter-server: cannot open database {args.db!r}: {first(group)}", file=sys.stderr)
+        log.error("%s", database_sentence(args.db, first(group)))
         status = 1
     except* OSError as group:
-        print(
-            f"arbiter-server: cannot listen on {args.host}:{args.port}: {first(group)}",
-            file=sys.stderr,
-        )
+        log.error("cannot listen on %s:%s: %s", args.host, args.port, first(group))
         status = 1
     return status
+
+
+def database_sentence(path: str, error: BaseException) -> str:
+    """What went wrong with the server's file, in one sentence naming it."""
+    if isinstance(error, ReadOnlyDatabase):
+        return f"cannot write to database {path!r}: {error}"
+    return f"cannot open database {path!r}: {error}"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -76,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument(
-        "--port", type=port_number, default=7777, help="TCP port; 0 picks a free one"
+        "--port", type=port_number, default=DEFAULT_PORT, help="TCP port; 0 picks a free one"
     )
     parser.add_argument("--db", default=default_db(), help=DB_HELP)
     parser.add_argument(
@@ -92,6 +105,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--tls-key", metavar="FILE", help="the certificate's PEM private key (e.g. privkey.pem)"
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=logs.LEVELS,
+        default="info",
+        help="the least important events logged to stderr (default info: connections, matches,"
+        " results, defaults, tournaments; never a line per move)",
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=logs.FORMATS,
+        default="text",
+        help="text lines for people, or json: one object a line (time, level, event, fields)",
     )
     limits = parser.add_argument_group("limits on an open network")
     for flag, name, kind, text in LIMIT_FLAGS:
@@ -156,8 +182,10 @@ async def _run(
             serve, host, port, db, grace=grace, local_agents=agents, admission=admission, tls=tls
         )
         listeners = await nursery.start(start)
-        over = " (TLS)" if tls is not None else ""
-        print(f"listening on {host}:{bound_port(listeners)}{over}", flush=True)
+        address, over = f"{host}:{bound_port(listeners)}", " (TLS)" if tls is not None else ""
+        logs.event(log, "listening", address=address, tls=tls is not None)
+        # On stdout too, as it always was: how scripts and tests learn the port (`--port 0`).
+        print(f"listening on {address}{over}", flush=True)
 
 
 def admin(argv: list[str]) -> int:
@@ -173,7 +201,9 @@ def admin(argv: list[str]) -> int:
     add = commands.add_parser("add", help="register a name and print its new token")
     add.add_argument("name")
     add.add_argument("--role", choices=("player", "admin"), default="player")
-    add.set_defaults(run=lambda db, args: _show_token(accounts.create(db, args.name, args.role)))
+    add.set_defaults(
+        run=lambda db, args: _show_token(accounts.create(db, args.name, args.role)), makes=True
+    )
     renew = commands.add_parser("token", help="replace a name's token and print the new one")
     renew.add_argument("name")
     renew.set_defaults(run=lambda db, args: _show_token(accounts.renew(db, args.name)))
@@ -184,18 +214,28 @@ def admin(argv: list[str]) -> int:
     listing.set_defaults(run=lambda db, args: _show_accounts(accounts.listing(db)))
     args = parser.parse_args(argv)
     try:
-        db = open_database(args.db)
-    except sqlite3.Error as error:
-        print(f"arbiter-server: cannot open database {args.db!r}: {error}", file=sys.stderr)
-        return 1
-    try:
-        args.run(db, args)
+        _run_admin(args)
     except accounts.AccountError as error:
         print(f"arbiter-server admin: {error}", file=sys.stderr)
         return 1
+    except sqlite3.Error as error:
+        print(f"arbiter-server admin: {database_sentence(args.db, error)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _run_admin(args: argparse.Namespace) -> None:
+    """Run one admin command on its file. Only `add` makes a new file (before a server's
+    first start): any other command on a file that is not there is a mistyped `--db`."""
+    if not getattr(args, "makes", False) and not Path(args.db).exists():
+        raise sqlite3.OperationalError(
+            "there is no such file (admin add makes one; give the server's file with --db)"
+        )
+    db = open_database(args.db)
+    try:
+        args.run(db, args)
     finally:
         db.close()
-    return 0
 
 
 def _show_token(token: str) -> None:

@@ -29,7 +29,7 @@ from typing import Any, TypeAlias
 import trio
 
 from arbiter import protocol
-from arbiter.server import accounts
+from arbiter.server import accounts, logs
 from arbiter.server.admission import DEFAULT, UNLIMITED, Admission, Doorway
 from arbiter.server.database import open_database
 from arbiter.server.limits import Limits
@@ -41,7 +41,7 @@ from arbiter.server.local_agents import (
     UnknownEntrant,
     environment,
 )
-from arbiter.server.records import FullRecord, MoveRow, read_records
+from arbiter.server.records import FullRecord, MoveRow, missing_records, read_records
 from arbiter.server.records import open_read_only as open_records
 from arbiter.server.session import Session
 from arbiter.server.sql import Connection
@@ -55,6 +55,7 @@ __all__ = [
     "DB_HELP",
     "DB_VARIABLE",
     "DEFAULT_KINDS",
+    "DEFAULT_PORT",
     "LOCAL_HOST",
     "Admission",
     "AgentProgram",
@@ -72,6 +73,7 @@ __all__ = [
     "default_db",
     "environment",
     "local_server",
+    "missing_records",
     "open_records",
     "prepare_database",
     "read_records",
@@ -81,6 +83,8 @@ __all__ = [
 ]
 
 LOCAL_HOST = "127.0.0.1"
+DEFAULT_PORT = 7777
+"""`arbiter-server`'s port unless told (`--port`), and a client's for a `--server HOST`."""
 
 HANDSHAKE_SECONDS = 10.0
 """How long a connection to a TLS server has to send its first byte and finish the handshake.
@@ -149,28 +153,39 @@ REFUSAL_SECONDS = 1.0
 async def _serve_connection(
     lobby: Lobby, doorway: Doorway, tls: ssl.SSLContext | None, stream: trio.SocketStream
 ) -> None:
-    """Serve one accepted connection, or refuse it at once past a connection cap."""
-    address = str(stream.socket.getpeername()[0])
+    """Serve one accepted connection, or refuse it at once past a connection cap. The log has
+    a line when it opens and one when it closes, with the name it gave and why it closed."""
+    address, port = stream.socket.getpeername()[:2]
+    address, peer = str(address), f"{address}:{port}"  # the IP is what the limits count
+    logs.event(log, "connection_opened", peer=peer)
     barred = doorway.barred(address, trio.current_time())
     if barred:
         await _refuse(stream, RATE_LIMITED, f"cut off for flooding: wait {math.ceil(barred)} s")
+        logs.event(log, "connection_closed", peer=peer, why="refused: still barred")
         return
     refusal = doorway.enter(address)
     if refusal is not None:
         await _refuse(stream, TOO_MANY_CONNECTIONS, refusal)
+        logs.event(log, "connection_closed", peer=peer, why=f"refused: {refusal}")
         return
     session = None
+    why = "the server stopped"
     try:
         secure = stream if tls is None else await _handshake(stream, tls)
+        why = "no TLS handshake"
         if secure is not None:
             session = Session(  # a TLS stream takes the session's generic path
                 secure, lobby, doorway.admission, address, lobby.limits, lobby.output
             )
+            why = "the server stopped"
             await session.run()
+            why = session.why_closed or "the client closed it"
     finally:
         doorway.leave(address)
         if session is not None and session.flooded:
             doorway.bar(address, trio.current_time())
+        name = "" if session is None else session.name
+        logs.event(log, "connection_closed", peer=peer, name=name, why=why)
 
 
 async def _refuse(stream: trio.SocketStream, code: protocol.ErrorCode, refusal: str) -> None:

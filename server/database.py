@@ -58,6 +58,15 @@ APPLICATION_ID = int.from_bytes(b"ARBT", "big")
 """Stamped in the file's header (`PRAGMA application_id`): the file is an Arbiter server's."""
 
 
+class ReadOnlyDatabase(sqlite3.OperationalError):
+    """This process may read the file but not write it (the file's or its folder's
+    permissions, or a read-only disk): found at start, where it is one sentence, rather than at
+    the first move of every match."""
+
+
+READ_ONLY = "it is read-only for this user (check the permissions of the file and of its folder)"
+
+
 PRIVATE_FILE = 0o600
 """The mode of a server's file when we create it: it holds the accounts' token hashes and every
 game, so only its owner reads it. SQLite gives its -wal and -shm files the database file's own
@@ -94,7 +103,8 @@ def open_sqlite(path: str | Path) -> sqlite3.Connection:
     made. A file from an earlier version is copied beside itself (`backup_path`) before it is
     upgraded.
     `NotArbiterFile` if it is some other program's SQLite file (a mistyped `--db`): it is left
-    exactly as it was, not given our tables; `NewerSchema` if a later Arbiter wrote it.
+    exactly as it was, not given our tables; `NewerSchema` if a later Arbiter wrote it;
+    `ReadOnlyDatabase` if this process cannot write it.
     """
     try:
         create_private(Path(path))
@@ -108,6 +118,12 @@ def open_sqlite(path: str | Path) -> sqlite3.Connection:
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
         prepare(db, SQLITE)
+        _check_writable(db)
+    except sqlite3.OperationalError as error:
+        db.close()
+        if str(getattr(error, "sqlite_errorname", "")).startswith("SQLITE_READONLY"):
+            raise ReadOnlyDatabase(READ_ONLY) from error
+        raise
     except BaseException:
         db.close()
         raise
@@ -127,6 +143,14 @@ def _back_up(db: sqlite3.Connection, target: Path) -> None:
     create_private(target)
     with contextlib.closing(sqlite3.connect(target)) as copy:
         db.backup(copy)
+
+
+def _check_writable(db: sqlite3.Connection) -> None:
+    """Raise SQLite's read-only error now if the file cannot be written. Reading a read-only
+    file works, and so does `BEGIN IMMEDIATE` on it: only a statement that writes (here one
+    that changes nothing, rolled back) finds out."""
+    with transaction(db, "BEGIN IMMEDIATE"):
+        db.execute("DELETE FROM accounts WHERE 0")
 
 
 def create_private(path: Path, mode: int = PRIVATE_FILE) -> None:

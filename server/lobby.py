@@ -40,6 +40,7 @@ from arbiter.server.session import OutputBudget, Session
 from arbiter.server.snapshots import Shown, Snapshots
 from arbiter.server.stalls import StallMeter
 from arbiter.server.storage import Storage, StorageError
+from arbiter.server.time_defaults import default_time_control
 from arbiter.server.tournament import Desk
 
 log = logging.getLogger(__name__)
@@ -239,7 +240,7 @@ class Lobby:
             if seek.time:
                 time_control = TimeControl.from_wire(seek.time)
             else:
-                time_control = TimeControl.parse(game.default_time_control)
+                time_control = default_time_control(game, seek.illegal)
         except TimeControlError as error:
             session.send_error(ErrorCode.BAD_TIME_CONTROL, str(error), ref="seek")
             return

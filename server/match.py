@@ -28,6 +28,7 @@ can be driven by anything that sends frames, and does not depend on the connecti
 from __future__ import annotations
 
 import enum
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -46,6 +47,7 @@ from arbiter.games import (
     Termination,
 )
 from arbiter.protocol import ErrorCode, SeatClock, TimeControl
+from arbiter.server import logs
 from arbiter.server.commit_gate import CommitGate
 from arbiter.server.defaults import DefaultKind, lost_by_default
 from arbiter.server.peer import Peer
@@ -53,6 +55,8 @@ from arbiter.server.stalls import StallMeter
 
 if TYPE_CHECKING:
     from arbiter.server.storage import Storage
+
+log = logging.getLogger(__name__)
 
 MAX_HINT_CHARACTERS = 32 * 1024
 """Hints are left out (legal = None) beyond this: a contrived King's Court position can have
@@ -249,6 +253,16 @@ class Match:
 
     async def run(self) -> Outcome:
         """Play the match to its end and record the result."""
+        logs.event(
+            log,
+            "match_started",
+            match=self.id,
+            game=self.game.name,
+            players=self.players,
+            time=self.control.describe(),
+            illegal=self.illegal,
+            moves=len(self.moves),  # more than 0: a tournament game resumed after a restart
+        )
         for seat, session in enumerate(self.sessions):
             self._gate.tell(session, self._started_message(seat))
             if session.closed:
@@ -426,15 +440,18 @@ class Match:
         stored with the result, in the same transaction (`Storage.note_default`)."""
         self.storage.note_default(self.id, seat, kind)
         self.defaulted = (kind, None) if seat == 0 else (None, kind)
+        seat_name, player = self.game.seats[seat], self.sessions[seat].name
+        logs.event(log, "seat_defaulted", match=self.id, seat=seat_name, player=player, kind=kind)
         return lost_by_default(seat, kind, reason)
 
     def _timeout_reason(self, seat: Seat) -> str:
-        clock = self.clocks[seat]
-        if self.control.move is not None and (
-            clock.remaining is None or self.control.move <= clock.remaining
-        ):
-            return f"time limit exceeded ({self.control.move:.1f} s)"
-        return "time limit exceeded (game clock)"
+        """`white ran out of time (10 s per move)`: who, and which limit (the move's when it
+        was the shorter)."""
+        remaining = self.clocks[seat].remaining
+        per_move = self.control.move is not None and (
+            remaining is None or self.control.move <= remaining
+        )
+        return self.control.time_loss(self.game.seats[seat], per_move)
 
     def _clocks(self) -> list[float] | None:
         if self.control.clock is None:
@@ -454,6 +471,16 @@ class Match:
             outcome.reason,
             outcome.termination,
             [outcome.score(seat) for seat in (0, 1)],
+        )
+        logs.event(
+            log,
+            "match_ended",
+            match=self.id,
+            result=outcome.result.value,
+            winner=winner or "",
+            termination=outcome.termination.value,
+            moves=len(self.moves),
+            reason=outcome.reason,
         )
         over = protocol.GameOver(
             match=self.id,

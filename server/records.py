@@ -125,6 +125,30 @@ def read_records(
         yield _full_record(db, row)
 
 
+def missing_records(
+    db: Connection,
+    *,
+    matches: Sequence[int] | None = None,
+    tournament: str | None = None,
+    unfinished: bool = False,
+) -> str:
+    """What `read_records` with these filters is asked for and would not find, in a sentence
+    ("" when there is nothing missing): an unknown tournament or match is a mistake to say,
+    not an export of no games."""
+    if tournament is not None:
+        names = [name for (name,) in db.execute("SELECT name FROM tournaments ORDER BY id")]
+        if tournament not in names:
+            known = f"tournaments: {', '.join(names)}" if names else "it holds no tournament"
+            return f"no tournament {tournament!r} ({known})"
+    for match_id in matches or ():
+        row = db.execute("SELECT status FROM matches WHERE id = ?", (match_id,)).fetchone()
+        if row is None:
+            return f"no match {match_id}"
+        if row[0] != "finished" and not unfinished:
+            return f"match {match_id} is {row[0]}, not finished (add --unfinished to include it)"
+    return ""
+
+
 def _full_record(db: Connection, row: Sequence[Any]) -> FullRecord:
     match_id = row[0]
     seats = db.execute(

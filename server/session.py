@@ -166,6 +166,8 @@ class Session:
     """Finished matches this connection was shown (`watch`), oldest first, at most `MAX_SHOWN`:
     a finished match does not change, so showing it again is refused."""
     closed: bool = False
+    why_closed: str = ""
+    """Why the server closed the connection, for the log ("" when the client did)."""
     peer_errors: int = 0
     welcomed: trio.Event = field(default_factory=trio.Event)
     round_trips: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_SAMPLES))
@@ -338,6 +340,7 @@ class Session:
         if self.closed:
             return
         self.send_error(code, message, ref)
+        self.why_closed = f"{code.value}: {message}"
         self.closed = True
         if self._receiving:
             self._reading.cancel()
@@ -363,7 +366,7 @@ class Session:
                 frame = self._write_now(frame) or b""
             if frame:
                 self._queue(frame, None)
-        log.info("cut off %r: %s", self.name, why)
+        self.why_closed = f"{ErrorCode.OUTPUT_LIMIT.value}: {why}"
         self.closed = True
         self._close_outbox()
         if self._scope is not None:
@@ -610,12 +613,14 @@ class Session:
         """Answer a bad frame; False when the connection must close."""
         self.send(protocol.Error.from_peer_error(error))
         if error.fatal:
+            self.why_closed = f"{error.code.value}: {error}"
             return False
         self.peer_errors += 1
         if self.peer_errors >= MAX_PEER_ERRORS:
             self.send_error(
                 ErrorCode.TOO_MANY_ERRORS, f"closing after {self.peer_errors} malformed frames"
             )
+            self.why_closed = f"{ErrorCode.TOO_MANY_ERRORS.value}: {self.peer_errors} bad frames"
             return False
         return True
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import ClassVar
 
-from arbiter.server.database import PRIVATE_FILE, open_sqlite
+from arbiter.server.database import PRIVATE_FILE, ReadOnlyDatabase, open_sqlite
 from arbiter.server.sql import SQLITE
 from arbiter.server.sql_storage import SQLStorage, abort_casual_matches
 
@@ -27,6 +27,17 @@ from arbiter.server.sql_storage import SQLStorage, abort_casual_matches
 class DatabaseInUse(Exception):
     """Another server holds the file's lock: two would both resume its unfinished matches and
     run its tournaments."""
+
+
+def _open_lock(lock_path: str) -> int:
+    """The lock file beside the database, made if need be; `ReadOnlyDatabase` if it cannot be
+    (a read-only folder that still holds the database's -wal and -shm files)."""
+    try:
+        return os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE)
+    except OSError as error:
+        raise ReadOnlyDatabase(
+            f"cannot make its lock file {lock_path!r}: {error.strerror or error}"
+        ) from error
 
 
 class SQLiteStorage(SQLStorage):
@@ -46,7 +57,7 @@ class SQLiteStorage(SQLStorage):
         with contextlib.ExitStack() as on_failure:
             on_failure.callback(db.close)
             lock_path = f"{path}.lock"
-            lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE)
+            lock = _open_lock(lock_path)
             on_failure.callback(os.close, lock)
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

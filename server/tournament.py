@@ -40,7 +40,7 @@ import trio
 from arbiter import protocol
 from arbiter.games import Game, GameError, OptionError, Outcome, Termination, get_game
 from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
-from arbiter.server import accounts
+from arbiter.server import accounts, logs
 from arbiter.server.accounts import Account
 from arbiter.server.defaults import DefaultKind, lost_by_default
 from arbiter.server.local_agents import LocalAgents, LocalAgentsError, UnknownEntrant, environment
@@ -359,6 +359,7 @@ class Desk:
         except TournamentNameTaken:  # the same name, created while we checked this one
             raise taken from None
         stored = StoredTournament(replace(row, id=tournament_id), games)
+        logs.event(log, "tournament_created", name=row.name, game=row.game, games=len(games))
         return self._adopt(stored)
 
     async def _checked_row(
@@ -430,6 +431,7 @@ class Desk:
             )
         tournament.row = replace(tournament.row, status="running")
         await self.storage.set_tournament_status(tournament.row.id, "running")
+        logs.event(log, "tournament_started", name=name, entrants=tournament.row.entrants)
         self._nursery.start_soon(Runner(self, tournament).run)
         return tournament
 
@@ -530,6 +532,7 @@ class Runner:
         tournament.row = replace(tournament.row, status="finished")
         await self.storage.set_tournament_status(tournament.row.id, "finished")
         self.arena.changed()
+        logs.event(log, "tournament_finished", name=tournament.row.name)
         for player in tournament.row.entrants:
             self.desk.release_seeks(player, tournament.row.game)
 
@@ -564,6 +567,9 @@ class Runner:
 
     async def _play_game(self, game: ScheduledGame) -> None:
         moves = await self.storage.load_moves(game.match) if game.match is not None else []
+        logs.event(
+            log, "tournament_game_due", tournament=self.tournament.name, **describe_game(game)
+        )
         seeks = await self._gather(game)
         if None in seeks:
             await self._absent(game, seeks, moves)
@@ -725,6 +731,9 @@ class Runner:
         game.reason = outcome.reason
         game.defaults = defaults
         self.arena.changed()
+        logs.event(
+            log, "tournament_game_finished", tournament=self.tournament.name, **describe_game(game)
+        )
         for player in (game.first, game.second):
             self.desk.release_seeks(player, self.tournament.row.game)
 

@@ -4,6 +4,7 @@ store in their environment."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
@@ -16,15 +17,19 @@ SERVER = [sys.executable, "-m", "arbiter.server"]
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def start_server(db: Path | str, *options: str) -> tuple[subprocess.Popen[str], str]:
+def start_server(
+    db: Path | str, *options: str, log: Path | None = None
+) -> tuple[subprocess.Popen[str], str]:
     """`arbiter-server` on a free port of 127.0.0.1 with `db` (and `options`), and its HOST:PORT
-    once it listens; the caller stops it."""
-    server = subprocess.Popen(
-        [*SERVER, "--host", "127.0.0.1", "--port", "0", "--db", str(db), *options],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
+    once it listens; the caller stops it. Its log (stderr) goes to the file `log` if given."""
+    with open(log, "w") if log else contextlib.nullcontext() as stderr:
+        server = subprocess.Popen(
+            [*SERVER, "--host", "127.0.0.1", "--port", "0", "--db", str(db), *options],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            cwd=ROOT,
+        )
     assert server.stdout is not None
     line = server.stdout.readline()
     assert line.startswith("listening on 127.0.0.1:"), line

@@ -18,12 +18,12 @@ from arbiter.client.options import (
     time_control,
 )
 from arbiter.client.player_module import agent_or_module
-from arbiter.games import GAME_NAMES, get_game
+from arbiter.games import GAME_NAMES, Game, get_game
 
 HUMAN = "human"
-LOCAL_TIME = "clock=600+5"
-"""A person's default at this terminal: ten minutes and five seconds a move (`move=10`, the
-games' default for programs, is too short to read a board)."""
+LOCAL_TIME = Game.person_time_control
+"""A person's default at this terminal, as on a server (`move=10`, the games' default for
+programs, is too short to read a board)."""
 WATCH_TIME = "move=10"
 WATCH_DELAY = 0.5
 """Seconds each move of a local agents' game stays on screen: most agents move faster than
@@ -51,7 +51,7 @@ def add_parsers(commands: Any) -> None:
     play.add_argument(
         "--time",
         type=time_control,
-        help=f"{TIME_HELP} (default: the server's with --server, {LOCAL_TIME} here)",
+        help=f"{TIME_HELP} (default: {LOCAL_TIME}, also on a server)",
     )
     play.add_argument("--seat", help="your seat against an agent (default: the first to move)")
     play.add_argument("--seed", type=int, help="seed for a random start and for the agent")

@@ -41,6 +41,9 @@ class Clocks:
     budget: float | None = None
     """The running seat's time for this move when it started."""
     since: float = 0.0
+    move_left: list[float | None] = field(default_factory=lambda: [None, None])
+    """What each seat had left of its move when the game ended, kept where the move's time is
+    what the screen shows: without a game clock, or when the move limit ran out (else None)."""
 
     @classmethod
     def fresh(cls, control: TimeControl | None) -> Clocks:
@@ -65,13 +68,17 @@ class Clocks:
         """A move report arrived: its clocks hold, and the other seat's time starts."""
         self.start(next_seat, now, clocks=clocks)
 
-    def stop(self, now: float) -> None:
-        """The game ended: freeze what the running seat had left."""
+    def stop(self, now: float, ran_out: str | None = None) -> None:
+        """The game ended: freeze what the running seat had left of its move and its game
+        clock, or, if the server says it ran out (`ran_out`: "move" or "clock"), of that limit
+        nothing, whatever this terminal's clock made of it."""
         if self.running is not None:
             spent = now - self.since
             seat = self.running
+            if self.budget is not None and (ran_out == "move" or self._moves_only()):
+                self.move_left[seat] = 0.0 if ran_out else max(0.0, self.budget - spent)
             if (left := self.remaining[seat]) is not None:
-                self.remaining[seat] = max(0.0, left - spent)
+                self.remaining[seat] = 0.0 if ran_out == "clock" else max(0.0, left - spent)
             self.running = None
 
     def show(self, seat: int, now: float) -> str:
@@ -83,6 +90,8 @@ class Clocks:
         move_left = None
         if self.running == seat and self.budget is not None:
             move_left = format_seconds(self.budget - spent)
+        elif (frozen := self.move_left[seat]) is not None:
+            move_left = format_seconds(frozen)
         if control.clock is None:
             return move_left or format_seconds(control.move or 0.0)
         left = self.remaining[seat]
@@ -90,6 +99,9 @@ class Clocks:
         if control.move is not None and move_left is not None:
             shown += f" move {move_left}"
         return shown
+
+    def _moves_only(self) -> bool:
+        return self.control is not None and self.control.clock is None
 
     def _estimate(self, seat: int) -> float | None:
         if self.control is None:

@@ -20,10 +20,23 @@ from arbiter.protocol import TimeControl, TimeControlError
 
 
 def ending(result: str, winner: str | None, reason: str) -> str:
-    """`white wins (...)`, `draw (...)`, `both forfeit (...)`: how a result reads on screen."""
+    """`black wins: white ran out of time (10 s per move)`, `draw: ...`, `both forfeit: ...`:
+    how a result reads on screen."""
     if result == "win":
-        return f"{winner} wins ({reason})"
-    return f"{result.replace('_', ' ')} ({reason})"
+        return f"{winner} wins: {reason}"
+    return f"{result.replace('_', ' ')}: {reason}"
+
+
+def ran_out(control: TimeControl | None, seat: str, reason: str) -> str | None:
+    """Which limit `reason` says `seat` ran out of ("move" or "clock"), or None: the server's
+    own sentence for a time loss (`TimeControl.time_loss`), so the clock can show 0."""
+    if control is None:
+        return None
+    if reason == control.time_loss(seat, per_move=True) and control.move is not None:
+        return "move"
+    if reason == control.time_loss(seat, per_move=False) and control.clock is not None:
+        return "clock"
+    return None
 
 
 def control_of(time: dict[str, float]) -> TimeControl | None:
@@ -163,4 +176,6 @@ class Table:
         self.state, self.phase = final, "over"
         self.result = ending(message.result, message.winner, message.reason)
         self.to_move.clear()
-        self.clocks.stop(now)
+        loser = self.clocks.running
+        limit = None if loser is None else ran_out(self.control, self.seats[loser], message.reason)
+        self.clocks.stop(now, limit)

@@ -59,8 +59,8 @@ def test_referee_json_is_one_object_describing_the_game() -> None:
         (["referee", "chess", "random", "random"], "invalid choice: 'chess'"),
         (["referee", "kings-court", "random", "oracle"], "invalid choice: 'oracle'"),
         (
-            ["bot", "--server", "localhost", "--game", "kings-court", "--agent", "random"],
-            "expected HOST:PORT",
+            ["bot", "--server", "localhost:99999", "--game", "kings-court", "--agent", "random"],
+            "expected HOST or HOST:PORT",
         ),
         (["referee", "kings-court", "random", "random", "--time", "move=fast"], "'fast' in"),
         (["referee", "kings-court", "random", "random", "--time", "hours=2"], "unknown part"),
@@ -79,7 +79,7 @@ def test_bad_arguments_are_named(args: list[str], complaint: str) -> None:
 
 def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     db = tmp_path / "served.db"
-    server, address = start_server(db)
+    server, address = start_server(db, log=tmp_path / "server-stderr.txt")
     try:
         bots = start_bots(address, "--games", "2", named=True)
         outputs = [bot.communicate(timeout=60) for bot in bots]
@@ -90,7 +90,7 @@ def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) 
         assert commit_writers(db), "the moves were committed by the commit process"
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=10) == 0
-        assert "stopped" in server.stdout.read()
+        assert "stopped" in (tmp_path / "server-stderr.txt").read_text()
     finally:
         server.kill()
         server.wait()
@@ -243,7 +243,7 @@ def test_referee_move_time_is_the_limit_a_slow_agent_loses_on() -> None:
     report = json.loads(done.stdout)
     assert report["seats"] == {"white": str(late), "black": "random"}
     assert report["winner"] == "black"
-    assert report["reason"] == "time limit exceeded (0.5 s)"
+    assert report["reason"] == "white ran out of time (0.5 s per move)"
 
 
 def test_a_killed_server_leaves_no_commit_process_behind(tmp_path: Path) -> None:

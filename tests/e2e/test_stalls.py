@@ -62,5 +62,5 @@ async def test_without_a_stall_the_limit_still_holds(server: RunningServer) -> N
     await until(white, protocol.YourTurn)
     over = await until(white, protocol.GameOver)
     assert (over.match, over.winner) == (started.match, "black")
-    assert "time limit exceeded" in over.reason
+    assert over.reason == "white ran out of time (0.5 s per move)"
     assert trio.current_time() - waited < 2.0

@@ -50,7 +50,7 @@ async def test_a_game_clock_runs_out_and_loses_without_the_increment(
     assert turn.clocks == [0.6, 0.6]
     with trio.fail_after(10):
         over = await until(black, protocol.GameOver)
-    assert (over.winner, over.reason) == ("black", "time limit exceeded (game clock)")
+    assert (over.winner, over.reason) == ("black", "white ran out of time (game clock 0.6+5)")
     assert started.time == {"clock": 0.6, "increment": 5.0, "lag": 0.0}
 
 
@@ -178,7 +178,7 @@ async def test_an_away_seat_whose_clock_runs_out_loses_on_time(server: RunningSe
     await white.aclose()
     with trio.fail_after(10):
         over = await until(black, protocol.GameOver)
-    assert over.reason == "time limit exceeded (0.5 s)"
+    assert over.reason == "white ran out of time (0.5 s per move)"
 
 
 async def test_the_server_measures_round_trips_with_its_own_pings(server: RunningServer) -> None:

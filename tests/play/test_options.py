@@ -63,7 +63,13 @@ def test_the_parser_names_the_bad_value_before_anything_runs(
 
 
 @pytest.mark.parametrize(
-    ("text", "value"), [("127.0.0.1:7777", ("127.0.0.1", 7777)), ("h:1", ("h", 1))]
+    ("text", "value"),
+    [
+        ("127.0.0.1:7777", ("127.0.0.1", 7777)),
+        ("h:1", ("h", 1)),
+        ("localhost", ("localhost", 7777)),  # HOST alone: the server's default port
+        ("example.org", ("example.org", 7777)),
+    ],
 )
 def test_host_port(text: str, value: tuple[str, int]) -> None:
     assert options.host_port(text) == value
@@ -71,7 +77,7 @@ def test_host_port(text: str, value: tuple[str, int]) -> None:
 
 @pytest.mark.parametrize("text", ["7777", ":7777", "h:0", "h:65536", "h:x"])
 def test_host_port_refuses(text: str) -> None:
-    with pytest.raises(argparse.ArgumentTypeError, match="expected HOST:PORT"):
+    with pytest.raises(argparse.ArgumentTypeError, match="expected HOST or HOST:PORT"):
         options.host_port(text)
 
 

@@ -57,13 +57,13 @@ def test_the_final_move_known_only_from_game_over_is_still_marked() -> None:
     table.apply(over, 0, 12.0)
     assert table.phase == "over" and table.state == final
     assert table.last_move == "G6F6" and table.mover == 1
-    assert table.result == "both forfeit (50 moves without a capture)"
+    assert table.result == "both forfeit: 50 moves without a capture"
     assert table.to_move == set() and table.seat_to_move() is None and table.clocks.running is None
 
 
-def test_results_read_as_the_referee_prints_them() -> None:
-    assert ending("win", "black", "white resigned") == "black wins (white resigned)"
-    assert ending("draw", None, "no pieces left") == "draw (no pieces left)"
+def test_results_read_as_a_sentence_after_the_winner() -> None:
+    assert ending("win", "black", "white resigned") == "black wins: white resigned"
+    assert ending("draw", None, "no pieces left") == "draw: no pieces left"
 
 
 def watching_opening(time: dict[str, float]) -> protocol.Watching:

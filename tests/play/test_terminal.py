@@ -85,7 +85,7 @@ def test_a_mistyped_move_is_answered_with_its_message_and_costs_nothing(terminal
     term.expect(r"last move: white B4C4")
     term.expect(r"move 2: black to move")
     term.type("quit")
-    term.expect(r"white wins \(black resigned\)")
+    term.expect(r"white wins: black resigned")
     assert term.wait_exit() == 0
 
 
@@ -107,7 +107,7 @@ def test_question_mark_lists_the_legal_moves_and_help_explains_the_notation(term
     term.type("")
     term.expect(r"A  B  C  D  E  F  G  H")
     term.type("resign")
-    term.expect(r"black wins \(white resigned\)")
+    term.expect(r"black wins: white resigned")
     assert term.wait_exit() == 0
 
 
@@ -180,7 +180,7 @@ def test_piped_input_is_a_script_and_the_output_has_no_escape_codes() -> None:
     assert "black to play> g4f4" in done.stdout
     assert "last move: black G6F6" in done.stdout
     assert done.stdout.rstrip().splitlines()[-1].strip().startswith("white root") or (
-        "black wins (white resigned)" in done.stdout
+        "black wins: white resigned" in done.stdout
     )
 
 
@@ -206,7 +206,7 @@ async def test_play_on_a_server_and_watch_the_match_there(server: RunningServer)
             over = await play_randomly(bot, seed=1)
             assert isinstance(over, protocol.GameOver)
             assert over.reason == "white resigned"
-            await trio.to_thread.run_sync(spectator.expect, r"black wins \(white resigned\)")
+            await trio.to_thread.run_sync(spectator.expect, r"black wins: white resigned")
             assert await trio.to_thread.run_sync(person.wait_exit) == 0
             assert await trio.to_thread.run_sync(spectator.wait_exit) == 0
     finally:
@@ -221,7 +221,7 @@ def test_against_an_agent_you_may_take_the_second_seat() -> None:
     assert done.returncode == 0, done.stderr
     assert "you play red" in done.stdout
     assert "last move: blue " in done.stdout, "the agent, first to move, moved first"
-    assert "blue wins (red resigned)" in done.stdout
+    assert "blue wins: red resigned" in done.stdout
 
 
 def test_a_crashing_player_module_loses_and_its_report_follows_the_game() -> None:
@@ -229,5 +229,5 @@ def test_a_crashing_player_module_loses_and_its_report_follows_the_game() -> Non
     command = ["play", "watch-your-back", "--vs", module, "--seat", "black"]
     done = piped(*command, typed="0,1\n0,2\n0,3\n0,4\n")
     assert done.returncode == 1
-    assert "black wins (disconnected)" in done.stdout
+    assert "black wins: disconnected" in done.stdout
     assert "crashed in action(6): KeyError" in done.stderr

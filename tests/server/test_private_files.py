@@ -42,9 +42,9 @@ async def test_the_file_and_its_companions_are_owner_only(tmp_path: Path, no_uma
 
 def test_an_existing_file_keeps_its_mode(tmp_path: Path, no_umask: None) -> None:
     db = tmp_path / "shared.db"
-    admin = [*SERVER, "admin", "--db", str(db), "list"]
-    subprocess.run(admin, check=True, cwd=ROOT, capture_output=True)
+    admin = [*SERVER, "admin", "--db", str(db)]
+    subprocess.run([*admin, "add", "alice"], check=True, cwd=ROOT, capture_output=True)
     assert mode(db) == 0o600
     db.chmod(0o640)  # the owner chose to share it with a group
-    subprocess.run(admin, check=True, cwd=ROOT, capture_output=True)
+    subprocess.run([*admin, "list"], check=True, cwd=ROOT, capture_output=True)
     assert mode(db) == 0o640
