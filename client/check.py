@@ -59,6 +59,7 @@ from arbiter.client.player_module import (
     run_player_bot,
 )
 from arbiter.client.runner import play_one, run_bot
+from arbiter.client.verdict import verdict
 from arbiter.games import GAME_NAMES, Game, get_game
 from arbiter.server.app import local_server
 
@@ -183,9 +184,7 @@ def judge_move_time(seen: Seen) -> Step:
 
 
 def _ending(over: protocol.GameOver) -> str:
-    if over.result == "win":
-        return f"{over.winner} wins ({over.reason})"
-    return f"{over.result.replace('_', ' ')} ({over.reason})"
+    return verdict(over.result, over.winner, over.reason)
 
 
 def ended_by_rules(game: Game[Any, Any], options: dict[str, Any], moves: list[str]) -> bool:
@@ -367,7 +366,11 @@ def _judge_late(answer: protocol.Message, limit: float) -> Step:
             name, True, f"answered at {LATE_FRACTION:.0%} of the limit, {counted}, accepted"
         )
     assert isinstance(answer, protocol.GameOver)
-    return Step(name, False, f"refused: the game ended: {_ending(answer)}")
+    return Step(
+        name,
+        False,
+        f"refused: the game ended: {_ending(answer)}",
+    )
 
 
 def _judge_illegal(answer: protocol.Message, move: str) -> Step:

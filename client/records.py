@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any, TextIO, TypeVar
 
+from arbiter.client.verdict import verdict
 from arbiter.games import get_game
 from arbiter.server.app import (
     DB_HELP,
@@ -143,11 +144,9 @@ def _ending(record: FullRecord) -> str:
 
 
 def _result(record: FullRecord) -> str:
-    if record.result == "win":
-        return f"result: {record.winner} wins ({record.reason})"
-    if record.result == "draw":
-        return f"result: draw ({record.reason})"
-    return f"result: both forfeit ({record.reason})"
+    """A finished record's result (which a finished record always has)."""
+    assert record.result is not None and record.reason is not None, record.id
+    return f"result: {verdict(record.result, record.winner, record.reason)}"
 
 
 def step(shown: list[str], keys: Iterator[str], out: TextIO) -> None:

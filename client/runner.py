@@ -19,6 +19,7 @@ import trio
 from arbiter import protocol
 from arbiter.agents import Agent, lifecycle
 from arbiter.client.connection import ClientConnection, ConnectionClosed
+from arbiter.client.verdict import verdict
 from arbiter.games import Game, describe_options, get_game
 from arbiter.protocol import TimeControl
 
@@ -40,12 +41,8 @@ class GameRecord:
     moves: list[str]
 
     def summary(self) -> str:
-        """`white wins (...)`, `draw (...)` or `both forfeit (...)`: the referee's last line."""
-        if self.result == "win":
-            return f"{self.winner} wins ({self.reason})"
-        if self.result == "draw":
-            return f"draw ({self.reason})"
-        return f"both forfeit ({self.reason})"
+        """`white wins: ...`, `draw: ...` or `both forfeit: ...`: the referee's last line."""
+        return verdict(self.result, self.winner, self.reason)
 
 
 async def play_one(

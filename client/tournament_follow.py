@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
 from arbiter.client.tables import result_text
+from arbiter.client.verdict import verdict
 
 FOLLOW_SECONDS = 1.0
 """How often a follower asks the server for news."""
@@ -38,13 +39,10 @@ def finished(status: protocol.Tournament) -> int:
 
 
 def result_line(game: dict[str, Any]) -> str:
-    """`local-greedy vs local-random: 1-0, local-greedy wins (no legal move for black)`; the
+    """`local-greedy vs local-random: 1-0, local-greedy wins: no legal move for black`; the
     score carries a default's kind, as in `0-1 (time)`."""
-    if game["result"] == "win":
-        verdict = f"{game['winner']} wins"
-    else:
-        verdict = "draw" if game["result"] == "draw" else "both forfeit"
-    return f"{game['first']} vs {game['second']}: {result_text(game)}, {verdict} ({game['reason']})"
+    ending = verdict(game["result"], game["winner"], game["reason"])
+    return f"{game['first']} vs {game['second']}: {result_text(game)}, {ending}"
 
 
 def eta_text(seconds: float | None) -> str:

@@ -25,7 +25,7 @@ from arbiter.server.app import (
     serve,
     server_tls,
 )
-from arbiter.server.database import ReadOnlyDatabase, open_database
+from arbiter.server.database import ReadOnlyDatabase, is_postgres, open_database
 from arbiter.server.sqlite_storage import DatabaseInUse
 
 log = logging.getLogger("arbiter.server")
@@ -226,8 +226,10 @@ def admin(argv: list[str]) -> int:
 
 def _run_admin(args: argparse.Namespace) -> None:
     """Run one admin command on its file. Only `add` makes a new file (before a server's
-    first start): any other command on a file that is not there is a mistyped `--db`."""
-    if not getattr(args, "makes", False) and not Path(args.db).exists():
+    first start): any other command on a file that is not there is a mistyped `--db`. (A
+    PostgreSQL database is made by its own administrator: a missing one is its own error.)"""
+    missing_file = not is_postgres(args.db) and not Path(args.db).exists()
+    if missing_file and not getattr(args, "makes", False):
         raise sqlite3.OperationalError(
             "there is no such file (admin add makes one; give the server's file with --db)"
         )

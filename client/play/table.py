@@ -15,16 +15,9 @@ from typing import Any
 from arbiter import protocol
 from arbiter.client.play.boards import Position
 from arbiter.client.play.clocks import Clocks
+from arbiter.client.verdict import verdict
 from arbiter.games import Game, GameError, State
 from arbiter.protocol import TimeControl, TimeControlError
-
-
-def ending(result: str, winner: str | None, reason: str) -> str:
-    """`black wins: white ran out of time (10 s per move)`, `draw: ...`, `both forfeit: ...`:
-    how a result reads on screen."""
-    if result == "win":
-        return f"{winner} wins: {reason}"
-    return f"{result.replace('_', ' ')}: {reason}"
 
 
 def ran_out(control: TimeControl | None, seat: str, reason: str) -> str | None:
@@ -174,7 +167,7 @@ class Table:
         if self.state is not None and final.ply == self.state.ply + 1 and message.moves:
             self.before, self.last_move, self.mover = self.state, message.moves[-1], self.state.turn
         self.state, self.phase = final, "over"
-        self.result = ending(message.result, message.winner, message.reason)
+        self.result = verdict(message.result, message.winner, message.reason)
         self.to_move.clear()
         loser = self.clocks.running
         limit = None if loser is None else ran_out(self.control, self.seats[loser], message.reason)

@@ -36,7 +36,7 @@ def test_referee_plays_one_game_and_reports_the_result() -> None:
     assert lines[-1].startswith("result: ")
     assert any(
         lines[-1].startswith(f"result: {end}")
-        for end in ("white wins (", "black wins (", "both forfeit (")
+        for end in ("white wins: ", "black wins: ", "both forfeit: ")
     )
 
 

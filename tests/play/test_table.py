@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from arbiter import protocol
 from arbiter.client.play.session import replayed
-from arbiter.client.play.table import Table, ending
+from arbiter.client.play.table import Table
 from arbiter.games import get_game
 from tests.play.tables import table_after
 
@@ -59,11 +59,6 @@ def test_the_final_move_known_only_from_game_over_is_still_marked() -> None:
     assert table.last_move == "G6F6" and table.mover == 1
     assert table.result == "both forfeit: 50 moves without a capture"
     assert table.to_move == set() and table.seat_to_move() is None and table.clocks.running is None
-
-
-def test_results_read_as_a_sentence_after_the_winner() -> None:
-    assert ending("win", "black", "white resigned") == "black wins: white resigned"
-    assert ending("draw", None, "no pieces left") == "draw: no pieces left"
 
 
 def watching_opening(time: dict[str, float]) -> protocol.Watching:

@@ -253,7 +253,7 @@ async def test_each_result_comes_as_a_line_with_the_progress_and_an_eta() -> Non
     pairs = {(m[4], m[5]) for m in lines}
     assert len(pairs) == 6 and all({a, b} <= seats and a != b for a, b in pairs)
     for m in lines:  # the score, who won (or a draw), and how the game ended
-        assert re.fullmatch(r"[01½]-[01½]( \(\w+\))?, (\S+ wins|draw|both forfeit) \(.+\)", m[6])
+        assert re.fullmatch(r"[01½]-[01½]( \(\w+\))?, (\S+ wins|draw|both forfeit): .+", m[6])
 
 
 # -- a program of any language -------------------------------------------------------------------

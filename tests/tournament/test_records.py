@@ -141,7 +141,7 @@ async def test_a_replay_shows_every_position_with_the_moves_times(server: Runnin
     assert "clock 2" in shown[1].splitlines()[1]
     assert shown[-1].splitlines()[-2:] == [
         f"ended by: {record.termination}",
-        f"result: white wins ({record.reason})",
+        f"result: white wins: {record.reason}",
     ]
 
 

@@ -115,8 +115,8 @@ async def test_an_absent_player_defaults_after_the_wait_and_the_present_one_move
                 await start(boss)
         final = await status(boss)
     assert [record.summary() for record in records] == [
-        "white wins (away did not come within 1 s)",
-        "black wins (away did not come within 1 s)",
+        "white wins: away did not come within 1 s",
+        "black wins: away did not come within 1 s",
     ]
     assert [record.moves for record in records] == [[], []]
     table = {line["player"]: line for line in final.standings}
