@@ -25,8 +25,8 @@ from arbiter.server.app import (
     serve,
     server_tls,
 )
-from arbiter.server.database import ReadOnlyDatabase, open_database
-from arbiter.server.sqlite_storage import DatabaseInUse
+from arbiter.server.database import ReadOnlyDatabase, is_postgres, open_database
+from arbiter.server.storage import DatabaseInUse
 
 log = logging.getLogger("arbiter.server")
 
@@ -225,9 +225,11 @@ def admin(argv: list[str]) -> int:
 
 
 def _run_admin(args: argparse.Namespace) -> None:
-    """Run one admin command on its file. Only `add` makes a new file (before a server's
-    first start): any other command on a file that is not there is a mistyped `--db`."""
-    if not getattr(args, "makes", False) and not Path(args.db).exists():
+    """Run one admin command on its store. Only `add` makes a new file (before a server's
+    first start): any other command on a file that is not there is a mistyped `--db`. (A
+    PostgreSQL database is not a file: a wrong one is refused when connecting.)"""
+    makes = getattr(args, "makes", False) or is_postgres(args.db)
+    if not makes and not Path(args.db).exists():
         raise sqlite3.OperationalError(
             "there is no such file (admin add makes one; give the server's file with --db)"
         )
