@@ -143,7 +143,8 @@ def measure(port: int, pid: int, connections: int, matches: int, seconds: float)
         tally, under_way = trio.run(play, port, pid, matches, seconds)
         playing_mb = resident_mb(pid)
         rate = tally.turns / seconds
-        per_move = (tally.server_cpu - idle_cores) / rate * 1e6 if rate else float("inf")
+        spent = tally.server_cpu - idle_cores  # beyond the held connections; under 0 if starved
+        per_move = spent / rate * 1e6 if rate and spent > 0 else float("inf")
         print(
             f"playing: {matches} matches beside them ({welcomed + 2 * matches:,} connections):"
             f" {under_way} had turns in the window, {rate:,.0f} moves/s;"
@@ -152,6 +153,7 @@ def measure(port: int, pid: int, connections: int, matches: int, seconds: float)
         print(
             f"         {per_move:.0f} server µs/move beyond keeping the held connections"
             f" (goal <= {MICROSECONDS_PER_MOVE}): {1e6 / per_move:,.0f} moves/s per core"
+            + ("" if spent > 0 else " (the server had no more CPU than the held stage used)")
         )
         print(
             f"         server memory {playing_mb:.0f} MB:"
