@@ -228,8 +228,8 @@ def _run_admin(args: argparse.Namespace) -> None:
     """Run one admin command on its store. Only `add` makes a new file (before a server's
     first start): any other command on a file that is not there is a mistyped `--db`. (A
     PostgreSQL database is not a file: a wrong one is refused when connecting.)"""
-    makes = getattr(args, "makes", False) or is_postgres(args.db)
-    if not makes and not Path(args.db).exists():
+    may_be_new = getattr(args, "makes", False) or is_postgres(args.db)
+    if not may_be_new and not Path(args.db).exists():
         raise sqlite3.OperationalError(
             "there is no such file (admin add makes one; give the server's file with --db)"
         )
