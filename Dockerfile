@@ -1,12 +1,19 @@
+# Arbiter's server and client in one image, installed the normal way: `pip install '.[postgres]'`.
+# The server keeps its records where ARBITER_DB says (docker-compose.yml: PostgreSQL), else in
+# /data/arbiter.db, a volume. It runs as the user `arbiter`, not root. docs/deploy.md.
 FROM python:3.11-slim
-WORKDIR /app
+RUN useradd --create-home --uid 1000 arbiter \
+    && mkdir /data && chown arbiter:arbiter /data
+WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY games ./games
 COPY protocol ./protocol
 COPY server ./server
 COPY client ./client
 COPY agents ./agents
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir '.[postgres]'
+USER arbiter
+WORKDIR /data
 VOLUME /data
 EXPOSE 7777
-CMD ["arbiter-server", "--host", "0.0.0.0", "--port", "7777", "--db", "/data/arbiter.db"]
+CMD ["arbiter-server", "--host", "0.0.0.0", "--port", "7777"]

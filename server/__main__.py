@@ -26,7 +26,7 @@ from arbiter.server.app import (
     server_tls,
 )
 from arbiter.server.database import ReadOnlyDatabase, is_postgres, open_database
-from arbiter.server.sqlite_storage import DatabaseInUse
+from arbiter.server.storage import DatabaseInUse
 
 log = logging.getLogger("arbiter.server")
 
@@ -225,11 +225,11 @@ def admin(argv: list[str]) -> int:
 
 
 def _run_admin(args: argparse.Namespace) -> None:
-    """Run one admin command on its file. Only `add` makes a new file (before a server's
+    """Run one admin command on its store. Only `add` makes a new file (before a server's
     first start): any other command on a file that is not there is a mistyped `--db`. (A
-    PostgreSQL database is made by its own administrator: a missing one is its own error.)"""
-    missing_file = not is_postgres(args.db) and not Path(args.db).exists()
-    if missing_file and not getattr(args, "makes", False):
+    PostgreSQL database is not a file: a wrong one is refused when connecting.)"""
+    may_be_new = getattr(args, "makes", False) or is_postgres(args.db)
+    if not may_be_new and not Path(args.db).exists():
         raise sqlite3.OperationalError(
             "there is no such file (admin add makes one; give the server's file with --db)"
         )

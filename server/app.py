@@ -46,8 +46,8 @@ from arbiter.server.records import open_read_only as open_records
 from arbiter.server.session import Session
 from arbiter.server.sql import Connection
 from arbiter.server.sql_storage import load_tournaments
-from arbiter.server.sqlite_storage import DatabaseInUse
 from arbiter.server.standings import DEFAULT_KINDS
+from arbiter.server.storage import DatabaseInUse
 from arbiter.server.stores import DB_HELP, DB_VARIABLE, connect_storage, default_db
 from arbiter.server.tournament import Tournament
 

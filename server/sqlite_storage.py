@@ -22,11 +22,7 @@ from typing import ClassVar
 from arbiter.server.database import PRIVATE_FILE, ReadOnlyDatabase, open_sqlite
 from arbiter.server.sql import SQLITE
 from arbiter.server.sql_storage import SQLStorage, abort_casual_matches
-
-
-class DatabaseInUse(Exception):
-    """Another server holds the file's lock: two would both resume its unfinished matches and
-    run its tournaments."""
+from arbiter.server.storage import DatabaseInUse
 
 
 def _open_lock(lock_path: str) -> int:

@@ -40,6 +40,11 @@ class StorageError(Exception):
     it broke before it was committed."""
 
 
+class DatabaseInUse(Exception):
+    """Another server holds the store (a SQLite file's lock, a PostgreSQL database's advisory
+    lock): two would both resume its unfinished matches and run its tournaments."""
+
+
 class TournamentNameTaken(StorageError):
     """A tournament of that name is stored already."""
 

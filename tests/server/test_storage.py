@@ -28,8 +28,8 @@ from arbiter.server.database import (
 )
 from arbiter.server.records import open_read_only, read_records
 from arbiter.server.sql_storage import SQLStorage
-from arbiter.server.sqlite_storage import DatabaseInUse, SQLiteStorage
-from arbiter.server.storage import ScheduledGame, StorageError, TournamentRow
+from arbiter.server.sqlite_storage import SQLiteStorage
+from arbiter.server.storage import DatabaseInUse, ScheduledGame, StorageError, TournamentRow
 from tests.conftest import BOTH_BACKENDS
 from tests.processes import commit_writers
 from tests.server.memory import writing_to
