@@ -1,0 +1,138 @@
+"""Our Amazons agents against OpenSpiel's C++ MCTS given several times our time per move.
+
+    python bench/amazons_vs_openspiel.py AGENT [--games 40] [--move-time 0.1]
+                                         [--times 5,10] [--seed 1] [--log FILE]
+
+For each multiple k of `--times`, AGENT plays `--games` games against OpenSpiel's `MCTSBot`
+(random rollouts, MCTS-Solver; `bench/strength.py`'s `OpenSpielMCTS` bridge), the colours
+alternating game by game. AGENT gets `--move-time` seconds a move through its own clock, as
+from the server; OpenSpiel's bot is handed k times that budget. A move of AGENT over its time
+loses the game, as the server would rule. Each game is printed as it ends (and appended to
+`--log` as a JSON line, so a long run reports what it finished); at the end, per multiple:
+wins, losses, the win rate with its 95% Wilson interval, AGENT's playouts or depth per move
+where it reports them, and the load average. Exits non-zero when AGENT lost any game on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from strength import OpenSpielMCTS  # type: ignore[import-not-found]  # bench/ is on the path
+
+from arbiter.agents import make_agent
+from arbiter.games import get_game
+
+Z95 = 1.96
+
+
+@dataclass
+class Series:
+    """One multiple's games, from AGENT's side."""
+
+    wins: int = 0
+    losses: int = 0
+    time_losses: int = 0
+    effort: list[float] = field(default_factory=list)
+    """Playouts (MCTS) or depth reached (alpha-beta) of each of AGENT's moves."""
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses
+
+
+def wilson(wins: int, games: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a win rate: sound at 0 or all wins, unlike the normal."""
+    if not games:
+        return 0.0, 1.0
+    rate = wins / games
+    centre = rate + Z95 * Z95 / (2 * games)
+    spread = Z95 * math.sqrt(rate * (1 - rate) / games + Z95 * Z95 / (4 * games * games))
+    scale = 1 + Z95 * Z95 / games
+    return (centre - spread) / scale, (centre + spread) / scale
+
+
+def effort_of(agent: Any) -> float | None:
+    """What the agent's last move searched: MCTS playouts, or alpha-beta's depth reached."""
+    if getattr(agent, "last", None) is not None:
+        return float(agent.last.depth)
+    iterations = getattr(agent, "iterations", None)
+    return None if iterations is None else float(iterations)
+
+
+def play(name: str, seat: int, multiple: float, move_time: float, seed: int) -> dict[str, Any]:
+    """One game; AGENT in `seat`. Returns its record (`won` from AGENT's side)."""
+    game = get_game("amazons")
+    ours = make_agent(name, game, seed)
+    theirs = OpenSpielMCTS(game, seed + 1)
+    state = game.new_game()
+    effort: list[float] = []
+    while (outcome := state.outcome()) is None:
+        if state.turn == seat:
+            start = time.perf_counter()
+            move = ours.choose(state, move_time)
+            elapsed = time.perf_counter() - start
+            if elapsed > move_time:
+                return {"won": False, "time_loss": elapsed, "plies": state.ply, "effort": effort}
+            reached = effort_of(ours)
+            if reached is not None:
+                effort.append(reached)
+        else:
+            move = theirs.choose(state, move_time * multiple)
+        reason = state.why_illegal(move)
+        if reason is not None:
+            raise RuntimeError(f"illegal move {game.format_move(move)}: {reason}")
+        state = state.play(move)
+    return {"won": outcome.winner == seat, "plies": state.ply, "effort": effort}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("agent", help="our agent's name (alphabeta, mcts...)")
+    parser.add_argument("--games", type=int, default=40, help="games per multiple")
+    parser.add_argument("--move-time", type=float, default=0.1, help="our seconds per move")
+    parser.add_argument("--times", default="5,10", help="OpenSpiel's time as multiples of ours")
+    parser.add_argument("--seed", type=int, default=1, help="first game's seed")
+    parser.add_argument("--log", type=Path, help="append each game as a JSON line here")
+    args = parser.parse_args()
+    multiples = [float(text) for text in args.times.split(",")]
+    results: dict[float, Series] = {}
+    started = time.perf_counter()
+    for multiple in multiples:
+        series = results[multiple] = Series()
+        for number in range(args.games):
+            seat = number % 2
+            record = play(args.agent, seat, multiple, args.move_time, args.seed + number)
+            series.wins += record["won"]
+            series.losses += not record["won"]
+            series.time_losses += "time_loss" in record
+            series.effort += record["effort"]
+            record.update(agent=args.agent, multiple=multiple, seat=seat, load=os.getloadavg()[0])
+            print(json.dumps(record | {"effort": None}), file=sys.stderr, flush=True)
+            if args.log is not None:
+                with args.log.open("a") as log:
+                    log.write(json.dumps(record) + "\n")
+    print(f"{args.agent} at {args.move_time:g} s a move against OpenSpiel's C++ MCTS")
+    for multiple, series in results.items():
+        low, high = wilson(series.wins, series.games)
+        mean = sum(series.effort) / len(series.effort) if series.effort else float("nan")
+        print(
+            f"  OpenSpiel at {multiple:g}x: {series.wins}-{series.losses} "
+            f"({series.wins / series.games:.0%}, 95% CI {low:.0%}-{high:.0%}), "
+            f"{series.time_losses} time losses, mean depth/playouts a move {mean:.1f}"
+        )
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(f"{time.perf_counter() - started:.0f} s; load average at the end {load}")
+    if any(series.time_losses for series in results.values()):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
