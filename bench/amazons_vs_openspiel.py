@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from strength import OpenSpielMCTS  # type: ignore[import-not-found]  # bench/ is on the path
+from strength import OpenSpielMCTS  # bench/ is first on the path when run as a script
 
 from arbiter.agents import make_agent
 from arbiter.games import get_game

@@ -16,9 +16,10 @@ evaluation this one replaced). See `territory` for how the flood is made cheap.
 
 from __future__ import annotations
 
-from arbiter.agents.evaluation import Evaluation
+from arbiter.agents.evaluation import Evaluation, MoveParts
 from arbiter.games import Seat
-from arbiter.games.amazons import BIT, FULL, NEIGHBOURS, SIZE, AmazonsState
+from arbiter.games._bitboard import squares_of
+from arbiter.games.amazons import BIT, FULL, NEIGHBOURS, SIZE, AmazonsState, reach
 
 SQUARE = 10.0
 """One square of territory."""
@@ -91,4 +92,45 @@ def evaluate(state: AmazonsState, seat: Seat) -> float:
     return score + freedom(mine, empty) - freedom(theirs, empty)
 
 
-EVALUATION = Evaluation(evaluate, scale=8 * SQUARE)
+def part_choices(state: AmazonsState, prefix: tuple[int, ...]) -> list[int]:
+    """The amazons that can move, then one's destinations, then the arrows from there.
+
+    Every option completes: an amazon with an empty neighbour can step there, and an amazon
+    that moved can always shoot back where it came from.
+    """
+    occupied = state.occupied
+    if not prefix:
+        mine = state.black if state.to_move else state.white
+        return [square for square in squares_of(mine) if NEIGHBOURS[square] & ~occupied]
+    if len(prefix) == 1:
+        return reach(prefix[0], occupied)
+    return reach(prefix[1], occupied ^ BIT[prefix[0]])
+
+
+def order_parts(state: AmazonsState, prefix: tuple[int, ...], options: list[int]) -> None:
+    """Destinations and arrows by the evaluation of the board they make, best first.
+
+    A destination is judged with the amazon moved and no arrow yet: where an amazon stands
+    decides most of the territory, and the arrow is chosen next. The amazons stay as they come
+    (there are four, and each gets tried).
+    """
+    if not prefix:
+        return
+    seat = state.to_move
+    if len(prefix) == 1:
+        src = prefix[0]
+        white, black = state.white, state.black
+
+        def moved(dst: int) -> AmazonsState:
+            if seat:
+                return AmazonsState(white, black ^ BIT[src] ^ BIT[dst], state.arrows, 0)
+            return AmazonsState(white ^ BIT[src] ^ BIT[dst], black, state.arrows, 1)
+
+        scores = {dst: evaluate(moved(dst), seat) for dst in options}
+    else:
+        src, dst = prefix
+        scores = {arrow: evaluate(state.play((src, dst, arrow)), seat) for arrow in options}
+    options.sort(key=scores.__getitem__, reverse=True)
+
+
+EVALUATION = Evaluation(evaluate, scale=8 * SQUARE, parts=MoveParts(3, part_choices, order_parts))
