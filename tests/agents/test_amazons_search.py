@@ -140,7 +140,7 @@ def test_the_wilson_interval_brackets_the_rate_even_at_the_extremes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.syspath_prepend(str(BENCH))  # it imports bench/strength.py, as a script would
-    wilson = load("amazons_vs_openspiel").wilson
+    wilson = load("versus").wilson
     low, high = wilson(40, 40)
     assert 0.9 < low < 1.0 and high == 1.0
     low, high = wilson(20, 40)

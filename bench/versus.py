@@ -1,18 +1,21 @@
-"""Our Amazons agents against OpenSpiel's C++ MCTS given several times our time per move.
+"""One agent against another, many games, colours alternated: OpenSpiel's MCTS by default.
 
-    python bench/amazons_vs_openspiel.py AGENT [--games 40] [--move-time 0.1]
-                                         [--times 5,10] [--seed 1] [--log FILE]
+    python bench/versus.py AGENT [--opponent openspiel-mcts] [--game amazons] [--games 40]
+                           [--move-time 0.1] [--times 5,10] [--seed 1] [--log FILE] [--forfeit]
 
-For each multiple k of `--times`, AGENT plays `--games` games against OpenSpiel's `MCTSBot`
-(random rollouts, MCTS-Solver; `bench/strength.py`'s `OpenSpielMCTS` bridge), the colours
-alternating game by game. AGENT gets `--move-time` seconds a move through its own clock, as
-from the server; OpenSpiel's bot is handed k times that budget. A move of AGENT over its time
-loses the game, as the server would rule. Each game is printed as it ends (and appended to
-`--log` as a JSON line, so a long run reports what it finished); at the end, per multiple:
-wins, losses, the win rate with its 95% Wilson interval, AGENT's playouts or depth per move
+For each multiple k of `--times`, AGENT plays `--games` games against the opponent, the colours
+alternating game by game, AGENT getting `--move-time` seconds a move through its own clock (as
+from the server) and the opponent k times that budget. The default opponent is OpenSpiel's C++
+`MCTSBot` (random rollouts, MCTS-Solver; `bench/strength.py`'s `OpenSpielMCTS` bridge, Amazons
+only); any registered agent of the game may be named instead. A move of AGENT over its time is
+counted but does not lose the game: this bench measures play, and `bench/strength.py` keeps
+time (on a machine loaded several times over its cores, any agent overruns now and then;
+`--forfeit` makes an overrun lose, as the server would). A game still going after `MAX_PLIES`
+is a draw. Each game is printed as it ends (and appended to `--log` as a JSON line, so a long
+run reports what it finished); at the end, per multiple: wins, draws, losses, AGENT's points
+rate with its 95% Wilson interval (a draw counting half), AGENT's playouts or depth per move
 where it reports them, its moves over time, and the load average. Exits non-zero unless AGENT
-won more than half the games at every multiple (the goal: stronger than OpenSpiel's MCTS with
-5 and 10 times our time).
+scored more than half the points at every multiple.
 """
 
 from __future__ import annotations
@@ -29,10 +32,13 @@ from typing import Any
 
 from strength import OpenSpielMCTS  # bench/ is first on the path when run as a script
 
-from arbiter.agents import make_agent
-from arbiter.games import get_game
+from arbiter.agents import Agent, make_agent
+from arbiter.games import Game, get_game
 
 Z95 = 1.96
+OPENSPIEL = "openspiel-mcts"
+MAX_PLIES = 2000
+"""A game this long is called a draw (Watch Your Back! can otherwise go on for ever)."""
 
 
 @dataclass
@@ -40,6 +46,7 @@ class Series:
     """One multiple's games, from AGENT's side."""
 
     wins: int = 0
+    draws: int = 0
     losses: int = 0
     over_time: int = 0
     """AGENT's moves over its time (lost games with `--forfeit`)."""
@@ -48,14 +55,18 @@ class Series:
 
     @property
     def games(self) -> int:
-        return self.wins + self.losses
+        return self.wins + self.draws + self.losses
+
+    @property
+    def points(self) -> float:
+        return self.wins + self.draws / 2
 
 
-def wilson(wins: int, games: int) -> tuple[float, float]:
+def wilson(points: float, games: int) -> tuple[float, float]:
     """The 95% Wilson score interval of a win rate: sound at 0 or all wins, unlike the normal."""
     if not games:
         return 0.0, 1.0
-    rate = wins / games
+    rate = points / games
     centre = rate + Z95 * Z95 / (2 * games)
     spread = Z95 * math.sqrt(rate * (1 - rate) / games + Z95 * Z95 / (4 * games * games))
     scale = 1 + Z95 * Z95 / games
@@ -70,17 +81,27 @@ def effort_of(agent: Any) -> float | None:
     return None if iterations is None else float(iterations)
 
 
+def opponent(name: str, game: Game[Any, Any], seed: int) -> Agent:
+    if name == OPENSPIEL:
+        return OpenSpielMCTS(game, seed)
+    return make_agent(name, game, seed)
+
+
 def play(
-    name: str, seat: int, multiple: float, move_time: float, seed: int, forfeit: bool
+    names: tuple[str, str],
+    game: Game[Any, Any],
+    seat: int,
+    multiple: float,
+    move_time: float,
+    seed: int,
+    forfeit: bool,
 ) -> dict[str, Any]:
-    """One game; AGENT in `seat`. Returns its record (`won` from AGENT's side)."""
-    game = get_game("amazons")
-    ours = make_agent(name, game, seed)
-    theirs = OpenSpielMCTS(game, seed + 1)
-    state = game.new_game()
+    """One game, AGENT (`names[0]`) in `seat`; its record, `points` from AGENT's side."""
+    ours, theirs = make_agent(names[0], game, seed), opponent(names[1], game, seed + 1)
+    state = game.new_game(fresh_seed=lambda: seed)
     effort: list[float] = []
     over_time = 0
-    while (outcome := state.outcome()) is None:
+    while (outcome := state.outcome()) is None and state.ply < MAX_PLIES:
         if state.turn == seat:
             start = time.perf_counter()
             move = ours.choose(state, move_time)
@@ -88,7 +109,7 @@ def play(
             if elapsed > move_time:
                 over_time += 1
                 if forfeit:
-                    return {"won": False, "over_time": 1, "plies": state.ply, "effort": effort}
+                    return {"points": 0.0, "over_time": 1, "plies": state.ply, "effort": effort}
             reached = effort_of(ours)
             if reached is not None:
                 effort.append(reached)
@@ -98,13 +119,15 @@ def play(
         if reason is not None:
             raise RuntimeError(f"illegal move {game.format_move(move)}: {reason}")
         state = state.play(move)
-    won = outcome.winner == seat
-    return {"won": won, "over_time": over_time, "plies": state.ply, "effort": effort}
+    points = 0.5 if outcome is None else outcome.score(seat)
+    return {"points": points, "over_time": over_time, "plies": state.ply, "effort": effort}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("agent", help="our agent's name (alphabeta, mcts...)")
+    parser.add_argument("--opponent", default=OPENSPIEL, help="an agent's name, or the default")
+    parser.add_argument("--game", default="amazons", help="the game (OpenSpiel's: amazons only)")
     parser.add_argument("--games", type=int, default=40, help="games per multiple")
     parser.add_argument("--move-time", type=float, default=0.1, help="our seconds per move")
     parser.add_argument("--times", default="5,10", help="OpenSpiel's time as multiples of ours")
@@ -113,6 +136,7 @@ def main() -> None:
     parser.add_argument("--forfeit", action="store_true", help="a move over time loses")
     args = parser.parse_args()
     multiples = [float(text) for text in args.times.split(",")]
+    game, names = get_game(args.game), (args.agent, args.opponent)
     results: dict[float, Series] = {}
     started = time.perf_counter()
     for multiple in multiples:
@@ -120,29 +144,37 @@ def main() -> None:
         for number in range(args.games):
             seat = number % 2
             record = play(
-                args.agent, seat, multiple, args.move_time, args.seed + number, args.forfeit
+                names, game, seat, multiple, args.move_time, args.seed + number, args.forfeit
             )
-            series.wins += record["won"]
-            series.losses += not record["won"]
+            series.wins += record["points"] == 1
+            series.draws += record["points"] == 0.5
+            series.losses += record["points"] == 0
             series.over_time += record["over_time"]
             series.effort += record["effort"]
-            record.update(agent=args.agent, multiple=multiple, seat=seat, load=os.getloadavg()[0])
+            record.update(
+                agent=args.agent,
+                opponent=args.opponent,
+                multiple=multiple,
+                seat=seat,
+                load=os.getloadavg()[0],
+            )
             print(json.dumps(record | {"effort": None}), file=sys.stderr, flush=True)
             if args.log is not None:
                 with args.log.open("a") as log:
                     log.write(json.dumps(record) + "\n")
-    print(f"{args.agent} at {args.move_time:g} s a move against OpenSpiel's C++ MCTS")
+    print(f"{args.agent} at {args.move_time:g} s a move against {args.opponent}, {game.name}")
     for multiple, series in results.items():
-        low, high = wilson(series.wins, series.games)
+        low, high = wilson(series.points, series.games)
         mean = sum(series.effort) / len(series.effort) if series.effort else float("nan")
         print(
-            f"  OpenSpiel at {multiple:g}x: {series.wins}-{series.losses} "
-            f"({series.wins / series.games:.0%}, 95% CI {low:.0%}-{high:.0%}), "
+            f"  {args.opponent} at {multiple:g}x: {series.wins} won, {series.draws} drawn, "
+            f"{series.losses} lost ({series.points / series.games:.0%} of the points, "
+            f"95% CI {low:.0%}-{high:.0%}), "
             f"{series.over_time} moves over time, mean depth/playouts a move {mean:.1f}"
         )
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     print(f"{time.perf_counter() - started:.0f} s; load average at the end {load}")
-    if any(series.wins <= series.losses for series in results.values()):
+    if any(series.points <= series.games / 2 for series in results.values()):
         sys.exit(1)
 
 
