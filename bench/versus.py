@@ -152,6 +152,7 @@ def main() -> None:
             series.over_time += record["over_time"]
             series.effort += record["effort"]
             record.update(
+                game=game.name,
                 agent=args.agent,
                 opponent=args.opponent,
                 multiple=multiple,
