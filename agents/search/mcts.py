@@ -6,8 +6,9 @@ untried move as a new leaf, plays the game on from it, and credits the result to
 the way back. Where the game's evaluation can order moves (`order`, or `parts`), a node opens its
 children best first and only as its visits grow (progressive widening), so a wide position is
 searched deep along its likely moves instead of one playout per move; where a move comes in
-parts (`Evaluation.parts`: Amazons' amazon, destination, arrow), the tree branches on each part. When the time is up the most visited root move is the answer: visits are a
-steadier judge than win rates, which a lucky few playouts can inflate. A playout watches the
+parts (`Evaluation.parts`: Amazons' amazon, destination, arrow), the tree branches on each part.
+When the time is up the most visited root move is the answer: visits are a steadier judge than
+win rates, which a lucky few playouts can inflate. A playout watches the
 clock too (a random Shobu game can take 40 ms): one cut short by the deadline is dropped.
 
 Playouts draw their moves with `State.random_move`, which a game can make cheap (Amazons draws
