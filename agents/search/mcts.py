@@ -8,8 +8,8 @@ children best first and only as its visits grow (progressive widening), so a wid
 searched deep along its likely moves instead of one playout per move; where a move comes in
 parts (`Evaluation.parts`: Amazons' amazon, destination, arrow), the tree branches on each part.
 When the time is up the most visited root move is the answer: visits are a steadier judge than
-win rates, which a lucky few playouts can inflate. A playout watches the
-clock too (a random Shobu game can take 40 ms): one cut short by the deadline is dropped.
+win rates, which a lucky few playouts can inflate. A playout watches the clock too (a random
+Shobu game can take 40 ms): one cut short by the deadline is dropped.
 
 Playouts draw their moves with `State.random_move`, which a game can make cheap (Amazons draws
 an amazon, a square, an arrow instead of listing 2000 moves). Two kinds:
