@@ -27,6 +27,25 @@ Evaluate = Callable[[Any, Seat], float]
 
 
 @dataclass(frozen=True, slots=True)
+class MoveParts:
+    """How to choose a game's move one part at a time, for a tree that branches on parts.
+
+    An Amazons move is an amazon, its destination and its arrow: some 2000 moves a position, but
+    a few, a few dozen and a few dozen choices one after another. MCTS branches on the parts, so
+    a node lists a few dozen choices instead of every move, and its statistics are shared by
+    every move starting the same way (the amazon worth moving, then where).
+    """
+
+    count: int
+    """Parts in a move; a move is the tuple of its parts."""
+    choices: Callable[[Any, tuple[Any, ...]], list[Any]]
+    """`choices(state, prefix)`: the next part's options after the parts `prefix`, each of
+    which completes to a legal move. Cheap: random playouts complete moves with it."""
+    order: Callable[[Any, tuple[Any, ...], list[Any]], None]
+    """`order(state, prefix, options)`: sorts the options likeliest-best first, in place."""
+
+
+@dataclass(frozen=True, slots=True)
 class Evaluation:
     """A game's evaluation and what an agent needs to read its numbers.
 
@@ -46,6 +65,8 @@ class Evaluation:
     """Sorts the list in place."""
     quick_result: Callable[[Any], float | None] | None = None
     """The result for the side to move (1, 0 or -1) of an end seen cheaply, else None."""
+    parts: MoveParts | None = None
+    """For a game whose moves are made of parts, how to choose them one by one."""
 
 
 _MODULES = {

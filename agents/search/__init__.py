@@ -62,8 +62,9 @@ AGENTS: list[Registration] = [
     Registration(
         "mcts-eval",
         _mcts(DEFAULT_CUTOFF),
-        f"Monte Carlo tree search with short playouts ({DEFAULT_CUTOFF} random moves) "
-        "judged by the game's evaluation",
+        f"Monte Carlo tree search with short playouts ({DEFAULT_CUTOFF} random "
+        f"{'move' if DEFAULT_CUTOFF == 1 else 'moves'}) judged by the game's evaluation, "
+        "widening each node best first (Amazons: the amazon, its square, its arrow in turn)",
     ),
     *(
         Registration(

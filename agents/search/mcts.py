@@ -3,9 +3,13 @@
 Each iteration walks down the tree by UCB1 (the child whose win rate plus exploration bonus
 `c * sqrt(ln N / n)` is highest, from the point of view of the seat choosing there), adds one
 untried move as a new leaf, plays the game on from it, and credits the result to every node on
-the way back. When the time is up the most visited root move is the answer: visits are a
-steadier judge than win rates, which a lucky few playouts can inflate. A playout watches the
-clock too (a random Shobu game can take 40 ms): one cut short by the deadline is dropped.
+the way back. Where the game's evaluation can order moves (`order`, or `parts`), a node opens its
+children best first and only as its visits grow (progressive widening), so a wide position is
+searched deep along its likely moves instead of one playout per move; where a move comes in
+parts (`Evaluation.parts`: Amazons' amazon, destination, arrow), the tree branches on each part.
+When the time is up the most visited root move is the answer: visits are a steadier judge than
+win rates, which a lucky few playouts can inflate. A playout watches the clock too (a random
+Shobu game can take 40 ms): one cut short by the deadline is dropped.
 
 Playouts draw their moves with `State.random_move`, which a game can make cheap (Amazons draws
 an amazon, a square, an arrow instead of listing 2000 moves). Two kinds:
@@ -30,9 +34,17 @@ from arbiter.games import Game, Seat, State
 
 EXPLORATION = 1.4
 """UCB1's c: about sqrt(2), the textbook value for rewards in [0, 1]."""
+HEURISTIC_EXPLORATION = 0.4
+"""UCB1's c for heuristic playouts: their rewards are graded chances, mostly near 0.5, not wins
+and losses, so the textbook bonus would swamp their differences and spread the search evenly."""
 MAX_PLAYOUT_PLIES = 400
-DEFAULT_CUTOFF = 4
-"""Random moves a heuristic playout makes before judging the position."""
+DEFAULT_CUTOFF = 1
+"""Random moves a heuristic playout makes before judging the position: one, for a little noise
+against the evaluation's blind spots (at Amazons, 2 and 4 did no better against alphabeta in
+short trials, and cost playouts)."""
+WIDENING = 1.0
+WIDENING_BASE = 2.0
+"""Progressive widening: a node holds `WIDENING_BASE + WIDENING * sqrt(visits)` children."""
 FREE_COST = 1e-7
 """Seconds to free one listed move when the search drops its tree (measured: 65 ns). Freeing
 happens after the search, so the search stops early enough to leave time for it: in Amazons a
@@ -40,23 +52,31 @@ second's tree lists over a million moves."""
 
 
 class _Node:
-    """A position in the tree. `wins` counts for `mover`, the seat whose move led here.
+    """A position in the tree, or a move in progress. `wins` counts for `mover`, the seat whose
+    choice led here.
+
+    In a game whose moves come in parts (`Evaluation.parts`), a node may stand for the first
+    parts of a move (`prefix`) chosen in `state`; the node whose last part completes the move
+    holds the position after it, with an empty prefix.
 
     No link back to the parent: an iteration keeps its path in a list instead, so the tree
-    holds no reference cycles and is freed the moment the search drops it. The untried moves
+    holds no reference cycles and is freed the moment the search drops it. The untried choices
     are listed only when the node is first expanded: most leaves never are, and in Amazons a
-    list is 2000 moves, which would cost far more to build, hold and free than the playout.
+    list of whole moves is 2000 long, which would cost far more to build, hold and free than
+    the playout.
     """
 
-    __slots__ = ("children", "move", "mover", "state", "untried", "visits", "wins")
+    __slots__ = ("children", "move", "mover", "prefix", "state", "untried", "visits", "wins")
 
-    def __init__(self, state: State[Any], move: Any):
+    def __init__(self, state: State[Any], move: Any, mover: Seat, prefix: tuple[Any, ...] = ()):
         self.state = state
         self.move = move
-        self.mover: Seat = 1 - state.turn
+        """The move, or the part of one, chosen to get here."""
+        self.mover = mover
+        self.prefix = prefix
         self.children: list[_Node] = []
         self.untried: list[Any] | None = None
-        """Listed on the node's first expansion, in a random order for `pop()`."""
+        """Listed on the node's first expansion, likeliest-best last, for `pop()`."""
         self.visits = 0
         self.wins = 0.0
 
@@ -71,7 +91,13 @@ class _Node:
 
 
 class MCTSAgent:
-    """UCT; `cutoff=None` plays random playouts to the end, a number makes them heuristic."""
+    """UCT; `cutoff=None` plays random playouts to the end, a number makes them heuristic.
+
+    `widening` (progressive widening) lets a node hold at most `WIDENING_BASE + widening *
+    sqrt(visits)` children, opened likeliest-best first; None opens every child before going
+    deeper. It needs an order of the choices to pay: a game's evaluation with neither `order`
+    nor `parts` gets none.
+    """
 
     def __init__(
         self,
@@ -79,13 +105,18 @@ class MCTSAgent:
         seed: int | None = None,
         *,
         cutoff: int | None = None,
-        exploration: float = EXPLORATION,
+        exploration: float | None = None,
+        widening: float | None = WIDENING,
         evaluation: Evaluation | None = None,
     ) -> None:
         self._evaluation = evaluation or evaluation_for(game)
+        self._parts = self._evaluation.parts
         self._rng = random.Random(seed)
         self.cutoff = cutoff
-        self.exploration = exploration
+        default = EXPLORATION if cutoff is None else HEURISTIC_EXPLORATION
+        self.exploration = default if exploration is None else exploration
+        ordered = self._parts is not None or self._evaluation.order is not None
+        self.widening = widening if ordered else None
         self.iterations = 0
         """Playouts of the last `choose`, for tests and benchmarks."""
         self._time = clock.TimeKeeper()
@@ -98,9 +129,9 @@ class MCTSAgent:
 
     def _choose(self, state: State[Any], budget: float) -> Any:
         deadline = time.perf_counter() + self._time.allot(budget)
-        root = _Node(state, None)
+        root = _Node(state, None, 1 - state.turn)
         self._listed = 0
-        if len(self._untried(root)) == 1:
+        if self._parts is None and len(self._untried(root)) == 1:
             return self._untried(root)[0]
         self.iterations = 0
         try:  # none starts unless freeing the tree after it would still end in time
@@ -109,28 +140,81 @@ class MCTSAgent:
                 self.iterations += 1
         except clock.OutOfTime:
             pass
-        if not root.children:  # no time for one playout: any legal move beats none
-            return self._untried(root)[-1]
-        return max(root.children, key=lambda child: child.visits).move
+        return self._answer(root)
+
+    def _answer(self, root: _Node) -> Any:
+        """The most visited move; in parts, the most visited part at each step, and where the
+        tree stops short of a whole move (no time to grow it), the likeliest-best part."""
+        if self._parts is None:
+            if not root.children:  # no time for one playout: any legal move beats none
+                return self._untried(root)[-1]
+            return max(root.children, key=lambda child: child.visits).move
+        node = root
+        chosen: tuple[Any, ...] = ()
+        while len(chosen) < self._parts.count:
+            if node.children:
+                node = max(node.children, key=lambda child: child.visits)
+                chosen += (node.move,)
+            else:
+                options = self._parts.choices(root.state, chosen)
+                self._parts.order(root.state, chosen, options)
+                chosen += (options[0],)
+        return chosen
 
     def _untried(self, node: _Node) -> list[Any]:
         if node.untried is None:
-            node.untried = node.state.legal_moves()
-            self._rng.shuffle(node.untried)
-            self._listed += len(node.untried)
+            parts, order = self._parts, self._evaluation.order
+            if parts is None:
+                options = node.state.legal_moves()
+            else:
+                options = parts.choices(node.state, node.prefix)
+            self._rng.shuffle(options)  # equals then come in a seeded random order
+            if parts is not None:
+                parts.order(node.state, node.prefix, options)
+            elif order is not None and self.widening is not None:
+                order(node.state, options)
+            options.reverse()
+            node.untried = options
+            self._listed += len(options)
         return node.untried
+
+    def _width(self, node: _Node) -> float:
+        """How many children `node` may have now."""
+        if self.widening is None:
+            return math.inf
+        return WIDENING_BASE + self.widening * math.sqrt(node.visits)
+
+    def _child(self, node: _Node, choice: Any) -> _Node:
+        mover = node.state.turn
+        if self._parts is None:
+            return _Node(node.state.play(choice), choice, mover)
+        chosen = (*node.prefix, choice)
+        if len(chosen) < self._parts.count:
+            return _Node(node.state, choice, mover, chosen)
+        return _Node(node.state.play(chosen), choice, mover)
+
+    def _position(self, node: _Node) -> State[Any]:
+        """The node's position, a move in progress completed at random (for its playout)."""
+        if not node.prefix or self._parts is None:
+            return node.state
+        chosen, choices = node.prefix, self._parts.choices
+        while len(chosen) < self._parts.count:
+            chosen = (*chosen, self._rng.choice(choices(node.state, chosen)))
+        return node.state.play(chosen)
 
     def _iterate(self, root: _Node, deadline: float) -> None:
         """One selection, expansion, playout and backup; `OutOfTime` leaves the tree as it was."""
         node, path = root, [root]
-        while not self._untried(node) and node.children:
+        while True:
+            untried = self._untried(node)
+            if (untried and len(node.children) < self._width(node)) or not node.children:
+                break
             node = node.best_child(self.exploration)
             path.append(node)
-        untried = self._untried(node)
         if untried:
-            move = untried[-1]
-            child = _Node(node.state.play(move), move)
-            chance = self._playout(child.state, deadline)
+            choice = untried[-1]
+            child = self._child(node, choice)
+            chance = self._playout(self._position(child), deadline)
             untried.pop()
             node.children.append(child)
             path.append(child)
