@@ -25,7 +25,11 @@ class GreedyAgent:
         self._time = clock.TimeKeeper()
 
     def choose(self, state: State[Any], budget: float) -> Any:
-        deadline = time.perf_counter() + self._time.allot(budget)
+        move = self._choose(state, time.perf_counter() + self._time.allot(budget))
+        self._time.done()
+        return move
+
+    def _choose(self, state: State[Any], deadline: float) -> Any:
         me = state.turn
         moves = state.legal_moves()
         self._rng.shuffle(moves)

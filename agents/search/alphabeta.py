@@ -94,12 +94,14 @@ class AlphaBetaAgent:
 
     def choose(self, state: State[Any], budget: float) -> Any:
         with clock.collector_paused():
-            return self._choose(state, budget)
+            move = self._choose(state, budget)  # the search's tables are freed on its return
+        self._time.done()
+        return move
 
     def _choose(self, state: State[Any], budget: float) -> Any:
         start = time.perf_counter()
-        moves = state.legal_moves()
         allotted = self._time.allot(budget)
+        moves = state.legal_moves()
         search = _Search(self._evaluation, {}, start + allotted)
         self._rng.shuffle(moves)  # equal scores then fall to a seeded draw, not to list order
         best, score, depth = moves[0], 0.0, 0

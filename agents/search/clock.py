@@ -3,9 +3,18 @@
 The budget (`time_left` of `your_turn`) runs on the server from the moment it sent the frame
 until our move has arrived whole. Part of it is not ours to spend: the frame's trip in and the
 move's trip out, the worker thread handing the move back to the connection's task (which waits
-for the interpreter lock), and the work between two clock checks of the search. So a search
-stops at a deadline short of the budget by a share of it plus a fixed reserve; the share covers
-slow machines and long budgets, the reserve covers short ones.
+for the interpreter lock), the work between two clock checks of the search, freeing its tables,
+and on a busy machine the other processes that take the CPU from us at any of those moments. So
+a search stops at a deadline short of the budget by a share of it plus a reserve.
+
+The reserve is learned, not fixed (`Lateness`): it is what this process's own moves have shown.
+An agent tells its `TimeKeeper` when it hands a move back (`done`), and a search that ran to its
+deadline records how late past it that was; a runner that hears the server's measure of a move
+(`move_accepted.elapsed`) records the part `choose` never saw (`Lateness.outside`). The reserve
+is a safety factor times the worst of the recent moves of each kind, so one slow move raises it
+at once and it falls back only when the slow moves have left the window. Until a move has been
+recorded, a prior stands in (about the old fixed 50 ms). All agents of a process share one
+`Lateness` (`LATENESS`): they share the machine, the interpreter and the connection.
 
 The budget is the per-move limit or what is left of a game clock, whichever is shorter, and the
 agent is not told which. Spending most of a per-move limit is right; spending most of a game
@@ -24,13 +33,23 @@ table before the collector is back on: then the next collection finds nothing of
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-MARGIN_SHARE = 0.15
-"""Part of the budget kept back, for costs that grow with the budget (a busy machine)."""
-MARGIN_FLOOR = 0.05
-"""Seconds kept back at least, for fixed costs: the network, the thread hand-off, a last node."""
+MARGIN_SHARE = 0.1
+"""Part of the budget kept back, for costs that grow with the budget (tables to free)."""
+RESERVE_FLOOR = 0.005
+"""Seconds kept back however punctual the moves have been: a last node, a timer's resolution."""
+PRIOR_LATENESS = 0.03
+"""Seconds of lateness assumed before any move has shown its own: with the safety factor and
+the floor, the 50 ms that used to be the fixed reserve."""
+SAFETY = 1.5
+"""The reserve is the worst recent lateness times this: the next move may be a little worse."""
+WINDOW = 50
+"""Recent moves remembered for each kind of lateness."""
 NEXT_ITERATION_SHARE = 0.5
 """Iterative deepening starts no new depth past this share of its time: the next depth costs
 several times the last one, so it would rarely finish (a partial one still helps a little)."""
@@ -41,34 +60,100 @@ MOVES_TO_GO = 30
 SAME_BUDGET = 0.001
 """Budgets closer than this are the same per-move limit."""
 
+Now = Callable[[], float]
+
+
+class Lateness:
+    """How late this process's moves have run, remembered move by move; `reserve()` is the
+    seconds each budget keeps back for it. Thread-safe: agents run on worker threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside: deque[float] = deque(maxlen=WINDOW)
+        self._outside: deque[float] = deque(maxlen=WINDOW)
+
+    def inside(self, seconds: float) -> None:
+        """A search that ran to its deadline handed its move back `seconds` after it."""
+        with self._lock:
+            self._inside.append(max(0.0, seconds))
+
+    def outside(self, seconds: float) -> None:
+        """A move spent `seconds` of the server's time outside `choose` (the round trip, the
+        hand-offs): what the server counted less what the agent took."""
+        with self._lock:
+            self._outside.append(max(0.0, seconds))
+
+    def reserve(self) -> float:
+        """Seconds to keep back from a budget: the worst recent lateness of each kind, summed,
+        times `SAFETY`, plus `RESERVE_FLOOR`; `PRIOR_LATENESS` until a search has reported."""
+        with self._lock:
+            inside = max(self._inside, default=PRIOR_LATENESS)
+            outside = max(self._outside, default=0.0)
+        return RESERVE_FLOOR + SAFETY * (inside + outside)
+
+    def recent(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """The remembered lateness, inside and outside `choose`, oldest first (for reports)."""
+        with self._lock:
+            return tuple(self._inside), tuple(self._outside)
+
+    def forget(self) -> None:
+        """Back to the prior (tests; a process that starts on other work)."""
+        with self._lock:
+            self._inside.clear()
+            self._outside.clear()
+
+
+LATENESS = Lateness()
+"""This process's lateness, shared by every agent's `TimeKeeper` and reported to by runners."""
+
 
 class OutOfTime(Exception):
     """Raised from deep in a search when its deadline passes, so it unwinds at once."""
 
 
-def thinking_time(budget: float) -> float:
-    """Seconds a search may use out of a per-move `budget`; never negative."""
-    return max(0.0, min(budget * (1.0 - MARGIN_SHARE), budget - MARGIN_FLOOR))
+def thinking_time(budget: float, reserve: float | None = None) -> float:
+    """Seconds a search may use out of a per-move `budget`, keeping back `MARGIN_SHARE` of it
+    and `reserve` seconds (by default what `LATENESS` has learned); never negative."""
+    if reserve is None:
+        reserve = LATENESS.reserve()
+    return max(0.0, budget * (1.0 - MARGIN_SHARE) - reserve)
 
 
 class TimeKeeper:
-    """Shares out one game's budgets; an agent keeps one per game (agents are made per game)."""
+    """Shares out one game's budgets and reports its moves' lateness; an agent keeps one per
+    game (agents are made per game). `allot` starts a move, `done` ends it."""
 
-    def __init__(self) -> None:
+    def __init__(self, lateness: Lateness | None = None, now: Now = time.perf_counter) -> None:
+        self._lateness = LATENESS if lateness is None else lateness
+        self._now = now
         self._first: float | None = None
         self.clock = False
         """Whether the budgets have shown a game clock."""
+        self.deadline: float | None = None
+        """When the move `allot` started must be handed back (`now`'s time), until `done`."""
 
     def allot(self, budget: float) -> float:
-        """Seconds to think on this move, out of `budget`."""
+        """Seconds to think on this move, out of `budget`; the move's deadline is that long
+        from now."""
         if self._first is None:
             self._first = budget
             self.clock = budget > CLOCK_LIKE
         elif abs(budget - self._first) > SAME_BUDGET:
             self.clock = True
+        seconds = thinking_time(budget, self._lateness.reserve())
         if self.clock:
-            return min(thinking_time(budget), budget / MOVES_TO_GO)
-        return thinking_time(budget)
+            seconds = min(seconds, budget / MOVES_TO_GO)
+        self.deadline = self._now() + seconds
+        return seconds
+
+    def done(self) -> None:
+        """The move is being handed back: a move past its deadline (a search stopped by the
+        clock) tells how late this process runs; one that finished early tells nothing."""
+        if self.deadline is not None:
+            late = self._now() - self.deadline
+            if late >= 0.0:
+                self._lateness.inside(late)
+        self.deadline = None
 
 
 @contextmanager

@@ -94,7 +94,9 @@ class MCTSAgent:
 
     def choose(self, state: State[Any], budget: float) -> Any:
         with clock.collector_paused():
-            return self._choose(state, budget)
+            move = self._choose(state, budget)  # the tree is freed on its return
+        self._time.done()
+        return move
 
     def _choose(self, state: State[Any], budget: float) -> Any:
         deadline = time.perf_counter() + self._time.allot(budget)

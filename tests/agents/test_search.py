@@ -106,12 +106,6 @@ def test_a_budget_too_short_to_think_still_gets_a_legal_move() -> None:
         assert state.why_illegal(agent.choose(state, 0.0)) is None
 
 
-def test_the_clock_keeps_a_share_and_a_floor_back() -> None:
-    assert clock.thinking_time(10.0) == pytest.approx(10.0 * (1 - clock.MARGIN_SHARE))
-    assert clock.thinking_time(0.1) == pytest.approx(0.1 - clock.MARGIN_FLOOR)
-    assert clock.thinking_time(0.01) == 0.0
-
-
 def test_a_per_move_limit_is_spent_nearly_whole_every_move() -> None:
     keeper = clock.TimeKeeper()
     assert [keeper.allot(2.0) for _ in range(3)] == [clock.thinking_time(2.0)] * 3

@@ -1,0 +1,151 @@
+"""The clock's reserve, learned from how late this process's moves run (`agents.search.clock`).
+
+The reserve logic is tested with an injected clock (`now`), so each move's lateness is exact;
+the real-clock tests at the end give the searches generous bounds, as the machine is shared.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from arbiter.agents import make_agent
+from arbiter.agents.search import clock
+from arbiter.games import get_game
+
+PRIOR = clock.RESERVE_FLOOR + clock.SAFETY * clock.PRIOR_LATENESS
+
+
+class FakeTime:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def fake() -> FakeTime:
+    return FakeTime()
+
+
+@pytest.fixture
+def lateness() -> clock.Lateness:
+    return clock.Lateness()
+
+
+def a_move(
+    keeper: clock.TimeKeeper, fake: FakeTime, budget: float, late: float | None
+) -> float:
+    """One move: `late` seconds past its deadline (None: done at half its time)."""
+    seconds = keeper.allot(budget)
+    fake.now += seconds + late if late is not None else seconds / 2
+    keeper.done()
+    return seconds
+
+
+def test_before_any_move_the_prior_is_the_old_fixed_50_ms(lateness: clock.Lateness) -> None:
+    assert lateness.reserve() == pytest.approx(PRIOR) == pytest.approx(0.05)
+    assert clock.thinking_time(1.0, lateness.reserve()) == pytest.approx(0.9 - 0.05)
+
+
+def test_one_late_move_raises_the_reserve_at_once(
+    lateness: clock.Lateness, fake: FakeTime
+) -> None:
+    keeper = clock.TimeKeeper(lateness, now=fake)
+    a_move(keeper, fake, 0.5, late=0.12)
+    assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.12)
+    assert keeper.allot(0.5) == pytest.approx(0.5 * 0.9 - lateness.reserve())
+
+
+def test_punctual_moves_lower_the_reserve_below_the_prior(
+    lateness: clock.Lateness, fake: FakeTime
+) -> None:
+    keeper = clock.TimeKeeper(lateness, now=fake)
+    first = a_move(keeper, fake, 0.2, late=0.002)
+    assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.002)
+    assert keeper.allot(0.2) > first
+
+
+def test_a_late_move_is_forgotten_once_it_leaves_the_window(
+    lateness: clock.Lateness, fake: FakeTime
+) -> None:
+    keeper = clock.TimeKeeper(lateness, now=fake)
+    a_move(keeper, fake, 0.5, late=0.3)
+    for _ in range(clock.WINDOW - 1):
+        a_move(keeper, fake, 0.5, late=0.01)
+    assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.3)
+    a_move(keeper, fake, 0.5, late=0.01)
+    assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.01)
+
+
+def test_a_move_finished_early_tells_nothing(lateness: clock.Lateness, fake: FakeTime) -> None:
+    keeper = clock.TimeKeeper(lateness, now=fake)
+    a_move(keeper, fake, 0.5, late=0.04)
+    for _ in range(clock.WINDOW * 2):
+        a_move(keeper, fake, 0.5, late=None)
+    assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.04)
+
+
+def test_the_time_outside_choose_adds_to_the_reserve(lateness: clock.Lateness) -> None:
+    lateness.outside(0.03)
+    lateness.outside(-0.01)  # the server's measure can fall short of ours: nothing outside
+    assert lateness.reserve() == pytest.approx(
+        clock.RESERVE_FLOOR + clock.SAFETY * (clock.PRIOR_LATENESS + 0.03)
+    )
+    lateness.inside(0.01)
+    assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.04)
+
+
+def test_every_time_keeper_of_the_process_shares_one_lateness(fake: FakeTime) -> None:
+    clock.LATENESS.forget()
+    try:
+        a_move(clock.TimeKeeper(now=fake), fake, 0.2, late=0.08)
+        assert clock.TimeKeeper().allot(1.0) == pytest.approx(0.9 - 0.005 - 1.5 * 0.08)
+    finally:
+        clock.LATENESS.forget()
+
+
+def test_a_reserve_past_the_budget_leaves_no_time_never_less(lateness: clock.Lateness) -> None:
+    lateness.inside(1.0)
+    assert clock.thinking_time(0.1, lateness.reserve()) == 0.0
+
+
+def test_a_game_clock_is_shared_out_less_the_reserve(
+    lateness: clock.Lateness, fake: FakeTime
+) -> None:
+    keeper = clock.TimeKeeper(lateness, now=fake)
+    assert keeper.allot(300.0) == pytest.approx(300.0 / clock.MOVES_TO_GO)
+    assert keeper.deadline == pytest.approx(fake.now + 10.0)
+
+
+# -- on the real clock ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def fresh_lateness() -> Iterator[None]:
+    clock.LATENESS.forget()
+    yield
+    clock.LATENESS.forget()
+
+
+@pytest.mark.usefixtures("fresh_lateness")
+@pytest.mark.parametrize(
+    ("name", "game_name"),
+    [("alphabeta", "amazons"), ("alphabeta", "kings-court"), ("mcts", "shobu"), ("mcts", "amazons")],
+)
+def test_a_search_stopped_by_the_clock_reports_its_lateness(name: str, game_name: str) -> None:
+    game = get_game(game_name)
+    agent = make_agent(name, game, 1)
+    state = game.new_game()
+    start = time.perf_counter()
+    move = agent.choose(state, 0.1)
+    elapsed = time.perf_counter() - start
+    assert state.why_illegal(move) is None
+    assert elapsed < 0.1 * 3  # generous: the machine is shared; the bench measures it under load
+    inside, outside = clock.LATENESS.recent()
+    assert len(inside) == 1 and inside[0] < 0.2 and outside == ()
