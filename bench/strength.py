@@ -54,8 +54,9 @@ from arbiter.games import Game, Outcome, get_game  # noqa: E402
 OPENSPIEL = "openspiel-mcts"
 OPENSPIEL_GAMES = ("amazons",)
 DOC = _HERE.parent / "docs" / "agents.md"
-SPIN = "while True: pass"
-"""A busy process's program: one core's worth of pure Python work."""
+SPIN = "import os, sys\nparent = int(sys.argv[1])\nwhile os.getppid() == parent:\n    pass"
+"""A busy process's program: one core's worth of pure Python work, until the bench is gone
+(however it ended: a killed bench cannot stop them itself)."""
 TIME_REASON = "ran out of time"
 """How the server's record names a time default (`server.match`)."""
 ILLEGAL_REASON = "illegal move"
@@ -139,11 +140,12 @@ def build(name: str, game: Game[Any, Any], seed: int) -> Agent:
 
 
 @contextmanager
-def busy_processes(count: int) -> Iterator[None]:
+def busy_processes(count: int) -> Iterator[list[subprocess.Popen[bytes]]]:
     """`count` processes spinning beside the games, stopped (and reaped) however the block ends."""
-    spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(count)]
+    command = [sys.executable, "-c", SPIN, str(os.getpid())]
+    spinners = [subprocess.Popen(command) for _ in range(count)]
     try:
-        yield
+        yield spinners
     finally:
         for spinner in spinners:
             spinner.kill()

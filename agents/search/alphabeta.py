@@ -126,6 +126,7 @@ class _Search:
     __slots__ = (
         "deadline",
         "evaluate",
+        "expansion",
         "history",
         "improved",
         "killers",
@@ -146,6 +147,9 @@ class _Search:
         self.quick_result = evaluation.quick_result or result
         self.table = table
         self.deadline = deadline
+        self.expansion = 0.0
+        """The longest a node took to list and sort its moves (no check runs meanwhile): a
+        node starts only if that much time is left, so a slow expansion never overruns."""
         self.history: defaultdict[Any, int] = defaultdict(int)
         self.killers: list[list[Any]] = [[] for _ in range(UNLIMITED_DEPTH + 1)]
         self.nodes = 0
@@ -180,7 +184,8 @@ class _Search:
     def node(self, state: State[Any], depth: int, alpha: float, beta: float, ply: int) -> float:
         """The negamax score of `state` for its side to move, searched `depth` plies deep."""
         self.nodes += 1
-        if time.perf_counter() > self.deadline:
+        started = time.perf_counter()
+        if started + self.expansion > self.deadline:
             raise clock.OutOfTime
         if depth <= 0:
             return self.leaf(state, ply)
@@ -201,6 +206,7 @@ class _Search:
         if not moves:  # over: the full check, since `quick_result` may miss why
             return (WIN - ply) * (result(state) or 0.0)
         self.sort(state, moves, hint, ply)
+        self.expansion = max(self.expansion, time.perf_counter() - started)
         original_alpha, best, best_move = alpha, -INFINITY, moves[0]
         for move in moves:
             child = state.play(move)

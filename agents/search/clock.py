@@ -13,8 +13,9 @@ deadline records how late past it that was; a runner that hears the server's mea
 (`move_accepted.elapsed`) records the part `choose` never saw (`Lateness.outside`). The reserve
 is a safety factor times the worst of the recent moves of each kind, so one slow move raises it
 at once and it falls back only when the slow moves have left the window. Until a move has been
-recorded, a prior stands in (about the old fixed 50 ms). All agents of a process share one
-`Lateness` (`LATENESS`): they share the machine, the interpreter and the connection.
+recorded, a prior stands in (the old fixed 50 ms on an idle machine, more on a busy one). All
+agents of a process share one `Lateness` (`LATENESS`): they share the machine, the interpreter
+and the connection.
 
 The budget is the per-move limit or what is left of a game clock, whichever is shorter, and the
 agent is not told which. Spending most of a per-move limit is right; spending most of a game
@@ -33,6 +34,7 @@ table before the collector is back on: then the next collection finds nothing of
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import time
 from collections import deque
@@ -44,8 +46,12 @@ MARGIN_SHARE = 0.1
 RESERVE_FLOOR = 0.005
 """Seconds kept back however punctual the moves have been: a last node, a timer's resolution."""
 PRIOR_LATENESS = 0.03
-"""Seconds of lateness assumed before any move has shown its own: with the safety factor and
-the floor, the 50 ms that used to be the fixed reserve."""
+"""Seconds of lateness assumed before moves have shown their own, on an idle machine: with the
+safety factor and the floor, the 50 ms that used to be the fixed reserve. A busy machine
+(`os.getloadavg` over the cores) scales it up: each process in the queue of a core may run
+before ours comes back."""
+PRIOR_MOVES = 5
+"""The prior stands beside the learned lateness until this many moves have shown theirs."""
 SAFETY = 1.5
 """The reserve is the worst recent lateness times this: the next move may be a little worse."""
 WINDOW = 50
@@ -63,11 +69,21 @@ SAME_BUDGET = 0.001
 Now = Callable[[], float]
 
 
+def machine_queue() -> float:
+    """Runnable processes a core (the last minute's load average over the cores); 1 where the
+    system keeps no load average."""
+    try:
+        return os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        return 1.0
+
+
 class Lateness:
     """How late this process's moves have run, remembered move by move; `reserve()` is the
     seconds each budget keeps back for it. Thread-safe: agents run on worker threads."""
 
-    def __init__(self) -> None:
+    def __init__(self, queue: Callable[[], float] | None = None) -> None:
+        self._queue = machine_queue if queue is None else queue
         self._lock = threading.Lock()
         self._inside: deque[float] = deque(maxlen=WINDOW)
         self._outside: deque[float] = deque(maxlen=WINDOW)
@@ -87,9 +103,14 @@ class Lateness:
         """Seconds to keep back from a budget: the worst recent lateness of each kind, summed,
         times `SAFETY`, plus `RESERVE_FLOOR`; `PRIOR_LATENESS` until a search has reported."""
         with self._lock:
-            inside = max(self._inside, default=PRIOR_LATENESS)
+            inside = max(self._inside, default=0.0)
+            if len(self._inside) < PRIOR_MOVES:
+                inside = max(inside, self._prior())
             outside = max(self._outside, default=0.0)
         return RESERVE_FLOOR + SAFETY * (inside + outside)
+
+    def _prior(self) -> float:
+        return PRIOR_LATENESS * max(1.0, self._queue())
 
     def recent(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
         """The remembered lateness, inside and outside `choose`, oldest first (for reports)."""

@@ -91,6 +91,9 @@ class MCTSAgent:
         self._time = clock.TimeKeeper()
         self._listed = 0
         """Moves listed in the tree so far (what freeing it will cost)."""
+        self._listing = 0.0
+        """The longest one node's moves took to list (no check runs meanwhile): an iteration
+        starts only if that much time is left."""
 
     def choose(self, state: State[Any], budget: float) -> Any:
         with clock.collector_paused():
@@ -106,7 +109,7 @@ class MCTSAgent:
             return self._untried(root)[0]
         self.iterations = 0
         try:  # none starts unless freeing the tree after it would still end in time
-            while time.perf_counter() + self._listed * FREE_COST < deadline:
+            while time.perf_counter() + self._listed * FREE_COST + self._listing < deadline:
                 self._iterate(root, deadline)
                 self.iterations += 1
         except clock.OutOfTime:
@@ -117,9 +120,11 @@ class MCTSAgent:
 
     def _untried(self, node: _Node) -> list[Any]:
         if node.untried is None:
+            started = time.perf_counter()
             node.untried = node.state.legal_moves()
             self._rng.shuffle(node.untried)
             self._listed += len(node.untried)
+            self._listing = max(self._listing, time.perf_counter() - started)
         return node.untried
 
     def _iterate(self, root: _Node, deadline: float) -> None:

@@ -35,12 +35,10 @@ def fake() -> FakeTime:
 
 @pytest.fixture
 def lateness() -> clock.Lateness:
-    return clock.Lateness()
+    return clock.Lateness(queue=lambda: 0.5)  # an idle machine
 
 
-def a_move(
-    keeper: clock.TimeKeeper, fake: FakeTime, budget: float, late: float | None
-) -> float:
+def a_move(keeper: clock.TimeKeeper, fake: FakeTime, budget: float, late: float | None) -> float:
     """One move: `late` seconds past its deadline (None: done at half its time)."""
     seconds = keeper.allot(budget)
     fake.now += seconds + late if late is not None else seconds / 2
@@ -53,9 +51,7 @@ def test_before_any_move_the_prior_is_the_old_fixed_50_ms(lateness: clock.Latene
     assert clock.thinking_time(1.0, lateness.reserve()) == pytest.approx(0.9 - 0.05)
 
 
-def test_one_late_move_raises_the_reserve_at_once(
-    lateness: clock.Lateness, fake: FakeTime
-) -> None:
+def test_one_late_move_raises_the_reserve_at_once(lateness: clock.Lateness, fake: FakeTime) -> None:
     keeper = clock.TimeKeeper(lateness, now=fake)
     a_move(keeper, fake, 0.5, late=0.12)
     assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.12)
@@ -67,6 +63,8 @@ def test_punctual_moves_lower_the_reserve_below_the_prior(
 ) -> None:
     keeper = clock.TimeKeeper(lateness, now=fake)
     first = a_move(keeper, fake, 0.2, late=0.002)
+    for _ in range(clock.PRIOR_MOVES - 1):
+        a_move(keeper, fake, 0.2, late=0.002)
     assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.002)
     assert keeper.allot(0.2) > first
 
@@ -97,14 +95,26 @@ def test_the_time_outside_choose_adds_to_the_reserve(lateness: clock.Lateness) -
     assert lateness.reserve() == pytest.approx(
         clock.RESERVE_FLOOR + clock.SAFETY * (clock.PRIOR_LATENESS + 0.03)
     )
-    lateness.inside(0.01)
+    for _ in range(clock.PRIOR_MOVES):
+        lateness.inside(0.01)
     assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.04)
+
+
+def test_a_busy_machine_raises_the_prior_until_moves_show_their_own() -> None:
+    busy = clock.Lateness(queue=lambda: 4.0)  # 8 runnable processes on 2 cores
+    assert busy.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.12)
+    for _ in range(clock.PRIOR_MOVES - 1):
+        busy.inside(0.02)
+    assert busy.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.12)
+    busy.inside(0.02)
+    assert busy.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.02)
 
 
 def test_every_time_keeper_of_the_process_shares_one_lateness(fake: FakeTime) -> None:
     clock.LATENESS.forget()
     try:
-        a_move(clock.TimeKeeper(now=fake), fake, 0.2, late=0.08)
+        for _ in range(clock.PRIOR_MOVES):
+            a_move(clock.TimeKeeper(now=fake), fake, 0.5, late=0.08)
         assert clock.TimeKeeper().allot(1.0) == pytest.approx(0.9 - 0.005 - 1.5 * 0.08)
     finally:
         clock.LATENESS.forget()
@@ -136,7 +146,12 @@ def fresh_lateness() -> Iterator[None]:
 @pytest.mark.usefixtures("fresh_lateness")
 @pytest.mark.parametrize(
     ("name", "game_name"),
-    [("alphabeta", "amazons"), ("alphabeta", "kings-court"), ("mcts", "shobu"), ("mcts", "amazons")],
+    [
+        ("alphabeta", "amazons"),
+        ("alphabeta", "kings-court"),
+        ("mcts", "shobu"),
+        ("mcts", "amazons"),
+    ],
 )
 def test_a_search_stopped_by_the_clock_reports_its_lateness(name: str, game_name: str) -> None:
     game = get_game(game_name)
