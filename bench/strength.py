@@ -143,7 +143,7 @@ def build(name: str, game: Game[Any, Any], seed: int) -> Agent:
 def busy_processes(count: int) -> Iterator[list[subprocess.Popen[bytes]]]:
     """`count` processes spinning beside the games, stopped (and reaped) however the block ends."""
     command = [sys.executable, "-c", SPIN, str(os.getpid())]
-    spinners = [subprocess.Popen(command) for _ in range(count)]
+    spinners = [subprocess.Popen(command, start_new_session=True) for _ in range(count)]
     try:
         yield spinners
     finally:

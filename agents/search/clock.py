@@ -12,10 +12,17 @@ An agent tells its `TimeKeeper` when it hands a move back (`done`), and a search
 deadline records how late past it that was; a runner that hears the server's measure of a move
 (`move_accepted.elapsed`) records the part `choose` never saw (`Lateness.outside`). The reserve
 is a safety factor times the worst of the recent moves of each kind, so one slow move raises it
-at once and it falls back only when the slow moves have left the window. Until a move has been
-recorded, a prior stands in (the old fixed 50 ms on an idle machine, more on a busy one). All
-agents of a process share one `Lateness` (`LATENESS`): they share the machine, the interpreter
-and the connection.
+at once and it falls back only when the slow moves have left the window. All agents of a process
+share one `Lateness` (`LATENESS`): they share the machine, the interpreter and the connection.
+
+Measured on a loaded machine (2 cores, load average 6-13), nearly all of a late move's lateness
+is time off the CPU: a search that stops 30 ms past its deadline spent 0.2 ms of CPU in those
+30 ms (bench/strength.py --load). The scheduler decides it, not our code, so only the process's
+own record can say how much to keep back. Until `PRIOR_MOVES` moves have shown theirs, a prior
+stands in (the old fixed 50 ms on an idle machine, more on a busy one), but never more than half
+the budget: a prior that left no time would answer every move at once, and an instant answer
+shows nothing (it had no time to be preempted), so the reserve would never learn; a move shows
+its lateness only when it had `EXPOSURE` seconds to think.
 
 The budget is the per-move limit or what is left of a game clock, whichever is shorter, and the
 agent is not told which. Spending most of a per-move limit is right; spending most of a game
@@ -52,6 +59,14 @@ safety factor and the floor, the 50 ms that used to be the fixed reserve. A busy
 before ours comes back."""
 PRIOR_MOVES = 5
 """The prior stands beside the learned lateness until this many moves have shown theirs."""
+PRIOR_SHARE = 0.5
+"""The prior keeps back at most this share of a budget, so the first moves think and show."""
+EXPOSURE = 0.01
+"""Seconds a move must have had to think for its lateness to count against the prior."""
+RAN_SHARE = 0.5
+"""A move handed back past this share of its time ran to its deadline (the searches stop a
+little short of it by their own margins) and shows its lateness, if only 0; one handed back
+sooner finished its work early and tells nothing."""
 SAFETY = 1.5
 """The reserve is the worst recent lateness times this: the next move may be a little worse."""
 WINDOW = 50
@@ -87,11 +102,22 @@ class Lateness:
         self._lock = threading.Lock()
         self._inside: deque[float] = deque(maxlen=WINDOW)
         self._outside: deque[float] = deque(maxlen=WINDOW)
+        self._stalls: deque[float] = deque(maxlen=WINDOW)
+        self._shown = 0
+        """Moves recorded that had `EXPOSURE` to think (counted up to `PRIOR_MOVES`)."""
 
-    def inside(self, seconds: float) -> None:
-        """A search that ran to its deadline handed its move back `seconds` after it."""
+    def inside(self, seconds: float, shown: bool = True) -> None:
+        """A search that ran to its deadline handed its move back `seconds` after it; `shown`:
+        it had time enough to think that its lateness says how busy the machine is."""
         with self._lock:
             self._inside.append(max(0.0, seconds))
+            self._shown = min(PRIOR_MOVES, self._shown + shown)
+
+    def stall(self, seconds: float) -> None:
+        """A search went `seconds` between two of its clock checks, the longest of its move:
+        had its deadline fallen in that stretch, it would have been that late."""
+        with self._lock:
+            self._stalls.append(max(0.0, seconds))
 
     def outside(self, seconds: float) -> None:
         """A move spent `seconds` of the server's time outside `choose` (the round trip, the
@@ -99,15 +125,21 @@ class Lateness:
         with self._lock:
             self._outside.append(max(0.0, seconds))
 
-    def reserve(self) -> float:
-        """Seconds to keep back from a budget: the worst recent lateness of each kind, summed,
-        times `SAFETY`, plus `RESERVE_FLOOR`; `PRIOR_LATENESS` until a search has reported."""
+    def reserve(self, budget: float | None = None) -> float:
+        """Seconds to keep back from `budget`: the worst recent lateness of each kind, summed,
+        times `SAFETY`, plus `RESERVE_FLOOR`. Until `PRIOR_MOVES` moves have shown theirs, the
+        prior's reserve stands beside the learned one, capped at `PRIOR_SHARE` of `budget`."""
         with self._lock:
-            inside = max(self._inside, default=0.0)
-            if len(self._inside) < PRIOR_MOVES:
-                inside = max(inside, self._prior())
+            inside = max(max(self._inside, default=0.0), max(self._stalls, default=0.0))
             outside = max(self._outside, default=0.0)
-        return RESERVE_FLOOR + SAFETY * (inside + outside)
+            learning = self._shown < PRIOR_MOVES
+        learned = RESERVE_FLOOR + SAFETY * (inside + outside)
+        if not learning:
+            return learned
+        prior = RESERVE_FLOOR + SAFETY * (self._prior() + outside)
+        if budget is not None:
+            prior = min(prior, PRIOR_SHARE * budget)
+        return max(learned, prior)
 
     def _prior(self) -> float:
         return PRIOR_LATENESS * max(1.0, self._queue())
@@ -117,11 +149,18 @@ class Lateness:
         with self._lock:
             return tuple(self._inside), tuple(self._outside)
 
+    def stalls(self) -> tuple[float, ...]:
+        """The remembered longest stretches between two clock checks, one a move (reports)."""
+        with self._lock:
+            return tuple(self._stalls)
+
     def forget(self) -> None:
         """Back to the prior (tests; a process that starts on other work)."""
         with self._lock:
             self._inside.clear()
             self._outside.clear()
+            self._stalls.clear()
+            self._shown = 0
 
 
 LATENESS = Lateness()
@@ -136,7 +175,7 @@ def thinking_time(budget: float, reserve: float | None = None) -> float:
     """Seconds a search may use out of a per-move `budget`, keeping back `MARGIN_SHARE` of it
     and `reserve` seconds (by default what `LATENESS` has learned); never negative."""
     if reserve is None:
-        reserve = LATENESS.reserve()
+        reserve = LATENESS.reserve(budget)
     return max(0.0, budget * (1.0 - MARGIN_SHARE) - reserve)
 
 
@@ -152,6 +191,8 @@ class TimeKeeper:
         """Whether the budgets have shown a game clock."""
         self.deadline: float | None = None
         """When the move `allot` started must be handed back (`now`'s time), until `done`."""
+        self._allotted = 0.0
+        self._stall = 0.0
 
     def allot(self, budget: float) -> float:
         """Seconds to think on this move, out of `budget`; the move's deadline is that long
@@ -161,20 +202,29 @@ class TimeKeeper:
             self.clock = budget > CLOCK_LIKE
         elif abs(budget - self._first) > SAME_BUDGET:
             self.clock = True
-        seconds = thinking_time(budget, self._lateness.reserve())
+        seconds = thinking_time(budget, self._lateness.reserve(budget))
         if self.clock:
             seconds = min(seconds, budget / MOVES_TO_GO)
         self.deadline = self._now() + seconds
+        self._allotted = seconds
         return seconds
 
+    def stalled(self, seconds: float) -> None:
+        """The search of this move once went `seconds` between two clock checks (its longest
+        such stretch): off the CPU, or in work too long to check; reported before `done`."""
+        self._stall = max(self._stall, seconds)
+
     def done(self) -> None:
-        """The move is being handed back: a move past its deadline (a search stopped by the
-        clock) tells how late this process runs; one that finished early tells nothing."""
+        """The move is being handed back: a move that ran to its deadline (a search stopped by
+        the clock) tells how late this process runs; one that finished early tells nothing."""
         if self.deadline is not None:
-            late = self._now() - self.deadline
-            if late >= 0.0:
-                self._lateness.inside(late)
-        self.deadline = None
+            now = self._now()
+            if now > self.deadline - (1.0 - RAN_SHARE) * self._allotted:
+                shown = self._allotted >= EXPOSURE
+                self._lateness.inside(now - self.deadline, shown)
+        if self._stall:
+            self._lateness.stall(self._stall)
+        self.deadline, self._stall = None, 0.0
 
 
 @contextmanager

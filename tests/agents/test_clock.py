@@ -39,9 +39,9 @@ def lateness() -> clock.Lateness:
 
 
 def a_move(keeper: clock.TimeKeeper, fake: FakeTime, budget: float, late: float | None) -> float:
-    """One move: `late` seconds past its deadline (None: done at half its time)."""
+    """One move: `late` seconds past its deadline (None: done at a third of its time)."""
     seconds = keeper.allot(budget)
-    fake.now += seconds + late if late is not None else seconds / 2
+    fake.now += seconds + late if late is not None else seconds / 3
     keeper.done()
     return seconds
 
@@ -73,6 +73,8 @@ def test_a_late_move_is_forgotten_once_it_leaves_the_window(
     lateness: clock.Lateness, fake: FakeTime
 ) -> None:
     keeper = clock.TimeKeeper(lateness, now=fake)
+    for _ in range(clock.PRIOR_MOVES):
+        a_move(keeper, fake, 0.5, late=0.0)
     a_move(keeper, fake, 0.5, late=0.3)
     for _ in range(clock.WINDOW - 1):
         a_move(keeper, fake, 0.5, late=0.01)
@@ -108,6 +110,53 @@ def test_a_busy_machine_raises_the_prior_until_moves_show_their_own() -> None:
     assert busy.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.12)
     busy.inside(0.02)
     assert busy.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.02)
+
+
+def test_the_prior_keeps_back_half_the_budget_at_most_so_the_first_moves_think(
+    fake: FakeTime,
+) -> None:
+    busy = clock.Lateness(queue=lambda: 4.0)
+    keeper = clock.TimeKeeper(busy, now=fake)
+    assert busy.reserve(0.1) == pytest.approx(0.05)
+    assert keeper.allot(0.1) == pytest.approx(0.09 - 0.05)
+    assert busy.reserve(1.0) == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.12)
+
+
+def test_moves_without_time_to_think_do_not_dismiss_the_prior(fake: FakeTime) -> None:
+    busy = clock.Lateness(queue=lambda: 4.0)
+    keeper = clock.TimeKeeper(busy, now=fake)
+    busy.inside(0.5)  # a preempted move: the reserve now leaves no time at all
+    for _ in range(clock.WINDOW):
+        assert a_move(keeper, fake, 0.1, late=0.001) == 0.0
+    assert busy.reserve(1.0) == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.12)
+    for _ in range(clock.PRIOR_MOVES):
+        busy.inside(0.001)
+    assert busy.reserve(1.0) == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.001)
+
+
+def test_an_instant_answer_that_was_preempted_raises_the_reserve(
+    lateness: clock.Lateness, fake: FakeTime
+) -> None:
+    keeper = clock.TimeKeeper(lateness, now=fake)
+    lateness.inside(0.2)
+    assert a_move(keeper, fake, 0.2, late=0.3) == 0.0
+    assert lateness.recent()[0][-1] == pytest.approx(0.3)
+
+
+def test_a_search_stalled_between_two_checks_keeps_that_much_back(
+    lateness: clock.Lateness, fake: FakeTime
+) -> None:
+    keeper = clock.TimeKeeper(lateness, now=fake)
+    for _ in range(clock.PRIOR_MOVES):
+        a_move(keeper, fake, 0.5, late=0.001)
+    keeper.allot(0.5)
+    keeper.stalled(0.02)
+    keeper.stalled(0.09)  # the longest stretch of the move is the one remembered
+    keeper.done()
+    assert lateness.stalls() == (0.09,)
+    assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.09)
+    a_move(keeper, fake, 0.5, late=0.001)  # no stall reported: none recorded
+    assert lateness.stalls() == (0.09,)
 
 
 def test_every_time_keeper_of_the_process_shares_one_lateness(fake: FakeTime) -> None:
@@ -148,7 +197,7 @@ def fresh_lateness() -> Iterator[None]:
     ("name", "game_name"),
     [
         ("alphabeta", "amazons"),
-        ("alphabeta", "kings-court"),
+        ("mcts", "kings-court"),
         ("mcts", "shobu"),
         ("mcts", "amazons"),
     ],
@@ -164,3 +213,5 @@ def test_a_search_stopped_by_the_clock_reports_its_lateness(name: str, game_name
     assert elapsed < 0.1 * 3  # generous: the machine is shared; the bench measures it under load
     inside, outside = clock.LATENESS.recent()
     assert len(inside) == 1 and inside[0] < 0.2 and outside == ()
+    if name == "alphabeta":  # its checks also time the stretches between them
+        assert len(clock.LATENESS.stalls()) == 1
