@@ -46,6 +46,14 @@ def a_move(keeper: clock.TimeKeeper, fake: FakeTime, budget: float, late: float 
     return seconds
 
 
+def past_the_prior(lateness: clock.Lateness, fake: FakeTime) -> clock.TimeKeeper:
+    """A keeper whose process has shown `PRIOR_MOVES` punctual moves: the prior is gone."""
+    keeper = clock.TimeKeeper(lateness, now=fake)
+    for _ in range(clock.PRIOR_MOVES):
+        a_move(keeper, fake, 0.5, late=0.0)
+    return keeper
+
+
 def test_before_any_move_the_prior_is_the_old_fixed_50_ms(lateness: clock.Lateness) -> None:
     assert lateness.reserve() == pytest.approx(PRIOR) == pytest.approx(0.05)
     assert clock.thinking_time(1.0, lateness.reserve()) == pytest.approx(0.9 - 0.05)
@@ -72,9 +80,7 @@ def test_punctual_moves_lower_the_reserve_below_the_prior(
 def test_a_late_move_is_forgotten_once_it_leaves_the_window(
     lateness: clock.Lateness, fake: FakeTime
 ) -> None:
-    keeper = clock.TimeKeeper(lateness, now=fake)
-    for _ in range(clock.PRIOR_MOVES):
-        a_move(keeper, fake, 0.5, late=0.0)
+    keeper = past_the_prior(lateness, fake)
     a_move(keeper, fake, 0.5, late=0.3)
     for _ in range(clock.WINDOW - 1):
         a_move(keeper, fake, 0.5, late=0.01)
@@ -146,9 +152,7 @@ def test_an_instant_answer_that_was_preempted_raises_the_reserve(
 def test_a_search_stalled_between_two_checks_keeps_that_much_back(
     lateness: clock.Lateness, fake: FakeTime
 ) -> None:
-    keeper = clock.TimeKeeper(lateness, now=fake)
-    for _ in range(clock.PRIOR_MOVES):
-        a_move(keeper, fake, 0.5, late=0.001)
+    keeper = past_the_prior(lateness, fake)
     keeper.allot(0.5)
     keeper.stalled(0.02)
     keeper.stalled(0.09)  # the longest stretch of the move is the one remembered
