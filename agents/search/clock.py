@@ -11,18 +11,23 @@ The reserve is learned, not fixed (`Lateness`): it is what this process's own mo
 An agent tells its `TimeKeeper` when it hands a move back (`done`), and a search that ran to its
 deadline records how late past it that was; a runner that hears the server's measure of a move
 (`move_accepted.elapsed`) records the part `choose` never saw (`Lateness.outside`). The reserve
-is a safety factor times the worst of the recent moves of each kind, so one slow move raises it
-at once and it falls back only when the slow moves have left the window. All agents of a process
+is a safety factor times the worst of each kind in the last `MEMORY` seconds, so one slow move
+raises it at once and it falls back only when that move is a minute old. All agents of a process
 share one `Lateness` (`LATENESS`): they share the machine, the interpreter and the connection.
 
-Measured on a loaded machine (2 cores, load average 6-13), nearly all of a late move's lateness
+Measured on a loaded machine (2 cores, load average 6-19), nearly all of a late move's lateness
 is time off the CPU: a search that stops 30 ms past its deadline spent 0.2 ms of CPU in those
 30 ms (bench/strength.py --load). The scheduler decides it, not our code, so only the process's
-own record can say how much to keep back. Until `PRIOR_MOVES` moves have shown theirs, a prior
-stands in (the old fixed 50 ms on an idle machine, more on a busy one), but never more than half
-the budget: a prior that left no time would answer every move at once, and an instant answer
-shows nothing (it had no time to be preempted), so the reserve would never learn; a move shows
-its lateness only when it had `EXPOSURE` seconds to think.
+own record can say how much to keep back. A search can also report the longest stretch between
+two of its clock checks in a move (`TimeKeeper.stalled`; alpha-beta does): had the deadline
+fallen there, the move would have been that late, so it counts as lateness too, and a search
+shows it on every move, not only when a stall happens to straddle its deadline.
+
+Until `PRIOR_MOVES` moves have shown theirs, a prior stands in (the old fixed 50 ms on an idle
+machine, more on a busy one); a move shows its lateness only when it had `EXPOSURE` seconds to
+think (an instant answer had no time to be preempted). However large the reserve, a move may
+think a tenth of its budget (`LEAST_SHARE`): the first moves on a busy machine think that long
+and the reserve learns from them.
 
 The budget is the per-move limit or what is left of a game clock, whichever is shorter, and the
 agent is not told which. Spending most of a per-move limit is right; spending most of a game
@@ -50,6 +55,10 @@ from contextlib import contextmanager
 
 MARGIN_SHARE = 0.1
 """Part of the budget kept back, for costs that grow with the budget (tables to free)."""
+LEAST_SHARE = 0.1
+"""Part of the budget a move may always think, however large the reserve: an answer at once
+risks a stall as much as one a tenth of the budget later (either is lost only to a stall of
+nearly the whole budget), but alpha-beta needs that tenth to look one move ahead at all."""
 RESERVE_FLOOR = 0.005
 """Seconds kept back however punctual the moves have been: a last node, a timer's resolution."""
 PRIOR_LATENESS = 0.03
@@ -59,8 +68,6 @@ safety factor and the floor, the 50 ms that used to be the fixed reserve. A busy
 before ours comes back."""
 PRIOR_MOVES = 5
 """The prior stands beside the learned lateness until this many moves have shown theirs."""
-PRIOR_SHARE = 0.5
-"""The prior keeps back at most this share of a budget, so the first moves think and show."""
 EXPOSURE = 0.01
 """Seconds a move must have had to think for its lateness to count against the prior."""
 RAN_SHARE = 0.5
@@ -69,8 +76,12 @@ little short of it by their own margins) and shows its lateness, if only 0; one 
 sooner finished its work early and tells nothing."""
 SAFETY = 1.5
 """The reserve is the worst recent lateness times this: the next move may be a little worse."""
-WINDOW = 50
-"""Recent moves remembered for each kind of lateness."""
+MEMORY = 60.0
+"""Seconds a lateness is remembered. A busy spell on a shared machine (someone's test run) lasts
+minutes and its long stalls recur within it, however many moves are made meanwhile; a process
+whose record has all gone stale (idle between games) is back to the prior."""
+RECORD_LIMIT = 1000
+"""Samples of each kind kept at most, however fast the moves."""
 NEXT_ITERATION_SHARE = 0.5
 """Iterative deepening starts no new depth past this share of its time: the next depth costs
 several times the last one, so it would rarely finish (a partial one still helps a little)."""
@@ -93,53 +104,72 @@ def machine_queue() -> float:
         return 1.0
 
 
-class Lateness:
-    """How late this process's moves have run, remembered move by move; `reserve()` is the
-    seconds each budget keeps back for it. Thread-safe: agents run on worker threads."""
+class _Record:
+    """One kind of lateness, sample by sample with when it was taken; samples older than
+    `MEMORY` are dropped as they are read."""
 
-    def __init__(self, queue: Callable[[], float] | None = None) -> None:
+    def __init__(self) -> None:
+        self._samples: deque[tuple[float, float, bool]] = deque(maxlen=RECORD_LIMIT)
+
+    def add(self, at: float, seconds: float, shown: bool = True) -> None:
+        self._samples.append((at, max(0.0, seconds), shown))
+
+    def recent(self, now: float) -> list[tuple[float, bool]]:
+        """The samples of the last `MEMORY` seconds, oldest first: (seconds, shown)."""
+        while self._samples and self._samples[0][0] < now - MEMORY:
+            self._samples.popleft()
+        return [(seconds, shown) for _, seconds, shown in self._samples]
+
+    def worst(self, now: float) -> float:
+        return max((seconds for seconds, _ in self.recent(now)), default=0.0)
+
+    def clear(self) -> None:
+        self._samples.clear()
+
+
+class Lateness:
+    """How late this process's moves have run, remembered for `MEMORY` seconds; `reserve()`
+    is the seconds each budget keeps back for it. Thread-safe: agents run on worker threads."""
+
+    def __init__(self, queue: Callable[[], float] | None = None, now: Now = time.perf_counter):
         self._queue = machine_queue if queue is None else queue
+        self._now = now
         self._lock = threading.Lock()
-        self._inside: deque[float] = deque(maxlen=WINDOW)
-        self._outside: deque[float] = deque(maxlen=WINDOW)
-        self._stalls: deque[float] = deque(maxlen=WINDOW)
-        self._shown = 0
-        """Moves recorded that had `EXPOSURE` to think (counted up to `PRIOR_MOVES`)."""
+        self._inside = _Record()
+        self._outside = _Record()
+        self._stalls = _Record()
 
     def inside(self, seconds: float, shown: bool = True) -> None:
         """A search that ran to its deadline handed its move back `seconds` after it; `shown`:
         it had time enough to think that its lateness says how busy the machine is."""
         with self._lock:
-            self._inside.append(max(0.0, seconds))
-            self._shown = min(PRIOR_MOVES, self._shown + shown)
+            self._inside.add(self._now(), seconds, shown)
 
     def stall(self, seconds: float) -> None:
         """A search went `seconds` between two of its clock checks, the longest of its move:
         had its deadline fallen in that stretch, it would have been that late."""
         with self._lock:
-            self._stalls.append(max(0.0, seconds))
+            self._stalls.add(self._now(), seconds)
 
     def outside(self, seconds: float) -> None:
         """A move spent `seconds` of the server's time outside `choose` (the round trip, the
         hand-offs): what the server counted less what the agent took."""
         with self._lock:
-            self._outside.append(max(0.0, seconds))
+            self._outside.add(self._now(), seconds)
 
-    def reserve(self, budget: float | None = None) -> float:
-        """Seconds to keep back from `budget`: the worst recent lateness of each kind, summed,
-        times `SAFETY`, plus `RESERVE_FLOOR`. Until `PRIOR_MOVES` moves have shown theirs, the
-        prior's reserve stands beside the learned one, capped at `PRIOR_SHARE` of `budget`."""
+    def reserve(self) -> float:
+        """Seconds to keep back from a budget: the worst recent lateness of each kind, summed,
+        times `SAFETY`, plus `RESERVE_FLOOR`. Until `PRIOR_MOVES` recent moves have shown
+        theirs, the prior's reserve stands beside the learned one."""
         with self._lock:
-            inside = max(max(self._inside, default=0.0), max(self._stalls, default=0.0))
-            outside = max(self._outside, default=0.0)
-            learning = self._shown < PRIOR_MOVES
+            now = self._now()
+            inside = max(self._inside.worst(now), self._stalls.worst(now))
+            outside = self._outside.worst(now)
+            shown = sum(shown for _, shown in self._inside.recent(now))
         learned = RESERVE_FLOOR + SAFETY * (inside + outside)
-        if not learning:
+        if shown >= PRIOR_MOVES:
             return learned
-        prior = RESERVE_FLOOR + SAFETY * (self._prior() + outside)
-        if budget is not None:
-            prior = min(prior, PRIOR_SHARE * budget)
-        return max(learned, prior)
+        return max(learned, RESERVE_FLOOR + SAFETY * (self._prior() + outside))
 
     def _prior(self) -> float:
         return PRIOR_LATENESS * max(1.0, self._queue())
@@ -147,20 +177,20 @@ class Lateness:
     def recent(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
         """The remembered lateness, inside and outside `choose`, oldest first (for reports)."""
         with self._lock:
-            return tuple(self._inside), tuple(self._outside)
+            now = self._now()
+            inside = tuple(seconds for seconds, _ in self._inside.recent(now))
+            return inside, tuple(seconds for seconds, _ in self._outside.recent(now))
 
     def stalls(self) -> tuple[float, ...]:
         """The remembered longest stretches between two clock checks, one a move (reports)."""
         with self._lock:
-            return tuple(self._stalls)
+            return tuple(seconds for seconds, _ in self._stalls.recent(self._now()))
 
     def forget(self) -> None:
         """Back to the prior (tests; a process that starts on other work)."""
         with self._lock:
-            self._inside.clear()
-            self._outside.clear()
-            self._stalls.clear()
-            self._shown = 0
+            for record in (self._inside, self._outside, self._stalls):
+                record.clear()
 
 
 LATENESS = Lateness()
@@ -173,10 +203,11 @@ class OutOfTime(Exception):
 
 def thinking_time(budget: float, reserve: float | None = None) -> float:
     """Seconds a search may use out of a per-move `budget`, keeping back `MARGIN_SHARE` of it
-    and `reserve` seconds (by default what `LATENESS` has learned); never negative."""
+    and `reserve` seconds (by default what `LATENESS` has learned); never less than
+    `LEAST_SHARE` of it."""
     if reserve is None:
-        reserve = LATENESS.reserve(budget)
-    return max(0.0, budget * (1.0 - MARGIN_SHARE) - reserve)
+        reserve = LATENESS.reserve()
+    return max(LEAST_SHARE * budget, budget * (1.0 - MARGIN_SHARE) - reserve)
 
 
 class TimeKeeper:
@@ -202,7 +233,7 @@ class TimeKeeper:
             self.clock = budget > CLOCK_LIKE
         elif abs(budget - self._first) > SAME_BUDGET:
             self.clock = True
-        seconds = thinking_time(budget, self._lateness.reserve(budget))
+        seconds = thinking_time(budget, self._lateness.reserve())
         if self.clock:
             seconds = min(seconds, budget / MOVES_TO_GO)
         self.deadline = self._now() + seconds

@@ -7,7 +7,6 @@ the real-clock tests at the end give the searches generous bounds, as the machin
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -34,8 +33,8 @@ def fake() -> FakeTime:
 
 
 @pytest.fixture
-def lateness() -> clock.Lateness:
-    return clock.Lateness(queue=lambda: 0.5)  # an idle machine
+def lateness(fake: FakeTime) -> clock.Lateness:
+    return clock.Lateness(queue=lambda: 0.5, now=fake)  # an idle machine
 
 
 def a_move(keeper: clock.TimeKeeper, fake: FakeTime, budget: float, late: float | None) -> float:
@@ -77,22 +76,34 @@ def test_punctual_moves_lower_the_reserve_below_the_prior(
     assert keeper.allot(0.2) > first
 
 
-def test_a_late_move_is_forgotten_once_it_leaves_the_window(
+def test_a_late_move_is_forgotten_a_minute_later_however_many_moves_came_since(
     lateness: clock.Lateness, fake: FakeTime
 ) -> None:
     keeper = past_the_prior(lateness, fake)
     a_move(keeper, fake, 0.5, late=0.3)
-    for _ in range(clock.WINDOW - 1):
+    for _ in range(clock.RECORD_LIMIT // 2):
         a_move(keeper, fake, 0.5, late=0.01)
     assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.3)
-    a_move(keeper, fake, 0.5, late=0.01)
+    fake.now += clock.MEMORY - 1.0
+    for _ in range(clock.PRIOR_MOVES):
+        a_move(keeper, fake, 0.5, late=0.01)
     assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.01)
+
+
+def test_a_record_gone_stale_brings_the_prior_back(
+    lateness: clock.Lateness, fake: FakeTime
+) -> None:
+    keeper = past_the_prior(lateness, fake)
+    assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR)
+    fake.now += clock.MEMORY + 1.0  # idle between two games
+    assert lateness.reserve() == pytest.approx(PRIOR)
+    assert keeper.allot(0.5) == pytest.approx(0.45 - PRIOR)
 
 
 def test_a_move_finished_early_tells_nothing(lateness: clock.Lateness, fake: FakeTime) -> None:
     keeper = clock.TimeKeeper(lateness, now=fake)
     a_move(keeper, fake, 0.5, late=0.04)
-    for _ in range(clock.WINDOW * 2):
+    for _ in range(clock.PRIOR_MOVES * 2):
         a_move(keeper, fake, 0.5, late=None)
     assert lateness.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.04)
 
@@ -118,34 +129,26 @@ def test_a_busy_machine_raises_the_prior_until_moves_show_their_own() -> None:
     assert busy.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.02)
 
 
-def test_the_prior_keeps_back_half_the_budget_at_most_so_the_first_moves_think(
-    fake: FakeTime,
-) -> None:
-    busy = clock.Lateness(queue=lambda: 4.0)
-    keeper = clock.TimeKeeper(busy, now=fake)
-    assert busy.reserve(0.1) == pytest.approx(0.05)
-    assert keeper.allot(0.1) == pytest.approx(0.09 - 0.05)
-    assert busy.reserve(1.0) == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.12)
-
-
-def test_moves_without_time_to_think_do_not_dismiss_the_prior(fake: FakeTime) -> None:
-    busy = clock.Lateness(queue=lambda: 4.0)
+def test_moves_with_too_little_time_to_think_do_not_dismiss_the_prior(fake: FakeTime) -> None:
+    busy = clock.Lateness(queue=lambda: 4.0, now=fake)
     keeper = clock.TimeKeeper(busy, now=fake)
     busy.inside(0.5)  # a preempted move: the reserve now leaves no time at all
-    for _ in range(clock.WINDOW):
-        assert a_move(keeper, fake, 0.1, late=0.001) == 0.0
-    assert busy.reserve(1.0) == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.12)
+    fake.now += clock.MEMORY / 2
+    for _ in range(clock.PRIOR_MOVES * 2):  # a tenth of the server's shortest limit each
+        assert a_move(keeper, fake, 0.05, late=0.001) == pytest.approx(0.005)
+    fake.now += clock.MEMORY / 2  # the preempted move is forgotten, the instant ones are not
+    assert busy.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.12)
     for _ in range(clock.PRIOR_MOVES):
         busy.inside(0.001)
-    assert busy.reserve(1.0) == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.001)
+    assert busy.reserve() == pytest.approx(clock.RESERVE_FLOOR + clock.SAFETY * 0.001)
 
 
-def test_an_instant_answer_that_was_preempted_raises_the_reserve(
+def test_a_quick_answer_that_was_preempted_raises_the_reserve(
     lateness: clock.Lateness, fake: FakeTime
 ) -> None:
     keeper = clock.TimeKeeper(lateness, now=fake)
     lateness.inside(0.2)
-    assert a_move(keeper, fake, 0.2, late=0.3) == 0.0
+    assert a_move(keeper, fake, 0.05, late=0.3) == pytest.approx(0.005)
     assert lateness.recent()[0][-1] == pytest.approx(0.3)
 
 
@@ -164,18 +167,16 @@ def test_a_search_stalled_between_two_checks_keeps_that_much_back(
 
 
 def test_every_time_keeper_of_the_process_shares_one_lateness(fake: FakeTime) -> None:
-    clock.LATENESS.forget()
-    try:
-        for _ in range(clock.PRIOR_MOVES):
-            a_move(clock.TimeKeeper(now=fake), fake, 0.5, late=0.08)
-        assert clock.TimeKeeper().allot(1.0) == pytest.approx(0.9 - 0.005 - 1.5 * 0.08)
-    finally:
-        clock.LATENESS.forget()
+    for _ in range(clock.PRIOR_MOVES):
+        a_move(clock.TimeKeeper(now=fake), fake, 0.5, late=0.08)
+    assert clock.TimeKeeper().allot(1.0) == pytest.approx(0.9 - 0.005 - 1.5 * 0.08)
 
 
-def test_a_reserve_past_the_budget_leaves_no_time_never_less(lateness: clock.Lateness) -> None:
+def test_a_reserve_past_the_budget_leaves_a_tenth_of_it_never_less(
+    lateness: clock.Lateness,
+) -> None:
     lateness.inside(1.0)
-    assert clock.thinking_time(0.1, lateness.reserve()) == 0.0
+    assert clock.thinking_time(0.1, lateness.reserve()) == pytest.approx(0.01)
 
 
 def test_a_game_clock_is_shared_out_less_the_reserve(
@@ -189,14 +190,6 @@ def test_a_game_clock_is_shared_out_less_the_reserve(
 # -- on the real clock ----------------------------------------------------------------------
 
 
-@pytest.fixture
-def fresh_lateness() -> Iterator[None]:
-    clock.LATENESS.forget()
-    yield
-    clock.LATENESS.forget()
-
-
-@pytest.mark.usefixtures("fresh_lateness")
 @pytest.mark.parametrize(
     ("name", "game_name"),
     [
