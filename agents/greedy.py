@@ -35,7 +35,7 @@ class GreedyAgent:
         self._rng.shuffle(moves)
         best, best_score = moves[0], -float("inf")
         for move in moves:
-            if time.perf_counter() > deadline:
+            if self._time.now() > deadline:
                 break
             value = score(state.play(move), me, self._evaluation)
             if value > best_score:

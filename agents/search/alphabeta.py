@@ -102,7 +102,7 @@ class AlphaBetaAgent:
         start = time.perf_counter()
         allotted = self._time.allot(budget)
         moves = state.legal_moves()
-        search = _Search(self._evaluation, {}, start + allotted)
+        search = _Search(self._evaluation, {}, start + allotted, self._time.now)
         self._rng.shuffle(moves)  # equal scores then fall to a seeded draw, not to list order
         best, score, depth = moves[0], 0.0, 0
         stop_deepening = start + allotted * clock.NEXT_ITERATION_SHARE
@@ -116,7 +116,6 @@ class AlphaBetaAgent:
             depth += 1
             if abs(score) > HEURISTIC or time.perf_counter() > stop_deepening:
                 break
-        self._time.stalled(search.stall)
         self.last = SearchReport(best, score, depth, search.nodes, time.perf_counter() - start)
         return best
 
@@ -125,7 +124,6 @@ class _Search:
     """One move's search: the deadline, the tables, and the recursion."""
 
     __slots__ = (
-        "checked",
         "deadline",
         "evaluate",
         "expansion",
@@ -133,9 +131,9 @@ class _Search:
         "improved",
         "killers",
         "nodes",
+        "now",
         "order",
         "quick_result",
-        "stall",
         "table",
     )
 
@@ -144,15 +142,16 @@ class _Search:
         evaluation: Evaluation,
         table: dict[Any, tuple[int, int, float, Any]],
         deadline: float,
+        now: clock.Now,
     ) -> None:
         self.evaluate = evaluation.evaluate
         self.order = evaluation.order
         self.quick_result = evaluation.quick_result or result
         self.table = table
         self.deadline = deadline
-        self.checked = time.perf_counter()
-        self.stall = 0.0
-        """The longest stretch between two clock checks: off the CPU, mostly (`clock`)."""
+        self.now = now
+        """The clock of every deadline check: the agent's `TimeKeeper.now`, which times the
+        stretches between checks."""
         self.expansion = 0.0
         """The longest a node took to list and sort its moves (no check runs meanwhile): a
         node starts only if that much time is left, so a slow expansion never overruns."""
@@ -190,7 +189,7 @@ class _Search:
     def node(self, state: State[Any], depth: int, alpha: float, beta: float, ply: int) -> float:
         """The negamax score of `state` for its side to move, searched `depth` plies deep."""
         self.nodes += 1
-        started = self.check()
+        started = self.now()
         if started + self.expansion > self.deadline:
             raise clock.OutOfTime
         if depth <= 0:
@@ -220,7 +219,7 @@ class _Search:
                 value = self.child(child, depth - 1, alpha, beta, ply + 1, best == -INFINITY)
             else:  # the leaves, inlined: most nodes are leaves
                 self.nodes += 1
-                if self.check() > self.deadline:
+                if self.now() > self.deadline:
                     raise clock.OutOfTime
                 value = -self.leaf(child, ply + 1)
             if value > best:
@@ -233,14 +232,6 @@ class _Search:
         kind = LOWER if best >= beta else UPPER if best <= original_alpha else EXACT
         self.table[key] = (depth, kind, _to_table(best, ply), best_move)
         return best
-
-    def check(self) -> float:
-        """The time now, remembering the longest stretch since the last check."""
-        now = time.perf_counter()
-        if now - self.checked > self.stall:
-            self.stall = now - self.checked
-        self.checked = now
-        return now
 
     def child(
         self, state: State[Any], depth: int, alpha: float, beta: float, ply: int, first: bool

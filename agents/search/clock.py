@@ -18,8 +18,8 @@ share one `Lateness` (`LATENESS`): they share the machine, the interpreter and t
 Measured on a loaded machine (2 cores, load average 6-19), nearly all of a late move's lateness
 is time off the CPU: a search that stops 30 ms past its deadline spent 0.2 ms of CPU in those
 30 ms (bench/strength.py --load). The scheduler decides it, not our code, so only the process's
-own record can say how much to keep back. A search can also report the longest stretch between
-two of its clock checks in a move (`TimeKeeper.stalled`; alpha-beta does): had the deadline
+own record can say how much to keep back. A search that reads its clock through `TimeKeeper.now`
+also reports the longest stretch between two of its checks in each move: had the deadline
 fallen there, the move would have been that late, so it counts as lateness too, and a search
 shows it on every move, not only when a stall happens to straddle its deadline.
 
@@ -223,7 +223,10 @@ class TimeKeeper:
         self.deadline: float | None = None
         """When the move `allot` started must be handed back (`now`'s time), until `done`."""
         self._allotted = 0.0
+        self._checked = 0.0
+        """When `now` was last called (or the move began)."""
         self._stall = 0.0
+        """The longest stretch between two calls of `now` in this move."""
 
     def allot(self, budget: float) -> float:
         """Seconds to think on this move, out of `budget`; the move's deadline is that long
@@ -236,14 +239,20 @@ class TimeKeeper:
         seconds = thinking_time(budget, self._lateness.reserve())
         if self.clock:
             seconds = min(seconds, budget / MOVES_TO_GO)
-        self.deadline = self._now() + seconds
+        self._checked = self._now()
+        self.deadline = self._checked + seconds
         self._allotted = seconds
         return seconds
 
-    def stalled(self, seconds: float) -> None:
-        """The search of this move once went `seconds` between two clock checks (its longest
-        such stretch): off the CPU, or in work too long to check; reported before `done`."""
-        self._stall = max(self._stall, seconds)
+    def now(self) -> float:
+        """The time by this keeper's clock, for a search's deadline checks: it notes the
+        longest stretch between two calls in the move (off the CPU, mostly), which `done`
+        reports to `Lateness.stall`."""
+        now = self._now()
+        if now - self._checked > self._stall:
+            self._stall = now - self._checked
+        self._checked = now
+        return now
 
     def done(self) -> None:
         """The move is being handed back: a move that ran to its deadline (a search stopped by

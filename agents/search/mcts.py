@@ -109,7 +109,7 @@ class MCTSAgent:
             return self._untried(root)[0]
         self.iterations = 0
         try:  # none starts unless freeing the tree after it would still end in time
-            while time.perf_counter() + self._listed * FREE_COST + self._listing < deadline:
+            while self._time.now() + self._listed * FREE_COST + self._listing < deadline:
                 self._iterate(root, deadline)
                 self.iterations += 1
         except clock.OutOfTime:
@@ -152,7 +152,7 @@ class MCTSAgent:
         rng = self._rng
         plies = MAX_PLAYOUT_PLIES if self.cutoff is None else self.cutoff
         for _ in range(plies):
-            if time.perf_counter() > deadline:
+            if self._time.now() > deadline:
                 raise clock.OutOfTime
             outcome = state.outcome()
             if outcome is not None:

@@ -65,7 +65,7 @@ def test_alphabeta_sees_a_loss_coming_and_scores_it() -> None:
 
 def test_the_transposition_table_answers_a_repeated_search_at_once() -> None:
     state = sample("shobu", 2, seed=2)[1]
-    search = _Search(evaluation_for(state.game), {}, deadline=float("inf"))
+    search = _Search(evaluation_for(state.game), {}, float("inf"), time.perf_counter)
     value = search.node(state, 3, -INFINITY, INFINITY, 0)
     nodes = search.nodes
     assert search.node(state, 3, -INFINITY, INFINITY, 0) == value
