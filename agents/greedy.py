@@ -25,13 +25,17 @@ class GreedyAgent:
         self._time = clock.TimeKeeper()
 
     def choose(self, state: State[Any], budget: float) -> Any:
-        deadline = time.perf_counter() + self._time.allot(budget)
+        move = self._choose(state, time.perf_counter() + self._time.allot(budget))
+        self._time.done()
+        return move
+
+    def _choose(self, state: State[Any], deadline: float) -> Any:
         me = state.turn
         moves = state.legal_moves()
         self._rng.shuffle(moves)
         best, best_score = moves[0], -float("inf")
         for move in moves:
-            if time.perf_counter() > deadline:
+            if self._time.now() > deadline:
                 break
             value = score(state.play(move), me, self._evaluation)
             if value > best_score:

@@ -1,30 +1,44 @@
-"""How strong each agent of a game is: a round robin at a fixed time per move.
+"""How strong each agent of a game is, and whether it keeps time: games at a fixed time per move.
 
-    python bench/strength.py GAME [--agents A,B,...] [--games N] [--move-time SECONDS]
-                                  [--seed S] [--server] [--openspiel]
+    python bench/strength.py GAME [--agents A,B,...] [--vs NAME] [--games N]
+                                  [--move-time SECONDS] [--seed S] [--server] [--load N]
+                                  [--write-table]
 
-Every pair of agents plays N games with each agent in each seat (2N per pair); a game with a
-random start (War of Life) uses one seed for both seat orders, so each pairing meets the same
-starts from both sides. Prints the win-rate matrix (the row agent's points per game against the
-column agent: win 1, draw 0.5, loss or double forfeit 0), each agent's overall score, its
-slowest move as a share of the budget, and the two counts that must be zero: moves over the
-time limit and illegal moves (either loses the game at once, as the server would rule).
+Every pair of agents plays N games with each agent in each seat (2N per pair); with `--vs NAME`
+each agent plays only NAME (`--vs openspiel-mcts`: OpenSpiel's C++ MCTS, where OpenSpiel has
+the game: Amazons; the `bench` extra). A game with a random start (War of Life) uses one seed
+for both seat orders, so each pairing meets the same starts from both sides. Prints the
+win-rate matrix (the row agent's points per game against the column agent: win 1, draw 0.5,
+loss or double forfeit 0), each agent's overall score and slowest move as a share of the
+budget, then the ladder: wins, draws, losses, time losses, illegal moves, search speed (nodes a
+second: alpha-beta's positions, MCTS's playouts, greedy's moves scored) and the depth reached
+(alpha-beta's deepest finished iteration, mean and most). Exits 1 when any move was over its
+time or illegal: the agents must keep time, and that is the point of `--load N`, which runs N
+busy processes (pure Python spin loops) beside the games, started and stopped by the bench.
+Each runs in a session of its own, as other people's work on a shared machine does: Linux's
+autogroup scheduler shares the CPU between sessions first, so spinners in the bench's own session
+would take their CPU from the bench alone (measured: 6-11% of a core left to the games, stalls
+of 264 ms, where the same load from other sessions left 19-23% and stalls of 64-84 ms).
 
 By default the games are played in this process: `choose(state, move_time)` is timed with the
 wall clock and its move checked with `why_illegal`, which is fast. `--server` plays every game
 through a real server and TCP clients instead (`client.referee.referee`), where the server's
-clock and rules judge. `--openspiel` (Amazons only; the `bench` extra) adds OpenSpiel's C++ MCTS
-bot with random rollouts, driven move by move from our moves and given the same time per move.
+clock and rules judge. `--write-table` writes the ladder into `docs/agents.md`, in this game's
+part of its marked section.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import random
+import re
+import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,30 +51,70 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _H
 import trio  # noqa: E402
 
 from arbiter.agents import Agent, agents_for, make_agent  # noqa: E402
-from arbiter.agents.search import FIXED_DEPTHS, clock  # noqa: E402
+from arbiter.agents.search import FIXED_DEPTHS, AlphaBetaAgent, MCTSAgent, clock  # noqa: E402
 from arbiter.client.referee import referee, seeded_options  # noqa: E402
 from arbiter.games import Game, Outcome, get_game  # noqa: E402
 
 OPENSPIEL = "openspiel-mcts"
+OPENSPIEL_GAMES = ("amazons",)
+DOC = _HERE.parent / "docs" / "agents.md"
+SPIN = "import os, sys\nparent = int(sys.argv[1])\nwhile os.getppid() == parent:\n    pass"
+"""A busy process's program: one core's worth of pure Python work, until the bench is gone
+(however it ended: a killed bench cannot stop them itself)."""
 TIME_REASON = "ran out of time"
 """How the server's record names a time default (`server.match`)."""
 ILLEGAL_REASON = "illegal move"
 
 
 @dataclass
+class Search:
+    """What an agent's searches did over its moves (in-process games only)."""
+
+    moves: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+    depths: list[int] = field(default_factory=list)
+
+    def add(self, agent: Agent, seconds: float) -> None:
+        """The move `agent` just made in `seconds`, as far as it says what it did."""
+        if isinstance(agent, AlphaBetaAgent) and agent.last is not None:
+            self.nodes += agent.last.nodes
+            self.depths.append(agent.last.depth)
+        elif isinstance(agent, MCTSAgent):
+            self.nodes += agent.iterations
+        else:
+            return
+        self.moves += 1
+        self.seconds += seconds
+
+    def merge(self, other: Search) -> None:
+        self.moves += other.moves
+        self.nodes += other.nodes
+        self.seconds += other.seconds
+        self.depths += other.depths
+
+
+@dataclass
 class Tally:
-    """One agent's record over the round robin."""
+    """One agent's record over the games."""
 
     points: dict[str, float] = field(default_factory=dict)
     games: dict[str, int] = field(default_factory=dict)
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
     time_losses: int = 0
     illegal: int = 0
     slowest: float | None = None
     """The longest move, as a share of the budget (in-process games only)."""
+    search: Search = field(default_factory=Search)
 
-    def add(self, opponent: str, points: float) -> None:
+    def add(self, opponent: str, points: float, other: float) -> None:
         self.points[opponent] = self.points.get(opponent, 0.0) + points
         self.games[opponent] = self.games.get(opponent, 0) + 1
+        self.wins += points > other
+        self.draws += points == other
+        self.losses += points < other
 
 
 @dataclass(frozen=True)
@@ -74,6 +128,7 @@ class GameResult:
     """The seat that played an illegal move, if one did."""
     slowest: tuple[float, float] | None = None
     """Each seat's longest move as a share of the budget; None when the server timed them."""
+    searches: tuple[Search, Search] = (Search(), Search())
 
 
 def default_agents(game: Game[Any, Any]) -> list[str]:
@@ -88,6 +143,21 @@ def build(name: str, game: Game[Any, Any], seed: int) -> Agent:
     return make_agent(name, game, seed)
 
 
+@contextmanager
+def busy_processes(count: int) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """`count` processes spinning beside the games, each in its own session (see the module's
+    docstring), stopped (and reaped) however the block ends."""
+    command = [sys.executable, "-c", SPIN, str(os.getpid())]
+    spinners = [subprocess.Popen(command, start_new_session=True) for _ in range(count)]
+    try:
+        yield spinners
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+        for spinner in spinners:
+            spinner.wait()
+
+
 def play_in_process(
     game: Game[Any, Any], names: tuple[str, str], seed: int, move_time: float
 ) -> GameResult:
@@ -95,27 +165,41 @@ def play_in_process(
     state = game.initial_state(game.resolve_options(seeded_options(game, seed)))
     agents = [build(name, game, seed + seat) for seat, name in enumerate(names)]
     slowest = [0.0, 0.0]
+    searches = (Search(), Search())
     while (outcome := state.outcome()) is None:
         seat = state.turn
         start = time.perf_counter()
         move = agents[seat].choose(state, move_time)
         elapsed = time.perf_counter() - start
         slowest[seat] = max(slowest[seat], elapsed / move_time)
+        searches[seat].add(agents[seat], elapsed)
         if elapsed > move_time:
-            return _default(state, seat, f"{TIME_REASON} ({elapsed:.3f} s)", slowest, time=True)
+            reason = f"{TIME_REASON} ({elapsed:.3f} s)"
+            return _default(state, seat, reason, slowest, searches, time=True)
         reason = state.why_illegal(move)
         if reason is not None:
-            return _default(state, seat, f"{ILLEGAL_REASON}: {reason}", slowest, time=False)
+            return _default(state, seat, f"{ILLEGAL_REASON}: {reason}", slowest, searches, False)
         state = state.play(move)
     points = (outcome.score(0), outcome.score(1))
-    return GameResult(points, state.ply, outcome.reason, slowest=(slowest[0], slowest[1]))
+    return GameResult(points, state.ply, outcome.reason, None, None, _pair(slowest), searches)
 
 
-def _default(state: Any, seat: int, reason: str, slowest: list[float], time: bool) -> GameResult:
+def _pair(slowest: list[float]) -> tuple[float, float]:
+    return slowest[0], slowest[1]
+
+
+def _default(
+    state: Any,
+    seat: int,
+    reason: str,
+    slowest: list[float],
+    searches: tuple[Search, Search],
+    time: bool,
+) -> GameResult:
     outcome = Outcome.win(1 - seat, reason)
     points = (outcome.score(0), outcome.score(1))
-    loser = {"time_loss": seat} if time else {"illegal": seat}
-    return GameResult(points, state.ply, reason, slowest=(slowest[0], slowest[1]), **loser)
+    time_loss, illegal = (seat, None) if time else (None, seat)
+    return GameResult(points, state.ply, reason, time_loss, illegal, _pair(slowest), searches)
 
 
 def play_on_server(
@@ -142,11 +226,25 @@ def play_on_server(
 Player = Callable[[Game[Any, Any], tuple[str, str], int, float], GameResult]
 
 
+def pairings(names: list[str], opponent: str | None) -> list[tuple[str, str]]:
+    """Every pair of `names`, or each of them against `opponent` alone."""
+    if opponent is None:
+        return list(itertools.combinations(names, 2))
+    return [(name, opponent) for name in names if name != opponent]
+
+
 def round_robin(
-    game: Game[Any, Any], names: list[str], games: int, move_time: float, seed: int, play: Player
+    game: Game[Any, Any],
+    names: list[str],
+    games: int,
+    move_time: float,
+    seed: int,
+    play: Player,
+    opponent: str | None = None,
 ) -> dict[str, Tally]:
-    tallies = {name: Tally() for name in names}
-    for first, second in itertools.combinations(names, 2):
+    everyone = names if opponent is None or opponent in names else [*names, opponent]
+    tallies = {name: Tally() for name in everyone}
+    for first, second in pairings(names, opponent):
         for number in range(games):
             game_seed = seed + number
             for pair in ((first, second), (second, first)):
@@ -164,7 +262,8 @@ def round_robin(
 def _record(tallies: dict[str, Tally], pair: tuple[str, str], result: GameResult) -> None:
     for seat, name in enumerate(pair):
         tally = tallies[name]
-        tally.add(pair[1 - seat], result.points[seat])
+        tally.add(pair[1 - seat], result.points[seat], result.points[1 - seat])
+        tally.search.merge(result.searches[seat])
         if result.slowest is not None:
             tally.slowest = max(tally.slowest or 0.0, result.slowest[seat])
         tally.time_losses += result.time_loss == seat
@@ -195,6 +294,55 @@ def report(tallies: dict[str, Tally], move_time: float, mode: str) -> str:
     games = sum(sum(t.games.values()) for t in tallies.values()) // 2
     lines.append(f"{games} games; time losses and illegal moves must both be 0")
     return "\n".join(lines)
+
+
+LADDER_HEADER = (
+    "| agent | games | won | drawn | lost | time losses | illegal | nodes/s | depth (mean, max) |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+)
+
+
+def ladder(tallies: dict[str, Tally]) -> list[str]:
+    """The ladder as Markdown table rows, strongest (most points a game) first."""
+
+    def score(name: str) -> float:
+        tally = tallies[name]
+        return sum(tally.points.values()) / max(1, sum(tally.games.values()))
+
+    rows = list(LADDER_HEADER)
+    for name in sorted(tallies, key=score, reverse=True):
+        t, search = tallies[name], tallies[name].search
+        speed = f"{search.nodes / search.seconds:,.0f}" if search.seconds else "-"
+        depths = search.depths
+        depth = f"{sum(depths) / len(depths):.1f}, {max(depths)}" if depths else "-"
+        rows.append(
+            f"| {name} | {sum(t.games.values())} | {t.wins} | {t.draws} | {t.losses} "
+            f"| {t.time_losses} | {t.illegal} | {speed} | {depth} |"
+        )
+    return rows
+
+
+PART = re.compile(r"<!-- strength:([a-z-]+) -->\n(.*?)<!-- /strength:\1 -->\n?", re.S)
+"""One game's part of the strength section in `docs/agents.md`."""
+
+
+def write_table(path: Path, game: str, heading: str, rows: list[str]) -> None:
+    """Put `rows` under `heading` as `game`'s part of the file's strength section, replacing
+    what an earlier run wrote there; the other games' parts and the section's prose are kept."""
+    text = path.read_text(encoding="utf-8")
+    begin, end = "<!-- strength:begin -->", "<!-- strength:end -->"
+    if begin not in text or end not in text:
+        raise SystemExit(f"{path} has no {begin} ... {end} section to write the table into")
+    head, rest = text.split(begin, 1)
+    section, tail = rest.split(end, 1)
+    parts = dict(PART.findall(section))
+    parts[game] = f"{heading}\n\n" + "\n".join(rows) + "\n"
+    prose = PART.sub("", section).strip("\n")
+    body = "".join(
+        f"<!-- strength:{name} -->\n{parts[name]}<!-- /strength:{name} -->\n\n"
+        for name in sorted(parts)
+    )
+    path.write_text(f"{head}{begin}\n{prose}\n\n{body}{end}{tail}", encoding="utf-8")
 
 
 class OpenSpielMCTS:
@@ -267,24 +415,55 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("game")
     parser.add_argument("--agents", help="comma-separated agent names (default: all but -dN)")
+    parser.add_argument("--vs", metavar="NAME", help=f"each agent plays NAME only ({OPENSPIEL})")
     parser.add_argument("--games", type=int, default=5, help="games per pair and seat order")
     parser.add_argument("--move-time", type=float, default=0.2, help="seconds per move")
     parser.add_argument("--seed", type=int, default=1, help="first seed (starts and agents)")
     parser.add_argument("--server", action="store_true", help="play through a real server")
-    parser.add_argument("--openspiel", action="store_true", help="add OpenSpiel's MCTS (Amazons)")
+    parser.add_argument("--load", type=int, default=0, metavar="N", help="N busy processes")
+    parser.add_argument("--write-table", action="store_true", help=f"write the ladder to {DOC}")
     args = parser.parse_args()
     game = get_game(args.game)
     names = args.agents.split(",") if args.agents else default_agents(game)
-    if args.openspiel:
+    if args.vs == OPENSPIEL:
+        if game.name not in OPENSPIEL_GAMES:
+            parser.error(f"OpenSpiel's bot is wired for {', '.join(OPENSPIEL_GAMES)} only")
         if args.server:
             parser.error("OpenSpiel's bot plays in process only")
-        names.append(OPENSPIEL)
     play: Player = play_on_server if args.server else play_in_process
     started = time.perf_counter()
-    tallies = round_robin(game, names, args.games, args.move_time, args.seed, play)
+    with busy_processes(args.load):
+        load_before = os.getloadavg()[0]
+        tallies = round_robin(
+            game, names, args.games, args.move_time, args.seed, play, opponent=args.vs
+        )
+        load_after = os.getloadavg()[0]
     mode = "through the server" if args.server else "in process"
+    conditions = (
+        f"{game.name}, {args.move_time:g} s a move, {mode}, {args.load} busy processes, "
+        f"load average {load_before:.1f} to {load_after:.1f} on {os.cpu_count()} cores"
+    )
     print(report(tallies, args.move_time, mode))
-    print(f"{time.perf_counter() - started:.0f} s")
+    inside = clock.LATENESS.recent()[0]
+    print(f"{conditions}; {time.perf_counter() - started:.0f} s")
+    late, stall = max(inside, default=0.0), max(clock.LATENESS.stalls(), default=0.0)
+    print(
+        f"worst lateness past a deadline, recent moves: {late * 1000:.0f} ms;"
+        f" longest stall between two clock checks: {stall * 1000:.0f} ms"
+    )
+    rows = ladder(tallies)
+    print("\n".join(rows))
+    if args.write_table:
+        write_table(
+            DOC,
+            game.name,
+            f"{game.title}: {conditions}, {args.games} games a pairing and seat order.",
+            rows,
+        )
+    failures = sum(t.time_losses + t.illegal for t in tallies.values())
+    if failures:
+        print(f"FAILED: {failures} games lost on time or by an illegal move", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

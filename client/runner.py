@@ -2,6 +2,9 @@
 
 The agent runs on a worker thread, so a thinking agent never stops this connection from reading
 (pings keep being answered) and, in-process with a server, never stalls the server's clocks.
+When the server accepts a move it says how long the move took by its clock; what `choose` did
+not spend of that (the round trip, the hand-offs) is reported to the agents' `Lateness`, so
+their reserve covers it on the next moves.
 
 A seek can wait a long time (nobody else seeks that game, or only with another time control),
 so `waiting_lines` tells a person what the bot waits for, and when it is paired.
@@ -10,6 +13,7 @@ so `waiting_lines` tells a person what the bot waits for, and when it is paired.
 from __future__ import annotations
 
 import ssl
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +22,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.agents import Agent, lifecycle
+from arbiter.agents.search.clock import LATENESS
 from arbiter.client.connection import ClientConnection, ConnectionClosed
 from arbiter.client.verdict import verdict
 from arbiter.games import Game, describe_options, get_game
@@ -87,6 +92,8 @@ async def _play(
     on_message: MessageHook | None,
 ) -> GameRecord:
     started: protocol.MatchStarted | None = None
+    thought = 0.0
+    """Seconds `choose` took over our last move, to compare with the server's measure."""
     while True:
         message = await connection.receive()
         if on_message is not None:
@@ -99,11 +106,15 @@ async def _play(
                 state = game.state_from_data(data)
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(connection.answer_pings)
+                    began = time.perf_counter()
                     move = await trio.to_thread.run_sync(
                         agent.choose, state, budget, abandon_on_cancel=True
                     )
+                    thought = time.perf_counter() - began
                     nursery.cancel_scope.cancel()
                 await connection.send(protocol.Move(match=match_id, move=game.format_move(move)))
+            case protocol.MoveAccepted(elapsed=elapsed):
+                LATENESS.outside(elapsed - thought)
             case protocol.GameOver():
                 if started is None:
                     raise ConnectionClosed("game over before the match started")

@@ -4,7 +4,9 @@ Two players, White and Black, each place 12 pieces on an 8x8 board with four cor
 placing phase), then move them one square along a row or column, or jump over one adjacent piece
 (the moving phase). A piece caught between two enemies (or an enemy and a corner) along a row or
 column is eliminated. The board shrinks after moves 128 and 192 of the moving phase. A player
-left with fewer than 2 pieces loses; both at once is a tie.
+left with fewer than 2 pieces loses; both at once is a tie. After the last shrink, a dead
+position or `no_capture_limit` moves in a row that eliminate nothing end the game in a tie
+(RULINGS.md "endless games"): the seed alone allows games without end.
 
 Coordinates are the seed's `(column, row)`, (0, 0) top-left, rows counting down. Moves keep the
 shape the original course referee gave its players, so an adapter for those agents is trivial:
@@ -26,6 +28,7 @@ from typing import Any, ClassVar, TypeAlias
 from arbiter.games._base import (
     Game,
     InvalidMoveError,
+    Option,
     Outcome,
     Seat,
     State,
@@ -61,6 +64,25 @@ MIN_PIECES = 2
 """A player with fewer pieces than this has lost (from the moving phase on)."""
 SHRINK_AFTER = {128: 1, 192: 2}
 """Moving-phase move count (passes included) -> how many times the board has shrunk after it."""
+NO_CAPTURE_LIMIT = 64
+"""Moves in a row after the last shrink that eliminate nothing before the game is a tie: the
+length of one shrink period (RULINGS.md "endless games")."""
+MAX_NO_CAPTURE_LIMIT = 1000
+LAST_SHRINK_AFTER = max(SHRINK_AFTER)
+LAST_BOARD_SQUARES = 12
+"""The 4x4 board left by the last shrink, less its four corners: no more pieces fit on it."""
+
+
+def max_plies(no_capture_limit: int) -> int:
+    """The longest game the rules allow: placing, the moves up to the last shrink, then runs of
+    at most `no_capture_limit` moves each ended by an elimination. The last board holds at most
+    12 pieces and a game with fewer than 4 is over (2 each at least), so at most 8 eliminating
+    moves leave it going; the run after the last of them ends it by the limit."""
+    eliminations = LAST_BOARD_SQUARES - 2 * MIN_PIECES
+    return PLACEMENTS + LAST_SHRINK_AFTER + (eliminations + 1) * no_capture_limit
+
+
+MAX_PLY = max_plies(MAX_NO_CAPTURE_LIMIT)
 
 WHITE_SYMBOL, BLACK_SYMBOL = "O", "@"
 """The original referee's pieces; with these the data form, `from_rows` and `render` agree."""
@@ -239,7 +261,8 @@ class WatchYourBackState(State[Move]):
     `ply` counts placements and moving-phase moves together (passes included): the placing phase
     is plies 0-23, and after moving-phase move `k` the ply is `24 + k`. The shrink count is kept
     rather than derived from `ply` because a game that ends on move 128 or 192 ends before its
-    shrink.
+    shrink. `since_capture` counts the moves in a row since the last shrink that eliminated no
+    piece (0 until then); at `no_capture_limit` the game is a tie.
     """
 
     game: ClassVar[WatchYourBackGame]
@@ -248,6 +271,8 @@ class WatchYourBackState(State[Move]):
     black: Bitboard
     ply: int = 0
     shrinks: int = 0
+    since_capture: int = 0
+    no_capture_limit: int = NO_CAPTURE_LIMIT
 
     # -- reading the position -----------------------------------------------------------------
 
@@ -271,8 +296,10 @@ class WatchYourBackState(State[Move]):
         """The position packed into one int, for search tables: exact, so it never collides.
 
         The whole ply is kept: it says whose turn it is, the phase and when the board shrinks.
+        The no-capture limit is left out: it is an option, the same for every position of a game.
         """
-        return self.white | self.black << 64 | (self.shrinks | self.ply << 2) << 128
+        counters = self.shrinks | self.ply << 2 | self.since_capture << 16
+        return self.white | self.black << 64 | counters << 128
 
     def pieces(self, seat: Seat) -> list[Square]:
         return [SQUARES[i] for i in squares_of(self.black if seat else self.white)]
@@ -304,6 +331,10 @@ class WatchYourBackState(State[Move]):
             return Outcome.win(BLACK, "white has fewer than 2 pieces")
         if self.shrinks == FINAL_SHRINKS and not (self._can_move(WHITE) or self._can_move(BLACK)):
             return Outcome.draw("neither player can ever move again")
+        if self.since_capture >= self.no_capture_limit:
+            return Outcome.draw(
+                f"{self.since_capture} moves in a row after the last shrink eliminated no piece"
+            )
         return None
 
     def _can_move(self, seat: Seat) -> bool:
@@ -432,7 +463,7 @@ class WatchYourBackState(State[Move]):
                 black, white = _arrive(index, self.black, self.white, CORNERS[0])
             else:
                 white, black = _arrive(index, self.white, self.black, CORNERS[0])
-            return WatchYourBackState(white, black, self.ply + 1, 0)
+            return WatchYourBackState(white, black, self.ply + 1, 0, 0, self.no_capture_limit)
         if move is PASS:
             return self._after_moving(self.white, self.black)
         start, end = STEP_INDEX[move]  # type: ignore[index]  # legal here: a step, unchecked
@@ -444,21 +475,39 @@ class WatchYourBackState(State[Move]):
         return self._after_moving(white, black)
 
     def _after_moving(self, white: Bitboard, black: Bitboard) -> WatchYourBackState:
-        """The state after a moving-phase move: shrink on schedule unless the game just ended."""
-        ply, shrinks = self.ply + 1, self.shrinks
+        """The state after a moving-phase move: shrink on schedule unless the game just ended.
+
+        After the last shrink, a move that eliminated nothing adds one to `since_capture` and
+        any elimination sets it back to 0; the last shrink itself starts it at 0.
+        """
+        ply, shrinks, since = self.ply + 1, self.shrinks, 0
+        if shrinks == FINAL_SHRINKS:
+            eliminated = (white | black).bit_count() < (self.white | self.black).bit_count()
+            since = 0 if eliminated else self.since_capture + 1
         due = SHRINK_AFTER.get(ply - PLACEMENTS)
         if due and white.bit_count() >= MIN_PIECES and black.bit_count() >= MIN_PIECES:
             shrinks = due
             white, black = _shrink(white, black, shrinks)
-        return WatchYourBackState(white, black, ply, shrinks)
+        return WatchYourBackState(white, black, ply, shrinks, since, self.no_capture_limit)
 
     # -- data and pictures ----------------------------------------------------------------------
 
     def to_data(self) -> dict[str, Any]:
-        return {"board": self.rows(), "ply": self.ply}
+        return {
+            "board": self.rows(),
+            "ply": self.ply,
+            "since_capture": self.since_capture,
+            "no_capture_limit": self.no_capture_limit,
+        }
 
     @classmethod
-    def from_rows(cls, rows: str | Sequence[str], ply: int = 0) -> WatchYourBackState:
+    def from_rows(
+        cls,
+        rows: str | Sequence[str],
+        ply: int = 0,
+        since_capture: int = 0,
+        no_capture_limit: int = NO_CAPTURE_LIMIT,
+    ) -> WatchYourBackState:
         """A position drawn as the referee draws it, for tests and examples.
 
         `rows` is 8 rows of `O` (white), `@` (black), `-` (empty), `X` (corner), `#` (removed by
@@ -468,7 +517,7 @@ class WatchYourBackState(State[Move]):
         """
         lines = rows.splitlines() if isinstance(rows, str) else list(rows)
         cleaned = [line.replace(" ", "") for line in lines if line.strip()]
-        return _state_from_rows(cleaned, ply)
+        return _state_from_rows(cleaned, ply, since_capture, no_capture_limit)
 
     def render(self) -> str:
         header = "    " + " ".join(str(x) for x in range(SIZE))
@@ -491,21 +540,36 @@ class WatchYourBackState(State[Move]):
         moved = self.moves_in_moving_phase
         later = [after for after in SHRINK_AFTER if after > moved]
         shrink = f", board shrinks after move {later[0]}" if later else ""
+        if self.shrinks == FINAL_SHRINKS:
+            limit = self.no_capture_limit
+            shrink = f", {self.since_capture} of {limit} moves without an elimination"
         return f"moving phase: {mover} to move, {moved} moves played{shrink}; {counts}"
 
     def __repr__(self) -> str:
-        return f"WatchYourBackState.from_rows({self.rows()!r}, ply={self.ply})"
+        counters = f"since_capture={self.since_capture}, no_capture_limit={self.no_capture_limit}"
+        return f"WatchYourBackState.from_rows({self.rows()!r}, ply={self.ply}, {counters})"
 
 
 # --------------------------------------------------------------------------------------------
 # Rebuilding a state from plain data, with a sentence for every way the data can be wrong.
 
 
-def _state_from_rows(rows: Sequence[Any], ply: Any) -> WatchYourBackState:
-    if isinstance(ply, bool) or not isinstance(ply, int):
-        raise StateDataError(f"ply must be an integer, not {ply!r}")
-    if ply < 0:
-        raise StateDataError(f"ply must be at least 0, not {ply}")
+def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise StateDataError(f"{name} must be an integer, not {value!r}")
+    if value < minimum:
+        raise StateDataError(f"{name} must be at least {minimum}, not {value}")
+    if maximum is not None and value > maximum:
+        raise StateDataError(f"{name} must be at most {maximum}, not {value}")
+    return value
+
+
+def _state_from_rows(
+    rows: Sequence[Any], ply: Any, since_capture: Any, no_capture_limit: Any
+) -> WatchYourBackState:
+    _check_int("ply", ply, 0)
+    _check_int("since_capture", since_capture, 0)
+    _check_int("no_capture_limit", no_capture_limit, 1, MAX_NO_CAPTURE_LIMIT)
     if len(rows) != SIZE:
         raise StateDataError(f"the board needs {SIZE} rows, not {len(rows)}")
     for y, row in enumerate(rows):
@@ -519,9 +583,10 @@ def _state_from_rows(rows: Sequence[Any], ply: Any) -> WatchYourBackState:
     shrinks = _read_shrinks(rows)
     white = sum(_bit(x, y) for x, y in SQUARES if rows[y][x] == WHITE_SYMBOL)
     black = sum(_bit(x, y) for x, y in SQUARES if rows[y][x] == BLACK_SYMBOL)
-    state = WatchYourBackState(white, black, ply, shrinks)
+    state = WatchYourBackState(white, black, ply, shrinks, since_capture, no_capture_limit)
     _check_counts(state)
     _check_shrinks(state)
+    _check_since_capture(state)
     return state
 
 
@@ -574,9 +639,26 @@ def _check_shrinks(state: WatchYourBackState) -> None:
         )
 
 
+def _check_since_capture(state: WatchYourBackState) -> None:
+    """The count runs only after the last shrink, one a move, and stops at the limit."""
+    if state.shrinks < FINAL_SHRINKS:
+        most = 0
+    else:
+        most = min(state.moves_in_moving_phase - LAST_SHRINK_AFTER, state.no_capture_limit)
+    if state.since_capture > most:
+        raise StateDataError(
+            f"since_capture is {state.since_capture}, but after "
+            f"{state.moves_in_moving_phase} moving-phase moves and {state.shrinks} shrinks, "
+            f"with no_capture_limit {state.no_capture_limit}, it can be at most {most}"
+        )
+
+
 # --------------------------------------------------------------------------------------------
 # The game.
 
+DATA_KEYS = ("board", "ply", "since_capture", "no_capture_limit")
+"""The data form's keys; the last two may be left out (0 and the default limit), as data
+written before the "endless games" ruling leaves them."""
 _MOVE_PATTERN = re.compile(r"([0-7]),([0-7])(?:-([0-7]),([0-7]))?")
 PASS_TEXT = "pass"
 
@@ -596,8 +678,21 @@ class WatchYourBackGame(Game[WatchYourBackState, Move]):
         "are ignored: ' PASS ' is pass."
     )
 
+    options: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "no_capture_limit",
+            int,
+            NO_CAPTURE_LIMIT,
+            "moves in a row after the last shrink (passes included) that eliminate no piece "
+            "before the game ends in a tie",
+            minimum=1,
+            maximum=MAX_NO_CAPTURE_LIMIT,
+        ),
+    )
+
     def initial_state(self, options: Mapping[str, Any]) -> WatchYourBackState:
-        return WatchYourBackState(0, 0)
+        limit = self.options[0].check(options.get("no_capture_limit", NO_CAPTURE_LIMIT))
+        return WatchYourBackState(0, 0, no_capture_limit=limit)
 
     def parse_move(self, text: str) -> Move:
         cleaned = text.strip().lower()
@@ -650,7 +745,7 @@ class WatchYourBackGame(Game[WatchYourBackState, Move]):
     def state_from_data(self, data: Any) -> WatchYourBackState:
         if not isinstance(data, Mapping):
             raise StateDataError(f"Watch Your Back! state data must be a map, not {data!r}")
-        unknown = sorted(set(data) - {"board", "ply"}, key=str)
+        unknown = sorted(set(data) - set(DATA_KEYS), key=str)
         if unknown:
             raise StateDataError(f"Watch Your Back! state data has an unknown key {unknown[0]!r}")
         for key in ("board", "ply"):
@@ -659,7 +754,8 @@ class WatchYourBackGame(Game[WatchYourBackState, Move]):
         board = data["board"]
         if not isinstance(board, list | tuple):
             raise StateDataError(f"board must be a list of {SIZE} row strings, not {board!r}")
-        return _state_from_rows(board, data["ply"])
+        since, limit = data.get("since_capture", 0), data.get("no_capture_limit", NO_CAPTURE_LIMIT)
+        return _state_from_rows(board, data["ply"], since, limit)
 
 
 GAME = WatchYourBackGame()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from arbiter.agents.search.clock import LATENESS
 from arbiter.server.app import Admission, bound_port, serve
 from tests.postgres import Cluster
 
@@ -21,6 +22,13 @@ BACKENDS = ("sqlite", "postgres")
 BOTH_BACKENDS = pytest.mark.parametrize("backend", BACKENDS)
 """A module's `pytestmark` (or a test's mark) that runs it on each backend: its `db` (and the
 `server` fixture's) is then a SQLite file, then a fresh PostgreSQL database."""
+
+
+@pytest.fixture(autouse=True)
+def fresh_lateness() -> None:
+    """Each test's agents start from the clock's prior, not from what an earlier test's moves
+    taught this process (`agents.search.clock.LATENESS` is process-wide, kept a minute)."""
+    LATENESS.forget()
 
 
 @pytest.fixture(scope="session")

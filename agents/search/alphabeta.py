@@ -95,13 +95,15 @@ class AlphaBetaAgent:
 
     def choose(self, state: State[Any], budget: float) -> Any:
         with clock.collector_paused():
-            return self._choose(state, budget)
+            move = self._choose(state, budget)  # the search's tables are freed on its return
+        self._time.done()
+        return move
 
     def _choose(self, state: State[Any], budget: float) -> Any:
         start = time.perf_counter()
-        moves = state.legal_moves()
         allotted = self._time.allot(budget)
-        search = _Search(self._evaluation, {}, start + allotted)
+        moves = state.legal_moves()
+        search = _Search(self._evaluation, {}, start + allotted, self._time.now)
         self._rng.shuffle(moves)  # equal scores then fall to a seeded draw, not to list order
         best, score, depth = moves[0], 0.0, 0
         stop_deepening = start + allotted * clock.NEXT_ITERATION_SHARE
@@ -125,10 +127,12 @@ class _Search:
     __slots__ = (
         "deadline",
         "evaluate",
+        "expansion",
         "history",
         "improved",
         "killers",
         "nodes",
+        "now",
         "order",
         "quick_result",
         "table",
@@ -139,12 +143,19 @@ class _Search:
         evaluation: Evaluation,
         table: dict[Any, tuple[int, int, float, Any]],
         deadline: float,
+        now: clock.Now,
     ) -> None:
         self.evaluate = evaluation.evaluate
         self.order = evaluation.order
         self.quick_result = evaluation.quick_result or result
         self.table = table
         self.deadline = deadline
+        self.now = now
+        """The clock of every deadline check: the agent's `TimeKeeper.now`, which times the
+        stretches between checks."""
+        self.expansion = 0.0
+        """The longest a node took to list and sort its moves (no check runs meanwhile): a
+        node starts only if that much time is left, so a slow expansion never overruns."""
         self.history: defaultdict[Any, int] = defaultdict(int)
         self.killers: list[list[Any]] = [[] for _ in range(UNLIMITED_DEPTH + 1)]
         self.nodes = 0
@@ -179,7 +190,8 @@ class _Search:
     def node(self, state: State[Any], depth: int, alpha: float, beta: float, ply: int) -> float:
         """The negamax score of `state` for its side to move, searched `depth` plies deep."""
         self.nodes += 1
-        if time.perf_counter() > self.deadline:
+        started = self.now()
+        if started + self.expansion > self.deadline:
             raise clock.OutOfTime
         if depth <= 0:
             return self.leaf(state, ply)
@@ -203,7 +215,7 @@ class _Search:
                 value = self.child(child, depth - 1, alpha, beta, ply + 1, best == -INFINITY)
             else:  # the leaves, inlined: most nodes are leaves
                 self.nodes += 1
-                if time.perf_counter() > self.deadline:
+                if self.now() > self.deadline:
                     raise clock.OutOfTime
                 value = -self.leaf(child, ply + 1)
             if value > best:
@@ -245,11 +257,13 @@ class _Search:
             if move is not None and move not in first and state.why_illegal(move) is None:
                 first.append(move)
                 yield move
+        listed_at = time.perf_counter()
         moves = state.legal_moves()
         if self.history:
             moves.sort(key=self.history.__getitem__, reverse=True)
         if self.order is not None:  # a stable sort: history still orders the quiet moves
             self.order(state, moves)
+        self.expansion = max(self.expansion, time.perf_counter() - listed_at)
         for move in moves:
             if move not in first:
                 yield move

@@ -122,10 +122,15 @@ class MCTSAgent:
         self._time = clock.TimeKeeper()
         self._listed = 0
         """Moves listed in the tree so far (what freeing it will cost)."""
+        self._listing = 0.0
+        """The longest one node's moves took to list (no check runs meanwhile): an iteration
+        starts only if that much time is left."""
 
     def choose(self, state: State[Any], budget: float) -> Any:
         with clock.collector_paused():
-            return self._choose(state, budget)
+            move = self._choose(state, budget)  # the tree is freed on its return
+        self._time.done()
+        return move
 
     def _choose(self, state: State[Any], budget: float) -> Any:
         deadline = time.perf_counter() + self._time.allot(budget)
@@ -135,7 +140,7 @@ class MCTSAgent:
             return self._untried(root)[0]
         self.iterations = 0
         try:  # none starts unless freeing the tree after it would still end in time
-            while time.perf_counter() + self._listed * FREE_COST < deadline:
+            while self._time.now() + self._listed * FREE_COST + self._listing < deadline:
                 self._iterate(root, deadline)
                 self.iterations += 1
         except clock.OutOfTime:
@@ -163,6 +168,7 @@ class MCTSAgent:
 
     def _untried(self, node: _Node) -> list[Any]:
         if node.untried is None:
+            started = time.perf_counter()
             parts, order = self._parts, self._evaluation.order
             if parts is None:
                 options = node.state.legal_moves()
@@ -176,6 +182,7 @@ class MCTSAgent:
             options.reverse()
             node.untried = options
             self._listed += len(options)
+            self._listing = max(self._listing, time.perf_counter() - started)
         return node.untried
 
     def _width(self, node: _Node) -> float:
@@ -229,7 +236,7 @@ class MCTSAgent:
         rng = self._rng
         plies = MAX_PLAYOUT_PLIES if self.cutoff is None else self.cutoff
         for _ in range(plies):
-            if time.perf_counter() > deadline:
+            if self._time.now() > deadline:
                 raise clock.OutOfTime
             outcome = state.outcome()
             if outcome is not None:

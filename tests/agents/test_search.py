@@ -65,7 +65,7 @@ def test_alphabeta_sees_a_loss_coming_and_scores_it() -> None:
 
 def test_the_transposition_table_answers_a_repeated_search_at_once() -> None:
     state = sample("shobu", 2, seed=2)[1]
-    search = _Search(evaluation_for(state.game), {}, deadline=float("inf"))
+    search = _Search(evaluation_for(state.game), {}, float("inf"), time.perf_counter)
     value = search.node(state, 3, -INFINITY, INFINITY, 0)
     nodes = search.nodes
     assert search.node(state, 3, -INFINITY, INFINITY, 0) == value
@@ -104,12 +104,6 @@ def test_a_budget_too_short_to_think_still_gets_a_legal_move() -> None:
     state = get_game("amazons").new_game()
     for agent in (AlphaBetaAgent(state.game, seed=1), MCTSAgent(state.game, seed=1)):
         assert state.why_illegal(agent.choose(state, 0.0)) is None
-
-
-def test_the_clock_keeps_a_share_and_a_floor_back() -> None:
-    assert clock.thinking_time(10.0) == pytest.approx(10.0 * (1 - clock.MARGIN_SHARE))
-    assert clock.thinking_time(0.1) == pytest.approx(0.1 - clock.MARGIN_FLOOR)
-    assert clock.thinking_time(0.01) == 0.0
 
 
 def test_a_per_move_limit_is_spent_nearly_whole_every_move() -> None:

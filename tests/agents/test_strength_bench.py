@@ -26,14 +26,17 @@ def strength() -> ModuleType:
 
 def test_a_round_robin_in_process_counts_every_game(strength: ModuleType) -> None:
     game = get_game("kings-court")
-    tallies = strength.round_robin(
-        game, ["random", "alphabeta"], 1, 0.05, seed=1, play=strength.play_in_process
+    tallies = strength.round_robin(  # 0.2 s: a stall of 160 ms was seen to lose a 0.1 s move
+        game, ["random", "alphabeta"], 1, 0.2, seed=1, play=strength.play_in_process
     )
     assert tallies["alphabeta"].games == {"random": 2}
     assert tallies["alphabeta"].points["random"] == 2.0
     assert all(t.time_losses == 0 and t.illegal == 0 for t in tallies.values())
     assert 0 < tallies["alphabeta"].slowest < 1
-    table = strength.report(tallies, 0.05, "in process")
+    search = tallies["alphabeta"].search
+    assert search.moves > 0 and search.nodes > 0 and max(search.depths) >= 1
+    assert tallies["alphabeta"].wins == 2 and tallies["random"].losses == 2
+    table = strength.report(tallies, 0.2, "in process")
     assert "100%" in table and "2 games" in table
 
 
@@ -55,6 +58,65 @@ def test_an_agent_over_its_time_loses_the_game(strength: ModuleType) -> None:
     finally:
         strength.build = original
     assert result.time_loss == 0 and result.points == (0.0, 1.0)
+
+
+def test_the_bench_exits_1_when_an_agent_loses_on_time(
+    strength: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Sleepy:
+        def choose(self, state, budget):  # type: ignore[no-untyped-def]
+            import time
+
+            time.sleep(budget * 1.5)
+            return state.legal_moves()[0]
+
+    original = strength.build
+    monkeypatch.setattr(
+        strength,
+        "build",
+        lambda name, game, seed: Sleepy() if name == "sleepy" else original(name, game, seed),
+    )
+    argv = ["strength.py", "kings-court", "--agents", "sleepy,random", "--games", "1"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--move-time", "0.02"])
+    with pytest.raises(SystemExit) as exit_info:
+        strength.main()
+    assert exit_info.value.code == 1
+    out, err = capsys.readouterr()
+    assert "| sleepy | 2 | 0 | 0 | 2 | 2 | 0 |" in out
+    assert "FAILED: 2 games lost on time" in err
+
+
+def test_busy_processes_spin_during_the_block_and_are_gone_after(strength: ModuleType) -> None:
+    with strength.busy_processes(2) as spinners:
+        assert len(spinners) == 2 and all(spinner.poll() is None for spinner in spinners)
+    assert all(spinner.poll() is not None for spinner in spinners)
+
+
+def test_vs_pairs_every_agent_with_the_one_opponent(strength: ModuleType) -> None:
+    assert strength.pairings(["a", "b", "c"], None) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert strength.pairings(["a", "b"], "z") == [("a", "z"), ("b", "z")]
+    game = get_game("war-of-life")
+    tallies = strength.round_robin(
+        game, ["random"], 1, 0.05, seed=1, play=strength.play_in_process, opponent="land-grab"
+    )
+    assert tallies["land-grab"].games == {"random": 2}
+
+
+def test_the_ladder_is_written_into_its_own_part_of_the_section(
+    strength: ModuleType, tmp_path: Path
+) -> None:
+    doc = tmp_path / "agents.md"
+    doc.write_text("# Agents\n\n<!-- strength:begin -->\nHow to read it.\n<!-- strength:end -->\n")
+    strength.write_table(doc, "shobu", "Shobu, first run.", ["| a |"])
+    strength.write_table(doc, "amazons", "Amazons.", ["| b |"])
+    strength.write_table(doc, "shobu", "Shobu, second run.", ["| c |"])
+    text = doc.read_text()
+    assert "How to read it." in text and "first run" not in text and "| a |" not in text
+    assert text.index("Amazons.") < text.index("Shobu, second run.") < text.index("| c |")
+    assert text.count("<!-- strength:shobu -->") == 1 and text.endswith("<!-- strength:end -->\n")
+    (tmp_path / "bare.md").write_text("no section\n")
+    with pytest.raises(SystemExit, match="no <!-- strength:begin -->"):
+        strength.write_table(tmp_path / "bare.md", "shobu", "x", [])
 
 
 def test_a_game_through_the_real_server_is_judged_by_its_clock(strength: ModuleType) -> None:

@@ -93,14 +93,14 @@ def test_interface_metadata_is_complete(name: str) -> None:
 
 def test_the_longest_game_any_option_allows_fits_one_message() -> None:
     """Every game's options are bounded so that its longest game fits a move list (65,536 moves):
-    `game_over` and `watching` of any game can be built and sent. Watch Your Back! has no limit
-    of its own: the server draws a match at that many moves."""
+    `game_over` and `watching` of any game can be built and sent."""
     from arbiter import protocol
-    from arbiter.games import amazons, kings_court, shobu, war_of_life
+    from arbiter.games import amazons, kings_court, shobu, war_of_life, watch_your_back
 
     assert kings_court.MAX_PLY <= protocol.MAX_ITEMS
     assert shobu.MAX_PLY <= protocol.MAX_ITEMS
     assert war_of_life.MAX_PLY <= protocol.MAX_ITEMS
+    assert watch_your_back.MAX_PLY <= protocol.MAX_ITEMS
     assert amazons.SIZE * amazons.SIZE <= protocol.MAX_ITEMS  # each move burns a square
     longest = ["A1A3A5A7C7C5C3C1E1E3E5E7G7G5G3G1"] * protocol.MAX_ITEMS  # 16 squares, no capture
     state = {"board": ["." * 8] * 8}

@@ -16,10 +16,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.games import IllegalMoveError, InvalidMoveError, Result, StateDataError, get_game
+from arbiter.games import (
+    IllegalMoveError,
+    InvalidMoveError,
+    OptionError,
+    Result,
+    StateDataError,
+    get_game,
+)
 from arbiter.games.watch_your_back import (
     BLACK,
     GAME,
+    NO_CAPTURE_LIMIT,
     PASS,
     PLACEMENTS,
     SQUARES,
@@ -844,11 +852,25 @@ def test_a_finished_game_offers_and_accepts_no_move() -> None:
 # -- data, pictures, counters ---------------------------------------------------------------------
 
 
-def test_data_is_the_board_rows_and_the_ply() -> None:
+def test_data_is_the_board_rows_the_ply_and_the_no_capture_count() -> None:
     state = board(BEFORE_SECOND_SHRINK, ply=moved(191))
     data = state.to_data()
-    assert data == {"board": [line.strip() for line in BEFORE_SECOND_SHRINK.split()], "ply": 215}
+    assert data == {
+        "board": [line.strip() for line in BEFORE_SECOND_SHRINK.split()],
+        "ply": 215,
+        "since_capture": 0,
+        "no_capture_limit": NO_CAPTURE_LIMIT,
+    }
     assert GAME.state_from_data(msgpack.unpackb(msgpack.packb(data))) == state
+    counting = WatchYourBackState.from_rows(LAST_BOARD, moved(230), 9, no_capture_limit=20)
+    assert GAME.state_from_data(msgpack.unpackb(msgpack.packb(counting.to_data()))) == counting
+
+
+def test_data_from_before_the_endless_games_ruling_still_reads() -> None:
+    """Data without the two counters (as written before the ruling) gets 0 and the default."""
+    rows = [line.strip() for line in BEFORE_SECOND_SHRINK.split()]
+    state = GAME.state_from_data({"board": rows, "ply": moved(191)})
+    assert (state.since_capture, state.no_capture_limit) == (0, NO_CAPTURE_LIMIT)
 
 
 @pytest.mark.parametrize(
@@ -871,6 +893,10 @@ def test_data_is_the_board_rows_and_the_ply() -> None:
         ({"board": [*EMPTY_BOARD[:6], "O-------", "X------X"], "ply": 1}, "outside its starting"),
         ({"board": ["XOOOOOOX", "OOOOOOOO", *EMPTY_BOARD[2:]], "ply": 30}, "14 pieces"),
         ({"board": EMPTY_BOARD, "ply": moved(129)}, "shrunk 1 times, but this board shows 0"),
+        ({"board": EMPTY_BOARD, "ply": 0, "since_capture": "1"}, "since_capture must be an int"),
+        ({"board": EMPTY_BOARD, "ply": 0, "no_capture_limit": 0}, "limit must be at least 1"),
+        ({"board": EMPTY_BOARD, "ply": 0, "no_capture_limit": 1001}, "must be at most 1000"),
+        ({"board": EMPTY_BOARD, "ply": moved(100), "since_capture": 1}, "can be at most 0"),
     ],
 )
 def test_bad_data_is_refused_with_a_reason(data: object, complaint: str) -> None:
@@ -963,3 +989,89 @@ def departure_and_arrival(state: WatchYourBackState, move: Move) -> tuple[set[Mo
     if state.phase == "placing":
         return set(), {move}
     return {move[0]}, {move[1]}  # type: ignore[index]
+
+
+# -- endless games (RULINGS.md, ruled 2026-11-24) -------------------------------------------------
+
+LAST_BOARD = """
+    ########
+    ########
+    ##X-@X##
+    ##O---##
+    ##-O-@##
+    ##X-@X##
+    ########
+    ########
+"""
+"""After the last shrink: white can stab @ on 4,5 against the corner (3,4-3,5), or move quietly."""
+
+
+def last_board(since_capture: int, limit: int = NO_CAPTURE_LIMIT) -> WatchYourBackState:
+    return WatchYourBackState.from_rows(LAST_BOARD, moved(300), since_capture, limit)
+
+
+def test_the_no_capture_limit_is_an_option_of_64_by_default() -> None:
+    assert NO_CAPTURE_LIMIT == 64
+    assert GAME.new_game().no_capture_limit == 64
+    assert GAME.new_game(no_capture_limit=10).no_capture_limit == 10
+    for bad in (0, 1001, "10"):
+        with pytest.raises(OptionError, match="no_capture_limit"):
+            GAME.new_game(no_capture_limit=bad)
+
+
+def test_moves_before_the_last_shrink_are_not_counted() -> None:
+    state = after(board(BEFORE_FIRST_SHRINK, ply=moved(120)), "1,3-1,4")
+    assert state.since_capture == 0
+    assert after(board(BEFORE_SECOND_SHRINK, ply=moved(151)), "6,3-6,4").since_capture == 0
+
+
+def test_counting_starts_at_the_last_shrink() -> None:
+    """Move 192 eliminates nothing itself, and the shrink after it sets the count at 0."""
+    shrunk = after(board(BEFORE_SECOND_SHRINK, ply=moved(191)), "6,3-6,4")
+    assert (shrunk.shrinks, shrunk.since_capture) == (2, 0)
+    assert after(shrunk, shrunk.game.format_move(shrunk.legal_moves()[0])).since_capture == 1
+
+
+def test_a_move_that_eliminates_nothing_counts_one_a_pass_included() -> None:
+    quiet = after(last_board(5), "2,3-2,4")
+    assert (quiet.since_capture, quiet.outcome()) == (6, None)
+    stuck = WatchYourBackState.from_rows(
+        """
+        ########
+        ########
+        ##XOOX##
+        ##OOO@##
+        ##O@@-##
+        ##X@@X##
+        ########
+        ########
+        """,
+        moved(250),
+        5,
+    )
+    assert stuck.legal_moves() == [PASS]
+    assert after(stuck, "pass").since_capture == 6
+
+
+def test_an_elimination_sets_the_count_back_to_0() -> None:
+    stab = after(last_board(40), "3,4-3,5")
+    assert stab.piece_count(BLACK) == 2
+    assert (stab.since_capture, stab.outcome()) == (0, None)
+
+
+def test_the_limit_th_move_without_an_elimination_ends_the_game_in_a_tie() -> None:
+    state = after(last_board(62), "2,3-2,4")
+    assert state.outcome() is None
+    over = after(state, "4,2-3,2")
+    outcome = over.outcome()
+    assert outcome is not None and outcome.result is Result.DRAW
+    assert outcome.reason == "64 moves in a row after the last shrink eliminated no piece"
+    assert over.legal_moves() == []
+    assert "game over: a tie, 64 moves in a row" in over.render()
+    short = after(last_board(2, limit=3), "2,3-2,4").outcome()
+    assert short is not None and short.result is Result.DRAW
+
+
+def test_the_count_is_part_of_the_position() -> None:
+    assert last_board(3).key() != last_board(4).key()
+    assert "3 of 64 moves without an elimination" in last_board(3).render()
