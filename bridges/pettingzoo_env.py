@@ -16,14 +16,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from arbiter.bridges.encoding import Encoding, Tensor, Turn, returns
+from arbiter.bridges.encoding import Encoding, Turn, returns
 from arbiter.bridges.encodings import encoding_for
 from arbiter.games import Game, State
 
-Observation = dict[str, Tensor]
+Observation = dict[str, npt.NDArray[Any]]
 Policy = Callable[[Observation], int]
 """A trained policy: an observation dict (`observation`, `action_mask`) in, a legal action out."""
 
@@ -37,15 +38,14 @@ def observe(encoding: Encoding, turn: Turn) -> Observation:
 class ArbiterEnv(AECEnv):  # type: ignore[misc]
     """One of our games, two agents taking turns; options as the game takes them."""
 
-    metadata = {"render_modes": ["ansi"], "name": "arbiter", "is_parallelizable": False}
-
     def __init__(self, game_name: str, options: Mapping[str, Any] | None = None) -> None:
         super().__init__()
         self.encoding = encoding_for(game_name)
         game = self.encoding.game
         self.options = game.resolve_options(dict(options or {}), fresh_seed=lambda: 0)
         self.possible_agents = list(game.seats)
-        self.metadata = {**self.metadata, "name": f"arbiter_{game_name.replace('-', '_')}_v0"}
+        name = f"arbiter_{game_name.replace('-', '_')}_v0"
+        self.metadata = {"render_modes": ["ansi"], "name": name, "is_parallelizable": False}
         tensor = spaces.Box(0.0, 1.0, self.encoding.tensor_shape, np.float32)
         mask = spaces.Box(0, 1, (self.encoding.num_actions,), np.int8)
         self.observation_spaces = {
