@@ -138,6 +138,12 @@ def _table(encoding: Encoding, state: State[Any]) -> _Table:
     return _Table({prefix: sorted(nexts) for prefix, nexts in following.items()}, moves)
 
 
+def forget_tables() -> None:
+    """Drop the cached tables: a search calls it as it ends, so that the collector never walks
+    them (they hold thousands of objects; the next search makes its own)."""
+    _table.cache_clear()
+
+
 def planes(boards: list[int], squares: int) -> Tensor:
     """Bitboards as 0/1 rows of `squares` cells, bit i in column i, one row per bitboard."""
     raw = b"".join(board.to_bytes((squares + 7) // 8, "little") for board in boards)
