@@ -57,11 +57,9 @@ def test_referee_plays_every_game_with_openspiel_mcts_in_time() -> None:
 def test_bot_plays_openspiel_mcts_on_a_server(tmp_path: Path) -> None:
     server, address = start_server(tmp_path / "bots.db", log=tmp_path / "server.log")
     try:
+        options = f"--game war-of-life --games 2 --time move={MOVE_TIME} --seed 1".split()
         bots = [
-            popen(
-                [*CLI, "bot", "--server", address, "--game", "war-of-life", "--agent", agent]
-                + ["--games", "2", "--time", f"move={MOVE_TIME}", "--seed", "1"]
-            )
+            popen([*CLI, "bot", "--server", address, "--agent", agent, *options])
             for agent in ("openspiel-mcts", "random")
         ]
         lines = finish(bots[0]).splitlines()
@@ -76,10 +74,9 @@ def test_bot_plays_openspiel_mcts_on_a_server(tmp_path: Path) -> None:
 
 
 def test_a_local_tournament_seats_openspiel_mcts(tmp_path: Path) -> None:
-    tournament = popen(
-        [*CLI, "tournament", "local", "war-of-life", "openspiel-mcts", "random"]
-        + ["--time", f"move={MOVE_TIME}", "--db", str(tmp_path / "local.db")]
-    )
+    entrants = ["openspiel-mcts", "random"]
+    options = ["--time", f"move={MOVE_TIME}", "--db", str(tmp_path / "local.db")]
+    tournament = popen([*CLI, "tournament", "local", "war-of-life", *entrants, *options])
     results = [line for line in finish(tournament).splitlines() if line.startswith("[")]
     assert len(results) == 2 and all("local-openspiel-mcts" in line for line in results)
     assert not any(TIME_LOSS in line for line in results), results
