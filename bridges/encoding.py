@@ -36,7 +36,8 @@ class Encoding(ABC):
     max_tokens: ClassVar[int] = 1
     """Most actions one move takes."""
     decisions: ClassVar[int] = 1
-    """Actions a move usually takes: how many parts a bot splits a move's time into."""
+    """Actions with a choice a move usually takes: how many parts a bot splits a move's time
+    into (a forced action takes none)."""
     tensor_shape: ClassVar[tuple[int, ...]]
 
     @functools.cached_property

@@ -32,7 +32,7 @@ class KingsCourtEncoding(Encoding):
     game_name = "kings-court"
     num_actions = SQUARES + 1
     max_tokens = MAX_SQUARES_PER_MOVE + 1
-    decisions = 3  # a slide: two squares and the end
+    decisions = 2  # a slide: two squares (its end is forced, no search)
     tensor_shape = (4, SIZE, SIZE)
 
     def tokens(self, move: Move) -> tuple[int, ...]:

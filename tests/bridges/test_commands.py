@@ -18,9 +18,10 @@ import numpy as np
 
 from arbiter.bridges.pettingzoo_env import Observation, PolicyAgent
 from arbiter.games import GAME_NAMES, get_game
+from tests.bridges.test_ecosystem_doc import EXAMPLES
 from tests.processes import CLI, ROOT, start_server
 
-MOVE_TIME = "0.1"
+MOVE_TIME = "0.2"
 TIME_LOSS = "ran out of time"
 
 
@@ -82,19 +83,8 @@ def test_a_local_tournament_seats_openspiel_mcts(tmp_path: Path) -> None:
     assert not any(TIME_LOSS in line for line in results), results
 
 
-PLUGIN = """
-import numpy as np
-
-from arbiter.agents._base import Registration
-from arbiter.bridges.pettingzoo_env import PolicyAgent
-
-
-def policy(observation):
-    return int(np.flatnonzero(observation["action_mask"])[-1])
-
-
-AGENTS = [Registration("my-policy", lambda game, seed: PolicyAgent(game, policy), "mine")]
-"""
+PLUGIN = next(example for example in EXAMPLES if example.startswith("# my_policy.py"))
+"""The documented plugin module (docs/ecosystem.md), as a user would copy it."""
 
 
 def highest_action(observation: Observation) -> int:
@@ -103,8 +93,8 @@ def highest_action(observation: Observation) -> int:
 
 
 def install_plugin(folder: Path) -> dict[str, str]:
-    """A user's package with an `arbiter.agents` entry point, as pip would leave it in a
-    folder (the module and its dist-info); the environment of a process that has it."""
+    """A user's package with the documented `arbiter.agents` entry point, as pip would leave
+    it in a folder (the module and its dist-info); the environment of a process that has it."""
     (folder / "my_policy.py").write_text(PLUGIN)
     info = folder / "my_policy-1.0.dist-info"
     info.mkdir()

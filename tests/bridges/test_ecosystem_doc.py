@@ -14,8 +14,8 @@ PAGE = Path(__file__).resolve().parents[2] / "docs" / "ecosystem.md"
 EXAMPLES = re.findall(r"```python\n(.*?)```", PAGE.read_text(), re.DOTALL)
 
 
-def test_the_page_has_its_three_examples() -> None:
-    assert len(EXAMPLES) == 3
+def test_the_page_has_its_four_examples() -> None:
+    assert len(EXAMPLES) == 4
 
 
 @pytest.mark.parametrize("number", range(len(EXAMPLES)))
