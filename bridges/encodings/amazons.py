@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
+from arbiter.games import State
 from arbiter.games._bitboard import squares_of
 from arbiter.games.amazons import (
     BIT,
@@ -73,6 +74,14 @@ class AmazonsEncoding(Encoding):
             return Turn(turn.state, (*turn.pending, token))
         src, dst = (action(t) for t in turn.pending)
         return Turn(turn.state.play((src, dst, action(token))))
+
+    def move_of(self, state: State[Any], tokens: tuple[int, ...]) -> Any:
+        """The move read off its squares and checked by the rules, not looked up in the whole
+        move list: a bot asks this once its time is up."""
+        move = tuple(action(token) for token in tokens)
+        if len(move) != len(PHASES) or state.why_illegal(move) is not None:
+            raise ValueError(f"actions {list(tokens)} make no legal move here")
+        return move
 
     def _boards(self, turn: Turn) -> tuple[int, int, int]:
         """White, black and arrows with the pending part of the move made, as OpenSpiel shows."""
