@@ -4,7 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-ROOMS := games protocol server client agents
+ROOMS := games protocol server client agents bridges
 # Static tools (mypy, lint-imports) cannot see through the editable install's import hook, so
 # they read the package through a tree of links: .venv/typecheck/arbiter/<room> -> <room>/.
 TREE := $(VENV)/typecheck
@@ -14,7 +14,7 @@ TREE := $(VENV)/typecheck
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,postgres]'
+	$(BIN)/python -m pip install --quiet -e '.[test,postgres,openspiel]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -3,12 +3,18 @@
 Agents are registered by the name the command line uses, either for every game or for the games
 they understand (`register(..., games=("war-of-life",))`). `make_agent(name, game, seed)` builds
 one; `agents_for(game_name)` lists what a game can be played by.
+
+Packages outside the core add agents through the `arbiter.agents` entry point: each names a
+list of `Registration`s, registered the first time the registry is asked (not at import, so a
+plugin may import this package).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Any
 
 from arbiter.agents import search, war_of_life
@@ -57,16 +63,28 @@ def register(
     _REGISTRY[name] = AgentInfo(name, factory, help, None if games is None else frozenset(games))
 
 
+PLUGIN_GROUP = "arbiter.agents"
+
+
+@functools.cache
+def _registry() -> dict[str, AgentInfo]:
+    """The registry, with the agents of installed plugins (`PLUGIN_GROUP`) added once."""
+    for entry in entry_points(group=PLUGIN_GROUP):
+        for plugin in entry.load():
+            register(plugin.name, plugin.factory, plugin.help, plugin.games)
+    return _REGISTRY
+
+
 def agents_for(game_name: str) -> list[AgentInfo]:
-    return [info for info in _REGISTRY.values() if info.plays(game_name)]
+    return [info for info in _registry().values() if info.plays(game_name)]
 
 
 def all_agent_names() -> list[str]:
-    return sorted(_REGISTRY)
+    return sorted(_registry())
 
 
 def make_agent(name: str, game: Game[Any, Any], seed: int | None = None) -> Agent:
-    info = _REGISTRY.get(name)
+    info = _registry().get(name)
     if info is None or not info.plays(game.name):
         names = ", ".join(info.name for info in agents_for(game.name))
         raise AgentError(f"no agent {name!r} for {game.name} (agents: {names})")

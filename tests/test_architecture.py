@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ROOMS = ("games", "protocol", "server", "client", "agents")
+ROOMS = ("games", "protocol", "server", "client", "agents", "bridges")
 BIN = Path(sys.executable).parent
 FILE_TYPES = {"py", "md", "js", "db", "json", "txt", "lock"}
 """Endings that make `server.db` or `client.js` a file name, not a module."""

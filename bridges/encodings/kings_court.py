@@ -1,0 +1,54 @@
+"""King's Court: a move is the squares its piece visits, one action each, then `END` (64).
+
+Squares are numbered as the game numbers them, `column + 8 * row` with A1 = 0. The end action
+is what lets a jump stop where a longer jump could go on: no move's actions are then a prefix of
+another's. The tensor is white's pieces, black's, the squares the pending move has visited, and
+a plane of ones when white moves, each 8x8 with row 0 the top row (row 8), as `render()` draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
+from arbiter.games.kings_court import (
+    DEFAULT_NO_CAPTURE_LIMIT,
+    MAX_SQUARES_PER_MOVE,
+    PIECES_PER_SIDE,
+    SIZE,
+    SQUARE_NAMES,
+    KingsCourtState,
+    Move,
+)
+
+SQUARES = SIZE * SIZE
+END = SQUARES
+
+
+class KingsCourtEncoding(Encoding):
+    game_name = "kings-court"
+    num_actions = SQUARES + 1
+    max_tokens = MAX_SQUARES_PER_MOVE + 1
+    decisions = 2  # a slide: two squares (its end is forced, no search)
+    tensor_shape = (4, SIZE, SIZE)
+
+    def tokens(self, move: Move) -> tuple[int, ...]:
+        return (*move, END)
+
+    def max_moves(self, options: Mapping[str, Any]) -> int:
+        limit = int(options.get("no_capture_limit", DEFAULT_NO_CAPTURE_LIMIT))
+        return (2 * PIECES_PER_SIDE + 1) * (limit + 1)
+
+    def tensor(self, turn: Turn) -> Tensor:
+        state: KingsCourtState = turn.state
+        visited = sum(1 << square for square in turn.pending)
+        to_move = (1 << SQUARES) - 1 if state.turn == 0 else 0
+        boards = [state.white, state.black, visited, to_move]
+        cells = planes(boards, SQUARES).reshape(len(boards), SIZE, SIZE)
+        return np.ascontiguousarray(cells[:, ::-1, :])
+
+    def action_name(self, token: int) -> str:
+        return "end" if token == END else SQUARE_NAMES[token]

@@ -1,0 +1,44 @@
+"""Shobu: one action per turn, `(passive * 64 + aggressive) * 16 + vector`, 65,536 in all.
+
+`passive` and `aggressive` are the squares of the two stones as the game numbers them
+(`board * 16 + row * 4 + column`, boards black-dark, black-light, white-dark, white-light, row 0
+nearest Black) and `vector` is `direction * 2 + distance - 1`, directions n, ne, e, se, s, sw,
+w, nw (north toward White). The tensor is black's stones, white's, and a plane of ones when
+black moves, each shaped (board, row, column) in that numbering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
+from arbiter.games.shobu import NO_CAPTURE_LIMIT, Move, ShobuState
+
+SQUARES = 64
+VECTORS = 16
+MAX_PUSHES = 25
+"""Stones pushed off in the longest game: 12 of each side's, then the one that ends it."""
+
+
+class ShobuEncoding(Encoding):
+    game_name = "shobu"
+    num_actions = SQUARES * SQUARES * VECTORS
+    tensor_shape = (3, 4, 4, 4)
+
+    def tokens(self, move: Move) -> tuple[int, ...]:
+        passive, aggressive, direction, distance = move
+        return ((passive * SQUARES + aggressive) * VECTORS + direction * 2 + distance - 1,)
+
+    def move_of_action(self, action: int) -> Move:
+        stones, vector = divmod(action, VECTORS)
+        passive, aggressive = divmod(stones, SQUARES)
+        return passive, aggressive, vector >> 1, (vector & 1) + 1
+
+    def max_moves(self, options: Mapping[str, Any]) -> int:
+        return MAX_PUSHES * (int(options.get("no_capture_limit", NO_CAPTURE_LIMIT)) + 1)
+
+    def tensor(self, turn: Turn) -> Tensor:
+        state: ShobuState = turn.state
+        to_move = (1 << SQUARES) - 1 if state.turn == 0 else 0
+        return planes([state.black, state.white, to_move], SQUARES).reshape(self.tensor_shape)

@@ -1,0 +1,44 @@
+"""War of Life: one action per move, `source * 8 + direction`, 512 in all.
+
+The direction of the step is numbered from north (toward rank 8) clockwise: n, ne, e, se, s,
+sw, w, nw. The tensor is blue's pieces, red's pieces and a plane of ones when blue moves, each
+8x8 with row 0 the top row (rank 8), as `render()` draws it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
+from arbiter.games.war_of_life import MAX_PLY, Move, WarOfLifeState
+
+SIZE = 8
+STEPS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+"""(file step, rank step) of each direction, in action order."""
+
+
+class WarOfLifeEncoding(Encoding):
+    game_name = "war-of-life"
+    num_actions = SIZE * SIZE * len(STEPS)
+    tensor_shape = (3, SIZE, SIZE)
+
+    def tokens(self, move: Move) -> tuple[int, ...]:
+        step = (move.target % SIZE - move.source % SIZE, move.target // SIZE - move.source // SIZE)
+        return (move.source * len(STEPS) + STEPS.index(step),)
+
+    def move_of_action(self, action: int) -> Move:
+        source, direction = divmod(action, len(STEPS))
+        file_step, rank_step = STEPS[direction]
+        return Move(source, source + file_step + SIZE * rank_step)
+
+    def max_moves(self, options: Mapping[str, Any]) -> int:
+        return MAX_PLY
+
+    def tensor(self, turn: Turn) -> Tensor:
+        state: WarOfLifeState = turn.state
+        to_move = (1 << SIZE * SIZE) - 1 if state.turn == 0 else 0
+        cells = planes([state.blue, state.red, to_move], SIZE * SIZE).reshape(3, SIZE, SIZE)
+        return np.ascontiguousarray(cells[:, ::-1, :])

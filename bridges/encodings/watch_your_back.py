@@ -1,0 +1,78 @@
+"""Watch Your Back!: one action per move over a stated space of 577.
+
+A placement on `(x, y)` is `8 * y + x` (0-63); a slide or jump from `(x, y)` is
+`64 + 8 * (8 * y + x) + 2 * direction + (distance - 1)` with directions up, left, right, down
+(64-575); the forfeited turn is 576. The rules set no bound on the moving phase, and OpenSpiel
+needs one, so the bridge calls a draw after `MOVE_CAP` moves (placements included): random
+games end long before. The tensor is white, black, corners, removed squares, a plane of ones
+when white moves and one during the placing phase, each 8x8 with row 0 the top (y = 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
+from arbiter.games.watch_your_back import (
+    CORNERS,
+    DIRECTIONS,
+    PASS,
+    PLACEMENTS,
+    REMOVED,
+    SIZE,
+    SQUARE_INDEX,
+    SQUARES,
+    Move,
+    WatchYourBackState,
+)
+
+CELLS = SIZE * SIZE
+STEP_BASE = CELLS
+PASS_ACTION = STEP_BASE + CELLS * 2 * len(DIRECTIONS)
+MOVE_CAP = 1024
+
+
+class WatchYourBackEncoding(Encoding):
+    game_name = "watch-your-back"
+    num_actions = PASS_ACTION + 1
+    tensor_shape = (6, SIZE, SIZE)
+
+    def tokens(self, move: Move) -> tuple[int, ...]:
+        if move is PASS:
+            return (PASS_ACTION,)
+        if isinstance(move[0], int):
+            return (SQUARE_INDEX[move],)
+        (xa, ya), (xb, yb) = move
+        distance = max(abs(xb - xa), abs(yb - ya))
+        direction = DIRECTIONS.index(((xb - xa) // distance, (yb - ya) // distance))
+        return (STEP_BASE + 8 * SQUARE_INDEX[(xa, ya)] + 2 * direction + distance - 1,)
+
+    def move_of_action(self, action: int) -> Move:
+        if action == PASS_ACTION:
+            return PASS
+        if action < STEP_BASE:
+            return SQUARES[action]
+        start, rest = divmod(action - STEP_BASE, 2 * len(DIRECTIONS))
+        (dx, dy), distance = DIRECTIONS[rest // 2], rest % 2 + 1
+        x, y = SQUARES[start]
+        return (x, y), (x + dx * distance, y + dy * distance)
+
+    def max_moves(self, options: Mapping[str, Any]) -> int:
+        return MOVE_CAP
+
+    def move_cap(self, options: Mapping[str, Any]) -> int | None:
+        return MOVE_CAP
+
+    def tensor(self, turn: Turn) -> Tensor:
+        state: WatchYourBackState = turn.state
+        ones = (1 << CELLS) - 1
+        boards = [
+            state.white,
+            state.black,
+            CORNERS[state.shrinks],
+            REMOVED[state.shrinks],
+            ones if state.turn == 0 else 0,
+            ones if state.ply < PLACEMENTS else 0,
+        ]
+        return planes(boards, CELLS).reshape(len(boards), SIZE, SIZE)

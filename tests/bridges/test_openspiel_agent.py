@@ -1,0 +1,58 @@
+"""`openspiel-mcts` keeps time itself: its search stops at a deadline with a move ready."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("pyspiel")
+
+from arbiter.agents import make_agent
+from arbiter.bridges.openspiel_agent import OpenSpielMCTS
+from arbiter.games import GAME_NAMES, get_game
+from tests.agents.positions import sample
+
+BUDGET = 0.3
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_an_unlimited_search_stops_at_its_deadline_with_simulations_done(name: str) -> None:
+    game = get_game(name)
+    agent = make_agent("openspiel-mcts", game, seed=1)
+    assert isinstance(agent, OpenSpielMCTS)
+    state = sample(name, 2, seed=4)[1]
+    start = time.perf_counter()
+    move = agent.choose(state, BUDGET)
+    elapsed = time.perf_counter() - start
+    assert elapsed < BUDGET
+    assert agent.bot.simulations > 0 and state.why_illegal(move) is None
+
+
+def test_a_simulation_limit_ends_the_search_before_the_clock_does() -> None:
+    game = get_game("war-of-life")
+    agent = make_agent("openspiel-mcts-s100", game, seed=1)
+    assert isinstance(agent, OpenSpielMCTS)
+    state = game.new_game(seed=2)
+    agent.choose(state, 30.0)
+    assert agent.bot.simulations == 100
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_no_time_to_think_still_gets_a_legal_move(name: str) -> None:
+    game = get_game(name)
+    agent = make_agent("openspiel-mcts", game, seed=1)
+    for state in sample(name, 3, seed=6):
+        assert state.why_illegal(agent.choose(state, 0.0)) is None
+
+
+def test_a_late_move_makes_the_next_search_shorter() -> None:
+    """Lateness past the deadline (a busy machine) is kept back from the next moves."""
+    game = get_game("shobu")
+    agent = make_agent("openspiel-mcts", game, seed=1)
+    assert isinstance(agent, OpenSpielMCTS)
+    state = game.new_game()
+    agent.late.append(0.2)
+    start = time.perf_counter()
+    agent.choose(state, 0.4)
+    assert time.perf_counter() - start < 0.4 - 0.2
