@@ -37,12 +37,12 @@ LIST = "arbiter-server admin list"
 RENEW = "arbiter-server admin token south > south.token"
 REMOVE = "arbiter-server admin remove judge"
 BOTS = (
-    "ARBITER_TOKEN=$(cat north.token) arbiter bot --server games.example.org --game kings-court"
+    "ARBITER_TOKEN=$(cat north.token) arbiter bot --server arbiter.example.org --game kings-court"
     " --agent greedy --name north",
-    "ARBITER_TOKEN=$(cat south.token) arbiter bot --server games.example.org --game kings-court"
+    "ARBITER_TOKEN=$(cat south.token) arbiter bot --server arbiter.example.org --game kings-court"
     " --agent random --name south",
 )
-LOBBY = "arbiter lobby --server games.example.org"
+LOBBY = "arbiter lobby --server arbiter.example.org"
 ENDED = """grep '"event": "match_ended"' server.jsonl"""
 SQLITE_BACKUPS = (
     '(umask 077 && sqlite3 class.db ".backup class-backup.db")',
@@ -94,7 +94,7 @@ def net() -> Iterator[Namespace]:
 
 @pytest.fixture
 def reader(net: Namespace, tmp_path: Path) -> Iterator[Reader]:
-    reading = Reader(net, tmp_path, {"games.example.org": "127.0.0.1"})
+    reading = Reader(net, tmp_path, {"arbiter.example.org": "127.0.0.1"})
     try:
         yield reading
     finally:
