@@ -56,7 +56,7 @@ def test_referee_plays_every_game_with_openspiel_mcts_in_time() -> None:
 
 
 def test_bot_plays_openspiel_mcts_on_a_server(tmp_path: Path) -> None:
-    server, address = start_server(tmp_path / "bots.db", log=tmp_path / "server.log")
+    server, address = start_server(tmp_path / "bots.db", log=tmp_path / "server-stderr.txt")
     try:
         options = f"--game war-of-life --games 2 --time move={MOVE_TIME} --seed 1".split()
         bots = [
@@ -110,7 +110,7 @@ def test_a_trained_policy_plays_through_its_own_entry_point(tmp_path: Path) -> N
     env = install_plugin(tmp_path)
     game = get_game("amazons")
     referee = popen([*CLI, "referee", "amazons", "my-policy", "random", "--json"], env=env)
-    server, address = start_server(tmp_path / "policy.db", log=tmp_path / "server.log")
+    server, address = start_server(tmp_path / "policy.db", log=tmp_path / "server-stderr.txt")
     try:
         bots = [
             popen([*CLI, "bot", "--server", address, "--game", "amazons", "--agent", agent], env)
