@@ -14,17 +14,16 @@ another's, and a busy machine slows them all. So the search keeps a deadline its
 of a playout; past the deadline the search unwinds (`clock.OutOfTime`) and the move is the best
 child of the simulations that finished, or a random legal action if none did.
 
-The deadline is what the server's budget allows (`agents.search.clock`) less a reserve for how
-late the last moves ran past theirs: the work after the search (dropping its tables before the
-garbage collector is back on, as `clock.collector_paused` asks) and, on a busy machine, the
-moments the process waits for a core.
+The deadline is what the server's budget allows (`agents.search.clock`'s `TimeKeeper`, whose
+reserve is learned from how late this process's moves ran: the work after the search, such as
+dropping its tables before the garbage collector is back on, and on a busy machine the moments
+the process waits for a core).
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections import deque
 from typing import Any
 
 import numpy as np
@@ -42,10 +41,6 @@ UNLIMITED = 10**9
 """Simulations asked for when only the clock limits the search."""
 DEADLINE_EVERY = 8
 """Plies of a playout between two looks at the clock."""
-LATE_MOVES = 50
-"""Recent moves whose lateness (past the deadline) the next deadline keeps back."""
-SAFETY = 1.5
-"""The next move may run a little later than the latest recent one."""
 
 
 class OurPlayouts:
@@ -122,16 +117,13 @@ class OpenSpielMCTS:
         self.rng = random.Random(seed)
         self.bot = DeadlineBot(self.spiel_game, OurPlayouts(self.rng), self.rng.getrandbits(31))
         self.bot.max_simulations = UNLIMITED if simulations is None else simulations
-        self.late: deque[float] = deque(maxlen=LATE_MOVES)
-        """Seconds past its deadline each recent move was handed back (0 if in time)."""
 
     def choose(self, state: State[Any], budget: float) -> Any:
-        reserve = SAFETY * max(self.late, default=0.0)
-        deadline = time.perf_counter() + max(0.0, self.keeper.allot(budget) - reserve)
+        deadline = time.perf_counter() + self.keeper.allot(budget)
         with clock.collector_paused():
             move = self._choose(state, deadline)
             forget_tables()
-        self.late.append(max(0.0, time.perf_counter() - deadline))
+        self.keeper.done()
         return move
 
     def _choose(self, state: State[Any], deadline: float) -> Any:

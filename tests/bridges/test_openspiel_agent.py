@@ -44,15 +44,3 @@ def test_no_time_to_think_still_gets_a_legal_move(name: str) -> None:
     agent = make_agent("openspiel-mcts", game, seed=1)
     for state in sample(name, 3, seed=6):
         assert state.why_illegal(agent.choose(state, 0.0)) is None
-
-
-def test_a_late_move_makes_the_next_search_shorter() -> None:
-    """Lateness past the deadline (a busy machine) is kept back from the next moves."""
-    game = get_game("shobu")
-    agent = make_agent("openspiel-mcts", game, seed=1)
-    assert isinstance(agent, OpenSpielMCTS)
-    state = game.new_game()
-    agent.late.append(0.2)
-    start = time.perf_counter()
-    agent.choose(state, 0.4)
-    assert time.perf_counter() - start < 0.4 - 0.2
