@@ -11,6 +11,7 @@ COPY protocol ./protocol
 COPY server ./server
 COPY client ./client
 COPY agents ./agents
+COPY bridges ./bridges
 RUN pip install --no-cache-dir '.[postgres]'
 USER arbiter
 WORKDIR /data
