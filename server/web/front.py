@@ -1,0 +1,94 @@
+"""The web front: pages and WebSockets served by hypercorn's trio worker, in the server's own
+process and nursery (docs/web.md says why: no second event loop, no second client hop).
+
+Every page is one HTML shell with its ES modules (`static/`, shipped in the wheel); the page's
+path (`/match/12`, `/tournament/spring`, `/player/ann`) says which view the modules draw. The
+one live channel is `/socket`: each WebSocket is admitted and served like a TCP connection
+(`server.admitted`), so the caps, the hello deadline, the request rate and the output bounds of
+`server.admission` and `server.limits` hold for a browser as for any client.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from arbiter import protocol
+from arbiter.server.admission import Doorway
+from arbiter.server.admitted import serve_admitted
+from arbiter.server.lobby import Lobby
+from arbiter.server.web.pages import Translations
+from arbiter.server.web.socket import WebSocketStream
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "static"
+SHELL = STATIC / "index.html"
+PAGES = ("/", "/match/{match:int}", "/tournament/{name}", "/player/{name}", "/play")
+"""The paths that show the shell; its modules read the path."""
+
+
+def web_app(lobby: Lobby, doorway: Doorway) -> Starlette:
+    """The pages, the static files and the WebSocket endpoint of one server."""
+    translations = Translations()
+
+    async def shell(request: Request) -> FileResponse:
+        return FileResponse(SHELL, headers={"Cache-Control": "no-cache"})
+
+    async def socket(websocket: WebSocket) -> None:
+        client = websocket.client
+        address, port = (client.host, client.port) if client is not None else ("", 0)
+
+        async def refuse(code: protocol.ErrorCode, sentence: str) -> None:
+            await websocket.accept()
+            error = protocol.Error(code=code, message=sentence).to_wire()
+            await websocket.send_text(json.dumps(error))
+            await websocket.close()
+
+        async def accept() -> trio.abc.Stream:
+            await websocket.accept()
+            return WebSocketStream(websocket, translations)
+
+        await serve_admitted(lobby, doorway, address, f"{address}:{port}", refuse, accept)
+
+    routes: list[BaseRoute] = [Route(path, shell) for path in PAGES]
+    routes.append(WebSocketRoute("/socket", socket))
+    routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
+    return Starlette(routes=routes)
+
+
+def web_config(host: str, port: int) -> Config:
+    """Hypercorn's settings: no access log (a page's path is all it would say, and the server's
+    own log has each connection), messages no larger than the protocol's frames."""
+    config = Config()
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.accesslog = None
+    config.errorlog = log
+    config.include_server_header = False
+    config.websocket_max_message_size = protocol.DEFAULT_MAX_FRAME
+    return config
+
+
+async def serve_web(
+    lobby: Lobby,
+    doorway: Doorway,
+    host: str,
+    port: int,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve the web front until cancelled; reports its address (`http://HOST:PORT`)."""
+    async with trio.open_nursery() as nursery:
+        app, config = web_app(lobby, doorway), web_config(host, port)
+        bound: list[str] = await nursery.start(serve, app, config)
+        task_status.started(bound[0])
