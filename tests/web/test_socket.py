@@ -58,9 +58,7 @@ def heard_about(heard: list[dict[str, Any]], code: str) -> str:
     return " ".join(message["message"] for message in heard if message.get("code") == code)
 
 
-def test_a_spectator_reads_a_match_and_cannot_move_in_it(
-    web_server: WebServer, page: Page
-) -> None:
+def test_a_spectator_reads_a_match_and_cannot_move_in_it(web_server: WebServer, page: Page) -> None:
     match = PacedMatch(web_server.port, "amazons", {}, pause=0.2).start()
     page.goto(web_server.url)
     watch = {"type": "watch", "match": match.match}

@@ -99,8 +99,16 @@ def test_every_games_board_is_drawn_with_its_last_move_and_replays(
     expect(page.locator(".board-box")).to_have_attribute("data-ply", "1", timeout=SECONDS)
 
 
-SHRUNK = ["########", "#X----X#", "#-O--@-#", "#------#", "#--@---#", "#------#", "#X----X#",
-          "########"]
+SHRUNK = [
+    "########",
+    "#X----X#",
+    "#-O--@-#",
+    "#------#",
+    "#--@---#",
+    "#------#",
+    "#X----X#",
+    "########",
+]
 
 
 def test_watch_your_backs_shrunk_edges_and_new_corners_are_drawn(
@@ -127,8 +135,11 @@ def rows(data: dict[str, object]) -> list[str]:
     if "boards" in data:  # Shobu, in the order the page draws its boards
         boards = data["boards"]
         assert isinstance(boards, dict)
-        return [row for name in ("white-dark", "white-light", "black-dark", "black-light")
-                for row in boards[name]]
+        return [
+            row
+            for name in ("white-dark", "white-light", "black-dark", "black-light")
+            for row in boards[name]
+        ]
     board = data["board"]
     assert isinstance(board, list)
     return board
