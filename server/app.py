@@ -154,7 +154,7 @@ async def serve(
             if web is not None:
                 from arbiter.server.web.front import serve_web  # only a web server loads it
 
-                web.url = await nursery.start(serve_web, lobby, doorway, host, web.port)
+                web.url = await nursery.start(serve_web, lobby, doorway, host, web.port, db_path)
             task_status.started(listeners)
     finally:
         storage.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from pathlib import Path
 
 import trio
@@ -19,7 +20,7 @@ from hypercorn.config import Config
 from hypercorn.trio import serve
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse
+from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
@@ -29,6 +30,7 @@ from arbiter.server.admission import Doorway
 from arbiter.server.admitted import serve_admitted
 from arbiter.server.lobby import Lobby
 from arbiter.server.web.pages import Translations
+from arbiter.server.web.players import player_games
 from arbiter.server.web.socket import WebSocketStream
 
 log = logging.getLogger(__name__)
@@ -39,9 +41,18 @@ PAGES = ("/", "/match/{match:int}", "/tournament/{name}", "/player/{name}", "/pl
 """The paths that show the shell; its modules read the path."""
 
 
-def web_app(lobby: Lobby, doorway: Doorway) -> Starlette:
-    """The pages, the static files and the WebSocket endpoint of one server."""
+def web_app(lobby: Lobby, doorway: Doorway, db_path: str | Path) -> Starlette:
+    """The pages, the static files, the WebSocket endpoint and the records of one server."""
     translations = Translations()
+
+    async def games_of(request: Request) -> JSONResponse:
+        name = request.path_params["name"]
+        try:
+            games = await trio.to_thread.run_sync(player_games, db_path, name)
+        except sqlite3.Error as error:
+            log.error("cannot read the records for a player page: %s", error)
+            return JSONResponse({"error": "the records cannot be read now"}, status_code=503)
+        return JSONResponse({"player": name, "games": games})
 
     async def shell(request: Request) -> FileResponse:
         return FileResponse(SHELL, headers={"Cache-Control": "no-cache"})
@@ -64,6 +75,7 @@ def web_app(lobby: Lobby, doorway: Doorway) -> Starlette:
 
     routes: list[BaseRoute] = [Route(path, shell) for path in PAGES]
     routes.append(WebSocketRoute("/socket", socket))
+    routes.append(Route("/records/player/{name}", games_of))
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     return Starlette(routes=routes)
 
@@ -85,10 +97,11 @@ async def serve_web(
     doorway: Doorway,
     host: str,
     port: int,
+    db_path: str | Path,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the web front until cancelled; reports its address (`http://HOST:PORT`)."""
     async with trio.open_nursery() as nursery:
-        app, config = web_app(lobby, doorway), web_config(host, port)
+        app, config = web_app(lobby, doorway, db_path), web_config(host, port)
         bound: list[str] = await nursery.start(serve, app, config)
         task_status.started(bound[0])

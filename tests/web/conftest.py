@@ -26,6 +26,7 @@ class WebServer:
     url: str
     """The web front, `http://127.0.0.1:PORT`."""
     log: Path
+    db: Path
 
 
 @pytest.fixture
@@ -36,7 +37,8 @@ def web_server(tmp_path: Path) -> Iterator[WebServer]:
         assert server.stdout is not None
         line = server.stdout.readline()
         assert line.startswith("web pages on http://127.0.0.1:"), line
-        yield WebServer(int(address.split(":")[1]), line.split()[-1], log)
+        port = int(address.split(":")[1])
+        yield WebServer(port, line.split()[-1], log, tmp_path / "arbiter.db")
     finally:
         server.terminate()
         try:

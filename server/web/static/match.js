@@ -117,7 +117,8 @@ export class MatchView {
     this.clockCells = seats.map((seat, i) => element("span", { class: "clock" }));
     this.players.replaceChildren(...seats.map((seat, i) => element("div", {
       class: `player${seat === this.toMove ? " to-move" : ""}`, "data-seat": seat,
-    }, element("span", { text: `${players[i]} (${colours[i]})` }), this.clockCells[i])));
+    }, element("span", {}, link(`/player/${encodeURIComponent(players[i])}`, players[i]),
+      ` (${colours[i]})`), this.clockCells[i])));
     this.tickClocks();
     this.moves.replaceChildren(...moves.map((move, i) => {
       const anchor = link(`#ply=${i + 1}`, `${i + 1}. ${move}`);
