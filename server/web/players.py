@@ -8,6 +8,8 @@ from typing import Any
 
 from arbiter.server.records import open_read_only, read_records
 
+LISTED = ("game", "seats", "players", "result", "winner", "reason", "termination", "scores")
+"""The fields of a `FullRecord` the page lists as they are."""
 SHOWN_GAMES = 200
 """The player's latest finished games listed; older ones are in `arbiter export`."""
 
@@ -28,16 +30,8 @@ def player_games(db_path: str | Path, name: str) -> list[dict[str, Any]]:
     return [
         {
             "match": record.id,
-            "game": record.game,
-            "seats": record.seats,
-            "players": record.players,
-            "result": record.result,
-            "winner": record.winner,
-            "reason": record.reason,
-            "termination": record.termination,
-            "scores": record.scores,
+            **{field: getattr(record, field) for field in LISTED},
             "moves": len(record.moves),
-            "ended_at": record.ended_at,
             "tournament": record.tournament and record.tournament["name"],
         }
         for record in reversed(records)
