@@ -5,7 +5,8 @@ behind it reads and writes ordinary frames, so every check, size and rate of a T
 What a page cannot work out without the rules is added on the way out, computed by the game's
 own Python: the position after each move (`state` on `move_accepted` and `opponent_moved`), and
 every position of a match shown from its start (`states` on `watching` and `resumed`), and the
-seat to move after them (`to_move`, nil once the game is over).
+seat to move after them (`to_move`, nil once the game is over; `resumed` has its own `to_move`,
+whether a `your_turn` follows, which is kept).
 
 Spectators of one match all receive the same frame bytes for a move, so the translation of a
 frame is kept (`Translations`, a small LRU shared by every page): the thousandth spectator of
@@ -121,9 +122,9 @@ class PageWire:
         kind, match = message.get("type"), message.get("match")
         position = None
         try:
-            if kind == "match_started":
+            if kind == "match_started":  # a match resumed after a restart starts part-played
                 game = get_game(message["game"])
-                position = game, game.replay(message["options"], [])
+                position = game, game.state_from_data(message["state"])
             elif kind in SHOWN:
                 game = get_game(message["game"])
                 states = [game.initial_state(message["options"])]
@@ -137,7 +138,7 @@ class PageWire:
                 message["state"] = position[1].to_data()
         except (GameError, KeyError):
             position = None  # drawn from what the frame itself says
-        if position is not None and kind != "match_started":
+        if position is not None and kind not in ("match_started", "resumed"):
             game, state = position
             message["to_move"] = None if state.is_over() else game.seats[state.turn]
         return Translation(json.dumps(message, separators=(",", ":")), match, position)

@@ -1,6 +1,7 @@
 // The page's path says which view to draw: every path is served the same shell.
 import { showLobby } from "./lobby.js";
 import { showMatch } from "./match.js";
+import { showPlay } from "./play.js";
 import { showPlayer } from "./player.js";
 import { showTournament } from "./tournament.js";
 
@@ -14,4 +15,5 @@ const named = (prefix) => {
 if (named("match")) showMatch(main, Number(named("match")));
 else if (named("tournament")) showTournament(main, named("tournament"));
 else if (named("player")) showPlayer(main, named("player"));
+else if (path === "/play") showPlay(main);
 else showLobby(main);

@@ -1,6 +1,8 @@
 // Each game's position drawn as SVG from the game's own state dict (docs/games/*.md): row
 // strings, top row first. Only how things look lives here: which cells a move names is read
-// from its notation; the positions themselves come from the server, computed by the rules.
+// from its notation (moves.js); the positions themselves come from the server, computed by the
+// rules.
+import { squaresOf } from "./moves.js";
 
 const CELL = 44;
 const MARGIN = 22;
@@ -57,10 +59,6 @@ const none = () => "";
 const svg = (width, height, game, body) => `<svg class="board" data-game="${game}"`
   + ` xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}">${body}</svg>`;
 
-function marksOf(move, pattern, name = (m) => `${m[1]}${m[2]}`) {
-  return new Set(move ? [...move.matchAll(pattern)].map(name) : []);
-}
-
 function oneBoard(game, rows, columns, rowLabels, look, marked) {
   const body = grid({ rows, columns, rowLabels, look, marked });
   const width = 2 * MARGIN + columns.length * CELL;
@@ -71,18 +69,17 @@ const LIGHT = "#f0d9b5";
 const DARK = "#b58863";
 const checker = (r, c) => ((r + c) % 2 === 0 ? LIGHT : DARK);
 
-function kingsCourt(state, move) {
+function kingsCourt(state, marked) {
   const court = (r, c) => r >= 2 && r <= 5 && c >= 2 && c <= 5;
   const look = (char, r, c) => ({
     fill: court(r, c) ? "#c8d6a0" : "#ece6d6",
     piece: char === "w" ? (x, y) => stone(x, y, "#fff")
       : char === "b" ? (x, y) => stone(x, y, "#222") : none,
   });
-  return oneBoard("kings-court", state.board, [..."ABCDEFGH"], [..."87654321"], look,
-    marksOf(move, /([A-H])([1-8])/g));
+  return oneBoard("kings-court", state.board, [..."ABCDEFGH"], [..."87654321"], look, marked);
 }
 
-function watchYourBack(state, move) {
+function watchYourBack(state, marked) {
   const look = (char) => ({
     fill: char === "#" ? "#555" : char === "X" ? "#3a3a3a" : "#e8e2cf",
     piece: char === "O" ? (x, y) => stone(x, y, "#fff")
@@ -90,18 +87,16 @@ function watchYourBack(state, move) {
         : char === "X" ? (x, y) => cross(x, y, "#ddd") : none,
   });
   const digits = [..."01234567"];
-  return oneBoard("watch-your-back", state.board, digits, digits, look,
-    marksOf(move, /([0-7]),([0-7])/g));
+  return oneBoard("watch-your-back", state.board, digits, digits, look, marked);
 }
 
-function warOfLife(state, move) {
+function warOfLife(state, marked) {
   const look = (char, r, c) => ({
     fill: (r + c) % 2 === 0 ? "#f4f4f4" : "#dcdcdc",
     piece: char === "b" ? (x, y) => stone(x, y, "#2b6cd4", "#123")
       : char === "r" ? (x, y) => stone(x, y, "#d43b2b", "#311") : none,
   });
-  return oneBoard("war-of-life", state.board, [..."abcdefgh"], [..."87654321"], look,
-    marksOf(move, /([a-h])([1-8])/g));
+  return oneBoard("war-of-life", state.board, [..."abcdefgh"], [..."87654321"], look, marked);
 }
 
 function amazon(x, y, fill, stroke) {
@@ -111,7 +106,7 @@ function amazon(x, y, fill, stroke) {
   return `<polygon points="${points}" fill="${fill}" stroke="${stroke}" stroke-width="2"/>`;
 }
 
-function amazons(state, move) {
+function amazons(state, marked) {
   const look = (char, r, c) => ({
     fill: char === "x" ? "#4a3426" : checker(r, c),
     piece: char === "W" ? (x, y) => amazon(x, y, "#fff", INK)
@@ -119,35 +114,12 @@ function amazons(state, move) {
         : char === "x" ? (x, y) => cross(x, y, "#c96") : none,
   });
   const ranks = range(10).map((i) => String(10 - i));
-  return oneBoard("amazons", state.board, [..."abcdefghij"], ranks, look,
-    marksOf(move, /([a-j])(10|[1-9])/g));
+  return oneBoard("amazons", state.board, [..."abcdefghij"], ranks, look, marked);
 }
 
 const SHOBU_CODES = { bd: "black-dark", bl: "black-light", wd: "white-dark", wl: "white-light" };
-const SHOBU_STEPS = { n: [-1, 0], ne: [-1, 1], e: [0, 1], se: [1, 1], s: [1, 0], sw: [1, -1],
-  w: [0, -1], nw: [-1, -1] };
 
-// Both halves of a Shobu turn, each on its board: the stone's square and where it went.
-function shobuMarks(move) {
-  const marks = new Set();
-  const words = move ? move.split(" ") : [];
-  if (words.length !== 3) return marks;
-  const step = SHOBU_STEPS[words[2].slice(0, -1)];
-  const distance = Number(words[2].slice(-1));
-  if (!step) return marks;
-  for (const word of words.slice(0, 2)) {
-    const code = word.slice(0, 2);
-    const column = "abcd".indexOf(word[2]);
-    const row = "4321".indexOf(word[3]);
-    marks.add(`${code}:${word.slice(2, 4)}`);
-    const end = [row + step[0] * distance, column + step[1] * distance];
-    if (end.every((v) => v >= 0 && v < 4)) marks.add(`${code}:${"abcd"[end[1]]}${"4321"[end[0]]}`);
-  }
-  return marks;
-}
-
-function shobu(state, move) {
-  const marked = shobuMarks(move);
+function shobu(state, marked) {
   const size = 2 * MARGIN + 4 * CELL;
   const layout = [["wd", 0, 0], ["wl", 1, 0], ["bd", 0, 1], ["bl", 1, 1]];
   const rope = 30;
@@ -181,7 +153,7 @@ const DRAWINGS = {
 export function drawBoard(game, state, move) {
   const drawing = DRAWINGS[game];
   if (!drawing) return `<p class="error">no drawing for ${escape(game)}</p>`;
-  return drawing(state, move);
+  return drawing(state, new Set(squaresOf(game, move)));
 }
 
 // The colour each game gives its seats, in seat order, for names and clocks.

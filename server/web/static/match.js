@@ -36,9 +36,9 @@ export class MatchView {
       button(">", "next move", () => this.shown() + 1),
       button(">|", "latest position", () => this.latest()),
       this.slider);
-    const side = element("div", { class: "side" }, this.players, this.result, replay, this.moves);
+    this.side = element("div", { class: "side" }, this.players, this.result, replay, this.moves);
     main.replaceChildren(this.title, this.status,
-      element("div", { class: "match" }, this.board, side));
+      element("div", { class: "match" }, this.board, this.side));
   }
 
   receive(message, wire) {
