@@ -10,9 +10,11 @@ one live channel is `/socket`: each WebSocket is admitted and served like a TCP 
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
@@ -30,8 +32,8 @@ from arbiter.server.admission import Doorway
 from arbiter.server.admitted import serve_admitted
 from arbiter.server.lobby import Lobby
 from arbiter.server.web.pages import Translations
-from arbiter.server.web.players import player_games
 from arbiter.server.web.socket import WebSocketStream
+from arbiter.server.web.stored import match_ending, player_games
 
 log = logging.getLogger(__name__)
 
@@ -45,14 +47,24 @@ def web_app(lobby: Lobby, doorway: Doorway, db_path: str | Path) -> Starlette:
     """The pages, the static files, the WebSocket endpoint and the records of one server."""
     translations = Translations()
 
+    async def from_the_store(read: Callable[[], object], what: str) -> JSONResponse:
+        try:
+            found = await trio.to_thread.run_sync(read)
+        except sqlite3.Error as error:
+            log.error("cannot read the records for %s: %s", what, error)
+            return JSONResponse({"error": "the records cannot be read now"}, status_code=503)
+        if found is None:
+            return JSONResponse({"error": "no finished match by that number"}, status_code=404)
+        return JSONResponse(found)
+
     async def games_of(request: Request) -> JSONResponse:
         name = request.path_params["name"]
-        try:
-            games = await trio.to_thread.run_sync(player_games, db_path, name)
-        except sqlite3.Error as error:
-            log.error("cannot read the records for a player page: %s", error)
-            return JSONResponse({"error": "the records cannot be read now"}, status_code=503)
-        return JSONResponse({"player": name, "games": games})
+        read = functools.partial(player_games, db_path, name)
+        return await from_the_store(lambda: {"player": name, "games": read()}, "a player page")
+
+    async def ending_of(request: Request) -> JSONResponse:
+        read = functools.partial(match_ending, db_path, request.path_params["match"])
+        return await from_the_store(read, "a match's ending")
 
     async def shell(request: Request) -> FileResponse:
         return FileResponse(SHELL, headers={"Cache-Control": "no-cache"})
@@ -76,6 +88,7 @@ def web_app(lobby: Lobby, doorway: Doorway, db_path: str | Path) -> Starlette:
     routes: list[BaseRoute] = [Route(path, shell) for path in PAGES]
     routes.append(WebSocketRoute("/socket", socket))
     routes.append(Route("/records/player/{name}", games_of))
+    routes.append(Route("/records/match/{match:int}", ending_of))
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     return Starlette(routes=routes)
 

@@ -158,6 +158,8 @@ def test_a_person_plays_a_whole_game_by_clicks(
     assert bot.over is not None
     assert played(page) == bot.over.moves
     expect(page.locator(".result")).to_contain_text(bot.over.reason)
+    ended_by_the_rules = re.compile(r"^(rule|draw-by-rule|double-forfeit)$")  # the store's kind
+    expect(page.locator(".result")).to_have_attribute("data-termination", ended_by_the_rules)
     expect(page.get_by_role("button", name="New game")).to_be_visible()
 
 

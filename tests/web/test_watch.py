@@ -5,6 +5,7 @@ at: in $ARBITER_WEB_SHOTS if set, else the test's tmp folder)."""
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -40,6 +41,8 @@ def test_the_lobby_links_a_live_match_whose_page_shows_each_move(
     match.join(30)
     assert match.over is not None
     expect(page.locator(".result")).to_contain_text(match.over.reason, timeout=SECONDS)
+    kinds = re.compile(r"^(rule|draw-by-rule|double-forfeit)$")  # the store's termination kind
+    expect(page.locator(".result")).to_have_attribute("data-termination", kinds)
     assert len(seen) >= 4, seen  # the page moved on by itself, move after move
     assert seen == sorted(seen)
     expect(page.locator(".moves a")).to_have_count(len(match.moves))

@@ -20,6 +20,7 @@ export class MatchView {
     this.clockAt = performance.now();
     this.toMove = null;
     this.over = null;
+    this.termination = null; // the store's termination kind, once over
     this.status = element("p", { class: "note", text: "connecting…" });
     this.title = element("h1", { text: `Match ${matchId}` });
     this.board = element("div", { class: "board-box" });
@@ -70,6 +71,7 @@ export class MatchView {
       case "game_over":
         this.over = message;
         this.toMove = null;
+        this.readTermination();
         break;
       case "error":
         this.status.textContent = message.message;
@@ -81,6 +83,15 @@ export class MatchView {
       default:
         return;
     }
+    this.render();
+  }
+
+  // How the match ended as a fixed kind (`time`, `resignation`, `rule`...): `game_over` says it
+  // only in words, the store keeps the kind (it is stored before `game_over` is sent).
+  async readTermination() {
+    const answer = await fetch(`/records/match/${this.matchId}`);
+    if (!answer.ok) return;
+    this.termination = (await answer.json()).termination;
     this.render();
   }
 
@@ -128,7 +139,9 @@ export class MatchView {
     this.moves.querySelector(".current")?.scrollIntoView({ block: "nearest" });
     if (this.over) {
       const winner = this.over.winner ? `${this.over.winner} wins` : this.over.result;
-      this.result.textContent = `${winner}: ${this.over.reason}`;
+      const kind = this.termination ? ` (${this.termination})` : "";
+      this.result.textContent = `${winner}: ${this.over.reason}${kind}`;
+      this.result.dataset.termination = this.termination ?? "";
     }
   }
 
