@@ -25,7 +25,7 @@ def test_the_lobby_links_a_live_match_whose_page_shows_each_move(
 ) -> None:
     page.goto(web_server.url)
     expect(page.get_by_text("No match is being played.")).to_be_visible(timeout=SECONDS)
-    match = PacedMatch(web_server.port, "kings-court", {}, pause=0.4).start()
+    match = PacedMatch(web_server.port, "kings-court", {}, pause=0.2).start()
     row = page.get_by_role("row").filter(has_text="ada (white)")
     expect(row).to_contain_text("kings-court", timeout=SECONDS)
     row.get_by_role("link", name=f"#{match.match}").click()
