@@ -59,7 +59,7 @@ from typing import Any
 
 import trio
 from frames import FrameStream
-from launch import ARBITER, checkout_server, start_server
+from launch import ARBITER, checkout_server, cpu_seconds, start_server
 
 from arbiter import protocol
 from arbiter.games import get_game
@@ -298,20 +298,6 @@ async def arbiter_match(port: int, index: int, tally: Tally) -> None:
 
 
 # -- driver ------------------------------------------------------------------------------------
-
-
-def cpu_seconds(pid: int, children: bool = False) -> float:
-    """User + system CPU time so far of a process, and with `children` of its live children too
-    (Linux /proc): the server's commit process counts as the server."""
-    total = 0
-    for stat in Path("/proc").glob("[0-9]*/stat") if children else [Path(f"/proc/{pid}/stat")]:
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # a process that ended while we looked
-        if stat.parent.name == str(pid) or fields[1] == str(pid):
-            total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
 
 
 async def measure(port: int, matches: int, seconds: float, kind: str, server_pid: int) -> Tally:

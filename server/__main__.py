@@ -20,6 +20,7 @@ from arbiter.server.app import (
     DB_HELP,
     DEFAULT_PORT,
     AgentProgram,
+    WebFront,
     bound_port,
     default_db,
     serve,
@@ -59,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
     status = 0
     try:
-        trio.run(_run, args.host, args.port, args.db, args.grace, admission, tls)
+        web = None if args.http is None else WebFront(args.http)
+        trio.run(_run, args.host, args.port, args.db, args.grace, admission, tls, web)
     except* KeyboardInterrupt:
         logs.event(log, "stopped")
     except* DatabaseInUse as group:
@@ -92,6 +94,13 @@ def _parser() -> argparse.ArgumentParser:
         "--port", type=port_number, default=DEFAULT_PORT, help="TCP port; 0 picks a free one"
     )
     parser.add_argument("--db", default=default_db(), help=DB_HELP)
+    parser.add_argument(
+        "--http",
+        type=port_number,
+        metavar="PORT",
+        help="also serve the web pages (lobby, matches, play in a browser) on this port of"
+        " --host; 0 picks a free one (docs/web.md)",
+    )
     parser.add_argument(
         "--grace",
         type=seconds,
@@ -172,7 +181,13 @@ def first(group: BaseExceptionGroup[BaseException]) -> BaseException:
 
 
 async def _run(
-    host: str, port: int, db: str, grace: float, admission: Admission, tls: ssl.SSLContext | None
+    host: str,
+    port: int,
+    db: str,
+    grace: float,
+    admission: Admission,
+    tls: ssl.SSLContext | None,
+    web: WebFront | None,
 ) -> None:
     """Serve, with the built-in agents of the `arbiter` client program (an external program:
     the server never imports the client or the agents; see `server.local_agents`)."""
@@ -181,11 +196,15 @@ async def _run(
         start = partial(
             serve, host, port, db, grace=grace, local_agents=agents, admission=admission, tls=tls
         )
+        start = partial(start, web=web)
         listeners = await nursery.start(start)
         address, over = f"{host}:{bound_port(listeners)}", " (TLS)" if tls is not None else ""
         logs.event(log, "listening", address=address, tls=tls is not None)
         # On stdout too, as it always was: how scripts and tests learn the port (`--port 0`).
         print(f"listening on {address}{over}", flush=True)
+        if web is not None:
+            logs.event(log, "web_listening", url=web.url)
+            print(f"web pages on {web.url}", flush=True)
 
 
 def admin(argv: list[str]) -> int:

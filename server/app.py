@@ -15,13 +15,13 @@ server's business.
 from __future__ import annotations
 
 import logging
-import math
 import socket
 import sqlite3
 import ssl
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -29,8 +29,9 @@ from typing import Any, TypeAlias
 import trio
 
 from arbiter import protocol
-from arbiter.server import accounts, logs
+from arbiter.server import accounts
 from arbiter.server.admission import DEFAULT, UNLIMITED, Admission, Doorway
+from arbiter.server.admitted import serve_admitted
 from arbiter.server.database import open_database
 from arbiter.server.limits import Limits
 from arbiter.server.lobby import Lobby
@@ -43,7 +44,6 @@ from arbiter.server.local_agents import (
 )
 from arbiter.server.records import FullRecord, MoveRow, missing_records, read_records
 from arbiter.server.records import open_read_only as open_records
-from arbiter.server.session import Session
 from arbiter.server.sql import Connection
 from arbiter.server.sql_storage import load_tournaments
 from arbiter.server.standings import DEFAULT_KINDS
@@ -68,6 +68,7 @@ __all__ = [
     "RecordsFile",
     "StorageError",
     "UnknownEntrant",
+    "WebFront",
     "admin_token",
     "bound_port",
     "default_db",
@@ -104,6 +105,16 @@ RecordsFile: TypeAlias = Connection
 """A server's store opened read-only by `open_records`, for `read_records`; close it after."""
 
 
+@dataclass
+class WebFront:
+    """The web front a server may serve beside its protocol port (`arbiter-server --http`)."""
+
+    port: int
+    """The HTTP port; 0 picks a free one."""
+    url: str = ""
+    """Its address, `http://HOST:PORT`, set by `serve` once it listens."""
+
+
 async def serve(
     host: str,
     port: int,
@@ -114,6 +125,7 @@ async def serve(
     admission: Admission = DEFAULT,
     tls: ssl.SSLContext | None = None,
     limits: Limits | None = None,
+    web: WebFront | None = None,
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store;
@@ -124,7 +136,8 @@ async def serve(
     `admission` holds the limits on connections and their requests (`server.admission`);
     `limits` bounds what clients can make the server hold (`server.limits`; defaults if None).
     With `tls` (see `server_tls`) every connection is TLS; a plain client is told so in one
-    `error` frame.
+    `error` frame. With `web`, the web front (`server.web`) serves pages and WebSockets on
+    its port of `host` too, and `web.url` is set once it listens.
     """
     storage = connect_storage(db_path)
     try:
@@ -135,17 +148,18 @@ async def serve(
             await nursery.start(lobby.stalls.run)
             lobby.desk.local_agents = local_agents or AgentProgram.arbiter()
             lobby.desk.learn_address(listeners[0].socket.getsockname()[:2])
-            serve_one = partial(_serve_connection, lobby, Doorway(admission), tls)
+            doorway = Doorway(admission)
+            serve_one = partial(_serve_connection, lobby, doorway, tls)
             await nursery.start(trio.serve_listeners, serve_one, listeners)
+            if web is not None:
+                from arbiter.server.web.front import serve_web  # only a web server loads it
+
+                web.url = await nursery.start(serve_web, lobby, doorway, host, web.port, db_path)
             task_status.started(listeners)
     finally:
         storage.close()
 
 
-TOO_MANY_CONNECTIONS, RATE_LIMITED = (
-    protocol.ErrorCode.TOO_MANY_CONNECTIONS,
-    protocol.ErrorCode.RATE_LIMITED,
-)
 REFUSAL_SECONDS = 1.0
 """How long a refused connection's one `error` frame may take to go out."""
 
@@ -153,39 +167,16 @@ REFUSAL_SECONDS = 1.0
 async def _serve_connection(
     lobby: Lobby, doorway: Doorway, tls: ssl.SSLContext | None, stream: trio.SocketStream
 ) -> None:
-    """Serve one accepted connection, or refuse it at once past a connection cap. The log has
-    a line when it opens and one when it closes, with the name it gave and why it closed."""
+    """Serve one accepted TCP connection (its TLS handshake in its own task, with `tls`)."""
     address, port = stream.socket.getpeername()[:2]
-    address, peer = str(address), f"{address}:{port}"  # the IP is what the limits count
-    logs.event(log, "connection_opened", peer=peer)
-    barred = doorway.barred(address, trio.current_time())
-    if barred:
-        await _refuse(stream, RATE_LIMITED, f"cut off for flooding: wait {math.ceil(barred)} s")
-        logs.event(log, "connection_closed", peer=peer, why="refused: still barred")
-        return
-    refusal = doorway.enter(address)
-    if refusal is not None:
-        await _refuse(stream, TOO_MANY_CONNECTIONS, refusal)
-        logs.event(log, "connection_closed", peer=peer, why=f"refused: {refusal}")
-        return
-    session = None
-    why = "the server stopped"
-    try:
-        secure = stream if tls is None else await _handshake(stream, tls)
-        why = "no TLS handshake"
-        if secure is not None:
-            session = Session(  # a TLS stream takes the session's generic path
-                secure, lobby, doorway.admission, address, lobby.limits, lobby.output
-            )
-            why = "the server stopped"
-            await session.run()
-            why = session.why_closed or "the client closed it"
-    finally:
-        doorway.leave(address)
-        if session is not None and session.flooded:
-            doorway.bar(address, trio.current_time())
-        name = "" if session is None else session.name
-        logs.event(log, "connection_closed", peer=peer, name=name, why=why)
+    address = str(address)  # the IP is what the limits count
+
+    async def secure() -> trio.abc.Stream | None:
+        return stream if tls is None else await _handshake(stream, tls)
+
+    await serve_admitted(
+        lobby, doorway, address, f"{address}:{port}", partial(_refuse, stream), secure
+    )
 
 
 async def _refuse(stream: trio.SocketStream, code: protocol.ErrorCode, refusal: str) -> None:

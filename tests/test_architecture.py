@@ -61,6 +61,8 @@ def test_the_wheel_installs_one_top_level_name(tmp_path: Path) -> None:
     for room in ROOMS:
         assert f"arbiter/{room}/__init__.py" in names
     assert "arbiter/agents/templates/amazons.py" in names
+    for page in ("index.html", "app.js", "boards.js", "style.css"):  # the web front's files
+        assert f"arbiter/server/web/static/{page}" in names
 
 
 def test_a_students_folder_cannot_shadow_the_package(tmp_path: Path) -> None:

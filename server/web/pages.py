@@ -1,0 +1,144 @@
+"""The protocol's frames as JSON for a page, and a page's JSON as frames for its session.
+
+A page speaks the protocol's messages as JSON objects, one a WebSocket message; the session
+behind it reads and writes ordinary frames, so every check, size and rate of a TCP client holds.
+What a page cannot work out without the rules is added on the way out, computed by the game's
+own Python: the position after each move (`state` on `move_accepted` and `opponent_moved`), and
+every position of a match shown from its start (`states` on `watching` and `resumed`), and the
+seat to move after them (`to_move`, nil once the game is over; `resumed` has its own `to_move`,
+whether a `your_turn` follows, which is kept).
+
+Spectators of one match all receive the same frame bytes for a move, so the translation of a
+frame is kept (`Translations`, a small LRU shared by every page): the thousandth spectator of
+a move costs a dictionary lookup, not a decode, a rules call and an encode.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from arbiter.games import GameError, get_game
+from arbiter.games._base import Game, State
+
+KEPT_TRANSLATIONS = 512
+"""Frames whose JSON is kept: a few moves of many matches at once."""
+FOLLOWED = 64
+"""Matches one page's positions are kept for (a page watches one, or plays a few)."""
+HEADER = struct.Struct(">I")
+"""The protocol's frame header: the body's length (docs/protocol.md, section 1)."""
+MOVED = ("move_accepted", "opponent_moved")
+SHOWN = ("watching", "resumed")
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    """One frame as a page gets it, and the position it leaves its match in (if it moves one)."""
+
+    text: str
+    match: int | None = None
+    position: tuple[Game[Any, Any], State[Any]] | None = None
+
+
+class Translations:
+    """Frame bytes -> their translation, the most recent `KEPT_TRANSLATIONS`, for all pages."""
+
+    def __init__(self, size: int = KEPT_TRANSLATIONS) -> None:
+        self.size = size
+        self._kept: OrderedDict[bytes, Translation] = OrderedDict()
+
+    def get(self, frame: bytes) -> Translation | None:
+        found = self._kept.get(frame)
+        if found is not None:
+            self._kept.move_to_end(frame)
+        return found
+
+    def put(self, frame: bytes, translation: Translation) -> None:
+        self._kept[frame] = translation
+        if len(self._kept) > self.size:
+            self._kept.popitem(last=False)
+
+
+def from_page(text: str | bytes) -> bytes:
+    """A page's WebSocket message as one protocol frame. A message that is not JSON (or not
+    text) is passed on as a string, which its session refuses as any client's frame that holds
+    no map, quoting it (`not_a_map`); the session checks everything else."""
+    try:
+        if isinstance(text, bytes):
+            raise ValueError("a binary message")
+        body: bytes = msgpack.packb(json.loads(text), use_bin_type=True)
+    except (ValueError, TypeError, OverflowError, RecursionError):
+        body = msgpack.packb(text, use_bin_type=True)
+    return HEADER.pack(len(body)) + body
+
+
+class PageWire:
+    """The frames of one session, cut from its byte stream and translated for its page. It
+    follows each match the page is shown, to know the position a move is played from."""
+
+    def __init__(self, shared: Translations) -> None:
+        self._shared = shared
+        self._frames = bytearray()
+        self._positions: dict[int, tuple[Game[Any, Any], State[Any]]] = {}
+        """The position of each match this page follows, the latest `FOLLOWED` at most."""
+
+    def feed(self, data: bytes) -> list[str]:
+        """The page's messages for the bytes the session wrote (whole frames; a frame cut in
+        two waits for its rest)."""
+        self._frames += data
+        texts = []
+        header = HEADER.size
+        while len(self._frames) >= header:
+            (size,) = HEADER.unpack_from(self._frames)
+            if len(self._frames) < header + size:
+                break
+            frame = bytes(self._frames[: header + size])
+            del self._frames[: header + size]
+            texts.append(self._translate(frame))
+        return texts
+
+    def _translate(self, frame: bytes) -> str:
+        """A frame's translation; one that moves a match is the same for every page (the match
+        id and ply fix the position), so it is kept for the others."""
+        found = self._shared.get(frame)
+        if found is None:
+            found = self._fresh(frame)
+            if found.position is not None:
+                self._shared.put(frame, found)
+        if found.position is not None and found.match is not None:
+            self._positions.pop(found.match, None)
+            self._positions[found.match] = found.position
+            if len(self._positions) > FOLLOWED:
+                del self._positions[next(iter(self._positions))]
+        return found.text
+
+    def _fresh(self, frame: bytes) -> Translation:
+        message: dict[str, Any] = msgpack.unpackb(frame[HEADER.size :], raw=False)
+        kind, match = message.get("type"), message.get("match")
+        position = None
+        try:
+            if kind == "match_started":  # a match resumed after a restart starts part-played
+                game = get_game(message["game"])
+                position = game, game.state_from_data(message["state"])
+            elif kind in SHOWN:
+                game = get_game(message["game"])
+                states = [game.initial_state(message["options"])]
+                for text in message["moves"]:
+                    states.append(states[-1].play(game.parse_move(text)))
+                message["states"] = [state.to_data() for state in states]
+                position = game, states[-1]
+            elif kind in MOVED and match in self._positions:
+                game, state = self._positions[match]
+                position = game, state.play(game.parse_move(message["move"]))
+                message["state"] = position[1].to_data()
+        except (GameError, KeyError):
+            position = None  # drawn from what the frame itself says
+        if position is not None and kind not in ("match_started", "resumed"):
+            game, state = position
+            message["to_move"] = None if state.is_over() else game.seats[state.turn]
+        return Translation(json.dumps(message, separators=(",", ":")), match, position)

@@ -1,0 +1,161 @@
+// A match: its board, both clocks, the move list and the result, live as moves are played; any
+// position of it can be shown again (step, slider, a link per move: `#ply=N`).
+import { drawBoard, SEAT_COLOURS } from "./boards.js";
+import { connect, spectatorName } from "./wire.js";
+import { element, formatSeconds, link } from "./view.js";
+
+export function showMatch(main, matchId) {
+  const view = new MatchView(main, matchId);
+  const wire = connect({ name: spectatorName() }, (message) => view.receive(message, wire));
+  window.addEventListener("hashchange", () => view.render());
+  setInterval(() => view.tickClocks(), 200);
+}
+
+export class MatchView {
+  constructor(main, matchId) {
+    this.matchId = matchId;
+    this.match = null; // {game, seats, players, time, states, moves}
+    this.clocks = null;
+    this.moveLeft = null; // seconds for the move in progress, as of clockAt
+    this.clockAt = performance.now();
+    this.toMove = null;
+    this.over = null;
+    this.termination = null; // the store's termination kind, once over
+    this.status = element("p", { class: "note", text: "connecting…" });
+    this.title = element("h1", { text: `Match ${matchId}` });
+    this.board = element("div", { class: "board-box" });
+    this.players = element("div");
+    this.result = element("p", { class: "result" });
+    this.slider = element("input", { type: "range", min: "0", max: "0", value: "0",
+      "aria-label": "position", oninput: () => this.goTo(Number(this.slider.value)) });
+    this.moves = element("div", { class: "moves" });
+    const button = (text, label, to) => element("button", { text, "aria-label": label,
+      onclick: () => this.goTo(to()) });
+    const replay = element("div", { class: "replay" },
+      button("|<", "first position", () => 0),
+      button("<", "previous move", () => this.shown() - 1),
+      button(">", "next move", () => this.shown() + 1),
+      button(">|", "latest position", () => this.latest()),
+      this.slider);
+    this.side = element("div", { class: "side" }, this.players, this.result, replay, this.moves);
+    main.replaceChildren(this.title, this.status,
+      element("div", { class: "match" }, this.board, this.side));
+  }
+
+  receive(message, wire) {
+    switch (message.type) {
+      case "welcome":
+        this.status.textContent = "";
+        wire.send({ type: "watch", match: this.matchId });
+        wire.send({ type: "lobby" });
+        break;
+      case "watching":
+        this.match = { ...message };
+        this.toMove = message.to_move;
+        this.startClocks(null, message.time.move ?? null);
+        break;
+      case "lobby_listing": {
+        const live = message.matches.find((m) => m.match === this.matchId);
+        if (live && this.match && live.ply === this.latest()) {
+          this.startClocks(live.clocks, live.time_left);
+        }
+        break;
+      }
+      case "opponent_moved":
+        if (!this.match || message.ply !== this.latest() + 1) break;
+        this.match.moves.push(message.move);
+        this.match.states.push(message.state);
+        this.toMove = message.to_move;
+        this.startClocks(message.clocks, this.match.time.move ?? null);
+        break;
+      case "game_over":
+        this.over = message;
+        this.toMove = null;
+        this.readTermination();
+        break;
+      case "error":
+        this.status.textContent = message.message;
+        this.status.className = "error";
+        break;
+      case "closed":
+        if (!this.over) this.status.textContent = "disconnected: reload the page to reconnect";
+        break;
+      default:
+        return;
+    }
+    this.render();
+  }
+
+  // How the match ended as a fixed kind (`time`, `resignation`, `rule`...): `game_over` says it
+  // only in words, the store keeps the kind (it is stored before `game_over` is sent).
+  async readTermination() {
+    const answer = await fetch(`/records/match/${this.matchId}`);
+    if (!answer.ok) return;
+    this.termination = (await answer.json()).termination;
+    this.render();
+  }
+
+  startClocks(clocks, moveLeft) {
+    this.clocks = clocks ? [...clocks] : null;
+    this.moveLeft = moveLeft;
+    this.clockAt = performance.now();
+  }
+
+  latest() { return this.match ? this.match.moves.length : 0; }
+
+  shown() {
+    const asked = location.hash.match(/^#ply=(\d+)$/);
+    return asked ? Math.min(Number(asked[1]), this.latest()) : this.latest();
+  }
+
+  goTo(ply) {
+    const bounded = Math.max(0, Math.min(ply, this.latest()));
+    history.replaceState(null, "", bounded === this.latest() && !this.over ? location.pathname
+      : `#ply=${bounded}`);
+    this.render();
+  }
+
+  render() {
+    if (!this.match) return;
+    const { game, seats, players, moves, states } = this.match;
+    const ply = this.shown();
+    this.title.textContent = `Match ${this.matchId}: ${game}`;
+    this.board.innerHTML = drawBoard(game, states[ply], ply > 0 ? moves[ply - 1] : null);
+    this.board.dataset.ply = String(ply);
+    this.slider.max = String(moves.length);
+    this.slider.value = String(ply);
+    const colours = SEAT_COLOURS[game] ?? seats;
+    this.clockCells = seats.map((seat, i) => element("span", { class: "clock" }));
+    this.players.replaceChildren(...seats.map((seat, i) => element("div", {
+      class: `player${seat === this.toMove ? " to-move" : ""}`, "data-seat": seat,
+    }, element("span", {}, link(`/player/${encodeURIComponent(players[i])}`, players[i]),
+      ` (${colours[i]})`), this.clockCells[i])));
+    this.tickClocks();
+    this.moves.replaceChildren(...moves.map((move, i) => {
+      const anchor = link(`#ply=${i + 1}`, `${i + 1}. ${move}`);
+      if (i + 1 === ply) anchor.className = "current";
+      return anchor;
+    }));
+    this.moves.querySelector(".current")?.scrollIntoView({ block: "nearest" });
+    if (this.over) {
+      const winner = this.over.winner ? `${this.over.winner} wins` : this.over.result;
+      const kind = this.termination ? ` (${this.termination})` : "";
+      this.result.textContent = `${winner}: ${this.over.reason}${kind}`;
+      this.result.dataset.termination = this.termination ?? "";
+    }
+  }
+
+  tickClocks() {
+    if (!this.match || !this.clockCells) return;
+    const running = (performance.now() - this.clockAt) / 1000;
+    this.match.seats.forEach((seat, i) => {
+      const moving = seat === this.toMove && !this.over;
+      const parts = [];
+      if (this.clocks) parts.push(formatSeconds(this.clocks[i] - (moving ? running : 0)));
+      if (moving && this.moveLeft !== null) {
+        parts.push(`move ${formatSeconds(this.moveLeft - running)}`);
+      }
+      this.clockCells[i].textContent = parts.join(" · ");
+    });
+  }
+}
