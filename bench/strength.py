@@ -5,8 +5,9 @@
                                   [--write-table]
 
 Every pair of agents plays N games with each agent in each seat (2N per pair); with `--vs NAME`
-each agent plays only NAME (`--vs openspiel-mcts`: OpenSpiel's C++ MCTS, where OpenSpiel has
-the game: Amazons; the `bench` extra). A game with a random start (War of Life) uses one seed
+each agent plays only NAME (`--vs openspiel-mcts`: OpenSpiel's C++ MCTS where OpenSpiel has
+the game, Amazons, from the `bench` extra; in the other games the `openspiel` extra's agent of
+that name, OpenSpiel's MCTSBot on our rules). A game with a random start (War of Life) uses one seed
 for both seat orders, so each pairing meets the same starts from both sides. Prints the
 win-rate matrix (the row agent's points per game against the column agent: win 1, draw 0.5,
 loss or double forfeit 0), each agent's overall score and slowest move as a share of the
@@ -138,7 +139,9 @@ def default_agents(game: Game[Any, Any]) -> list[str]:
 
 
 def build(name: str, game: Game[Any, Any], seed: int) -> Agent:
-    if name == OPENSPIEL:
+    """The agent `name`; `openspiel-mcts` is OpenSpiel's own C++ MCTS where OpenSpiel has the
+    game, else the registry's (the `openspiel` extra's MCTSBot on our rules)."""
+    if name == OPENSPIEL and game.name in OPENSPIEL_GAMES:
         return OpenSpielMCTS(game, seed)
     return make_agent(name, game, seed)
 
@@ -425,11 +428,8 @@ def main() -> None:
     args = parser.parse_args()
     game = get_game(args.game)
     names = args.agents.split(",") if args.agents else default_agents(game)
-    if args.vs == OPENSPIEL:
-        if game.name not in OPENSPIEL_GAMES:
-            parser.error(f"OpenSpiel's bot is wired for {', '.join(OPENSPIEL_GAMES)} only")
-        if args.server:
-            parser.error("OpenSpiel's bot plays in process only")
+    if args.vs == OPENSPIEL and game.name in OPENSPIEL_GAMES and args.server:
+        parser.error("OpenSpiel's C++ bot plays in process only")
     play: Player = play_on_server if args.server else play_in_process
     started = time.perf_counter()
     with busy_processes(args.load):

@@ -144,3 +144,16 @@ def test_openspiel_follows_our_game_and_answers_legally(strength: ModuleType) ->
     assert state.why_illegal(move) is None
     after = state.play(move).play(game.parse_move("g1-g4/g1"))  # and keeps up with the game
     assert after.why_illegal(bot.choose(after, 0.3)) is None
+
+
+def test_openspiel_mcts_is_openspiels_own_bot_at_amazons_and_the_bridges_elsewhere(
+    strength: ModuleType,
+) -> None:
+    pytest.importorskip("pyspiel")
+    from arbiter.bridges.openspiel_agent import OpenSpielMCTS as Bridged
+
+    assert isinstance(
+        strength.build("openspiel-mcts", get_game("amazons"), 1), strength.OpenSpielMCTS
+    )
+    for name in ("kings-court", "war-of-life", "shobu", "watch-your-back"):
+        assert isinstance(strength.build("openspiel-mcts", get_game(name), 1), Bridged)
