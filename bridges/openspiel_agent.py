@@ -117,6 +117,8 @@ class OpenSpielMCTS:
         self.rng = random.Random(seed)
         self.bot = DeadlineBot(self.spiel_game, OurPlayouts(self.rng), self.rng.getrandbits(31))
         self.bot.max_simulations = UNLIMITED if simulations is None else simulations
+        self.simulations = 0
+        """Simulations the last move's searches ran, over all its decisions."""
 
     def choose(self, state: State[Any], budget: float) -> Any:
         deadline = time.perf_counter() + self.keeper.allot(budget)
@@ -129,6 +131,7 @@ class OpenSpielMCTS:
     def _choose(self, state: State[Any], deadline: float) -> Any:
         position = self.spiel_game.new_initial_state(state)
         tokens: list[int] = []
+        self.simulations = 0
         while position.turn.pending or not tokens:
             now, left = time.perf_counter(), max(1, self.encoding.decisions - len(tokens))
             action = self._decide(position, now + max(0.0, deadline - now) / left)
@@ -141,4 +144,5 @@ class OpenSpielMCTS:
         if len(actions) == 1:
             return int(actions[0])
         action = self.bot.search(position, deadline)
+        self.simulations += self.bot.simulations
         return self.rng.choice(actions) if action is None else action

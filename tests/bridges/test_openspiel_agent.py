@@ -26,7 +26,7 @@ def test_an_unlimited_search_stops_at_its_deadline_with_simulations_done(name: s
     move = agent.choose(state, BUDGET)
     elapsed = time.perf_counter() - start
     assert elapsed < BUDGET
-    assert agent.bot.simulations > 0 and state.why_illegal(move) is None
+    assert agent.simulations > 0 and state.why_illegal(move) is None
 
 
 def test_a_simulation_limit_ends_the_search_before_the_clock_does() -> None:
