@@ -85,6 +85,8 @@ def test_every_games_board_is_drawn_with_its_last_move_and_replays(
     expect(board.locator(".square")).to_have_count(squares)
     if match.moves:
         expect(board.locator(".last-move").first).to_be_visible()
+    # The page draws once more when the store's termination kind arrives: shoot after that.
+    expect(result).to_have_attribute("data-termination", re.compile(r".+"), timeout=SECONDS)
     board.screenshot(path=shots(tmp_path) / f"{game}.png")
     # replay: back to the start, one step on, the slider, a move's own link
     page.get_by_role("button", name="first position").click()
