@@ -162,11 +162,17 @@ def busy_processes(count: int) -> Iterator[list[subprocess.Popen[bytes]]]:
 
 
 def play_in_process(
-    game: Game[Any, Any], names: tuple[str, str], seed: int, move_time: float
+    game: Game[Any, Any],
+    names: tuple[str, str],
+    seed: int,
+    move_time: float,
+    make: Callable[[str, Game[Any, Any], int], Agent] | None = None,
 ) -> GameResult:
-    """One game, both agents called directly; over time or illegal loses as on the server."""
+    """One game, both agents called directly (made by `make`, else `build`); over time or
+    illegal loses as on the server."""
     state = game.initial_state(game.resolve_options(seeded_options(game, seed)))
-    agents = [build(name, game, seed + seat) for seat, name in enumerate(names)]
+    make = make or build
+    agents = [make(name, game, seed + seat) for seat, name in enumerate(names)]
     slowest = [0.0, 0.0]
     searches = (Search(), Search())
     while (outcome := state.outcome()) is None:
