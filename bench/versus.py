@@ -30,13 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from strength import OpenSpielMCTS  # bench/ is first on the path when run as a script
+from strength import OPENSPIEL, build  # bench/ is first on the path when run as a script
 
-from arbiter.agents import Agent, make_agent
+from arbiter.agents import make_agent
 from arbiter.games import Game, get_game
 
 Z95 = 1.96
-OPENSPIEL = "openspiel-mcts"
 MAX_PLIES = 2000
 """A game this long is called a draw (Watch Your Back! can otherwise go on for ever)."""
 
@@ -81,12 +80,6 @@ def effort_of(agent: Any) -> float | None:
     return None if iterations is None else float(iterations)
 
 
-def opponent(name: str, game: Game[Any, Any], seed: int) -> Agent:
-    if name == OPENSPIEL:
-        return OpenSpielMCTS(game, seed)
-    return make_agent(name, game, seed)
-
-
 def play(
     names: tuple[str, str],
     game: Game[Any, Any],
@@ -97,7 +90,7 @@ def play(
     forfeit: bool,
 ) -> dict[str, Any]:
     """One game, AGENT (`names[0]`) in `seat`; its record, `points` from AGENT's side."""
-    ours, theirs = make_agent(names[0], game, seed), opponent(names[1], game, seed + 1)
+    ours, theirs = make_agent(names[0], game, seed), build(names[1], game, seed + 1)
     state = game.new_game(fresh_seed=lambda: seed)
     effort: list[float] = []
     over_time = 0
