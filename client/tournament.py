@@ -20,7 +20,7 @@ import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
 from rich.console import Console
@@ -59,6 +59,7 @@ PROGRAM_PAUSE = 1.0
 
 OPTION_HELP = "a game option, e.g. no_capture_limit=20 (repeatable)"
 
+T = TypeVar("T")
 AgentMaker = Callable[[Game[Any, Any], int], Agent]
 
 
@@ -404,7 +405,6 @@ def _run_play(args: argparse.Namespace) -> int:
         return 2
     if program is not None:
         return _play_with_program(args, program)
-    host, port = args.server
 
     def agent_for(game: Game[Any, Any], number: int) -> Agent:
         return make_any_agent(args.agent, game, None if args.seed is None else args.seed + number)
@@ -412,18 +412,7 @@ def _run_play(args: argparse.Namespace) -> int:
     def report(record: GameRecord) -> None:
         print(f"match {record.match}: {args.name} as {record.seat}: {record.summary()}", flush=True)
 
-    play = partial(
-        play_tournament,
-        host,
-        port,
-        args.tournament,
-        name=args.name,
-        token=args.token,
-        make_agent=agent_for,
-        reconnect=args.reconnect,
-        on_result=report,
-        tls=server_tls(args),
-    )
+    play = _as_seat(args, play_tournament, make_agent=agent_for, on_result=report)
     lost: BaseException | None = None
     try:
         records = trio.run(play)
@@ -438,20 +427,18 @@ def _run_play(args: argparse.Namespace) -> int:
     return 0
 
 
-def _play_with_program(args: argparse.Namespace, program: Program) -> int:
+def _as_seat(
+    args: argparse.Namespace, play: Callable[..., Awaitable[T]], **how: Any
+) -> Callable[[], Awaitable[T]]:
+    """`play` (`play_tournament` or `play_program`) for the seat `tournament play` names: its
+    server, tournament, name, token, patience to reconnect and TLS."""
     host, port = args.server
-    play = partial(
-        play_program,
-        host,
-        port,
-        args.tournament,
-        name=args.name,
-        token=args.token,
-        program=program,
-        reconnect=args.reconnect,
-        tls=server_tls(args),
-    )
-    runs = trio.run(play)
+    seat = {"name": args.name, "token": args.token, "reconnect": args.reconnect}
+    return partial(play, host, port, args.tournament, **seat, tls=server_tls(args), **how)
+
+
+def _play_with_program(args: argparse.Namespace, program: Program) -> int:
+    runs = trio.run(_as_seat(args, play_program, program=program))
     times = "once" if runs == 1 else f"{runs} times"
     print(f"{args.name}: no game left in {args.tournament} (the program ran {times})")
     return 0

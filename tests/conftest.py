@@ -14,6 +14,7 @@ import trio
 
 from arbiter.agents.search.clock import LATENESS
 from arbiter.server.app import Admission, bound_port, serve
+from tests.node_client import node_client  # noqa: F401  (a fixture for every test folder)
 from tests.postgres import Cluster
 
 HOST = "127.0.0.1"

@@ -43,3 +43,9 @@ def ready_client(scratch: Path) -> Path:
         timeout=120,
     )
     return scratch
+
+
+@pytest.fixture(scope="session")
+def node_client(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example client ready to run, once for the whole run (`npm ci` takes seconds)."""
+    return ready_client(tmp_path_factory.mktemp("node-client"))

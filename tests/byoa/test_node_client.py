@@ -6,19 +6,13 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
 import trio
 
 from arbiter.agents import make_agent
 from arbiter.client.runner import GameRecord, run_bot
 from tests.conftest import RunningServer
 from tests.e2e.helpers import replay
-from tests.node_client import need_node, ready_client
-
-
-@pytest.fixture(scope="module")
-def node_client(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return ready_client(tmp_path_factory.mktemp("node-client"))
+from tests.node_client import need_node
 
 
 async def test_the_node_client_plays_a_full_game_against_random(

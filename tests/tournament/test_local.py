@@ -22,7 +22,7 @@ from arbiter.client.entrants import parse_program
 from arbiter.client.tournament import request
 from arbiter.server.app import UnknownEntrant, open_records, read_records, read_tournaments
 from tests.conftest import RunningServer
-from tests.node_client import need_node, ready_client
+from tests.node_client import need_node
 from tests.processes import CLI, ROOT, start_bots, start_server
 from tests.tournament.helpers import arbiter, register, text
 
@@ -257,11 +257,6 @@ async def test_each_result_comes_as_a_line_with_the_progress_and_an_eta() -> Non
 
 
 # -- a program of any language -------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def node_client(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return ready_client(tmp_path_factory.mktemp("node-client"))
 
 
 async def test_a_built_in_agent_a_player_module_and_the_node_client_play_a_tournament(
