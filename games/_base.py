@@ -55,6 +55,18 @@ class StateDataError(GameError):
     """Plain data that does not describe a valid state of this game."""
 
 
+def data_int(key: str, value: Any, minimum: int, maximum: int | None = None) -> int:
+    """`value`, a state data's integer `key`, checked to lie in `minimum..maximum`; one sentence
+    (`StateDataError`) for every game when it does not (a bool is not an integer here)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise StateDataError(f"{key!r} must be an integer, not {value!r}")
+    if value < minimum:
+        raise StateDataError(f"{key!r} must be at least {minimum}, not {value}")
+    if maximum is not None and value > maximum:
+        raise StateDataError(f"{key!r} must be at most {maximum}, not {value}")
+    return value
+
+
 class Result(enum.Enum):
     WIN = "win"
     DRAW = "draw"

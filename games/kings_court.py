@@ -36,6 +36,7 @@ from arbiter.games._base import (
     Seat,
     State,
     StateDataError,
+    data_int,
 )
 from arbiter.games._bitboard import Bitboard
 from arbiter.games._memo import Memo
@@ -615,15 +616,6 @@ def _quote(text: str) -> str:
 _DATA_KEYS = ("board", "ply", "since_capture", "first_direction", "no_capture_limit")
 
 
-def _check_int(data: Mapping[str, Any], key: str, minimum: int) -> int:
-    value = data[key]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise StateDataError(f"{key!r} must be an integer, not {value!r}")
-    if value < minimum:
-        raise StateDataError(f"{key!r} must be at least {minimum}, not {value}")
-    return value
-
-
 def _boards_from_rows(rows: Any) -> tuple[Bitboard, Bitboard]:
     if not isinstance(rows, list) or len(rows) != SIZE:
         raise StateDataError(f"'board' must be a list of {SIZE} row strings, not {rows!r}")
@@ -735,9 +727,9 @@ class KingsCourt(Game[KingsCourtState, Move]):
         state = KingsCourtState(
             white,
             black,
-            _check_int(data, "ply", 0),
-            _check_int(data, "since_capture", 0),
-            _check_int(data, "no_capture_limit", 1),
+            data_int("ply", data["ply"], 0),
+            data_int("since_capture", data["since_capture"], 0),
+            data_int("no_capture_limit", data["no_capture_limit"], 1),
             None if direction is None else DIRECTION_NAMES.index(direction),
         )
         _check_invariants(state)

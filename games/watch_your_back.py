@@ -34,6 +34,7 @@ from arbiter.games._base import (
     State,
     StateDataError,
     as_tuples,
+    data_int,
 )
 from arbiter.games._bitboard import squares_of
 
@@ -554,22 +555,12 @@ class WatchYourBackState(State[Move]):
 # Rebuilding a state from plain data, with a sentence for every way the data can be wrong.
 
 
-def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise StateDataError(f"{name} must be an integer, not {value!r}")
-    if value < minimum:
-        raise StateDataError(f"{name} must be at least {minimum}, not {value}")
-    if maximum is not None and value > maximum:
-        raise StateDataError(f"{name} must be at most {maximum}, not {value}")
-    return value
-
-
 def _state_from_rows(
     rows: Sequence[Any], ply: Any, since_capture: Any, no_capture_limit: Any
 ) -> WatchYourBackState:
-    _check_int("ply", ply, 0)
-    _check_int("since_capture", since_capture, 0)
-    _check_int("no_capture_limit", no_capture_limit, 1, MAX_NO_CAPTURE_LIMIT)
+    data_int("ply", ply, 0)
+    data_int("since_capture", since_capture, 0)
+    data_int("no_capture_limit", no_capture_limit, 1, MAX_NO_CAPTURE_LIMIT)
     if len(rows) != SIZE:
         raise StateDataError(f"the board needs {SIZE} rows, not {len(rows)}")
     for y, row in enumerate(rows):
