@@ -5,7 +5,10 @@
 Starts a server (this checkout's, or with --baseline another checkout's, as bench/server.py
 runs one), then opens `--clients` connections that each say hello and send `--requests`
 `list_games` (about 3 KB of answer each) without ever reading. Prints the server's resident
-memory before and 3 seconds after, and how many of those connections the server closed.
+memory before and 3 seconds after, and how many of those connections the server closed. The
+goal: the server grows by less than `GROWTH_GOAL_MB`, its output budget for all clients
+(`Limits.output_budget`, 64 MiB) and half as much again for the rest; exits 1 otherwise (a
+`--baseline` server from before the budget is expected to miss it).
 """
 
 from __future__ import annotations
@@ -13,20 +16,17 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import msgpack
 from launch import checkout_server, resident_mb
 
+from arbiter.protocol import PROTOCOL_VERSION, encode_frame
 
-def frame(**fields: object) -> bytes:
-    body = msgpack.packb(fields)
-    return struct.pack(">I", len(body)) + body
+GROWTH_GOAL_MB = 96.0
 
 
 def free_port() -> int:
@@ -64,8 +64,9 @@ def main() -> None:
             client = socket.socket()
             client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             client.connect(("127.0.0.1", port))
-            client.sendall(frame(type="hello", version=1, name=f"slow{number}"))
-            client.sendall(frame(type="list_games") * args.requests)
+            hello = {"type": "hello", "version": PROTOCOL_VERSION, "name": f"slow{number}"}
+            client.sendall(encode_frame(hello))
+            client.sendall(encode_frame({"type": "list_games"}) * args.requests)
             clients.append(client)
         time.sleep(3)
         after = resident_mb(server.pid)
@@ -87,6 +88,12 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait()
+    if after - before >= GROWTH_GOAL_MB:
+        print(
+            f"FAILED: the server grew {after - before:.0f} MB,"
+            f" the goal is under {GROWTH_GOAL_MB:.0f} MB"
+        )
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -128,14 +128,23 @@ class GameResult:
     illegal: int | None = None
     """The seat that played an illegal move, if one did."""
     slowest: tuple[float, float] | None = None
-    """Each seat's longest move as a share of the budget; None when the server timed them."""
+    """Each seat's longest move as a share of its budget; None when the server timed them."""
     searches: tuple[Search, Search] = (Search(), Search())
+    over_time: tuple[int, int] = (0, 0)
+    """Each seat's moves over its budget (in-process games only): at most the one that lost,
+    unless the game was played without forfeits."""
 
 
 def default_agents(game: Game[Any, Any]) -> list[str]:
-    """Every agent of the game but the fixed-depth variants of `alphabeta`."""
+    """Every agent of the game but the fixed-effort variants: `alphabeta`'s fixed depths and
+    OpenSpiel's fixed simulation counts (`openspiel-mcts-s100`...), which the clock rarely
+    stops: the ladder ranks what plays under the clock."""
     fixed = {f"alphabeta-d{depth}" for depth in FIXED_DEPTHS}
-    return [info.name for info in agents_for(game.name) if info.name not in fixed]
+    return [
+        info.name
+        for info in agents_for(game.name)
+        if info.name not in fixed and not info.name.startswith(f"{OPENSPIEL}-s")
+    ]
 
 
 def build(name: str, game: Game[Any, Any], seed: int) -> Agent:
@@ -165,50 +174,64 @@ def play_in_process(
     game: Game[Any, Any],
     names: tuple[str, str],
     seed: int,
-    move_time: float,
+    move_time: float | tuple[float, float],
     make: Callable[[str, Game[Any, Any], int], Agent] | None = None,
+    forfeit: bool = True,
 ) -> GameResult:
-    """One game, both agents called directly (made by `make`, else `build`); over time or
-    illegal loses as on the server."""
+    """One game, both agents called directly (made by `make`, else `build`), each seat given
+    its own budget where `move_time` is a pair. A move over its budget or an illegal move loses,
+    as on the server; without `forfeit` a move over its budget is only counted."""
     state = game.initial_state(game.resolve_options(seeded_options(game, seed)))
     make = make or build
+    budgets = move_time if isinstance(move_time, tuple) else (move_time, move_time)
     agents = [make(name, game, seed + seat) for seat, name in enumerate(names)]
-    slowest = [0.0, 0.0]
-    searches = (Search(), Search())
+    played = _Played()
     while (outcome := state.outcome()) is None:
         seat = state.turn
         start = time.perf_counter()
-        move = agents[seat].choose(state, move_time)
+        move = agents[seat].choose(state, budgets[seat])
         elapsed = time.perf_counter() - start
-        slowest[seat] = max(slowest[seat], elapsed / move_time)
-        searches[seat].add(agents[seat], elapsed)
-        if elapsed > move_time:
-            reason = f"{TIME_REASON} ({elapsed:.3f} s)"
-            return _default(state, seat, reason, slowest, searches, time=True)
+        played.slowest[seat] = max(played.slowest[seat], elapsed / budgets[seat])
+        played.searches[seat].add(agents[seat], elapsed)
+        if elapsed > budgets[seat]:
+            played.over_time[seat] += 1
+            if forfeit:
+                return played.default(state, seat, f"{TIME_REASON} ({elapsed:.3f} s)", True)
         reason = state.why_illegal(move)
         if reason is not None:
-            return _default(state, seat, f"{ILLEGAL_REASON}: {reason}", slowest, searches, False)
+            return played.default(state, seat, f"{ILLEGAL_REASON}: {reason}", False)
         state = state.play(move)
-    points = (outcome.score(0), outcome.score(1))
-    return GameResult(points, state.ply, outcome.reason, None, None, _pair(slowest), searches)
+    return played.result((outcome.score(0), outcome.score(1)), state.ply, outcome.reason)
 
 
-def _pair(slowest: list[float]) -> tuple[float, float]:
-    return slowest[0], slowest[1]
+@dataclass
+class _Played:
+    """What `play_in_process` notes of each seat's moves as the game goes."""
 
+    slowest: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    over_time: list[int] = field(default_factory=lambda: [0, 0])
+    searches: tuple[Search, Search] = field(default_factory=lambda: (Search(), Search()))
 
-def _default(
-    state: Any,
-    seat: int,
-    reason: str,
-    slowest: list[float],
-    searches: tuple[Search, Search],
-    time: bool,
-) -> GameResult:
-    outcome = Outcome.win(1 - seat, reason)
-    points = (outcome.score(0), outcome.score(1))
-    time_loss, illegal = (seat, None) if time else (None, seat)
-    return GameResult(points, state.ply, reason, time_loss, illegal, _pair(slowest), searches)
+    def result(
+        self,
+        points: tuple[float, float],
+        plies: int,
+        reason: str,
+        time_loss: int | None = None,
+        illegal: int | None = None,
+    ) -> GameResult:
+        slowest = (self.slowest[0], self.slowest[1])
+        over_time = (self.over_time[0], self.over_time[1])
+        return GameResult(
+            points, plies, reason, time_loss, illegal, slowest, self.searches, over_time
+        )
+
+    def default(self, state: Any, seat: int, reason: str, time: bool) -> GameResult:
+        """The game lost by `seat`: on time, or by an illegal move."""
+        outcome = Outcome.win(1 - seat, reason)
+        points = (outcome.score(0), outcome.score(1))
+        time_loss, illegal = (seat, None) if time else (None, seat)
+        return self.result(points, state.ply, reason, time_loss, illegal)
 
 
 def play_on_server(

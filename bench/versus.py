@@ -10,11 +10,12 @@ from the server) and the opponent k times that budget. The default opponent is O
 only); any registered agent of the game may be named instead. A move of AGENT over its time is
 counted but does not lose the game: this bench measures play, and `bench/strength.py` keeps
 time (on a machine loaded several times over its cores, any agent overruns now and then;
-`--forfeit` makes an overrun lose, as the server would). A game still going after `MAX_PLIES`
-is a draw. Each game is printed as it ends (and appended to `--log` as a JSON line, so a long
-run reports what it finished); at the end, per multiple: wins, draws, losses, AGENT's points
-rate with its 95% Wilson interval (a draw counting half), AGENT's playouts or depth per move
-where it reports them, its moves over time, and the load average. Exits non-zero unless AGENT
+`--forfeit` makes an overrun lose, as the server would). The games are
+`strength.play_in_process`'s, each seat with its own budget. Each game is printed as it ends
+(and appended to `--log` as a JSON line, so a long run reports what it finished); at the end,
+per multiple: wins, draws, losses, AGENT's points rate with its 95% Wilson interval (a draw
+counting half), AGENT's playouts or depth per move where it reports them, its moves over time,
+and the load average. Exits non-zero unless AGENT
 scored more than half the points at every multiple.
 """
 
@@ -30,14 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from strength import OPENSPIEL, build  # bench/ is first on the path when run as a script
+from strength import OPENSPIEL, Search, play_in_process  # bench/ comes first on the path
 
-from arbiter.agents import make_agent
 from arbiter.games import Game, get_game
 
 Z95 = 1.96
-MAX_PLIES = 2000
-"""A game this long is called a draw (Watch Your Back! can otherwise go on for ever)."""
 
 
 @dataclass
@@ -49,8 +47,8 @@ class Series:
     losses: int = 0
     over_time: int = 0
     """AGENT's moves over its time (lost games with `--forfeit`)."""
-    effort: list[float] = field(default_factory=list)
-    """Playouts (MCTS) or depth reached (alpha-beta) of each of AGENT's moves."""
+    search: Search = field(default_factory=Search)
+    """What AGENT's searches did over its moves."""
 
     @property
     def games(self) -> int:
@@ -72,48 +70,36 @@ def wilson(points: float, games: int) -> tuple[float, float]:
     return (centre - spread) / scale, (centre + spread) / scale
 
 
-def effort_of(agent: Any) -> float | None:
-    """What the agent's last move searched: MCTS playouts, or alpha-beta's depth reached."""
-    if getattr(agent, "last", None) is not None:
-        return float(agent.last.depth)
-    iterations = getattr(agent, "iterations", None)
-    return None if iterations is None else float(iterations)
+def effort(search: Search) -> float | None:
+    """A move's mean effort: alpha-beta's depth reached, or MCTS's playouts (None for an agent
+    that does not search)."""
+    if search.depths:
+        return sum(search.depths) / len(search.depths)
+    return search.nodes / search.moves if search.moves else None
 
 
 def play(
     names: tuple[str, str],
     game: Game[Any, Any],
     seat: int,
-    multiple: float,
-    move_time: float,
+    budgets: tuple[float, float],
     seed: int,
     forfeit: bool,
-) -> dict[str, Any]:
-    """One game, AGENT (`names[0]`) in `seat`; its record, `points` from AGENT's side."""
-    ours, theirs = make_agent(names[0], game, seed), build(names[1], game, seed + 1)
-    state = game.new_game(fresh_seed=lambda: seed)
-    effort: list[float] = []
-    over_time = 0
-    while (outcome := state.outcome()) is None and state.ply < MAX_PLIES:
-        if state.turn == seat:
-            start = time.perf_counter()
-            move = ours.choose(state, move_time)
-            elapsed = time.perf_counter() - start
-            if elapsed > move_time:
-                over_time += 1
-                if forfeit:
-                    return {"points": 0.0, "over_time": 1, "plies": state.ply, "effort": effort}
-            reached = effort_of(ours)
-            if reached is not None:
-                effort.append(reached)
-        else:
-            move = theirs.choose(state, move_time * multiple)
-        reason = state.why_illegal(move)
-        if reason is not None:
-            raise RuntimeError(f"illegal move {game.format_move(move)}: {reason}")
-        state = state.play(move)
-    points = 0.5 if outcome is None else outcome.score(seat)
-    return {"points": points, "over_time": over_time, "plies": state.ply, "effort": effort}
+) -> tuple[dict[str, Any], Search]:
+    """One game, AGENT (`names[0]`, given `budgets[0]` a move) in `seat`: its record, `points`
+    from AGENT's side, and what AGENT's searches did."""
+    if seat:
+        names, budgets = (names[1], names[0]), (budgets[1], budgets[0])
+    result = play_in_process(game, names, seed, budgets, forfeit=forfeit)
+    search = result.searches[seat]
+    record = {
+        "points": result.points[seat],
+        "over_time": result.over_time[seat],
+        "plies": result.plies,
+        "reason": result.reason,
+        "effort": effort(search),
+    }
+    return record, search
 
 
 def main() -> None:
@@ -136,14 +122,13 @@ def main() -> None:
         series = results[multiple] = Series()
         for number in range(args.games):
             seat = number % 2
-            record = play(
-                names, game, seat, multiple, args.move_time, args.seed + number, args.forfeit
-            )
+            budgets = (args.move_time, args.move_time * multiple)
+            record, search = play(names, game, seat, budgets, args.seed + number, args.forfeit)
             series.wins += record["points"] == 1
             series.draws += record["points"] == 0.5
             series.losses += record["points"] == 0
             series.over_time += record["over_time"]
-            series.effort += record["effort"]
+            series.search.merge(search)
             record.update(
                 game=game.name,
                 agent=args.agent,
@@ -152,19 +137,20 @@ def main() -> None:
                 seat=seat,
                 load=os.getloadavg()[0],
             )
-            print(json.dumps(record | {"effort": None}), file=sys.stderr, flush=True)
+            print(json.dumps(record), file=sys.stderr, flush=True)
             if args.log is not None:
                 with args.log.open("a") as log:
                     log.write(json.dumps(record) + "\n")
     print(f"{args.agent} at {args.move_time:g} s a move against {args.opponent}, {game.name}")
     for multiple, series in results.items():
         low, high = wilson(series.points, series.games)
-        mean = sum(series.effort) / len(series.effort) if series.effort else float("nan")
+        mean = effort(series.search)
+        searched = "-" if mean is None else f"{mean:.1f}"
         print(
             f"  {args.opponent} at {multiple:g}x: {series.wins} won, {series.draws} drawn, "
             f"{series.losses} lost ({series.points / series.games:.0%} of the points, "
             f"95% CI {low:.0%}-{high:.0%}), "
-            f"{series.over_time} moves over time, mean depth/playouts a move {mean:.1f}"
+            f"{series.over_time} moves over time, mean depth/playouts a move {searched}"
         )
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     print(f"{time.perf_counter() - started:.0f} s; load average at the end {load}")

@@ -21,6 +21,7 @@ from rich import box
 from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
@@ -102,7 +103,12 @@ def live_printer(live: Live) -> Callable[[protocol.LobbyListing], None]:
 
 
 def tables(listing: protocol.LobbyListing) -> Group:
-    return Group(seeks_table(listing), matches_table(listing), tournaments_table(listing))
+    return Group(
+        seeks_table(listing),
+        *unpaired_lines(listing),
+        matches_table(listing),
+        tournaments_table(listing),
+    )
 
 
 def _title(what: str, shown: int, left_out: int) -> str:
@@ -114,8 +120,10 @@ def seeks_table(listing: protocol.LobbyListing) -> Table:
         title=_title("open seeks", len(listing.seeks), listing.seeks_left_out),
         box=box.SIMPLE_HEAVY,
     )
-    for header in ("seek", "player", "game", "options", "time", "opponent", "unpaired because"):
-        table.add_column(header, justify="right" if header == "seek" else "left")
+    for header in ("seek", "player", "game", "options", "time", "opponent"):
+        wraps = header == "options"  # the one column that may take two lines: names may not
+        justify = "right" if header == "seek" else "left"
+        table.add_column(header, justify=justify, no_wrap=not wraps, overflow="fold")
     for seek in listing.seeks:
         table.add_row(
             str(seek["seek"]),
@@ -124,9 +132,18 @@ def seeks_table(listing: protocol.LobbyListing) -> Table:
             describe_options(seek["options"]),
             time_text(seek["time"]),
             seek["opponent"] or "anyone",
-            seek["unpaired"] or "",
         )
     return table
+
+
+def unpaired_lines(listing: protocol.LobbyListing) -> list[Text]:
+    """Why each seek is still open, a line each under the table: a sentence in a column of its
+    own would wrap into a word a line at 80 columns."""
+    return [
+        Text(f"  seek {seek['seek']} is unpaired: {seek['unpaired']}")
+        for seek in listing.seeks
+        if seek["unpaired"]
+    ]
 
 
 def matches_table(listing: protocol.LobbyListing) -> Table:

@@ -86,8 +86,8 @@ class Termination(enum.StrEnum):
     RESIGNATION = "resignation"
     TIME = "time"  # a seat ran out of time
     ILLEGAL_MOVE = "illegal-move"  # an illegal move or a move out of turn, under `forfeit`
-    DISCONNECT = "disconnect"  # a seat's connection stayed away past its grace period
-    CRASH = "crash"  # a local agent raised or its process died
+    DISCONNECT = "disconnect"  # a seat's connection stayed away past its grace period (a
+    # crashed agent, whose socket closes, is one: the referee cannot tell the two apart)
     ABSENT = "absent"  # a tournament player did not come to play
     SERVER_ERROR = "server-error"  # the match could not go on (its storage failed)
     ABORTED = "aborted"  # a casual match in play when its server stopped: no result, no scores

@@ -1,7 +1,8 @@
 """A throwaway PostgreSQL cluster for the tests: `Cluster.start()` runs `initdb` and `pg_ctl` in
 a temporary folder, as a user other than root (initdb refuses root), on a free port of 127.0.0.1
 with its unix sockets in that folder; `database()` gives each test a fresh, empty database; and
-`stop()` removes it all.
+`stop()` removes it all. A pytest that is killed never runs `stop()`, so each cluster has a
+watchdog process that removes it once the process that started it is gone (`WATCHDOG`).
 
 The server programs are found on PATH or where Debian's `postgresql` package puts them
 (`/usr/lib/postgresql/VERSION/bin`). Without them the PostgreSQL tests are skipped, except
@@ -15,6 +16,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from itertools import count
@@ -26,11 +28,22 @@ USER = "arbiter"
 """The cluster's superuser, the one the tests connect as (trust authentication: a
 throwaway cluster reachable only from this machine)."""
 RUN_AS = "nobody"
+"""The system user the cluster's processes run as when the tests run as root."""
 SPEED = "-c fsync=off -c full_page_writes=off"
 """No flush to disk: the tests kill Arbiter's processes, never PostgreSQL's or the machine, and
 a commit PostgreSQL has acknowledged survives its client without one. (The bench runs on a
 cluster with the default settings.)"""
-"""The system user the cluster's processes run as when the tests run as root."""
+WATCHDOG = """\
+import os, shutil, subprocess, sys, time
+parent, folder, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+while os.getppid() == parent:
+    time.sleep(0.2)
+subprocess.run(stop, cwd=folder, capture_output=True)
+shutil.rmtree(folder, ignore_errors=True)
+"""
+"""The watchdog's program: once its parent (the process that started the cluster) is gone,
+however it ended, stop the cluster and remove its folder. It runs in a session of its own, so
+a Ctrl-C or a kill of pytest's process group leaves it to do that."""
 
 
 def find_program(name: str) -> str | None:
@@ -60,6 +73,7 @@ class Cluster:
     port: int
     pg_ctl: str
     _numbers: count[int] = field(default_factory=count)
+    _watchdog: subprocess.Popen[bytes] | None = None
 
     @classmethod
     def start(cls) -> Cluster:
@@ -80,13 +94,23 @@ class Cluster:
             shown = log.read_text() if log.exists() else ""
             cluster.remove()
             raise RuntimeError(f"PostgreSQL did not start: {error.stderr}{shown}") from error
+        cluster._watchdog = subprocess.Popen(
+            [sys.executable, "-c", WATCHDOG, str(os.getpid()), str(folder), *cluster._stop()],
+            start_new_session=True,
+        )
         return cluster
 
+    def _as_user(self, *command: str) -> list[str]:
+        return ["runuser", "-u", RUN_AS, "--", *command] if os.geteuid() == 0 else [*command]
+
     def _run(self, *command: str) -> None:
-        as_user = ["runuser", "-u", RUN_AS, "--"] if os.geteuid() == 0 else []
         subprocess.run(
-            [*as_user, *command], cwd=self.folder, check=True, capture_output=True, text=True
+            self._as_user(*command), cwd=self.folder, check=True, capture_output=True, text=True
         )
+
+    def _stop(self) -> list[str]:
+        """The command that stops the cluster at once (nothing in it is kept)."""
+        return self._as_user(self.pg_ctl, "-D", "data", "-m", "immediate", "-w", "stop")
 
     def url(self, name: str) -> str:
         return f"postgresql://{USER}@127.0.0.1:{self.port}/{name}"
@@ -99,11 +123,17 @@ class Cluster:
         return self.url(name)
 
     def stop(self) -> None:
-        """Stop the cluster at once (nothing in it is kept) and remove its folder."""
+        """Stop the cluster at once (nothing in it is kept), remove its folder, and end its
+        watchdog."""
         try:
-            self._run(self.pg_ctl, "-D", "data", "-m", "immediate", "-w", "stop")
+            subprocess.run(
+                self._stop(), cwd=self.folder, check=True, capture_output=True, text=True
+            )
         finally:
             self.remove()
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+        if self._watchdog is not None:
+            self._watchdog.kill()
+            self._watchdog.wait()

@@ -60,6 +60,31 @@ def test_an_agent_over_its_time_loses_the_game(strength: ModuleType) -> None:
     assert result.time_loss == 0 and result.points == (0.0, 1.0)
 
 
+def test_each_seat_keeps_its_own_budget_and_overruns_are_counted_without_forfeits(
+    strength: ModuleType,
+) -> None:
+    """bench/versus.py's games: the opponent gets several times the time, and a move over its
+    budget is counted, not lost, unless forfeits are asked for."""
+
+    class Slow:
+        """Takes 30 ms a move: over a 20 ms budget, within a 100 ms one."""
+
+        def choose(self, state, budget):  # type: ignore[no-untyped-def]
+            import time
+
+            time.sleep(0.03)
+            return state.legal_moves()[0]
+
+    game = get_game("war-of-life")  # first moves against first moves: 15 plies
+    make = lambda name, game, seed: Slow()  # noqa: E731
+    counted = strength.play_in_process(game, ("a", "b"), 1, (0.02, 0.1), make, forfeit=False)
+    assert counted.time_loss is None and counted.illegal is None
+    assert counted.over_time[0] == (counted.plies + 1) // 2 and counted.over_time[1] == 0
+    assert counted.slowest is not None and counted.slowest[0] > 1 > counted.slowest[1]
+    lost = strength.play_in_process(game, ("b", "a"), 1, (0.1, 0.02), make)
+    assert lost.time_loss == 1 and lost.points == (1.0, 0.0) and lost.over_time == (0, 1)
+
+
 def test_the_bench_exits_1_when_an_agent_loses_on_time(
     strength: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
