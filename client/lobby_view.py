@@ -122,8 +122,12 @@ def seeks_table(listing: protocol.LobbyListing) -> Table:
     )
     for header in ("seek", "player", "game", "options", "time", "opponent"):
         wraps = header == "options"  # the one column that may take two lines: names may not
-        justify = "right" if header == "seek" else "left"
-        table.add_column(header, justify=justify, no_wrap=not wraps, overflow="fold")
+        table.add_column(
+            header,
+            justify="right" if header == "seek" else "left",
+            no_wrap=not wraps,
+            overflow="fold",
+        )
     for seek in listing.seeks:
         table.add_row(
             str(seek["seek"]),

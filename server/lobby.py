@@ -37,7 +37,7 @@ from arbiter.server.lobby_feed import LobbyFeed
 from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.session import OutputBudget, Session
-from arbiter.server.snapshots import Shown, Snapshots
+from arbiter.server.snapshots import Shown, snapshots
 from arbiter.server.stalls import StallMeter
 from arbiter.server.storage import Storage, StorageError
 from arbiter.server.time_defaults import default_time_control
@@ -65,7 +65,7 @@ class Lobby:
         self.limits = limits or Limits()
         self.output = OutputBudget(self.limits.output_budget)
         """The bytes queued for all sessions, which share it."""
-        self.snapshots = Snapshots(self.limits.snapshot_cache_bytes)
+        self.snapshots = snapshots(self.limits.snapshot_cache_bytes)
         """Finished matches as a spectator is shown them, encoded."""
         self._nursery = nursery
         self.seeks = Seeks(self.limits)

@@ -31,7 +31,7 @@ from arbiter import protocol
 from arbiter.server.admission import Doorway
 from arbiter.server.admitted import serve_admitted
 from arbiter.server.lobby import Lobby
-from arbiter.server.web.pages import Translations
+from arbiter.server.web.pages import shared_translations
 from arbiter.server.web.socket import WebSocketStream
 from arbiter.server.web.stored import match_ending, player_games
 
@@ -45,7 +45,7 @@ PAGES = ("/", "/match/{match:int}", "/tournament/{name}", "/player/{name}", "/pl
 
 def web_app(lobby: Lobby, doorway: Doorway, db_path: str | Path) -> Starlette:
     """The pages, the static files, the WebSocket endpoint and the records of one server."""
-    translations = Translations()
+    translations = shared_translations()
 
     async def from_the_store(read: Callable[[], object], what: str) -> JSONResponse:
         try:

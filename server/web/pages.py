@@ -9,15 +9,14 @@ seat to move after them (`to_move`, nil once the game is over; `resumed` has its
 whether a `your_turn` follows, which is kept).
 
 Spectators of one match all receive the same frame bytes for a move, so the translation of a
-frame is kept (`Translations`, a small LRU shared by every page): the thousandth spectator of
-a move costs a dictionary lookup, not a decode, a rules call and an encode.
+frame is kept (`Translations`, the most recent few shared by every page): the thousandth
+spectator of a move costs a dictionary lookup, not a decode, a rules call and an encode.
 """
 
 from __future__ import annotations
 
 import json
 import struct
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +24,7 @@ import msgpack
 
 from arbiter.games import GameError, get_game
 from arbiter.games._base import Game, State
+from arbiter.server.recent import Recent
 
 KEPT_TRANSLATIONS = 512
 """Frames whose JSON is kept: a few moves of many matches at once."""
@@ -45,23 +45,12 @@ class Translation:
     position: tuple[Game[Any, Any], State[Any]] | None = None
 
 
-class Translations:
-    """Frame bytes -> their translation, the most recent `KEPT_TRANSLATIONS`, for all pages."""
+Translations = Recent[bytes, Translation]
+"""Frame bytes -> their translation, the most recent `KEPT_TRANSLATIONS`, for all pages."""
 
-    def __init__(self, size: int = KEPT_TRANSLATIONS) -> None:
-        self.size = size
-        self._kept: OrderedDict[bytes, Translation] = OrderedDict()
 
-    def get(self, frame: bytes) -> Translation | None:
-        found = self._kept.get(frame)
-        if found is not None:
-            self._kept.move_to_end(frame)
-        return found
-
-    def put(self, frame: bytes, translation: Translation) -> None:
-        self._kept[frame] = translation
-        if len(self._kept) > self.size:
-            self._kept.popitem(last=False)
+def shared_translations() -> Translations:
+    return Recent(KEPT_TRANSLATIONS)
 
 
 def from_page(text: str | bytes) -> bytes:
@@ -84,7 +73,7 @@ class PageWire:
     def __init__(self, shared: Translations) -> None:
         self._shared = shared
         self._frames = bytearray()
-        self._positions: dict[int, tuple[Game[Any, Any], State[Any]]] = {}
+        self._positions: Recent[int, tuple[Game[Any, Any], State[Any]]] = Recent(FOLLOWED)
         """The position of each match this page follows, the latest `FOLLOWED` at most."""
 
     def feed(self, data: bytes) -> list[str]:
@@ -111,11 +100,12 @@ class PageWire:
             if found.position is not None:
                 self._shared.put(frame, found)
         if found.position is not None and found.match is not None:
-            self._positions.pop(found.match, None)
-            self._positions[found.match] = found.position
-            if len(self._positions) > FOLLOWED:
-                del self._positions[next(iter(self._positions))]
+            self._positions.put(found.match, found.position)
         return found.text
+
+    def _followed(self, match: object) -> tuple[Game[Any, Any], State[Any]] | None:
+        """The position of `match` (from a frame: anything) if this page follows it."""
+        return self._positions.get(match) if isinstance(match, int) else None
 
     def _fresh(self, frame: bytes) -> Translation:
         message: dict[str, Any] = msgpack.unpackb(frame[HEADER.size :], raw=False)
@@ -132,8 +122,8 @@ class PageWire:
                     states.append(states[-1].play(game.parse_move(text)))
                 message["states"] = [state.to_data() for state in states]
                 position = game, states[-1]
-            elif kind in MOVED and match in self._positions:
-                game, state = self._positions[match]
+            elif kind in MOVED and (followed := self._followed(match)) is not None:
+                game, state = followed
                 position = game, state.play(game.parse_move(message["move"]))
                 message["state"] = position[1].to_data()
         except (GameError, KeyError):

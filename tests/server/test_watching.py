@@ -14,7 +14,7 @@ import trio.testing
 from arbiter import protocol
 from arbiter.server.lobby import Lobby
 from arbiter.server.match import Match
-from arbiter.server.snapshots import Shown, Snapshots
+from arbiter.server.snapshots import Shown, snapshots
 from tests.server.memory import Client, connect, lobby_on_file, pair
 
 
@@ -131,7 +131,7 @@ def test_kept_snapshots_stay_within_their_bytes_and_the_least_recently_watched_g
         return protocol.Encoded(over), protocol.Encoded(over)
 
     size = 2 * len(shown(1000)[0].frame)
-    kept = Snapshots(limit=2 * size)
+    kept = snapshots(limit=2 * size)
     kept.put(1, shown(1000))
     kept.put(2, shown(1000))
     assert kept.get(1) is not None  # 1 is now the most recently watched
