@@ -39,8 +39,8 @@ from typing import Any, TextIO
 from arbiter import protocol
 from arbiter.agents import Agent, AgentBase, AgentError, all_agent_names, make_agent
 from arbiter.client.connection import ClientConnection
-from arbiter.client.runner import GameRecord, MessageHook, play_one
-from arbiter.games import Game, InvalidMoveError, State, as_tuples, get_game
+from arbiter.client.runner import GameRecord, MessageHook, play_one, run_bot
+from arbiter.games import Game, InvalidMoveError, State, as_tuples
 
 CALL_GRACE = 1.0
 """Seconds a module may run past its move's time before it counts as hung. By then the server
@@ -449,21 +449,18 @@ async def run_player_bot(
 ) -> list[GameRecord]:
     """Connect once and play `games` games with a fresh Player per game (as the original
     referee built one per game); a crash ends the run with `PlayerCrashed`."""
-    game = get_game(game_name)
     path = _module_file(path)
-    records = []
-    async with await ClientConnection.open(host, port, name, tls=tls) as connection:
-        for _ in range(games):
-            agent = PlayerAgent(path, game)
-            record = await play_seat(
-                connection,
-                game,
-                agent,
-                time_control=time_control,
-                opponent=opponent,
-                on_message=on_message,
-            )
-            records.append(record)
-            if on_result is not None:
-                on_result(record)
-    return records
+    return await run_bot(
+        host,
+        port,
+        game_name,
+        lambda game, _: PlayerAgent(path, game),
+        name=name,
+        games=games,
+        time_control=time_control,
+        opponent=opponent,
+        on_result=on_result,
+        on_message=on_message,
+        tls=tls,
+        play=play_seat,
+    )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,17 +145,20 @@ async def run_bot(
     on_result: Callable[[GameRecord], None] | None = None,
     on_message: MessageHook | None = None,
     tls: ssl.SSLContext | None = None,
+    play: Callable[..., Awaitable[GameRecord]] | None = None,
 ) -> list[GameRecord]:
     """Connect once and play `games` games in a row, a fresh agent for each.
 
     `token` is a registered player's secret: with it the games can be tournament games; with
     `opponent` every seek is a challenge to that player; with `tls` the connection is TLS.
+    `play` plays each game, `play_one`'s way by default (a Player module's runner wraps it).
     """
     game = get_game(game_name)
+    play = play or play_one
     records = []
     async with await ClientConnection.open(host, port, name, token=token, tls=tls) as connection:
         for number in range(games):
-            record = await play_one(
+            record = await play(
                 connection,
                 game,
                 make_agent(game, number),
