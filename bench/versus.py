@@ -67,7 +67,8 @@ def wilson(points: float, games: int) -> tuple[float, float]:
     centre = rate + Z95 * Z95 / (2 * games)
     spread = Z95 * math.sqrt(rate * (1 - rate) / games + Z95 * Z95 / (4 * games * games))
     scale = 1 + Z95 * Z95 / games
-    return (centre - spread) / scale, (centre + spread) / scale
+    # at 0 or all wins one end is the rate itself, give or take a rounding: not -0%
+    return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
 
 
 def effort(search: Search) -> float | None:

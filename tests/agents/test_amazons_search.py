@@ -146,3 +146,5 @@ def test_the_wilson_interval_brackets_the_rate_even_at_the_extremes(
     low, high = wilson(20, 40)
     assert low < 0.5 < high and abs((low + high) / 2 - 0.5) < 1e-9
     assert wilson(0, 0) == (0.0, 1.0)
+    low, high = wilson(0, 20)
+    assert low == 0.0 and f"{low:.0%}" == "0%" and 0.1 < high < 0.2  # not "-0%"
