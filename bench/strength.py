@@ -486,7 +486,8 @@ def main() -> None:
         write_table(
             DOC,
             game.name,
-            f"{game.title}: {conditions}, {args.games} games a pairing and seat order.",
+            f"{game.title}: {conditions}, {args.games} game{'s' * (args.games != 1)} a pairing"
+            " and seat order.",
             rows,
         )
     failures = sum(t.time_losses + t.illegal for t in tallies.values())
