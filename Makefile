@@ -21,7 +21,7 @@ demo: $(STAMP)
 	$(BIN)/arbiter demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 lint: $(STAMP)
 	mkdir -p $(TREE)/arbiter
