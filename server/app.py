@@ -20,7 +20,7 @@ import sqlite3
 import ssl
 import tempfile
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import ExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -255,11 +255,15 @@ async def local_server(
     """A server on a free port of 127.0.0.1 while the block runs; yields its (host, port).
 
     Without `db_path` the records go to a temporary file, removed with its folder on the way
-    out. `grace` defaults to none: in one process there is no network to come back over; nor
-    are there limits on its own connections (`UNLIMITED`).
+    out; with one, no folder is made (a process killed in the block leaves nothing behind).
+    `grace` defaults to none: in one process there is no network to come back over; nor are
+    there limits on its own connections (`UNLIMITED`).
     """
-    with tempfile.TemporaryDirectory(prefix="arbiter-local-") as scratch:
-        db = Path(scratch) / "arbiter.db" if db_path is None else db_path
+    with ExitStack() as scratch:
+        db = db_path
+        if db is None:
+            folder = scratch.enter_context(tempfile.TemporaryDirectory(prefix="arbiter-local-"))
+            db = Path(folder) / "arbiter.db"
         async with trio.open_nursery() as nursery:
             start = partial(serve, LOCAL_HOST, 0, db, grace=grace, admission=admission)
             start = partial(start, local_agents=local_agents)

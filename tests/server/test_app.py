@@ -32,7 +32,19 @@ def scratch_folders() -> set[str]:
     return {path.name for path in Path(tempfile.gettempdir()).glob("arbiter-local-*")}
 
 
-async def test_a_local_server_listens_while_the_block_runs_and_leaves_nothing_behind() -> None:
+@pytest.fixture
+def own_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's own temporary folder for `tempfile`: other tests' local servers, running at
+    the same time in another worker, make their scratch folders elsewhere."""
+    folder = tmp_path / "temp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+async def test_a_local_server_listens_while_the_block_runs_and_leaves_nothing_behind(
+    own_temp: Path,
+) -> None:
     before = scratch_folders()
     async with local_server() as (host, port):
         assert host == "127.0.0.1"
@@ -46,13 +58,16 @@ async def test_a_local_server_listens_while_the_block_runs_and_leaves_nothing_be
         await trio.open_tcp_stream(host, port)
 
 
-async def test_a_local_server_on_a_given_file_keeps_its_records(tmp_path: Path) -> None:
+async def test_a_local_server_on_a_given_file_keeps_its_records(
+    tmp_path: Path, own_temp: Path
+) -> None:
     db = tmp_path / "kept.db"
     async with (
         local_server(db) as (host, port),
         await ClientConnection.open(host, port, "a") as first,
         await ClientConnection.open(host, port, "b") as second,
     ):
+        assert scratch_folders() == set()  # none made: a killed process would leave nothing
         seek = protocol.Seek(game="kings-court", time={"move": 5.0})
         await first.send(seek)
         await second.send(seek)
