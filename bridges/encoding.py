@@ -56,10 +56,6 @@ class Encoding(ABC):
     def max_moves(self, options: Mapping[str, Any]) -> int:
         """No game under these options lasts longer (moves of both seats together)."""
 
-    def move_cap(self, options: Mapping[str, Any]) -> int | None:
-        """Moves after which the bridge calls a draw, for a game whose rules set no bound."""
-        return None
-
     def observation_string(self, turn: Turn) -> str:
         """The picture `render()` draws, and the actions chosen toward the move, if any."""
         picture: str = turn.state.render()
@@ -77,13 +73,6 @@ class Encoding(ABC):
         raise NotImplementedError
 
     # -- what a Turn asks, answered from the rules -------------------------------------------
-
-    def outcome(self, turn: Turn, options: Mapping[str, Any]) -> Outcome | None:
-        outcome: Outcome | None = turn.state.outcome()
-        cap = self.move_cap(options)
-        if outcome is None and cap is not None and turn.state.ply >= cap:
-            return Outcome.draw(f"{cap} moves were played: the bridge's cap on this game")
-        return outcome
 
     def legal_actions(self, turn: Turn) -> list[int]:
         """The next token of every legal move that begins with the pending ones, ascending."""

@@ -31,7 +31,7 @@ from open_spiel.python.algorithms import mcts
 
 from arbiter.agents.search import clock
 from arbiter.bridges import spiel
-from arbiter.bridges.encoding import Turn, forget_tables, returns
+from arbiter.bridges.encoding import forget_tables, returns
 from arbiter.bridges.encodings import encoding_for
 from arbiter.games import Game, State
 
@@ -54,15 +54,14 @@ class OurPlayouts:
 
     def evaluate(self, state: spiel.SpielState) -> Any:
         turn, encoding = state.turn, state.encoding
-        while turn.pending and encoding.outcome(turn, state.options) is None:
+        while turn.pending:  # a move under way: its position has a legal move, so no outcome
             turn = encoding.advance(turn, self.rng.choice(encoding.legal_actions(turn)))
         position: State[Any] = turn.state
-        cap = encoding.move_cap(state.options)
-        while position.outcome() is None and (cap is None or position.ply < cap):
+        while (outcome := position.outcome()) is None:
             if not position.ply % DEADLINE_EVERY and time.perf_counter() > self.deadline:
                 raise clock.OutOfTime
             position = position.play(position.random_move(self.rng))
-        return np.array(returns(encoding.outcome(Turn(position), state.options)))
+        return np.array(returns(outcome))
 
     def prior(self, state: spiel.SpielState) -> list[tuple[int, float]]:
         actions = state.legal_actions()

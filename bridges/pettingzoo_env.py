@@ -87,7 +87,7 @@ class ArbiterEnv(AECEnv):  # type: ignore[misc]
             return
         self._cumulative_rewards[agent] = 0.0
         self.turn = self.encoding.advance(self.turn, int(action))  # type: ignore[arg-type]
-        outcome = self.encoding.outcome(self.turn, self.options)
+        outcome = self.turn.state.outcome()
         if outcome is None:
             self.agent_selection = self.agents[self.turn.state.turn]
         else:

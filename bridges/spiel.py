@@ -97,7 +97,6 @@ class SpielState(pyspiel.State):  # type: ignore[misc]
     def __init__(self, game: SpielGame, turn: Turn) -> None:
         super().__init__(game)
         self.encoding = game.encoding
-        self.options = game.options
         self.turn = turn
 
     def current_player(self) -> int:
@@ -113,13 +112,13 @@ class SpielState(pyspiel.State):  # type: ignore[misc]
         return self.encoding.action_name(action)
 
     def is_terminal(self) -> bool:
-        return self.encoding.outcome(self.turn, self.options) is not None
+        return self.turn.state.outcome() is not None
 
     def returns(self) -> list[float]:
-        return returns(self.encoding.outcome(self.turn, self.options))
+        return returns(self.turn.state.outcome())
 
     def winner(self) -> int | None:
-        outcome = self.encoding.outcome(self.turn, self.options)
+        outcome = self.turn.state.outcome()
         return None if outcome is None or outcome.result is not Result.WIN else outcome.winner
 
     def __str__(self) -> str:

@@ -2,10 +2,9 @@
 
 A placement on `(x, y)` is `8 * y + x` (0-63); a slide or jump from `(x, y)` is
 `64 + 8 * (8 * y + x) + 2 * direction + (distance - 1)` with directions up, left, right, down
-(64-575); the forfeited turn is 576. The rules set no bound on the moving phase, and OpenSpiel
-needs one, so the bridge calls a draw after `MOVE_CAP` moves (placements included): random
-games end long before. The tensor is white, black, corners, removed squares, a plane of ones
-when white moves and one during the placing phase, each 8x8 with row 0 the top (y = 0).
+(64-575); the forfeited turn is 576. The longest game is the rules' own bound under the game's
+`no_capture_limit` (`max_plies`). The tensor is white, black, corners, removed squares, a plane
+of ones when white moves and one during the placing phase, each 8x8 with row 0 the top (y = 0).
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
 from arbiter.games.watch_your_back import (
     CORNERS,
     DIRECTIONS,
+    NO_CAPTURE_LIMIT,
     PASS,
     PLACEMENTS,
     REMOVED,
@@ -25,12 +25,12 @@ from arbiter.games.watch_your_back import (
     SQUARES,
     Move,
     WatchYourBackState,
+    max_plies,
 )
 
 CELLS = SIZE * SIZE
 STEP_BASE = CELLS
 PASS_ACTION = STEP_BASE + CELLS * 2 * len(DIRECTIONS)
-MOVE_CAP = 1024
 
 
 class WatchYourBackEncoding(Encoding):
@@ -59,10 +59,7 @@ class WatchYourBackEncoding(Encoding):
         return (x, y), (x + dx * distance, y + dy * distance)
 
     def max_moves(self, options: Mapping[str, Any]) -> int:
-        return MOVE_CAP
-
-    def move_cap(self, options: Mapping[str, Any]) -> int | None:
-        return MOVE_CAP
+        return max_plies(int(options.get("no_capture_limit", NO_CAPTURE_LIMIT)))
 
     def tensor(self, turn: Turn) -> Tensor:
         state: WatchYourBackState = turn.state
