@@ -21,7 +21,7 @@ import pyspiel
 
 from arbiter.bridges.encoding import Encoding, Turn, returns
 from arbiter.bridges.encodings import ENCODINGS
-from arbiter.games import Game, Result, State
+from arbiter.games import Game, State
 
 _Type = pyspiel.GameType
 
@@ -116,10 +116,6 @@ class SpielState(pyspiel.State):  # type: ignore[misc]
 
     def returns(self) -> list[float]:
         return returns(self.turn.state.outcome())
-
-    def winner(self) -> int | None:
-        outcome = self.turn.state.outcome()
-        return None if outcome is None or outcome.result is not Result.WIN else outcome.winner
 
     def __str__(self) -> str:
         return self.encoding.observation_string(self.turn)
