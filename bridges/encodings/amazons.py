@@ -18,10 +18,14 @@ from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
 from arbiter.games import State
 from arbiter.games._bitboard import squares_of
 from arbiter.games.amazons import (
+    ARROW_CHAR,
     BIT,
+    BLACK_CHAR,
+    FULL,
     NEIGHBOURS,
     SIZE,
     SQUARE_NAMES,
+    WHITE_CHAR,
     AmazonsState,
     Move,
     reach,
@@ -31,6 +35,8 @@ SQUARES = SIZE * SIZE
 MAX_MOVES = SQUARES - 8
 """Every move shoots an arrow onto an empty square, and 8 squares hold amazons."""
 PHASES = ("from", "to", "shoot")
+OPENSPIEL_CELLS = str.maketrans(WHITE_CHAR + BLACK_CHAR + ARROW_CHAR, "XO#")
+"""Our cells as OpenSpiel's `amazons` writes them (an empty one is `.` in both)."""
 
 
 def action(square: int) -> int:
@@ -96,18 +102,14 @@ class AmazonsEncoding(Encoding):
 
     def tensor(self, turn: Turn) -> Tensor:
         white, black, arrows = self._boards(turn)
-        empty = ((1 << SQUARES) - 1) & ~(white | black | arrows)
+        empty = FULL & ~(white | black | arrows)
         cells = planes([empty, black, white, arrows], SQUARES).reshape(4, SIZE, SIZE)
         return np.ascontiguousarray(cells[:, ::-1, :])
 
     def observation_string(self, turn: Turn) -> str:
-        white, black, arrows = self._boards(turn)
-        chars = [
-            "X" if white >> s & 1 else "O" if black >> s & 1 else "#" if arrows >> s & 1 else "."
-            for s in range(SQUARES)
-        ]
-        rows = ("".join(chars[rank * SIZE : (rank + 1) * SIZE]) for rank in reversed(range(SIZE)))
-        return "\n".join(rows)
+        """The game's own rows (`AmazonsState.rows`, top row first) in OpenSpiel's letters."""
+        rows = AmazonsState(*self._boards(turn), turn.state.to_move).rows()
+        return "\n".join(row.translate(OPENSPIEL_CELLS) for row in rows)
 
     def action_name(self, token: int) -> str:
         return SQUARE_NAMES[action(token)]
