@@ -66,7 +66,7 @@ class ArbiterEnv(AECEnv):  # type: ignore[misc]
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         game: Game[Any, Any] = self.encoding.game
         chosen = dict(self.options)
-        if seed is not None and any(option.is_seed for option in game.options):
+        if seed is not None:
             chosen.update({option.name: seed for option in game.options if option.is_seed})
         self.turn = Turn(game.initial_state(chosen))
         self.agents = list(self.possible_agents)
