@@ -381,11 +381,11 @@ class OpenSpielMCTS:
     """OpenSpiel's C++ `MCTSBot` (UCT, one random rollout per leaf) playing our Amazons states.
 
     OpenSpiel splits a move into three actions (the amazon's square, its destination, the
-    arrow's square), each numbered `row * 10 + column` with row 0 at the top, so our square
-    `file + 10 * rank` is action `(9 - rank) * 10 + file`. Our states say nothing of the moves
-    that led to them, so the bot keeps its own OpenSpiel state and catches up on the opponent's
-    move by comparing our state with the one its own move left: one amazon moved, one arrow
-    more. Each of its three decisions gets a third of the time our agents get for a move.
+    arrow's square), each numbered `row * 10 + column` with row 0 at the top, as the bridge's
+    Amazons encoding numbers them (`bridges/encodings/amazons.py`). Our states say nothing of
+    the moves that led to them, so the bot keeps its own OpenSpiel state and catches up on the
+    opponent's move by comparing our state with the one its own move left: one amazon moved, one
+    arrow more. Each of its three decisions gets a third of the time our agents get for a move.
     """
 
     def __init__(self, game: Game[Any, Any], seed: int | None = None) -> None:
@@ -401,11 +401,14 @@ class OpenSpielMCTS:
 
     @staticmethod
     def action(square: int) -> int:
-        return (9 - square // 10) * 10 + square % 10
+        """OpenSpiel's action for our square, by the bridge's map (imported here: the bridge
+        needs numpy, which comes with OpenSpiel, and the rest of this bench does not)."""
+        from arbiter.bridges.encodings.amazons import action
 
-    @staticmethod
-    def square(action: int) -> int:
-        return (9 - action // 10) * 10 + action % 10
+        return action(square)
+
+    square = action
+    """Our square for OpenSpiel's action: the map is its own inverse."""
 
     def choose(self, state: Any, budget: float) -> Any:
         self._catch_up(state)
