@@ -141,6 +141,13 @@ def planes(boards: list[int], squares: int) -> Tensor:
     return bits.reshape(len(boards), -1)[:, :squares].astype(np.float32)
 
 
+def top_row_first(boards: list[int], size: int) -> Tensor:
+    """Bitboards of a `size` x `size` board numbered from its bottom row (`column + size * row`)
+    as planes with the top row first, as the game's `render()` draws the board."""
+    cells = planes(boards, size * size).reshape(len(boards), size, size)
+    return np.ascontiguousarray(cells[:, ::-1, :])
+
+
 def returns(outcome: Outcome | None) -> list[float]:
     """Each seat's return: win 1, loss -1, draw 0, a double forfeit -1 for both."""
     if outcome is None:

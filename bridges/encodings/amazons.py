@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
-from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
+from arbiter.bridges.encoding import Encoding, Tensor, Turn, top_row_first
 from arbiter.games import State
 from arbiter.games._bitboard import squares_of
 from arbiter.games.amazons import (
@@ -103,8 +101,7 @@ class AmazonsEncoding(Encoding):
     def tensor(self, turn: Turn) -> Tensor:
         white, black, arrows = self._boards(turn)
         empty = FULL & ~(white | black | arrows)
-        cells = planes([empty, black, white, arrows], SQUARES).reshape(4, SIZE, SIZE)
-        return np.ascontiguousarray(cells[:, ::-1, :])
+        return top_row_first([empty, black, white, arrows], SIZE)
 
     def observation_string(self, turn: Turn) -> str:
         """The game's own rows (`AmazonsState.rows`, top row first) in OpenSpiel's letters."""

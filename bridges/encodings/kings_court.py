@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
-from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
+from arbiter.bridges.encoding import Encoding, Tensor, Turn, top_row_first
 from arbiter.games.kings_court import (
     DEFAULT_NO_CAPTURE_LIMIT,
     MAX_SQUARES_PER_MOVE,
@@ -47,8 +45,7 @@ class KingsCourtEncoding(Encoding):
         visited = sum(1 << square for square in turn.pending)
         to_move = (1 << SQUARES) - 1 if state.turn == 0 else 0
         boards = [state.white, state.black, visited, to_move]
-        cells = planes(boards, SQUARES).reshape(len(boards), SIZE, SIZE)
-        return np.ascontiguousarray(cells[:, ::-1, :])
+        return top_row_first(boards, SIZE)
 
     def action_name(self, token: int) -> str:
         return "end" if token == END else SQUARE_NAMES[token]

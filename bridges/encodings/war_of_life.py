@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
-from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
+from arbiter.bridges.encoding import Encoding, Tensor, Turn, top_row_first
 from arbiter.games.war_of_life import MAX_PLY, Move, WarOfLifeState
 
 SIZE = 8
@@ -40,5 +38,4 @@ class WarOfLifeEncoding(Encoding):
     def tensor(self, turn: Turn) -> Tensor:
         state: WarOfLifeState = turn.state
         to_move = (1 << SIZE * SIZE) - 1 if state.turn == 0 else 0
-        cells = planes([state.blue, state.red, to_move], SIZE * SIZE).reshape(3, SIZE, SIZE)
-        return np.ascontiguousarray(cells[:, ::-1, :])
+        return top_row_first([state.blue, state.red, to_move], SIZE)
