@@ -16,6 +16,7 @@ from arbiter.bridges.encoding import Encoding, Tensor, Turn, top_row_first
 from arbiter.games import State
 from arbiter.games._bitboard import squares_of
 from arbiter.games.amazons import (
+    AMAZONS_PER_SIDE,
     ARROW_CHAR,
     BIT,
     BLACK_CHAR,
@@ -30,9 +31,8 @@ from arbiter.games.amazons import (
 )
 
 SQUARES = SIZE * SIZE
-MAX_MOVES = SQUARES - 8
-"""Every move shoots an arrow onto an empty square, and 8 squares hold amazons."""
-PHASES = ("from", "to", "shoot")
+MAX_MOVES = SQUARES - 2 * AMAZONS_PER_SIDE
+"""Every move shoots an arrow onto an empty square, and the amazons always stand on 8."""
 OPENSPIEL_CELLS = str.maketrans(WHITE_CHAR + BLACK_CHAR + ARROW_CHAR, "XO#")
 """Our cells as OpenSpiel's `amazons` writes them (an empty one is `.` in both)."""
 
@@ -83,7 +83,7 @@ class AmazonsEncoding(Encoding):
         """The move read off its squares and checked by the rules, not looked up in the whole
         move list: a bot asks this once its time is up."""
         move = tuple(action(token) for token in tokens)
-        if len(move) != len(PHASES) or state.why_illegal(move) is not None:
+        if len(move) != self.max_tokens or state.why_illegal(move) is not None:
             raise ValueError(f"actions {list(tokens)} make no legal move here")
         return move
 
