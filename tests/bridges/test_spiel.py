@@ -18,6 +18,7 @@ from arbiter.bridges import spiel  # noqa: E402
 from arbiter.bridges.encoding import Turn  # noqa: E402
 from arbiter.bridges.encodings import ENCODINGS  # noqa: E402
 from arbiter.games import GAME_NAMES, State, get_game  # noqa: E402
+from arbiter.games.watch_your_back import max_plies  # noqa: E402
 
 GAMES = list(GAME_NAMES)
 
@@ -105,3 +106,10 @@ def test_openspiels_mcts_bot_plays_each_game(name: str) -> None:
         action = bot.step(state)
         assert action in state.legal_actions()
         state.apply_action(action)
+
+
+@pytest.mark.parametrize("limit", [1, 64, 1000])
+def test_watch_your_backs_length_bound_is_the_rules_own(limit: int) -> None:
+    """No draw of the bridge's own: OpenSpiel's bound is `max_plies` under the game's limit."""
+    game = spiel.load("watch-your-back", no_capture_limit=limit)
+    assert game.max_game_length() == max_plies(limit)
