@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -51,10 +51,6 @@ class Encoding(ABC):
     @abstractmethod
     def tensor(self, turn: Turn) -> Tensor:
         """The position (and the pending tokens, where a move takes several) as an array."""
-
-    @abstractmethod
-    def max_moves(self, options: Mapping[str, Any]) -> int:
-        """No game under these options lasts longer (moves of both seats together)."""
 
     def observation_string(self, turn: Turn) -> str:
         """The picture `render()` draws, and the actions chosen toward the move, if any."""

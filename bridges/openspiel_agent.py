@@ -23,7 +23,6 @@ the process waits for a core).
 from __future__ import annotations
 
 import random
-import time
 from typing import Any
 
 import numpy as np
@@ -47,10 +46,13 @@ class OurPlayouts:
     """OpenSpiel's `Evaluator` interface: a random game to the end under our rules, and a
     uniform prior (what OpenSpiel's RandomRolloutEvaluator gives)."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, now: clock.Now) -> None:
         self.rng = rng
+        self.now = now
+        """The clock of every deadline check: the agent's `TimeKeeper.now`, which times the
+        stretches between checks for the learned reserve, as alpha-beta's and mcts's do."""
         self.deadline = float("inf")
-        """`time.perf_counter()` past which a playout stops the search (`clock.OutOfTime`)."""
+        """`now()` past which a playout stops the search (`clock.OutOfTime`)."""
 
     def evaluate(self, state: spiel.SpielState) -> Any:
         turn, encoding = state.turn, state.encoding
@@ -58,7 +60,7 @@ class OurPlayouts:
             turn = encoding.advance(turn, self.rng.choice(encoding.legal_actions(turn)))
         position: State[Any] = turn.state
         while (outcome := position.outcome()) is None:
-            if not position.ply % DEADLINE_EVERY and time.perf_counter() > self.deadline:
+            if not position.ply % DEADLINE_EVERY and self.now() > self.deadline:
                 raise clock.OutOfTime
             position = position.play(position.random_move(self.rng))
         return np.array(returns(outcome))
@@ -100,7 +102,7 @@ class DeadlineBot(mcts.MCTSBot):  # type: ignore[misc]
 
     def _apply_tree_policy(self, root: mcts.SearchNode, state: spiel.SpielState) -> Any:
         self._root = root
-        if time.perf_counter() > self.playouts.deadline:
+        if self.playouts.now() > self.playouts.deadline:
             raise clock.OutOfTime
         return super()._apply_tree_policy(root, state)
 
@@ -114,13 +116,15 @@ class OpenSpielMCTS:
         self.spiel_game = spiel.GAMES[game.name]()
         self.keeper = clock.TimeKeeper()
         self.rng = random.Random(seed)
-        self.bot = DeadlineBot(self.spiel_game, OurPlayouts(self.rng), self.rng.getrandbits(31))
+        playouts = OurPlayouts(self.rng, self.keeper.now)
+        self.bot = DeadlineBot(self.spiel_game, playouts, self.rng.getrandbits(31))
         self.bot.max_simulations = UNLIMITED if simulations is None else simulations
         self.simulations = 0
         """Simulations the last move's searches ran, over all its decisions."""
 
     def choose(self, state: State[Any], budget: float) -> Any:
-        deadline = time.perf_counter() + self.keeper.allot(budget)
+        allotted = self.keeper.allot(budget)  # first: it starts the move's clock checks
+        deadline = self.keeper.now() + allotted
         with clock.collector_paused():
             move = self._choose(state, deadline)
             forget_tables()
@@ -132,7 +136,7 @@ class OpenSpielMCTS:
         tokens: list[int] = []
         self.simulations = 0
         while position.turn.pending or not tokens:
-            now, left = time.perf_counter(), max(1, self.encoding.decisions - len(tokens))
+            now, left = self.keeper.now(), max(1, self.encoding.decisions - len(tokens))
             action = self._decide(position, now + max(0.0, deadline - now) / left)
             tokens.append(action)
             position.apply_action(action)

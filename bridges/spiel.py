@@ -35,10 +35,6 @@ def _parameters(game: Game[Any, Any]) -> dict[str, Any]:
     return {option.name: 0 if option.is_seed else option.default for option in game.options}
 
 
-def _can_both_lose(game: Game[Any, Any]) -> bool:
-    return game.name == "kings-court"  # the only game with Result.BOTH_FORFEIT
-
-
 def _game_type(encoding: Encoding) -> Any:
     game = encoding.game
     return pyspiel.GameType(
@@ -47,7 +43,7 @@ def _game_type(encoding: Encoding) -> Any:
         dynamics=_Type.Dynamics.SEQUENTIAL,
         chance_mode=_Type.ChanceMode.DETERMINISTIC,
         information=_Type.Information.PERFECT_INFORMATION,
-        utility=_Type.Utility.GENERAL_SUM if _can_both_lose(game) else _Type.Utility.ZERO_SUM,
+        utility=_Type.Utility.GENERAL_SUM if game.can_both_forfeit else _Type.Utility.ZERO_SUM,
         reward_model=_Type.RewardModel.TERMINAL,
         max_num_players=2,
         min_num_players=2,
@@ -68,14 +64,14 @@ class SpielGame(pyspiel.Game):  # type: ignore[misc]
         game = self.encoding.game
         given = dict(params or {})
         self.options = game.resolve_options({**_parameters(game), **given})
-        length = self.encoding.max_moves(self.options) * self.encoding.max_tokens
+        length = self.encoding.game.max_plies(self.options) * self.encoding.max_tokens
         info = pyspiel.GameInfo(
             num_distinct_actions=self.encoding.num_actions,
             max_chance_outcomes=0,
             num_players=2,
             min_utility=-1.0,
             max_utility=1.0,
-            utility_sum=None if _can_both_lose(game) else 0.0,
+            utility_sum=None if game.can_both_forfeit else 0.0,
             max_game_length=length,
         )
         super().__init__(_game_type(self.encoding), info, given)

@@ -278,10 +278,20 @@ class Game(ABC, Generic[StateT, MoveT]):
     person_time_control: ClassVar[str] = "clock=600+5"
     """A person's default: ten minutes and five seconds a move, a game clock (ten seconds a
     move is too short to read a board, and a person thinks long on some moves, not all)."""
+    can_both_forfeit: ClassVar[bool] = False
+    """Whether the rules can end a game with both seats forfeited (`Result.BOTH_FORFEIT`): a
+    tool that scores games must then not assume one seat's loss is the other's win."""
 
     @abstractmethod
     def initial_state(self, options: Mapping[str, Any]) -> StateT:
         """The start position for resolved options (see `resolve_options`)."""
+
+    @abstractmethod
+    def max_plies(self, options: Mapping[str, Any]) -> int:
+        """The longest game the rules allow under `options` (a missing one at its default), in
+        plies, whatever the players do: every game ends by its own rules, and tools that need
+        the bound (a move list's size, OpenSpiel's game length, the termination tests) ask here.
+        Each game derives it from its end rules beside its constants."""
 
     @abstractmethod
     def parse_move(self, text: str) -> MoveT:

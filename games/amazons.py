@@ -63,6 +63,9 @@ START_ROWS = (
 """The standard start, top row (rank 10) first: White a4 d1 g1 j4, Black a7 d10 g10 j7."""
 
 AMAZONS_PER_SIDE = 4
+MAX_PLY = SIZE * SIZE - 2 * AMAZONS_PER_SIDE
+"""The longest game: every move burns an empty square with its arrow, and the amazons stand on
+eight of the hundred."""
 
 # Queen directions as (file step, rank step), in the order moves are generated: north first,
 # then clockwise.
@@ -405,6 +408,9 @@ class Amazons(Game[AmazonsState, Move]):
 
     def initial_state(self, options: Mapping[str, Any]) -> AmazonsState:
         return AmazonsState.from_rows(START_ROWS)
+
+    def max_plies(self, options: Mapping[str, Any]) -> int:
+        return MAX_PLY
 
     def parse_move(self, text: str) -> Move:
         match = _MOVE_RE.fullmatch(text.strip().lower()) if isinstance(text, str) else None

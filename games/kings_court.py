@@ -61,7 +61,15 @@ list (65,536 moves). Each capture takes at least one of the 48 pieces, and a pla
 them all has none in the Court, so a game has at most 48 capturing moves; before each, and
 after the last, at most `limit` moves capture nothing before the next one ends the game. So a
 game lasts at most 49 * (limit + 1) moves: 49,049 at this maximum."""
-MAX_PLY = (2 * PIECES_PER_SIDE + 1) * (MAX_NO_CAPTURE_LIMIT + 1)
+
+
+def max_plies(no_capture_limit: int) -> int:
+    """The longest game under `no_capture_limit`: 48 capturing moves, each after at most
+    `limit` quiet ones, and one more quiet stretch that ends it (see `MAX_NO_CAPTURE_LIMIT`)."""
+    return (2 * PIECES_PER_SIDE + 1) * (no_capture_limit + 1)
+
+
+MAX_PLY = max_plies(MAX_NO_CAPTURE_LIMIT)
 """The longest game under any allowed option (tests check it fits the protocol's move list)."""
 
 EMPTY_CHAR, WHITE_CHAR, BLACK_CHAR = ".", "w", "b"
@@ -668,6 +676,7 @@ class KingsCourt(Game[KingsCourtState, Move]):
     name = "kings-court"
     title = "King's Court"
     seats = SEATS
+    can_both_forfeit = True  # the 50-move rule
     options = (
         Option(
             "no_capture_limit",
@@ -693,6 +702,9 @@ class KingsCourt(Game[KingsCourtState, Move]):
     def initial_state(self, options: Mapping[str, Any]) -> KingsCourtState:
         limit = self.options[0].check(options.get("no_capture_limit", DEFAULT_NO_CAPTURE_LIMIT))
         return KingsCourtState(START_WHITE, START_BLACK, 0, 0, limit, None)
+
+    def max_plies(self, options: Mapping[str, Any]) -> int:
+        return max_plies(options.get("no_capture_limit", DEFAULT_NO_CAPTURE_LIMIT))
 
     def parse_move(self, text: str) -> Move:
         if not isinstance(text, str):

@@ -61,7 +61,15 @@ list (65,536 moves). A player loses when one of its boards has no stone left, so
 its 4 stones per board, 12 in all, are pushed off while the game goes on: 24 pushes for both,
 then the one that ends it. Each of those 25 pushes ends a stretch of at most `limit` turns, and
 a stretch that reaches the limit is a draw: at most 25 * limit + 25 turns, 50,025 here."""
-MAX_PLY = 25 * (MAX_NO_CAPTURE_LIMIT + 1)
+
+
+def max_plies(no_capture_limit: int) -> int:
+    """The longest game under `no_capture_limit`: 25 pushes off a board, each after at most
+    `limit` turns that push nothing (see `MAX_NO_CAPTURE_LIMIT`)."""
+    return 25 * (no_capture_limit + 1)
+
+
+MAX_PLY = max_plies(MAX_NO_CAPTURE_LIMIT)
 """The longest game under any allowed option (tests check it fits the protocol's move list)."""
 
 
@@ -515,6 +523,9 @@ class ShobuGame(Game[ShobuState, Move]):
     def initial_state(self, options: Mapping[str, Any]) -> ShobuState:
         limit = options.get("no_capture_limit", NO_CAPTURE_LIMIT)
         return ShobuState.from_rows(no_capture_limit=limit)
+
+    def max_plies(self, options: Mapping[str, Any]) -> int:
+        return max_plies(options.get("no_capture_limit", NO_CAPTURE_LIMIT))
 
     def parse_move(self, text: str) -> Move:
         words = text.lower().split()

@@ -408,6 +408,9 @@ class WarOfLife(Game[WarOfLifeState, Move]):
             blue, red = red, blue
         return WarOfLifeState(blue, red, 0)
 
+    def max_plies(self, options: Mapping[str, Any]) -> int:
+        return MAX_PLY
+
     def parse_move(self, text: str) -> Move:
         match = _MOVE_TEXT.fullmatch(text.strip().lower()) if isinstance(text, str) else None
         if match is None:

@@ -685,6 +685,9 @@ class WatchYourBackGame(Game[WatchYourBackState, Move]):
         limit = self.options[0].check(options.get("no_capture_limit", NO_CAPTURE_LIMIT))
         return WatchYourBackState(0, 0, no_capture_limit=limit)
 
+    def max_plies(self, options: Mapping[str, Any]) -> int:
+        return max_plies(options.get("no_capture_limit", NO_CAPTURE_LIMIT))
+
     def parse_move(self, text: str) -> Move:
         cleaned = text.strip().lower()
         if cleaned == PASS_TEXT:

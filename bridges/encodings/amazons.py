@@ -9,14 +9,12 @@ and between the first two actions the chosen amazon is off the board, as OpenSpi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from arbiter.bridges.encoding import Encoding, Tensor, Turn, top_row_first
 from arbiter.games import State
 from arbiter.games._bitboard import squares_of
 from arbiter.games.amazons import (
-    AMAZONS_PER_SIDE,
     ARROW_CHAR,
     BIT,
     BLACK_CHAR,
@@ -31,8 +29,6 @@ from arbiter.games.amazons import (
 )
 
 SQUARES = SIZE * SIZE
-MAX_MOVES = SQUARES - 2 * AMAZONS_PER_SIDE
-"""Every move shoots an arrow onto an empty square, and the amazons always stand on 8."""
 OPENSPIEL_CELLS = str.maketrans(WHITE_CHAR + BLACK_CHAR + ARROW_CHAR, "XO#")
 """Our cells as OpenSpiel's `amazons` writes them (an empty one is `.` in both)."""
 
@@ -50,9 +46,6 @@ class AmazonsEncoding(Encoding):
 
     def tokens(self, move: Move) -> tuple[int, ...]:
         return tuple(action(square) for square in move)
-
-    def max_moves(self, options: Mapping[str, Any]) -> int:
-        return MAX_MOVES
 
     def legal_actions(self, turn: Turn) -> list[int]:
         """Each phase's choices from the rules' own ray scans, not from the whole move list

@@ -8,14 +8,9 @@ a plane of ones when white moves, each 8x8 with row 0 the top row (row 8), as `r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from arbiter.bridges.encoding import Encoding, Tensor, Turn, top_row_first
 from arbiter.games.kings_court import (
-    DEFAULT_NO_CAPTURE_LIMIT,
     MAX_SQUARES_PER_MOVE,
-    PIECES_PER_SIDE,
     SIZE,
     SQUARE_NAMES,
     KingsCourtState,
@@ -35,10 +30,6 @@ class KingsCourtEncoding(Encoding):
 
     def tokens(self, move: Move) -> tuple[int, ...]:
         return (*move, END)
-
-    def max_moves(self, options: Mapping[str, Any]) -> int:
-        limit = int(options.get("no_capture_limit", DEFAULT_NO_CAPTURE_LIMIT))
-        return (2 * PIECES_PER_SIDE + 1) * (limit + 1)
 
     def tensor(self, turn: Turn) -> Tensor:
         state: KingsCourtState = turn.state

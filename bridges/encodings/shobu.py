@@ -9,16 +9,11 @@ black moves, each shaped (board, row, column) in that numbering.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
-from arbiter.games.shobu import NO_CAPTURE_LIMIT, Move, ShobuState
+from arbiter.games.shobu import Move, ShobuState
 
 SQUARES = 64
 VECTORS = 16
-MAX_PUSHES = 25
-"""Stones pushed off in the longest game: 12 of each side's, then the one that ends it."""
 
 
 class ShobuEncoding(Encoding):
@@ -34,9 +29,6 @@ class ShobuEncoding(Encoding):
         stones, vector = divmod(action, VECTORS)
         passive, aggressive = divmod(stones, SQUARES)
         return passive, aggressive, vector >> 1, (vector & 1) + 1
-
-    def max_moves(self, options: Mapping[str, Any]) -> int:
-        return MAX_PUSHES * (int(options.get("no_capture_limit", NO_CAPTURE_LIMIT)) + 1)
 
     def tensor(self, turn: Turn) -> Tensor:
         state: ShobuState = turn.state

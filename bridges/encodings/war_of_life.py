@@ -7,11 +7,8 @@ sw, w, nw. The tensor is blue's pieces, red's pieces and a plane of ones when bl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from arbiter.bridges.encoding import Encoding, Tensor, Turn, top_row_first
-from arbiter.games.war_of_life import MAX_PLY, Move, WarOfLifeState
+from arbiter.games.war_of_life import Move, WarOfLifeState
 
 SIZE = 8
 STEPS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
@@ -31,9 +28,6 @@ class WarOfLifeEncoding(Encoding):
         source, direction = divmod(action, len(STEPS))
         file_step, rank_step = STEPS[direction]
         return Move(source, source + file_step + SIZE * rank_step)
-
-    def max_moves(self, options: Mapping[str, Any]) -> int:
-        return MAX_PLY
 
     def tensor(self, turn: Turn) -> Tensor:
         state: WarOfLifeState = turn.state

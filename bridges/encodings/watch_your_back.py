@@ -2,21 +2,16 @@
 
 A placement on `(x, y)` is `8 * y + x` (0-63); a slide or jump from `(x, y)` is
 `64 + 8 * (8 * y + x) + 2 * direction + (distance - 1)` with directions up, left, right, down
-(64-575); the forfeited turn is 576. The longest game is the rules' own bound under the game's
-`no_capture_limit` (`max_plies`). The tensor is white, black, corners, removed squares, a plane
+(64-575); the forfeited turn is 576. The tensor is white, black, corners, removed squares, a plane
 of ones when white moves and one during the placing phase, each 8x8 with row 0 the top (y = 0).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
 from arbiter.games.watch_your_back import (
     CORNERS,
     DIRECTIONS,
-    NO_CAPTURE_LIMIT,
     PASS,
     PLACEMENTS,
     REMOVED,
@@ -25,7 +20,6 @@ from arbiter.games.watch_your_back import (
     SQUARES,
     Move,
     WatchYourBackState,
-    max_plies,
 )
 
 CELLS = SIZE * SIZE
@@ -57,9 +51,6 @@ class WatchYourBackEncoding(Encoding):
         (dx, dy), distance = DIRECTIONS[rest // 2], rest % 2 + 1
         x, y = SQUARES[start]
         return (x, y), (x + dx * distance, y + dy * distance)
-
-    def max_moves(self, options: Mapping[str, Any]) -> int:
-        return max_plies(int(options.get("no_capture_limit", NO_CAPTURE_LIMIT)))
 
     def tensor(self, turn: Turn) -> Tensor:
         state: WatchYourBackState = turn.state

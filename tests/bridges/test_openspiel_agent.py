@@ -9,6 +9,7 @@ import pytest
 pytest.importorskip("pyspiel")
 
 from arbiter.agents import make_agent
+from arbiter.agents.search import clock
 from arbiter.bridges.openspiel_agent import OpenSpielMCTS
 from arbiter.games import GAME_NAMES, get_game
 from tests.agents.positions import sample
@@ -27,6 +28,8 @@ def test_an_unlimited_search_stops_at_its_deadline_with_simulations_done(name: s
     elapsed = time.perf_counter() - start
     assert elapsed < BUDGET
     assert agent.simulations > 0 and state.why_illegal(move) is None
+    # its clock checks time the stretches between them, for the reserve (`TimeKeeper.now`)
+    assert len(clock.LATENESS.stalls()) == 1 and 0 < clock.LATENESS.stalls()[0] < BUDGET
 
 
 def test_a_simulation_limit_ends_the_search_before_the_clock_does() -> None:

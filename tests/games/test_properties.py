@@ -101,6 +101,10 @@ def test_the_longest_game_any_option_allows_fits_one_message() -> None:
     assert shobu.MAX_PLY <= protocol.MAX_ITEMS
     assert war_of_life.MAX_PLY <= protocol.MAX_ITEMS
     assert watch_your_back.MAX_PLY <= protocol.MAX_ITEMS
+    for name in GAME_NAMES:  # the same through the interface, at each option's maximum
+        game = get_game(name)
+        longest = {option.name: option.maximum for option in game.options if option.maximum}
+        assert game.max_plies(longest) <= protocol.MAX_ITEMS, name
     assert amazons.SIZE * amazons.SIZE <= protocol.MAX_ITEMS  # each move burns a square
     longest = ["A1A3A5A7C7C5C3C1E1E3E5E7G7G5G3G1"] * protocol.MAX_ITEMS  # 16 squares, no capture
     state = {"board": ["." * 8] * 8}

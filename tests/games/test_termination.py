@@ -16,7 +16,15 @@ from typing import Any
 
 import pytest
 
-from arbiter.games import GAME_NAMES, get_game, kings_court, shobu, war_of_life, watch_your_back
+from arbiter.games import (
+    GAME_NAMES,
+    Result,
+    get_game,
+    kings_court,
+    shobu,
+    war_of_life,
+    watch_your_back,
+)
 
 PLAYOUTS = 1000
 
@@ -40,6 +48,15 @@ def test_every_game_has_a_bound() -> None:
     assert BOUNDS["watch-your-back"] == 24 + 192 + 9 * 64 == 792
 
 
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_each_game_states_the_bound_derived_here(name: str) -> None:
+    """`Game.max_plies`, which tools ask (OpenSpiel's game length), is the bound above at the
+    default options, whether the options are resolved or left out."""
+    game = get_game(name)
+    assert game.max_plies(game.resolve_options({}, fresh_seed=lambda: 1)) == BOUNDS[name]
+    assert game.max_plies({}) == BOUNDS[name]
+
+
 def start(name: str, seed: int) -> Any:
     return get_game(name).new_game(fresh_seed=lambda: seed)
 
@@ -48,14 +65,20 @@ def start(name: str, seed: int) -> Any:
 def test_a_thousand_random_games_end_within_the_bound(name: str) -> None:
     bound = BOUNDS[name]
     longest = 0
+    results = set()
     for seed in range(PLAYOUTS):
         rng = random.Random(seed)
         state = start(name, seed)
-        while state.outcome() is None:
+        while (outcome := state.outcome()) is None:
             assert state.ply < bound, f"{name}: seed {seed} still going after {bound} plies"
             state = state.play(state.random_move(rng))
         longest = max(longest, state.ply)
+        results.add(outcome.result)
     assert longest <= bound
+    # a game whose rules forfeited both seats says it can (`Game.can_both_forfeit`)
+    assert Result.BOTH_FORFEIT not in results or get_game(name).can_both_forfeit
+    if name == "kings-court":  # its 50-move rule, met by random play
+        assert Result.BOTH_FORFEIT in results and get_game(name).can_both_forfeit
 
 
 def peaceful_move(state: Any, rng: random.Random) -> Any:
