@@ -36,7 +36,7 @@ from types import ModuleType
 
 import trio
 from frames import FrameStream
-from launch import ARBITER, resident_mb, start_server
+from launch import ARBITER, cpu_seconds, resident_mb, start_server
 
 
 def _throughput_bench() -> ModuleType:
@@ -54,7 +54,7 @@ def _throughput_bench() -> ModuleType:
 
 throughput = _throughput_bench()
 HOST, Tally = throughput.HOST, throughput.Tally
-arbiter_match, cpu_seconds = throughput.arbiter_match, throughput.cpu_seconds
+arbiter_match = throughput.arbiter_match
 
 MEMORY_PER_CONNECTION_KB = 100
 """A held connection's share of the server's memory: its session, buffers and tasks."""

@@ -14,26 +14,17 @@ goal: the server grows by less than `GROWTH_GOAL_MB`, its output budget for all 
 from __future__ import annotations
 
 import argparse
-import os
 import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from launch import checkout_server, resident_mb
+from launch import checkout_server, resident_mb, start_server
 
 from arbiter.protocol import PROTOCOL_VERSION, encode_frame
 
 GROWTH_GOAL_MB = 96.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def main() -> None:
@@ -43,20 +34,13 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path)
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="arbiter-slow-"))
-    port = free_port()
     if args.baseline is None:
-        command, env = [sys.executable, "-m", "arbiter.server", "--port", "0"], dict(os.environ)
+        command, env = [sys.executable, "-m", "arbiter.server", "--port", "0"], None
     else:
         command, env = checkout_server(args.baseline, scratch)
-    command = [*command[:-1], str(port), "--db", str(scratch / "arbiter.db")]
-    server = subprocess.Popen(command, env=env, cwd=args.baseline or None)
+    db = ["--db", str(scratch / "arbiter.db")]
+    server, port = start_server([*command, *db], env, args.baseline)
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port)).close()
-                break
-            except OSError:
-                time.sleep(0.1)
         time.sleep(0.5)
         before = resident_mb(server.pid)
         clients = []

@@ -366,11 +366,7 @@ def _judge_late(answer: protocol.Message, limit: float) -> Step:
             name, True, f"answered at {LATE_FRACTION:.0%} of the limit, {counted}, accepted"
         )
     assert isinstance(answer, protocol.GameOver)
-    return Step(
-        name,
-        False,
-        f"refused: the game ended: {_ending(answer)}",
-    )
+    return Step(name, False, f"refused: the game ended: {_ending(answer)}")
 
 
 def _judge_illegal(answer: protocol.Message, move: str) -> Step:

@@ -145,7 +145,7 @@ async def run_bot(
     on_result: Callable[[GameRecord], None] | None = None,
     on_message: MessageHook | None = None,
     tls: ssl.SSLContext | None = None,
-    play: Callable[..., Awaitable[GameRecord]] | None = None,
+    play: Callable[..., Awaitable[GameRecord]] = play_one,
 ) -> list[GameRecord]:
     """Connect once and play `games` games in a row, a fresh agent for each.
 
@@ -154,7 +154,6 @@ async def run_bot(
     `play` plays each game, `play_one`'s way by default (a Player module's runner wraps it).
     """
     game = get_game(game_name)
-    play = play or play_one
     records = []
     async with await ClientConnection.open(host, port, name, token=token, tls=tls) as connection:
         for number in range(games):

@@ -66,7 +66,6 @@ def _claim(db: PostgresConnection) -> None:
     except psycopg.errors.LockNotAvailable:
         ((name,),) = db.execute("SELECT current_database()").fetchall()
         raise DatabaseInUse(
-            f"another Arbiter server is using the PostgreSQL database {name!r} (it holds the"
-            " database's server lock); stop it, or give this one its own --db"
+            f"the PostgreSQL database {name!r}", "the database's server lock"
         ) from None
     db.execute("RESET lock_timeout")

@@ -58,10 +58,7 @@ class SQLiteStorage(SQLStorage):
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise DatabaseInUse(
-                    f"another Arbiter server is using {str(path)!r} (it holds {lock_path!r});"
-                    " stop it, or give this one its own --db"
-                ) from None
+                raise DatabaseInUse(repr(str(path)), repr(lock_path)) from None
             abort_casual_matches(db)
             storage = cls(db, Path(path), lock)
             on_failure.pop_all()

@@ -42,7 +42,14 @@ class StorageError(Exception):
 
 class DatabaseInUse(Exception):
     """Another server holds the store (a SQLite file's lock, a PostgreSQL database's advisory
-    lock): two would both resume its unfinished matches and run its tournaments."""
+    lock): two would both resume its unfinished matches and run its tournaments. One sentence
+    for either store, naming it and the lock that says so."""
+
+    def __init__(self, store: str, lock: str) -> None:
+        super().__init__(
+            f"another Arbiter server is using {store} (it holds {lock});"
+            " stop it, or give this one its own --db"
+        )
 
 
 class TournamentNameTaken(StorageError):

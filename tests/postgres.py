@@ -94,8 +94,9 @@ class Cluster:
             shown = log.read_text() if log.exists() else ""
             cluster.remove()
             raise RuntimeError(f"PostgreSQL did not start: {error.stderr}{shown}") from error
+        stop = cluster._as_user(*cluster._stop())
         cluster._watchdog = subprocess.Popen(
-            [sys.executable, "-c", WATCHDOG, str(os.getpid()), str(folder), *cluster._stop()],
+            [sys.executable, "-c", WATCHDOG, str(os.getpid()), str(folder), *stop],
             start_new_session=True,
         )
         return cluster
@@ -110,7 +111,7 @@ class Cluster:
 
     def _stop(self) -> list[str]:
         """The command that stops the cluster at once (nothing in it is kept)."""
-        return self._as_user(self.pg_ctl, "-D", "data", "-m", "immediate", "-w", "stop")
+        return [self.pg_ctl, "-D", "data", "-m", "immediate", "-w", "stop"]
 
     def url(self, name: str) -> str:
         return f"postgresql://{USER}@127.0.0.1:{self.port}/{name}"
@@ -126,9 +127,7 @@ class Cluster:
         """Stop the cluster at once (nothing in it is kept), remove its folder, and end its
         watchdog."""
         try:
-            subprocess.run(
-                self._stop(), cwd=self.folder, check=True, capture_output=True, text=True
-            )
+            self._run(*self._stop())
         finally:
             self.remove()
 

@@ -18,13 +18,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def start_server(
-    db: Path | str, *options: str, log: Path | None = None
+    db: Path | str, *options: str, log: Path | None = None, host: str = "127.0.0.1"
 ) -> tuple[subprocess.Popen[str], str]:
-    """`arbiter-server` on a free port of 127.0.0.1 with `db` (and `options`), and its HOST:PORT
+    """`arbiter-server` on a free port of `host` with `db` (and `options`), and its HOST:PORT
     once it listens; the caller stops it. Its log (stderr) goes to the file `log` if given."""
     with open(log, "w") if log else contextlib.nullcontext() as stderr:
         server = subprocess.Popen(
-            [*SERVER, "--host", "127.0.0.1", "--port", "0", "--db", str(db), *options],
+            [*SERVER, "--host", host, "--port", "0", "--db", str(db), *options],
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
@@ -32,7 +32,7 @@ def start_server(
         )
     assert server.stdout is not None
     line = server.stdout.readline()
-    assert line.startswith("listening on 127.0.0.1:"), line
+    assert line.startswith(f"listening on {host}:"), line
     return server, line.split()[2]
 
 

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.deploy.compose import config
-from tests.processes import ROOT, SERVER
+from tests.processes import ROOT, start_server
 
 PASSWORD = "s3cret"
 DEFAULT_PORT = 7777
@@ -81,10 +81,8 @@ def _healthcheck(services: dict[str, Any], port: int) -> int:
 def test_the_servers_healthcheck_is_true_while_it_listens(
     services: dict[str, Any], tmp_path: Path
 ) -> None:
-    command = [*SERVER, "--host", "0.0.0.0", "--port", "0", "--db", str(tmp_path / "a.db")]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert server.stdout is not None
-    port = int(server.stdout.readline().split(":")[-1])
+    server, address = start_server(tmp_path / "a.db", host="0.0.0.0")
+    port = int(address.rsplit(":", 1)[1])
     try:
         assert _healthcheck(services, port) == 0
     finally:
