@@ -3,13 +3,13 @@
 // from its notation (moves.js); the positions themselves come from the server, computed by the
 // rules.
 import { squaresOf } from "./moves.js";
+import { escape } from "./view.js";
 
 const CELL = 44;
 const MARGIN = 22;
 const INK = "#222";
 const MARK = "rgba(255, 196, 0, 0.55)";
 
-const escape = (text) => String(text).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function stone(x, y, fill, stroke = INK) {
   return `<circle cx="${x + CELL / 2}" cy="${y + CELL / 2}" r="${CELL * 0.36}" fill="${fill}"`
@@ -136,12 +136,3 @@ export function drawBoard(game, state, move) {
   if (!drawing) return `<p class="error">no drawing for ${escape(game)}</p>`;
   return drawing(state, new Set(squaresOf(game, move)), game);
 }
-
-// The colour each game gives its seats, in seat order, for names and clocks.
-export const SEAT_COLOURS = {
-  "kings-court": ["white", "black"],
-  "watch-your-back": ["white", "black"],
-  "war-of-life": ["blue", "red"],
-  amazons: ["white", "black"],
-  shobu: ["black", "white"],
-};
