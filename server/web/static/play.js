@@ -196,7 +196,7 @@ function optionInput(option) {
 
 // `clock=300+2,move=10,lag=off` (the terminal's form) as a seek's `time` map; what cannot be read
 // is sent as written, for the server to refuse with its sentence.
-export function parseTime(text) {
+function parseTime(text) {
   const time = {};
   for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
     const [key, value = ""] = part.split("=", 2).map((p) => p.trim());
