@@ -76,10 +76,11 @@ async def spectate(url: str, match: int, count: int, prefix: str) -> None:
                 text = await websocket.get_message()
                 now = time.monotonic()
                 if '"opponent_moved"' in text:
-                    times = arrived.setdefault(json.loads(text)["ply"], [])
+                    ply = json.loads(text)["ply"]
+                    times = arrived.setdefault(ply, [])
                     times.append(now)
                     if len(times) == count:
-                        print(f"ply {json.loads(text)['ply']} {max(times)!r}", flush=True)
+                        print(f"ply {ply} {max(times)!r}", flush=True)
                 elif '"watching"' in text:
                     watching.release()
                 elif '"game_over"' in text:

@@ -137,9 +137,7 @@ class FrameDecoder:
 
     def next_frame(self) -> dict[Any, Any] | NeedData | Closed:
         """The next frame's map, `NEED_DATA`, `CLOSED` (clean EOF) or `PeerError`."""
-        if self._error is not None:
-            raise self._error
-        body = self._next_body()
+        body = self.next_body()
         if body is NEED_DATA or body is CLOSED:
             return body
         payload = decode_body(body)
@@ -150,7 +148,12 @@ class FrameDecoder:
             )
         return payload
 
-    def _next_body(self) -> bytearray | NeedData | Closed:
+    def next_body(self) -> bytearray | NeedData | Closed:
+        """The next frame's body as it came, not decoded, or what `next_frame` answers instead:
+        for a reader that keys or passes on frames as bytes and decodes only some (the web
+        front's translations, shared by every page that gets the same frame)."""
+        if self._error is not None:
+            raise self._error
         available = len(self._buffer) - self._start
         if available < HEADER.size:
             if not self._eof:

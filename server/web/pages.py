@@ -8,7 +8,7 @@ every position of a match shown from its start (`states` on `watching` and `resu
 seat to move after them (`to_move`, nil once the game is over; `resumed` has its own `to_move`,
 whether a `your_turn` follows, which is kept).
 
-Spectators of one match all receive the same frame bytes for a move, so the translation of a
+Spectators of one match all receive the same frame for a move, so the translation of a
 frame is kept (`Translations`, the most recent few shared by every page): the thousandth
 spectator of a move costs a dictionary lookup, not a decode, a rules call and an encode.
 """
@@ -16,7 +16,6 @@ spectator of a move costs a dictionary lookup, not a decode, a rules call and an
 from __future__ import annotations
 
 import json
-import struct
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,14 +23,16 @@ import msgpack
 
 from arbiter.games import GameError, get_game
 from arbiter.games._base import Game, State
+from arbiter.protocol import FrameDecoder, LocalProtocolError, encode_frame
 from arbiter.server.recent import Recent
 
 KEPT_TRANSLATIONS = 512
 """Frames whose JSON is kept: a few moves of many matches at once."""
 FOLLOWED = 64
 """Matches one page's positions are kept for (a page watches one, or plays a few)."""
-HEADER = struct.Struct(">I")
-"""The protocol's frame header: the body's length (docs/protocol.md, section 1)."""
+ANY_SIZE = 2**32 - 1
+"""The largest frame a header can announce: the frames cut here are the server's own, and
+some (a long game's `game_over` or `watching`) are larger than a client may send."""
 MOVED = ("move_accepted", "opponent_moved")
 SHOWN = ("watching", "resumed")
 
@@ -46,7 +47,7 @@ class Translation:
 
 
 Translations = Recent[bytes, Translation]
-"""Frame bytes -> their translation, the most recent `KEPT_TRANSLATIONS`, for all pages."""
+"""A frame's body -> its translation, the most recent `KEPT_TRANSLATIONS`, for all pages."""
 
 
 def shared_translations() -> Translations:
@@ -55,15 +56,14 @@ def shared_translations() -> Translations:
 
 def from_page(text: str | bytes) -> bytes:
     """A page's WebSocket message as one protocol frame. A message that is not JSON (or not
-    text) is passed on as a string, which its session refuses as any client's frame that holds
-    no map, quoting it (`not_a_map`); the session checks everything else."""
+    text, or a number msgpack cannot hold) is passed on as it is, which its session refuses as
+    any client's frame that holds no map, quoting it (`not_a_map`); the session checks
+    everything else."""
+    as_sent: Any = text  # any value: the session, not this adapter, refuses what is no map
     try:
-        if isinstance(text, bytes):
-            raise ValueError("a binary message")
-        body: bytes = msgpack.packb(json.loads(text), use_bin_type=True)
-    except (ValueError, TypeError, OverflowError, RecursionError):
-        body = msgpack.packb(text, use_bin_type=True)
-    return HEADER.pack(len(body)) + body
+        return encode_frame(json.loads(text) if isinstance(text, str) else as_sent)
+    except (ValueError, RecursionError, LocalProtocolError):
+        return encode_frame(as_sent)
 
 
 class PageWire:
@@ -72,33 +72,28 @@ class PageWire:
 
     def __init__(self, shared: Translations) -> None:
         self._shared = shared
-        self._frames = bytearray()
+        self._frames = FrameDecoder(ANY_SIZE)
         self._positions: Recent[int, tuple[Game[Any, Any], State[Any]]] = Recent(FOLLOWED)
         """The position of each match this page follows, the latest `FOLLOWED` at most."""
 
     def feed(self, data: bytes) -> list[str]:
         """The page's messages for the bytes the session wrote (whole frames; a frame cut in
         two waits for its rest)."""
-        self._frames += data
+        if data:  # (no bytes would mark the end of the stream)
+            self._frames.feed(data)
         texts = []
-        header = HEADER.size
-        while len(self._frames) >= header:
-            (size,) = HEADER.unpack_from(self._frames)
-            if len(self._frames) < header + size:
-                break
-            frame = bytes(self._frames[: header + size])
-            del self._frames[: header + size]
-            texts.append(self._translate(frame))
+        while isinstance(body := self._frames.next_body(), bytearray):
+            texts.append(self._translate(bytes(body)))
         return texts
 
-    def _translate(self, frame: bytes) -> str:
-        """A frame's translation; one that moves a match is the same for every page (the match
-        id and ply fix the position), so it is kept for the others."""
-        found = self._shared.get(frame)
+    def _translate(self, body: bytes) -> str:
+        """A frame's translation (by its body); one that moves a match is the same for every
+        page (the match id and ply fix the position), so it is kept for the others."""
+        found = self._shared.get(body)
         if found is None:
-            found = self._fresh(frame)
+            found = self._fresh(body)
             if found.position is not None:
-                self._shared.put(frame, found)
+                self._shared.put(body, found)
         if found.position is not None and found.match is not None:
             self._positions.put(found.match, found.position)
         return found.text
@@ -107,8 +102,8 @@ class PageWire:
         """The position of `match` (from a frame: anything) if this page follows it."""
         return self._positions.get(match) if isinstance(match, int) else None
 
-    def _fresh(self, frame: bytes) -> Translation:
-        message: dict[str, Any] = msgpack.unpackb(frame[HEADER.size :], raw=False)
+    def _fresh(self, body: bytes) -> Translation:
+        message: dict[str, Any] = msgpack.unpackb(body, raw=False)
         kind, match = message.get("type"), message.get("match")
         position = None
         try:

@@ -5,13 +5,11 @@ beside the server's writer)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from arbiter.server.records import open_read_only, read_records
-from arbiter.server.sql import Connection
+from arbiter.server.records import FullRecord, open_read_only, read_records
 
 LISTED = ("game", "seats", "players", "result", "winner", "reason", "termination", "scores")
 """The fields of a `FullRecord` the pages show as they are."""
@@ -19,15 +17,9 @@ SHOWN_GAMES = 200
 """The player's latest finished games listed; older ones are in `arbiter export`."""
 
 
-@contextmanager
-def reading(db_path: str | Path) -> Iterator[Connection]:
-    with closing(open_read_only(db_path)) as db:
-        yield db
-
-
 def player_games(db_path: str | Path, name: str) -> list[dict[str, Any]]:
     """The latest `SHOWN_GAMES` finished games `name` played, newest first."""
-    with reading(db_path) as db:
+    with closing(open_read_only(db_path)) as db:
         rows = db.execute(
             "SELECT r.match_id FROM results r JOIN players p ON p.id = r.player_id"
             " JOIN matches m ON m.id = r.match_id"
@@ -37,8 +29,7 @@ def player_games(db_path: str | Path, name: str) -> list[dict[str, Any]]:
         records = list(read_records(db, matches=[row[0] for row in rows])) if rows else []
     return [
         {
-            "match": record.id,
-            **{field: getattr(record, field) for field in LISTED},
+            **shown(record),
             "moves": len(record.moves),
             "tournament": record.tournament and record.tournament["name"],
         }
@@ -49,8 +40,11 @@ def player_games(db_path: str | Path, name: str) -> list[dict[str, Any]]:
 def match_ending(db_path: str | Path, match: int) -> dict[str, Any] | None:
     """How finished match `match` ended (result, winner, reason, termination), or None while it
     is in play or when there is no such match."""
-    with reading(db_path) as db:
-        found = list(read_records(db, matches=[match]))
-    if not found:
-        return None
-    return {"match": match, **{field: getattr(found[0], field) for field in LISTED}}
+    with closing(open_read_only(db_path)) as db:
+        found = next(read_records(db, matches=[match]), None)
+    return None if found is None else shown(found)
+
+
+def shown(record: FullRecord) -> dict[str, Any]:
+    """A finished match as both views give it: its number and its `LISTED` fields."""
+    return {"match": record.id, **{field: getattr(record, field) for field in LISTED}}

@@ -70,6 +70,27 @@ def test_decoding_leaves_trailing_bytes_of_the_next_frame() -> None:
     assert drain(decoder) == [PING, NEED_DATA]
 
 
+def test_next_body_gives_each_frame_undecoded_with_the_same_answers_otherwise() -> None:
+    decoder = FrameDecoder()
+    decoder.feed(PING_FRAME + PING_FRAME[:5])
+    assert decoder.next_body() == PING_FRAME[4:]
+    assert decoder.next_body() is NEED_DATA
+    decoder.feed(PING_FRAME[5:])
+    decoder.feed(b"")
+    assert decoder.next_body() == PING_FRAME[4:]
+    assert decoder.next_body() is CLOSED
+
+
+def test_next_body_raises_a_dead_decoders_error_again() -> None:
+    decoder = FrameDecoder(max_frame=10)
+    decoder.feed((11).to_bytes(4, "big"))
+    with pytest.raises(PeerError) as caught:
+        decoder.next_body()
+    with pytest.raises(PeerError) as again:
+        decoder.next_body()
+    assert again.value is caught.value
+
+
 def test_clean_eof_between_frames_is_closed_every_time() -> None:
     decoder = FrameDecoder()
     decoder.feed(PING_FRAME)

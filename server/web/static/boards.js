@@ -3,14 +3,13 @@
 // from its notation (moves.js); the positions themselves come from the server, computed by the
 // rules.
 import { squaresOf } from "./moves.js";
+import { escape } from "./view.js";
 
 const CELL = 44;
 const MARGIN = 22;
 const INK = "#222";
 const MARK = "rgba(255, 196, 0, 0.55)";
 
-const range = (n) => Array.from({ length: n }, (_, i) => i);
-const escape = (text) => String(text).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function stone(x, y, fill, stroke = INK) {
   return `<circle cx="${x + CELL / 2}" cy="${y + CELL / 2}" r="${CELL * 0.36}" fill="${fill}"`
@@ -24,9 +23,11 @@ function cross(x, y, colour) {
     + ` stroke="${colour}" stroke-width="3"/>`;
 }
 
-// One square grid as an SVG group at (left, top): `look(char, row, column)` gives the square's
-// background and what stands on it; `names[row][column]` is its name in the notation.
-function grid({ rows, columns, rowLabels, look, marked, left = 0, top = 0, title, id = "" }) {
+// One square grid as an SVG group at (left, top): `fill(char, row, column)` is a square's
+// background, `pieces[char]` draws what stands on it; a square's name in the notation is its
+// column's label, then its row's (after `id`, for a board of several).
+function grid({ rows, columns, rowLabels, fill, pieces, marked, left = 0, top = 0, title,
+  id = "" }) {
   const parts = [];
   if (title) {
     parts.push(`<text x="${left + MARGIN}" y="${top + 14}" font-size="13">${escape(title)}</text>`);
@@ -36,15 +37,14 @@ function grid({ rows, columns, rowLabels, look, marked, left = 0, top = 0, title
       const x = left + MARGIN + c * CELL;
       const y = top + MARGIN + r * CELL;
       const name = `${id}${columns[c]}${rowLabels[r]}`;
-      const { fill, piece } = look(char, r, c);
       parts.push(`<g class="square" data-square="${escape(name)}" data-cell="${escape(char)}">`
-        + `<rect x="${x}" y="${y}" width="${CELL}" height="${CELL}" fill="${fill}"`
+        + `<rect x="${x}" y="${y}" width="${CELL}" height="${CELL}" fill="${fill(char, r, c)}"`
         + ` stroke="#777" stroke-width="0.5"/>`);
       if (marked.has(name)) {
         parts.push(`<rect class="last-move" x="${x + 2}" y="${y + 2}" width="${CELL - 4}"`
           + ` height="${CELL - 4}" fill="${MARK}"/>`);
       }
-      parts.push(piece(x, y), "</g>");
+      parts.push(pieces[char]?.(x, y) ?? "", "</g>");
     });
   });
   const size = rows.length * CELL;
@@ -55,49 +55,14 @@ function grid({ rows, columns, rowLabels, look, marked, left = 0, top = 0, title
   return parts.join("");
 }
 
-const none = () => "";
 const svg = (width, height, game, body) => `<svg class="board" data-game="${game}"`
   + ` xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}">${body}</svg>`;
 
-function oneBoard(game, rows, columns, rowLabels, look, marked) {
-  const body = grid({ rows, columns, rowLabels, look, marked });
-  const width = 2 * MARGIN + columns.length * CELL;
-  return svg(width, width + 4, game, body);
-}
-
 const LIGHT = "#f0d9b5";
 const DARK = "#b58863";
-const checker = (r, c) => ((r + c) % 2 === 0 ? LIGHT : DARK);
-
-function kingsCourt(state, marked) {
-  const court = (r, c) => r >= 2 && r <= 5 && c >= 2 && c <= 5;
-  const look = (char, r, c) => ({
-    fill: court(r, c) ? "#c8d6a0" : "#ece6d6",
-    piece: char === "w" ? (x, y) => stone(x, y, "#fff")
-      : char === "b" ? (x, y) => stone(x, y, "#222") : none,
-  });
-  return oneBoard("kings-court", state.board, [..."ABCDEFGH"], [..."87654321"], look, marked);
-}
-
-function watchYourBack(state, marked) {
-  const look = (char) => ({
-    fill: char === "#" ? "#555" : char === "X" ? "#3a3a3a" : "#e8e2cf",
-    piece: char === "O" ? (x, y) => stone(x, y, "#fff")
-      : char === "@" ? (x, y) => stone(x, y, "#222")
-        : char === "X" ? (x, y) => cross(x, y, "#ddd") : none,
-  });
-  const digits = [..."01234567"];
-  return oneBoard("watch-your-back", state.board, digits, digits, look, marked);
-}
-
-function warOfLife(state, marked) {
-  const look = (char, r, c) => ({
-    fill: (r + c) % 2 === 0 ? "#f4f4f4" : "#dcdcdc",
-    piece: char === "b" ? (x, y) => stone(x, y, "#2b6cd4", "#123")
-      : char === "r" ? (x, y) => stone(x, y, "#d43b2b", "#311") : none,
-  });
-  return oneBoard("war-of-life", state.board, [..."abcdefgh"], [..."87654321"], look, marked);
-}
+const DOWN_FROM_8 = [..."87654321"];
+const white = (x, y) => stone(x, y, "#fff");
+const black = (x, y) => stone(x, y, "#222");
 
 function amazon(x, y, fill, stroke) {
   const s = CELL / 44;
@@ -106,18 +71,15 @@ function amazon(x, y, fill, stroke) {
   return `<polygon points="${points}" fill="${fill}" stroke="${stroke}" stroke-width="2"/>`;
 }
 
-function amazons(state, marked) {
-  const look = (char, r, c) => ({
-    fill: char === "x" ? "#4a3426" : checker(r, c),
-    piece: char === "W" ? (x, y) => amazon(x, y, "#fff", INK)
-      : char === "B" ? (x, y) => amazon(x, y, "#222", "#ccc")
-        : char === "x" ? (x, y) => cross(x, y, "#c96") : none,
-  });
-  const ranks = range(10).map((i) => String(10 - i));
-  return oneBoard("amazons", state.board, [..."abcdefghij"], ranks, look, marked);
+// A game drawn on one grid: its state's `board` rows, top row first.
+function oneBoard({ columns, rowLabels, fill, pieces }) {
+  const width = 2 * MARGIN + columns.length * CELL;
+  return (state, marked, game) => svg(width, width + 4, game,
+    grid({ rows: state.board, columns, rowLabels, fill, pieces, marked }));
 }
 
 const SHOBU_CODES = { bd: "black-dark", bl: "black-light", wd: "white-dark", wl: "white-light" };
+const SHOBU_STONES = { B: (x, y) => stone(x, y, "#222", "#000"), W: white };
 
 function shobu(state, marked) {
   const size = 2 * MARGIN + 4 * CELL;
@@ -126,14 +88,9 @@ function shobu(state, marked) {
   const body = layout.map(([code, column, row]) => {
     const name = SHOBU_CODES[code];
     const wood = name.endsWith("dark") ? "#8b5a2b" : "#e3c290";
-    const look = (char) => ({
-      fill: wood,
-      piece: char === "B" ? (x, y) => stone(x, y, "#222", "#000")
-        : char === "W" ? (x, y) => stone(x, y, "#fff") : none,
-    });
-    return grid({ rows: state.boards[name], columns: [..."abcd"], rowLabels: [..."4321"], look,
-      marked, left: column * (size + 10), top: row * (size + rope), title: `${name} (${code})`,
-      id: `${code}:` });
+    return grid({ rows: state.boards[name], columns: [..."abcd"], rowLabels: [..."4321"],
+      fill: () => wood, pieces: SHOBU_STONES, marked, left: column * (size + 10),
+      top: row * (size + rope), title: `${name} (${code})`, id: `${code}:` });
   }).join("");
   const ropeY = size + rope / 2 + 4;
   const line = `<path d="M${MARGIN} ${ropeY} H${2 * size}" stroke="#a0522d" stroke-width="4"`
@@ -141,11 +98,35 @@ function shobu(state, marked) {
   return svg(2 * size + 10, 2 * size + rope + 4, "shobu", body + line);
 }
 
+const inCourt = (r, c) => r >= 2 && r <= 5 && c >= 2 && c <= 5;
+
 const DRAWINGS = {
-  "kings-court": kingsCourt,
-  "watch-your-back": watchYourBack,
-  "war-of-life": warOfLife,
-  amazons,
+  "kings-court": oneBoard({
+    columns: [..."ABCDEFGH"],
+    rowLabels: DOWN_FROM_8,
+    fill: (char, r, c) => (inCourt(r, c) ? "#c8d6a0" : "#ece6d6"),
+    pieces: { w: white, b: black },
+  }),
+  "watch-your-back": oneBoard({
+    columns: [..."01234567"],
+    rowLabels: [..."01234567"],
+    fill: (char) => (char === "#" ? "#555" : char === "X" ? "#3a3a3a" : "#e8e2cf"),
+    pieces: { O: white, "@": black, X: (x, y) => cross(x, y, "#ddd") },
+  }),
+  "war-of-life": oneBoard({
+    columns: [..."abcdefgh"],
+    rowLabels: DOWN_FROM_8,
+    fill: (char, r, c) => ((r + c) % 2 === 0 ? "#f4f4f4" : "#dcdcdc"),
+    pieces: { b: (x, y) => stone(x, y, "#2b6cd4", "#123"),
+      r: (x, y) => stone(x, y, "#d43b2b", "#311") },
+  }),
+  amazons: oneBoard({
+    columns: [..."abcdefghij"],
+    rowLabels: Array.from({ length: 10 }, (_, i) => String(10 - i)),
+    fill: (char, r, c) => (char === "x" ? "#4a3426" : (r + c) % 2 === 0 ? LIGHT : DARK),
+    pieces: { W: (x, y) => amazon(x, y, "#fff", INK), B: (x, y) => amazon(x, y, "#222", "#ccc"),
+      x: (x, y) => cross(x, y, "#c96") },
+  }),
   shobu,
 };
 
@@ -153,14 +134,5 @@ const DRAWINGS = {
 export function drawBoard(game, state, move) {
   const drawing = DRAWINGS[game];
   if (!drawing) return `<p class="error">no drawing for ${escape(game)}</p>`;
-  return drawing(state, new Set(squaresOf(game, move)));
+  return drawing(state, new Set(squaresOf(game, move)), game);
 }
-
-// The colour each game gives its seats, in seat order, for names and clocks.
-export const SEAT_COLOURS = {
-  "kings-court": ["white", "black"],
-  "watch-your-back": ["white", "black"],
-  "war-of-life": ["blue", "red"],
-  amazons: ["white", "black"],
-  shobu: ["black", "white"],
-};

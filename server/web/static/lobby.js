@@ -1,7 +1,7 @@
 // The lobby: live matches (with clocks ticking from the server's figures), open seeks and
 // tournaments, from the server's `lobby_listing`, which it pushes as things change.
 import { connect, spectatorName } from "./wire.js";
-import { element, formatControl, formatSeconds, link, table } from "./view.js";
+import { element, formatSeconds, link, matchLink, say, seekCells, table } from "./view.js";
 
 export function showLobby(main) {
   const status = element("p", { class: "note", text: "connecting…" });
@@ -15,8 +15,7 @@ export function showLobby(main) {
     } else if (message.type === "lobby_listing") {
       ticking = render(sections, message, performance.now());
     } else if (message.type === "error") {
-      status.textContent = message.message;
-      status.className = "error";
+      say(status, message.message, "error");
     } else if (message.type === "closed") {
       status.textContent = "disconnected: reload the page to reconnect";
     }
@@ -40,7 +39,7 @@ function render(sections, listing, receivedAt) {
     const mover = m.seats.indexOf(m.to_move);
     const clocks = m.seats.map((_, i) => (m.clocks ? clockCell(m.clocks[i], i === mover) : ""));
     return [
-      link(`/match/${m.match}`, `#${m.match}`),
+      matchLink(m.match),
       m.game,
       `${m.players[0]} (${m.seats[0]})`,
       clocks[0],
@@ -51,10 +50,7 @@ function render(sections, listing, receivedAt) {
       clockCell(m.time_left, true),
     ];
   });
-  const seeks = listing.seeks.map((s) => [
-    s.player, s.game, formatControl(s.time), JSON.stringify(s.options), s.opponent ?? "",
-    s.unpaired ?? "",
-  ]);
+  const seeks = listing.seeks.map((s) => [...seekCells(s), s.unpaired ?? ""]);
   const tournaments = listing.tournaments.map((t) => [
     link(`/tournament/${encodeURIComponent(t.name)}`, t.name), t.game, t.status,
     `${t.played} / ${t.games}`,

@@ -1,8 +1,8 @@
 // A match: its board, both clocks, the move list and the result, live as moves are played; any
 // position of it can be shown again (step, slider, a link per move: `#ply=N`).
-import { drawBoard, SEAT_COLOURS } from "./boards.js";
+import { drawBoard } from "./boards.js";
 import { connect, spectatorName } from "./wire.js";
-import { element, formatSeconds, link } from "./view.js";
+import { element, formatSeconds, link, playerLink, say } from "./view.js";
 
 export function showMatch(main, matchId) {
   const view = new MatchView(main, matchId);
@@ -74,8 +74,7 @@ export class MatchView {
         this.readTermination();
         break;
       case "error":
-        this.status.textContent = message.message;
-        this.status.className = "error";
+        say(this.status, message.message, "error");
         break;
       case "closed":
         if (!this.over) this.status.textContent = "disconnected: reload the page to reconnect";
@@ -124,12 +123,10 @@ export class MatchView {
     this.board.dataset.ply = String(ply);
     this.slider.max = String(moves.length);
     this.slider.value = String(ply);
-    const colours = SEAT_COLOURS[game] ?? seats;
-    this.clockCells = seats.map((seat, i) => element("span", { class: "clock" }));
+    this.clockCells = seats.map(() => element("span", { class: "clock" }));
     this.players.replaceChildren(...seats.map((seat, i) => element("div", {
       class: `player${seat === this.toMove ? " to-move" : ""}`, "data-seat": seat,
-    }, element("span", {}, link(`/player/${encodeURIComponent(players[i])}`, players[i]),
-      ` (${colours[i]})`), this.clockCells[i])));
+    }, element("span", {}, playerLink(players[i]), ` (${seat})`), this.clockCells[i])));
     this.tickClocks();
     this.moves.replaceChildren(...moves.map((move, i) => {
       const anchor = link(`#ply=${i + 1}`, `${i + 1}. ${move}`);

@@ -8,7 +8,7 @@
 // server's grace period.
 import { PlayView } from "./playing.js";
 import { connect } from "./wire.js";
-import { element, formatControl, table } from "./view.js";
+import { element, formatControl, say, seekCells, table } from "./view.js";
 
 const KEPT = "arbiter-player";
 
@@ -74,12 +74,12 @@ class Table {
         this.drawSeeks();
         break;
       case "seeking":
-        this.say(`seeking ${message.game} (${formatControl(message.time)})…`);
+        say(this.status, `seeking ${message.game} (${formatControl(message.time)})…`);
         this.seek = message.seek;
         this.drawForm();
         break;
       case "seek_cancelled":
-        this.say("seek cancelled");
+        say(this.status, "seek cancelled");
         this.seek = null;
         this.drawForm();
         break;
@@ -91,7 +91,7 @@ class Table {
         this.refused(message);
         break;
       case "closed":
-        this.say("disconnected: reload the page to take your seat back", "error");
+        say(this.status, "disconnected: reload the page to take your seat back", "error");
         break;
       default:
     }
@@ -102,15 +102,10 @@ class Table {
       sessionStorage.removeItem(KEPT);
       signIn(this.main, message.message);
     } else if (message.code === "unknown_session") {
-      this.say("no game to take back: seek a new one");
+      say(this.status, "no game to take back: seek a new one");
     } else {
-      this.say(message.message, "error");
+      say(this.status, message.message, "error");
     }
-  }
-
-  say(text, kind = "note") {
-    this.status.textContent = text;
-    this.status.className = kind;
   }
 
   showSeeking() {
@@ -174,8 +169,7 @@ class Table {
       const accept = element("button", { text: "Accept", "aria-label": `accept ${s.player}`,
         onclick: () => this.send(s.game, s.options, s.time, s.player) });
       if (!open || this.seek) accept.disabled = true;
-      return [s.player, s.game, formatControl(s.time), JSON.stringify(s.options),
-        s.opponent ?? "", accept];
+      return [...seekCells(s), accept];
     });
     this.seeks.replaceChildren(table(["player", "game", "time", "options", "challenges", ""],
       rows, "Nobody else is seeking a game."));
@@ -202,7 +196,7 @@ function optionInput(option) {
 
 // `clock=300+2,move=10,lag=off` (the terminal's form) as a seek's `time` map; what cannot be read
 // is sent as written, for the server to refuse with its sentence.
-export function parseTime(text) {
+function parseTime(text) {
   const time = {};
   for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
     const [key, value = ""] = part.split("=", 2).map((p) => p.trim());

@@ -1,5 +1,5 @@
 // A player: their finished games, the latest first, each linked to its replay.
-import { element, link, table } from "./view.js";
+import { element, matchLink, playerLink, say, table } from "./view.js";
 
 export async function showPlayer(main, name) {
   const status = element("p", { class: "note", text: "loading…" });
@@ -7,8 +7,7 @@ export async function showPlayer(main, name) {
   const answer = await fetch(`/records/player/${encodeURIComponent(name)}`);
   const found = await answer.json();
   if (!answer.ok) {
-    status.textContent = found.error;
-    status.className = "error";
+    say(status, found.error, "error");
     return;
   }
   const score = { won: 0, drawn: 0, lost: 0 };
@@ -18,8 +17,7 @@ export async function showPlayer(main, name) {
     const outcome = mine === 1 ? "won" : mine === 0.5 ? "drawn" : "lost";
     score[outcome] += 1;
     const opponent = g.players[1 - seat];
-    return [link(`/match/${g.match}`, `#${g.match}`), g.game, g.seats[seat],
-      link(`/player/${encodeURIComponent(opponent)}`, opponent), outcome,
+    return [matchLink(g.match), g.game, g.seats[seat], playerLink(opponent), outcome,
       g.termination ?? "", g.reason ?? "", g.moves, g.tournament ?? ""];
   });
   status.textContent = `${found.games.length} games: ${score.won} won, ${score.drawn} drawn,`

@@ -6,7 +6,7 @@
 // the server refuses what is not a legal move with its sentence, and the game goes on.
 import { MatchView } from "./match.js";
 import { clickPath } from "./moves.js";
-import { element } from "./view.js";
+import { element, say } from "./view.js";
 
 const FOR_A_MATCH = new Set(["your_turn", "move_accepted", "move_refused", "opponent_moved",
   "game_over"]);
@@ -61,7 +61,7 @@ export class PlayView extends MatchView {
         this.sent = false;
         this.toMove = this.seat;
         this.startClocks(message.clocks, message.time_left);
-        this.say("your move");
+        say(this.status, "your move");
         break;
       case "move_accepted":
         this.match.moves.push(message.move);
@@ -69,16 +69,16 @@ export class PlayView extends MatchView {
         this.toMove = message.to_move;
         this.legal = null;
         this.startClocks(message.clocks, null);
-        this.say("");
+        say(this.status, "");
         break;
       case "move_refused":
         this.sent = false;
-        this.say(`${message.move}: ${message.reason}`, "error");
+        say(this.status, `${message.move}: ${message.reason}`, "error");
         break;
       case "game_over":
         this.legal = null;
         this.again.hidden = false;
-        this.say("");
+        say(this.status, "");
         super.receive(message, wire);
         return;
       default:
@@ -91,11 +91,6 @@ export class PlayView extends MatchView {
   // The person's turn: a `your_turn` for the latest position, and no end.
   mine() {
     return !this.over && this.turnPly === this.latest();
-  }
-
-  say(text, kind = "note") {
-    this.status.textContent = text;
-    this.status.className = kind;
   }
 
   send(move) {

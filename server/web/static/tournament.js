@@ -1,7 +1,7 @@
 // A tournament: progress, standings, the crosstable and each entrant's Elo with its 95 % margin
 // as a chart, from `tournament_status`; asked again whenever the lobby says a game finished.
 import { connect, spectatorName } from "./wire.js";
-import { element, link, table } from "./view.js";
+import { element, escape, matchLink, playerLink, say, table } from "./view.js";
 
 export function showTournament(main, name) {
   const status = element("p", { class: "note", text: "connecting…" });
@@ -22,15 +22,14 @@ export function showTournament(main, name) {
       status.textContent = "";
       render(body, message, played);
     } else if (message.type === "error") {
-      status.textContent = message.message;
-      status.className = "error";
+      say(status, message.message, "error");
     }
   });
 }
 
 function render(body, t, played) {
   const standings = t.standings.map((s) => [
-    s.rank, link(`/player/${encodeURIComponent(s.player)}`, s.player), s.points, s.games,
+    s.rank, playerLink(s.player), s.points, s.games,
     s.wins, s.draws, s.losses, s.forfeits, s.tiebreak,
     s.rating === null || s.rating === undefined ? "" : `${Math.round(s.rating)} ± ${Math.round(s.margin)}`,
   ]);
@@ -39,7 +38,7 @@ function render(body, t, played) {
     ? "—" : (s.against[other] ?? []).join(" ")))]);
   const games = t.games.map((g) => [
     g.number, g.round, g.first, g.second,
-    g.match === null ? "" : link(`/match/${g.match}`, `#${g.match}`),
+    g.match === null ? "" : matchLink(g.match),
     g.status, g.status === "finished" ? (g.winner ?? g.result) : "", g.reason ?? "",
   ]);
   body.replaceChildren(
@@ -73,9 +72,9 @@ function eloChart(standings) {
   const parts = rated.map((s, i) => {
     const y = 20 + i * row;
     const margin = s.margin ?? 0;
-    return `<g class="elo" data-player="${s.player.replace(/[&<>"]/g, "")}">`
+    return `<g class="elo" data-player="${escape(s.player)}">`
       + `<text x="${left - 10}" y="${y + 4}" text-anchor="end" font-size="13">`
-      + `${s.player.replace(/[&<>"]/g, "")}</text>`
+      + `${escape(s.player)}</text>`
       + `<line x1="${x(s.rating - margin)}" x2="${x(s.rating + margin)}" y1="${y}" y2="${y}"`
       + ` stroke="#555" stroke-width="2"/>`
       + `<circle cx="${x(s.rating)}" cy="${y}" r="5" fill="#2d3142"/>`

@@ -28,6 +28,26 @@ export function link(href, text) {
   return element("a", { href, text });
 }
 
+export const playerLink = (name) => link(`/player/${encodeURIComponent(name)}`, name);
+export const matchLink = (match) => link(`/match/${match}`, `#${match}`);
+
+// A page's status line: a note, or an error.
+export function say(status, text, kind = "note") {
+  status.textContent = text;
+  status.className = kind;
+}
+
+// Text put in markup built as a string (the SVG of boards and charts), its specials escaped.
+export function escape(text) {
+  return String(text).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+// An open seek as the lobby and the play page list it: player, game, time, options, challenge.
+export function seekCells(seek) {
+  return [seek.player, seek.game, formatControl(seek.time), JSON.stringify(seek.options),
+    seek.opponent ?? ""];
+}
+
 export function formatSeconds(seconds) {
   if (seconds === null || seconds === undefined) return "";
   const whole = Math.max(0, seconds);

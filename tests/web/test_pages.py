@@ -1,0 +1,79 @@
+"""The translation between a page's JSON and the protocol's frames, without a browser: frames
+cut anywhere in the session's writes, the positions added, one translation shared by pages."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgpack
+
+from arbiter.games import get_game
+from arbiter.protocol import FrameDecoder, encode_frame
+from arbiter.server.web.pages import PageWire, from_page, shared_translations
+
+GAME = "kings-court"
+
+
+def watching(moves: list[str]) -> dict[str, Any]:
+    state = get_game(GAME).initial_state({}).to_data()
+    return {
+        "type": "watching",
+        "match": 3,
+        "game": GAME,
+        "seats": list(get_game(GAME).seats),
+        "players": ["ada", "bob"],
+        "options": {},
+        "time": {"move": 30},
+        "state": state,
+        "moves": moves,
+    }
+
+
+def moved(ply: int, move: str) -> dict[str, Any]:
+    seat = get_game(GAME).seats[(ply - 1) % 2]
+    return {"type": "opponent_moved", "match": 3, "ply": ply, "seat": seat, "move": move}
+
+
+def frame_of(text: str | bytes) -> Any:
+    decoder = FrameDecoder()
+    decoder.feed(from_page(text))
+    body = decoder.next_body()
+    assert isinstance(body, bytearray) and decoder.buffered == 0
+    return msgpack.unpackb(body)
+
+
+def test_a_pages_json_becomes_one_frame_and_anything_else_goes_on_as_it_came() -> None:
+    assert frame_of('{"type": "ping", "nonce": 1}') == {"type": "ping", "nonce": 1}
+    assert frame_of("{not json") == "{not json"
+    assert frame_of("[1, 2]") == [1, 2]
+    assert frame_of(b"\x00binary") == b"\x00binary"
+    assert frame_of(str(2**70)) == str(2**70)  # a number msgpack cannot hold
+
+
+def test_frames_cut_anywhere_are_translated_whole_with_their_positions() -> None:
+    game = get_game(GAME)
+    first = game.initial_state({}).legal_moves()[0]
+    after = game.initial_state({}).play(first)
+    second = after.legal_moves()[0]
+    texts = [game.format_move(first), game.format_move(second)]
+    data = encode_frame(watching(texts[:1])) + encode_frame(moved(2, texts[1]))
+    wire = PageWire(shared_translations())
+    texts = [text for byte in range(len(data)) for text in wire.feed(data[byte : byte + 1])]
+    shown, played = (json.loads(text) for text in texts)
+    assert shown["states"] == [game.initial_state({}).to_data(), after.to_data()]
+    assert shown["to_move"] == game.seats[after.turn]
+    assert played["state"] == after.play(second).to_data()
+    assert played["to_move"] == game.seats[after.play(second).turn]
+
+
+def test_a_frame_moving_a_match_is_translated_once_for_every_page() -> None:
+    game = get_game(GAME)
+    first = game.format_move(game.initial_state({}).legal_moves()[0])
+    shared = shared_translations()
+    pages = [PageWire(shared), PageWire(shared)]
+    for page in pages:
+        page.feed(encode_frame(watching([])))
+    frame = encode_frame(moved(1, first))
+    assert pages[0].feed(frame) == pages[1].feed(frame)
+    assert shared.size == 2  # the snapshot and the move, each once
