@@ -36,7 +36,7 @@ from typing import Any
 
 import trio
 from frames import FrameStream
-from launch import resident_mb, start_server
+from launch import percentile, resident_mb, start_server
 
 from arbiter import protocol
 from arbiter.games import get_game
@@ -444,13 +444,6 @@ def report(phases: list[Phase], lines: list[str]) -> int:
         return 1
     print(f"\n{missed} of {len(phases)} phases missed a goal" if missed else "\nevery goal met")
     return 1 if missed else 0
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ it serves (Arbiter, or a floor to compare it with)."""
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -80,3 +81,12 @@ def cpu_seconds(pid: int, children: bool = False) -> float:
         if stat.parent.name == str(pid) or fields[1] == str(pid):
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The nearest-rank percentile (`share` 0.99 for p99: the smallest value at least 99% of the
+    values do not exceed); nan for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]

@@ -59,7 +59,7 @@ from typing import Any
 
 import trio
 from frames import FrameStream
-from launch import ARBITER, checkout_server, cpu_seconds, start_server
+from launch import ARBITER, checkout_server, cpu_seconds, percentile, start_server
 
 from arbiter import protocol
 from arbiter.games import get_game
@@ -430,13 +430,6 @@ def sans_io_costs(positions: int = 3000) -> dict[str, float]:
         step()
         costs[name] = (time.perf_counter() - started) / len(turns) * 1e6
     return costs
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def measure_round(

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import math
 import random
 import statistics
 import subprocess
@@ -44,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
-from launch import ARBITER, cpu_seconds, start_server
+from launch import ARBITER, cpu_seconds, percentile, start_server
 from trio_websocket import open_websocket_url
 
 from arbiter import protocol
@@ -187,11 +186,6 @@ class Spectators:
             self.changed = trio.Event()
             await self.changed.wait()
         return max(self.reports[ply])
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)]
 
 
 async def drive(args: argparse.Namespace, port: int, url: str, server_pid: int) -> int:
