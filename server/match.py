@@ -170,9 +170,9 @@ class Match:
     """The server's loop lateness, credited to each turn (a meter never started counts none)."""
     max_moves: int = protocol.MAX_ITEMS
     """A game that reaches this many moves is drawn by the referee: `game_over`, `watching` and
-    `resumed` carry the whole move list, which a message bounds. Every game option is bounded so
-    that its game ends sooner (games/kings_court.py, games/shobu.py), but Watch Your Back! has no
-    move limit of its own once its board stops shrinking."""
+    `resumed` carry the whole move list, which a message bounds. Every game's rules end it
+    sooner under any option (`Game.max_plies`, checked against this by
+    tests/games/test_properties.py), so this is a net for a game whose bound would not fit."""
     state: State[Any] = field(init=False)
     clocks: tuple[SeatClock, SeatClock] = field(init=False)
     moves: list[str] = field(default_factory=list)

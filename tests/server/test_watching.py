@@ -113,7 +113,7 @@ async def test_a_match_that_reaches_the_most_moves_a_message_carries_is_drawn(
     tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
 ) -> None:
     async with a_match(tmp_path, nursery, 0) as (lobby, ann, bob, match):
-        match.max_moves = 6  # as if 65,536: Watch Your Back! alone can go on that long
+        match.max_moves = 6  # as if 65,536, for a game whose rules would allow more
         cat = await watcher(lobby, nursery, match, "cat")
         await play(ann, bob, 6)
         for client in (ann, bob, cat):

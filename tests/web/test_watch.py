@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from arbiter.client.verdict import verdict
 from arbiter.games import get_game
 from tests.web.bots import PacedMatch
 from tests.web.conftest import WebServer
@@ -81,6 +82,8 @@ def test_every_games_board_is_drawn_with_its_last_move_and_replays(
     page.goto(f"{web_server.url}/match/{match.match}")
     result = page.locator(".result")
     expect(result).to_contain_text(match.over.reason, timeout=SECONDS)
+    # the result reads as every client writes it (client/verdict.py)
+    expect(result).to_contain_text(verdict(match.over.result, match.over.winner, match.over.reason))
     board = page.locator(f"svg.board[data-game={game}]")
     expect(board.locator(".square")).to_have_count(squares)
     if match.moves:
@@ -102,6 +105,20 @@ def test_every_games_board_is_drawn_with_its_last_move_and_replays(
     assert page.url.endswith("#ply=1")
     page.reload()  # the link of a position is a position
     expect(page.locator(".board-box")).to_have_attribute("data-ply", "1", timeout=SECONDS)
+
+
+def test_a_double_forfeit_reads_as_every_client_writes_it(
+    web_server: WebServer, page: Page
+) -> None:
+    """King's Court with a no-capture limit of 1: the second move, which cannot capture yet,
+    forfeits both seats."""
+    match = PacedMatch(web_server.port, "kings-court", {"no_capture_limit": 1}, pause=0).start()
+    match.join(60)
+    assert match.over is not None and match.over.result == "both_forfeit"
+    page.goto(f"{web_server.url}/match/{match.match}")
+    expected = verdict(match.over.result, match.over.winner, match.over.reason)
+    assert expected.startswith("both forfeit: ")
+    expect(page.locator(".result")).to_contain_text(expected, timeout=SECONDS)
 
 
 SHRUNK = [

@@ -135,7 +135,8 @@ export class MatchView {
     }));
     this.moves.querySelector(".current")?.scrollIntoView({ block: "nearest" });
     if (this.over) {
-      const winner = this.over.winner ? `${this.over.winner} wins` : this.over.result;
+      // spelled as every client spells a result (client/verdict.py): `both forfeit: ...`
+      const winner = this.over.winner ? `${this.over.winner} wins` : this.over.result.replace("_", " ");
       const kind = this.termination ? ` (${this.termination})` : "";
       this.result.textContent = `${winner}: ${this.over.reason}${kind}`;
       this.result.dataset.termination = this.termination ?? "";

@@ -39,7 +39,7 @@ function render(body, t, played) {
   const games = t.games.map((g) => [
     g.number, g.round, g.first, g.second,
     g.match === null ? "" : matchLink(g.match),
-    g.status, g.status === "finished" ? (g.winner ?? g.result) : "", g.reason ?? "",
+    g.status, g.status === "finished" ? (g.winner ?? g.result.replace("_", " ")) : "", g.reason ?? "",
   ]);
   body.replaceChildren(
     element("p", { class: "progress", text: `${t.game}, ${t.status}: ${played} of ${t.games.length}`
