@@ -11,10 +11,10 @@ import tempfile
 from pathlib import Path
 
 BENCH_LIMITS = ["--max-per-address", "1000000", "--ping-timeout", "3600"]
-BENCH_LIMITS += ["--max-requests", "1000000"]
+BENCH_LIMITS += ["--max-requests", "1000000", "--max-address-requests", "1000000"]
 """Every bench client connects from 127.0.0.1, answers no pings and moves as fast as the server
 lets it: limits meant for an open network would refuse it. The limiter still runs (its cost is
-measured), it just never refuses."""
+measured), it just never refuses. Flags and their values alternate."""
 ARBITER = [sys.executable, "-m", "arbiter.server", "--port", "0", *BENCH_LIMITS]
 """`arbiter-server` on a free port; add `--db FILE`."""
 
@@ -56,8 +56,10 @@ def checkout_server(checkout: Path, scratch: Path) -> tuple[list[str], dict[str,
     module = "arbiter.server" if single_name else "server"
     env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{checkout}"}
     command = [sys.executable, "-m", module, "--port", "0"]
-    if "--max-per-address" in (checkout / "server" / "__main__.py").read_text():
-        command += BENCH_LIMITS
+    flags = (checkout / "server" / "__main__.py").read_text()
+    for flag, value in zip(BENCH_LIMITS[::2], BENCH_LIMITS[1::2], strict=True):
+        if flag in flags:  # an older checkout knows fewer of them
+            command += [flag, value]
     return command, env
 
 

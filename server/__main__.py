@@ -47,7 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logs.configure(args.log_level, args.log_format)
     given = {name: getattr(args, name) for _, name, _, _ in LIMIT_FLAGS}
-    admission = Admission(**given, request_burst=BURST_SECONDS * args.requests_per_second)
+    admission = Admission(
+        **given,
+        request_burst=BURST_SECONDS * args.requests_per_second,
+        address_request_burst=BURST_SECONDS * args.address_requests_per_second,
+    )
     if (args.tls_cert is None) != (args.tls_key is None):
         parser.error("--tls-cert and --tls-key go together")
     tls = None
@@ -168,6 +172,12 @@ LIMIT_FLAGS = (
     ("--max-connections", "max_connections", count, "connections (default: file limit - 64)"),
     ("--max-per-address", "max_per_address", count, "connections from one IP address"),
     ("--max-requests", "requests_per_second", count, "requests/s per connection (5 s at once)"),
+    (
+        "--max-address-requests",
+        "address_requests_per_second",
+        count,
+        "requests/s from one IP address, all its connections and web requests together",
+    ),
 )
 """`arbiter-server` flags for the main fields of `Admission`, each with its default."""
 

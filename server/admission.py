@@ -11,8 +11,13 @@ this module is the small state the limits need, kept apart from the sessions the
   whose checks keep failing waits out a backoff that doubles with every failure, so guessing
   costs the guesser time rather than the server CPU.
 
+- `AddressShare`: what all of one address's connections (TCP, TLS, WebSocket) and HTTP requests
+  may ask together: a token bucket of requests, so 64 connections each under its own rate cannot
+  add up to more than the server can serve.
+
 A connection's own request rate (a token bucket) lives in the session's reader, where it costs a
-subtraction and a comparison per frame.
+subtraction and a comparison per frame; the address's bucket is one more of each, on an object
+the session holds.
 """
 
 from __future__ import annotations
@@ -67,6 +72,14 @@ class Admission:
     """A connection's sustained request rate (every frame counts, `pong` included)."""
     request_burst: float = 5000.0
     """Requests a quiet connection may send at once before the rate applies."""
+    address_requests_per_second: float = 2000.0
+    """The sustained request rate of all one address's connections and HTTP requests together.
+    A server answers some tens of thousands of requests a second (bench/capacity.py measures
+    it): at a tenth of that, one address, whatever its number of connections, cannot take the
+    server from everyone else, while a classroom behind one NAT address (dozens of bots moving
+    at once, each far under a hundred requests a second) stays well under it."""
+    address_request_burst: float = 10_000.0
+    """Requests an address's connections may send at once before its rate applies."""
     max_refused: int = 200
     """Requests refused `rate_limited` on one connection, without a pause that refills its
     whole burst, before it is closed."""
@@ -85,9 +98,10 @@ class Admission:
         for name in ("max_connections", "max_per_address", "token_checks", "token_failures"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)!r}")
-        if not self.request_burst >= 1:
-            raise ValueError(f"request_burst must be at least 1, not {self.request_burst!r}")
-        for name in ("requests_per_second", "min_bytes_per_second"):
+        for name in ("request_burst", "address_request_burst"):
+            if not getattr(self, name) >= 1:
+                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)!r}")
+        for name in ("requests_per_second", "address_requests_per_second", "min_bytes_per_second"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, not {getattr(self, name)!r}")
 
@@ -100,6 +114,8 @@ UNLIMITED = Admission(
     max_per_address=MAX_CONNECTIONS,
     requests_per_second=1e12,
     request_burst=1e12,
+    address_requests_per_second=1e12,
+    address_request_burst=1e12,
 )
 """No timeouts and no per-address cap: for a server on 127.0.0.1 serving its own process
 (`local_server`) and for tests that move a mock clock."""
@@ -110,13 +126,50 @@ MAX_TRACKED = 65_536
 forgotten (a spray of addresses cannot grow the table without bound)."""
 
 
+class AddressShare:
+    """One address's open connections and its request bucket, shared by them all.
+
+    The bucket refills at `address_requests_per_second` up to `address_request_burst`; every
+    request from the address spends one (`spend`). A session refills it at each read, as it does
+    its own bucket, and compares after spending: a few float operations per frame.
+    """
+
+    __slots__ = ("allowance", "burst", "connections", "rate", "refilled_at")
+
+    def __init__(self, admission: Admission, now: float) -> None:
+        self.rate = admission.address_requests_per_second
+        self.burst = admission.address_request_burst
+        self.allowance = self.burst
+        self.refilled_at = now
+        self.connections = 0
+
+    def refill(self, now: float) -> None:
+        if now > self.refilled_at:
+            self.allowance = min(self.burst, self.allowance + (now - self.refilled_at) * self.rate)
+            self.refilled_at = now
+
+    def spend(self, now: float) -> bool:
+        """Count one request at `now`; False when the address is over its rate (the request
+        still counts: an address that keeps flooding stays refused)."""
+        self.refill(now)
+        self.allowance -= 1.0
+        return self.allowance >= 0.0
+
+    def full(self, now: float) -> bool:
+        """Whether the bucket has refilled whole: nothing about the address is worth keeping."""
+        self.refill(now)
+        return self.allowance >= self.burst
+
+
 class Doorway:
-    """Counts open connections, in all and per address; `enter` refuses past either cap."""
+    """Counts open connections, in all and per address; `enter` refuses past either cap. It
+    keeps each address's `AddressShare` while the address has a connection open or its bucket
+    is not yet full again (so closing and reopening connections never refills it)."""
 
     def __init__(self, admission: Admission) -> None:
         self.admission = admission
         self.open = 0
-        self._by_address: dict[str, int] = {}
+        self._shares: dict[str, AddressShare] = {}
         self._barred: dict[str, float] = {}
         """Addresses cut off for flooding, until when."""
 
@@ -136,24 +189,37 @@ class Doorway:
             self._barred = {a: t for a, t in self._barred.items() if t > now}
         self._barred[address] = now + self.admission.flood_penalty_seconds
 
-    def enter(self, address: str) -> str | None:
+    def share(self, address: str, now: float) -> AddressShare:
+        """The share of `address`, made if it has none."""
+        share = self._shares.get(address)
+        if share is None:
+            if len(self._shares) >= MAX_TRACKED:
+                self._prune(now)
+            share = self._shares[address] = AddressShare(self.admission, now)
+        return share
+
+    def _prune(self, now: float) -> None:
+        """Forget the addresses with nothing open and a full bucket."""
+        for address in [a for a, s in self._shares.items() if not s.connections and s.full(now)]:
+            del self._shares[address]
+
+    def enter(self, address: str, now: float) -> str | None:
         """Count a connection in; or why it is refused (then it is not counted)."""
         if self.open >= self.admission.max_connections:
             return f"the server is full ({self.open} connections); try again later"
-        here = self._by_address.get(address, 0)
-        if here >= self.admission.max_per_address:
-            return f"{here} connections from {address} already: close one first"
+        share = self.share(address, now)
+        if share.connections >= self.admission.max_per_address:
+            return f"{share.connections} connections from {address} already: close one first"
         self.open += 1
-        self._by_address[address] = here + 1
+        share.connections += 1
         return None
 
-    def leave(self, address: str) -> None:
+    def leave(self, address: str, now: float) -> None:
         self.open -= 1
-        left = self._by_address[address] - 1
-        if left:
-            self._by_address[address] = left
-        else:
-            del self._by_address[address]
+        share = self._shares[address]
+        share.connections -= 1
+        if not share.connections and share.full(now):
+            del self._shares[address]
 
 
 @dataclass(slots=True)

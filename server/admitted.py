@@ -41,7 +41,7 @@ async def serve_admitted(
         )
         logs.event(log, "connection_closed", peer=peer, why="refused: still barred")
         return
-    refusal = doorway.enter(address)
+    refusal = doorway.enter(address, trio.current_time())
     if refusal is not None:
         await refuse(protocol.ErrorCode.TOO_MANY_CONNECTIONS, refusal)
         logs.event(log, "connection_closed", peer=peer, why=f"refused: {refusal}")
@@ -52,12 +52,15 @@ async def serve_admitted(
         stream = await open_stream()
         why = "no TLS handshake"
         if stream is not None:
-            session = Session(stream, lobby, doorway.admission, address, lobby.limits, lobby.output)
+            share = doorway.share(address, trio.current_time())
+            session = Session(
+                stream, lobby, doorway.admission, address, lobby.limits, share, lobby.output
+            )
             why = "the server stopped"
             await session.run()
             why = session.why_closed or "the client closed it"
     finally:
-        doorway.leave(address)
+        doorway.leave(address, trio.current_time())
         if session is not None and session.flooded:
             doorway.bar(address, trio.current_time())
         name = "" if session is None else session.name

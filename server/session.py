@@ -42,7 +42,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.protocol import ErrorCode
-from arbiter.server.admission import DEFAULT, Admission
+from arbiter.server.admission import DEFAULT, AddressShare, Admission
 from arbiter.server.limits import Limits
 from arbiter.server.peer import OnWritten
 
@@ -80,7 +80,11 @@ ANSWERED_BY_READER = frozenset(
 """Requests the reader answers itself: all but `hello` never wait (the per-move path), and the
 handshake must be answered before the wire can parse the next frame."""
 REFUSED = -math.inf
-"""The arrival held with a request refused over the rate limit: its refusal keeps its place."""
+"""The arrival held with the refusal of a request over a rate limit: the refusal keeps its
+place."""
+YIELD_EVERY = 64
+"""Frames the reader answers from one read before it lets other tasks run: a client that sends
+thousands of small frames at once (all within its rate) cannot hold the loop for all of them."""
 RTT_SAMPLES = 8
 """Round trips kept; the estimate is their minimum, so one pong delayed by a busy client does
 not count as network lag, and a client that delays pongs on purpose must delay all of them."""
@@ -153,6 +157,8 @@ class Session:
     address: str = ""
     """The client's IP address ("" on a memory stream): where token checks are throttled."""
     limits: Limits = field(default_factory=Limits)
+    share: AddressShare | None = None
+    """The request bucket of all the connections from `address` (None: one of its own)."""
     output: OutputBudget | None = None
     """The server's output budget, shared by its sessions (None: this one's own)."""
     wire: protocol.Connection = field(default_factory=lambda: protocol.Connection(protocol.SERVER))
@@ -212,6 +218,7 @@ class Session:
         """True while the reader waits for bytes (where `drop` may cancel it)."""
         self._allowance = self.admission.request_burst
         """The token bucket: requests this connection may still send at once."""
+        self._share = self.share or AddressShare(self.admission, self._started)
         self._refused = 0
         """Requests refused `rate_limited` since the bucket was last full."""
         self._heard_at = 0.0
@@ -446,6 +453,8 @@ class Session:
 
     async def _read_loop(self, nursery: trio.Nursery) -> None:
         frame_began: float | None = None  # when the frame in progress began to arrive
+        share = self._share
+        answered = 0  # frames answered since the reader last let other tasks run
         while not self.closed:
             try:
                 message = self.wire.next_message()
@@ -464,14 +473,19 @@ class Session:
                 self._receiving = False
                 if data is None:
                     return
+                answered = 0
                 self._refill(trio.current_time())
                 self.wire.receive_data(data)
                 continue
             frame_began = None
             if message is protocol.CLOSED:
                 return
+            answered += 1
+            if answered % YIELD_EVERY == 0:
+                await trio.lowlevel.checkpoint()
             self._allowance -= 1.0
-            if self._allowance < 0.0:
+            share.allowance -= 1.0
+            if self._allowance < 0.0 or share.allowance < 0.0:
                 if not self._refuse(message):
                     return
             elif self._held is not None:
@@ -486,38 +500,46 @@ class Session:
                 nursery.start_soon(self._answer_in_order, message, self._read_at)
 
     def _refill(self, now: float) -> None:
-        """Stamp a read at `now`, and refill the token bucket for the time since the last."""
+        """Stamp a read at `now`, and refill the token buckets for the time since the last."""
+        self._share.refill(now)
         allowance = self._allowance + (now - self._read_at) * self.admission.requests_per_second
         burst = self.admission.request_burst
         if allowance >= burst:
             allowance = burst
-            self._refused = 0
+            if self._share.allowance >= 0.0:
+                self._refused = 0
         self._allowance = allowance
         self._read_at = now
 
     def _refuse(self, message: protocol.Message) -> bool:
-        """Refuse a request over the rate; False when the connection must close."""
+        """Refuse a request over a rate; False when the connection must close."""
         self._refused += 1
+        limit = self._over_which()
         if self._refused > self.admission.max_refused:
             self.flooded = True
             self.drop(
                 ErrorCode.RATE_LIMITED,
-                f"closing after {self._refused - 1} requests over the rate limit"
-                f" ({self.admission.requests_per_second:g}/s)",
+                f"closing after {self._refused - 1} requests over the rate limit ({limit})",
             )
             return False
+        refusal = protocol.Error(
+            code=ErrorCode.RATE_LIMITED,
+            message=f"over {limit}: this {message.TYPE} was dropped",
+            ref=message.TYPE,
+        )
         if self._held is not None:  # answered in its turn, behind the requests held before it
-            self._held.append((message, REFUSED))
+            self._held.append((refusal, REFUSED))
         else:
-            self._send_refusal(message)
+            self.send(refusal)
         return True
 
-    def _send_refusal(self, message: protocol.Message) -> None:
-        self.send_error(
-            ErrorCode.RATE_LIMITED,
-            f"over {self.admission.requests_per_second:g} requests/s: this {message.TYPE}"
-            " was dropped",
-            ref=message.TYPE,
+    def _over_which(self) -> str:
+        """The rate limit a refused request broke, in words."""
+        if self._allowance < 0.0:
+            return f"{self.admission.requests_per_second:g} requests/s per connection"
+        return (
+            f"{self.admission.address_requests_per_second:g} requests/s from {self.address}"
+            " across all its connections"
         )
 
     def _deadline(self, frame_began: float | None) -> float:
@@ -560,7 +582,7 @@ class Session:
         while held:
             message, arrived = held.popleft()
             if arrived == REFUSED:
-                self._send_refusal(message)
+                self.send(message)
             else:
                 await self._answer(message, arrived)
             self._room.set()

@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from arbiter import protocol
 from arbiter.protocol import ErrorCode
 from arbiter.server import accounts
 from arbiter.server.admission import (
     RESERVED_FILES,
+    UNLIMITED,
     Admission,
     Doorway,
     TokenGate,
@@ -23,6 +25,7 @@ from arbiter.server.admission import (
     file_limit,
 )
 from arbiter.server.database import open_database
+from arbiter.server.session import Session
 from tests.conftest import HOST, RunningServer
 from tests.e2e.helpers import connect, until
 from tests.processes import ROOT, SERVER
@@ -38,8 +41,10 @@ class Raw:
         self.wire = protocol.Connection(protocol.CLIENT)
 
     @classmethod
-    async def open(cls, port: int) -> Raw:
-        return cls(await trio.open_tcp_stream(HOST, port))
+    async def open(cls, port: int, source: str | None = None) -> Raw:
+        """Connected to the server, from the loopback address `source` if given (127.x.y.z all
+        reach it, as different machines would)."""
+        return cls(await trio.open_tcp_stream(HOST, port, local_address=source))
 
     async def send(self, *messages: protocol.Message) -> None:
         await self.stream.send_all(b"".join(self.wire.send(m) for m in messages))
@@ -202,12 +207,12 @@ def test_the_default_cap_stays_below_the_file_limit() -> None:
 
 def test_the_doorway_counts_in_all_and_per_address() -> None:
     door = Doorway(Admission(max_connections=3, max_per_address=2))
-    assert door.enter("a") is None and door.enter("a") is None
-    assert "2 connections from a" in (door.enter("a") or "")
-    assert door.enter("b") is None
-    assert "full" in (door.enter("c") or "")
-    door.leave("a")
-    assert door.enter("c") is None
+    assert door.enter("a", 0.0) is None and door.enter("a", 0.0) is None
+    assert "2 connections from a" in (door.enter("a", 0.0) or "")
+    assert door.enter("b", 0.0) is None
+    assert "full" in (door.enter("c", 0.0) or "")
+    door.leave("a", 0.0)
+    assert door.enter("c", 0.0) is None
     assert door.open == 3
 
 
@@ -260,6 +265,112 @@ async def test_a_refusal_behind_a_slow_request_keeps_its_place(server: RunningSe
     assert isinstance(answers[0], protocol.Seeking)
     assert answers[1] == protocol.Pong(nonce=0)
     assert [error_code(m) for m in answers[2:]] == [ErrorCode.RATE_LIMITED] * 2
+
+
+@pytest.mark.admission(
+    requests_per_second=1000,
+    request_burst=1000,
+    address_requests_per_second=1,
+    address_request_burst=10,
+    max_refused=100,
+)
+async def test_an_address_has_one_request_budget_across_its_connections(
+    server: RunningServer,
+) -> None:
+    """Two connections from one address, each well under its own rate, share the address's
+    budget; a third address is not touched by it."""
+    first = await Raw.open(server.port, "127.0.0.7")
+    second = await Raw.open(server.port, "127.0.0.7")
+    for name, client in (("ann", first), ("bob", second)):
+        assert isinstance(await client.hello(name), protocol.Welcome)
+    await first.send(*[protocol.Ping(nonce=n) for n in range(4)])
+    assert [await first.receive() for _ in range(4)] == [protocol.Pong(nonce=n) for n in range(4)]
+    await second.send(*[protocol.Ping(nonce=n) for n in range(6)])
+    answers = [await second.receive() for _ in range(6)]
+    assert answers[:4] == [protocol.Pong(nonce=n) for n in range(4)]  # 10, less 2 hellos, 4 pings
+    refused = [m for m in answers[4:] if isinstance(m, protocol.Error)]
+    assert [m.code for m in refused] == [ErrorCode.RATE_LIMITED] * 2
+    assert "from 127.0.0.7 across all its connections" in refused[0].message
+    elsewhere = await Raw.open(server.port, "127.0.0.8")
+    assert isinstance(await elsewhere.hello("cat"), protocol.Welcome)
+    await elsewhere.send(*[protocol.Ping(nonce=n) for n in range(5)])
+    assert [await elsewhere.receive() for _ in range(5)] == [
+        protocol.Pong(nonce=n) for n in range(5)
+    ]
+
+
+@pytest.mark.admission(
+    requests_per_second=1000,
+    request_burst=1000,
+    address_requests_per_second=1,
+    address_request_burst=5,
+    max_refused=3,
+    flood_penalty_seconds=30,
+)
+async def test_a_connection_refused_for_its_address_is_cut_off_and_the_address_barred(
+    server: RunningServer,
+) -> None:
+    """Refusals for the address's rate count like refusals for the connection's own: a
+    connection that goes on flooding is closed, and its address may not come back at once."""
+    flooder = await Raw.open(server.port, "127.0.0.9")
+    assert isinstance(await flooder.hello("ann"), protocol.Welcome)
+    await flooder.send(*[protocol.Ping(nonce=n) for n in range(20)])
+    last = await flooder.error_then_close()
+    assert last.code == ErrorCode.RATE_LIMITED and "closing" in last.message
+    again = await (await Raw.open(server.port, "127.0.0.9")).error_then_close()
+    assert again.code == ErrorCode.RATE_LIMITED and "flooding" in again.message
+
+
+def test_an_address_keeps_its_spent_budget_when_its_connections_close() -> None:
+    door = Doorway(Admission(address_requests_per_second=1, address_request_burst=2))
+    assert door.enter("a", 0.0) is None
+    share = door.share("a", 0.0)
+    assert share.spend(0.0) and share.spend(0.0) and not share.spend(0.0)
+    door.leave("a", 0.0)
+    assert door.share("a", 0.0) is share  # reconnecting does not refill it
+    assert not door.share("a", 1.0).spend(1.0) and door.share("a", 3.0).spend(3.0)
+
+
+class Recorder:
+    """A `Router` that welcomes every hello and notes, in order, whom it answered."""
+
+    def __init__(self) -> None:
+        self.answered: list[Session] = []
+        self.first = trio.Event()
+
+    async def handle(self, session: Session, message: protocol.Message, arrived: float) -> None:
+        if isinstance(message, protocol.Hello):
+            session.send(protocol.Welcome(version=message.version, session="s", server="test"))
+            return
+        self.answered.append(session)
+        self.first.set()
+
+    def forget(self, session: Session) -> None:
+        pass
+
+
+async def test_one_connections_burst_does_not_hold_the_loop() -> None:
+    """Thousands of small frames that arrive in one read are answered a few dozen at a time,
+    other connections served in between: a ping that arrives once the burst is being answered
+    is answered long before the burst's end."""
+    router, burst = Recorder(), 2000
+    hello = protocol.Hello(version=protocol.PROTOCOL_VERSION, name="x")
+    flood_ours, flood_theirs = trio.testing.memory_stream_pair()
+    quiet_ours, quiet_theirs = trio.testing.memory_stream_pair()
+    flooder, bystander = (Session(s, router, UNLIMITED) for s in (flood_theirs, quiet_theirs))
+    wire = protocol.Connection(protocol.CLIENT)
+    pings = [protocol.Ping(nonce=n) for n in range(burst)]
+    await flood_ours.send_all(b"".join(wire.send(m) for m in (hello, *pings)))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(flooder.run)
+        nursery.start_soon(bystander.run)
+        await router.first.wait()
+        other = protocol.Connection(protocol.CLIENT)
+        await quiet_ours.send_all(other.send(hello) + other.send(protocol.Ping(nonce=1)))
+        while bystander not in router.answered:
+            await trio.sleep(0)
+        assert router.answered.index(bystander) < burst // 2
+        nursery.cancel_scope.cancel()
 
 
 # -- token checks -------------------------------------------------------------------------------
