@@ -67,6 +67,10 @@ class Lobby:
         """The bytes queued for all sessions, which share it."""
         self.snapshots = snapshots(self.limits.snapshot_cache_bytes)
         """Finished matches as a spectator is shown them, encoded."""
+        self._games = protocol.Encoded(
+            protocol.Games(games=[describe_game(get_game(name)) for name in GAME_NAMES])
+        )
+        """The answer to `list_games`, which never changes: encoded once."""
         self._nursery = nursery
         self.seeks = Seeks(self.limits)
         self.matches: dict[int, Match] = {}
@@ -107,7 +111,7 @@ class Lobby:
             case protocol.Ping(nonce=nonce):
                 session.send(protocol.Pong(nonce=nonce))
             case protocol.ListGames():
-                session.send(protocol.Games(games=[describe_game(get_game(n)) for n in GAME_NAMES]))
+                session.send(self._games)
             case protocol.Seek():
                 await self._seek(session, message)
             case protocol.CancelSeek(seek=seek_id):

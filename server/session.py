@@ -79,6 +79,19 @@ ANSWERED_BY_READER = frozenset(
 )
 """Requests the reader answers itself: all but `hello` never wait (the per-move path), and the
 handshake must be answered before the wire can parse the next frame."""
+REQUEST_COSTS: dict[type[protocol.Message], float] = {
+    protocol.Lobby: 50.0,
+    protocol.TournamentCreate: 50.0,
+    protocol.TournamentStatus: 20.0,
+    protocol.Watch: 10.0,
+    protocol.Seek: 5.0,
+}
+"""What a request spends of the token buckets, where it is not 1: roughly its cost to the
+server in pings. A listing or a tournament's standings is built for the asker (up to a whole
+64 KiB frame), a `watch` may show a whole game, a `seek` is matched against the open ones; a
+move, a ping or `list_games` (encoded once) costs little. So the rate limits bound the server's
+work, not just the number of frames: a flood of the dearest requests is refused as soon as a
+flood of pings would cost as much."""
 REFUSED = -math.inf
 """The arrival held with the refusal of a request over a rate limit: the refusal keeps its
 place."""
@@ -483,8 +496,9 @@ class Session:
             answered += 1
             if answered % YIELD_EVERY == 0:
                 await trio.lowlevel.checkpoint()
-            self._allowance -= 1.0
-            share.allowance -= 1.0
+            cost = REQUEST_COSTS.get(type(message), 1.0)
+            self._allowance -= cost
+            share.allowance -= cost
             if self._allowance < 0.0 or share.allowance < 0.0:
                 if not self._refuse(message):
                     return

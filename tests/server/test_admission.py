@@ -254,10 +254,11 @@ async def test_requests_under_the_rate_are_all_answered(server: RunningServer) -
         await trio.sleep(0.04)
 
 
-@pytest.mark.admission(requests_per_second=1, request_burst=3, max_refused=10)
+@pytest.mark.admission(requests_per_second=1, request_burst=7, max_refused=10)
 async def test_a_refusal_behind_a_slow_request_keeps_its_place(server: RunningServer) -> None:
     """A `seek` is answered by a task of its own, the pings behind it after it, in order: the
-    refusals of those over the rate too."""
+    refusals of those over the rate too. (The hello spends 1, the seek 5, the first ping the
+    last 1.)"""
     client = await Raw.open(server.port)
     assert isinstance(await client.hello("ann"), protocol.Welcome)
     await client.send(KINGS_COURT, *[protocol.Ping(nonce=n) for n in range(3)])
@@ -329,6 +330,20 @@ def test_an_address_keeps_its_spent_budget_when_its_connections_close() -> None:
     door.leave("a", 0.0)
     assert door.share("a", 0.0) is share  # reconnecting does not refill it
     assert not door.share("a", 1.0).spend(1.0) and door.share("a", 3.0).spend(3.0)
+
+
+@pytest.mark.admission(requests_per_second=1, request_burst=60, max_refused=10)
+async def test_a_dear_request_spends_more_of_the_allowance(server: RunningServer) -> None:
+    """A `lobby` listing costs the server what fifty pings do, and is counted so."""
+    client = await Raw.open(server.port)
+    assert isinstance(await client.hello("ann"), protocol.Welcome)
+    await client.send(protocol.Lobby(follow=False))
+    assert isinstance(await client.receive(), protocol.LobbyListing)
+    await client.send(*[protocol.Ping(nonce=n) for n in range(8)], protocol.Lobby(follow=False))
+    assert [await client.receive() for _ in range(8)] == [protocol.Pong(nonce=n) for n in range(8)]
+    refused = await client.receive()  # 1 left: enough for a ping, not for a listing
+    assert error_code(refused) == ErrorCode.RATE_LIMITED
+    assert isinstance(refused, protocol.Error) and refused.ref == "lobby"
 
 
 class Recorder:
