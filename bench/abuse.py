@@ -188,7 +188,8 @@ def serve_and_measure(
         command += ["--tls-cert", str(scratch / "cert.pem"), "--tls-key", str(scratch / "key.pem")]
         bot_command += ["--tls-ca", str(ca_file)]
         tls = client_tls(ca_file)
-    server, port = start_server(command)
+    log = (scratch / "server.log").open("w")
+    server, port = start_server(command, stderr=log)
     assert server.stdout is not None
     web_url = server.stdout.readline().split()[-1]
     target = Target(port, server.pid, db, scratch, web_url, tls, token)
@@ -204,7 +205,11 @@ def serve_and_measure(
         for process in (bot_process, server):
             process.kill()
             process.wait()
+        log.close()
     slice_bot_lines(phases, lines)
+    logged = (scratch / "server.log").read_text().count("ERROR")
+    if logged:
+        phases[-1].verdict.notes.append(f"the server logged {logged} errors in its session")
     for phase in phases:
         if phase.attack is not None and phase.attack.fault:
             phase.stored = stored

@@ -219,7 +219,8 @@ SEEKS_PER_CONNECTION = 32
 async def seek_fill(target: Target, verdict: Verdict, nursery: trio.Nursery) -> None:
     """64 connections from each of 5 addresses, each holding 32 challenges no one will take
     (the server-wide table holds 10,000); every 2 s two bystanders challenge each other and
-    should be paired."""
+    should be paired (from the start, as the table fills)."""
+    nursery.start_soon(bystander_pairs, target, verdict)
     for index in range(SEEK_FILL_ADDRESSES * FLOOD_CONNECTIONS):
         address = target.address(index % SEEK_FILL_ADDRESSES)
         try:
@@ -233,7 +234,6 @@ async def seek_fill(target: Target, verdict: Verdict, nursery: trio.Nursery) -> 
             verdict.note()
             continue
         nursery.start_soon(watch_for_cut, link, verdict)
-    nursery.start_soon(bystander_pairs, target, verdict)
 
 
 async def bystander_pairs(target: Target, verdict: Verdict) -> None:

@@ -35,7 +35,7 @@ LONG_FROM = "127.0.0.6"
 LONG_LIMIT = 1000
 """King's Court's longest no-capture limit: a game may run to 49,049 plies."""
 LONG_PLIES = 20_000
-LONG_SECONDS = 45.0
+LONG_SECONDS = 30.0
 """The long game is played fast until it has `LONG_PLIES` moves or for this long at most."""
 SLOW_MOVE_SECONDS = 0.2
 """Its pace once watched: still live, no longer a load of its own."""
@@ -181,15 +181,19 @@ async def count_watches(verdict: Verdict, watched: list[float], long_game: LongG
 
 async def ws_non_readers(target: Target, verdict: Verdict, nursery: trio.Nursery) -> None:
     """64 browsers from one address following the lobby and watching the bots' matches, never
-    reading (their WebSocket's reader stops at the first message waiting)."""
+    reading (their WebSocket's reader stops at the first message waiting); and the long game,
+    if `long-watch` made one."""
     streams = []
+    watched = target.live_matches[-2:]
+    if isinstance(target.long_game, LongGame) and target.long_game.match is not None:
+        watched.append(target.long_game.match)
     for index in range(64):
         verdict.connections += 1
         try:
             websocket, stream = await open_websocket(target, nursery, target.address(), queue=0)
             await send_json(websocket, {"type": "hello", "version": VERSION, "name": f"nr{index}"})
             await send_json(websocket, {"type": "lobby", "follow": True})
-            for match in target.live_matches[-2:]:
+            for match in watched:
                 await send_json(websocket, {"type": "watch", "match": match})
         except (*CLOSED, ConnectionClosed, HandshakeError):
             verdict.note()
@@ -254,11 +258,12 @@ async def count_answers(verdict: Verdict, answered: list[int]) -> None:
 
 
 SLOW_REQUESTS = 200
-SLOW_REQUEST = f"POST / HTTP/1.1\r\nHost: {HOST}\r\nContent-Length: 1000000\r\n\r\n".encode()
+SLOW_REQUEST = f"GET / HTTP/1.1\r\nHost: {HOST}\r\nContent-Length: 1000000\r\n\r\n".encode()
 
 
 async def http_slowloris(target: Target, verdict: Verdict, nursery: trio.Nursery) -> None:
-    """200 requests from one address announcing a 1,000,000-byte body and sending none of it."""
+    """200 requests from one address announcing a 1,000,000-byte body and sending none of it
+    (a GET: a method the page refuses is answered and closed at once)."""
     for _ in range(SLOW_REQUESTS):
         verdict.connections += 1
         try:

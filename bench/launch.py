@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import IO
 
 BENCH_LIMITS = ["--max-per-address", "1000000", "--ping-timeout", "3600"]
 BENCH_LIMITS += ["--max-requests", "1000000"]
@@ -20,11 +21,17 @@ ARBITER = [sys.executable, "-m", "arbiter.server", "--port", "0", *BENCH_LIMITS]
 
 
 def start_server(
-    command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+    command: list[str],
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    stderr: IO[str] | None = None,
 ) -> tuple[subprocess.Popen[str], int]:
     """The started process and its port; killed, and `RuntimeError`, if it does not listen.
-    (The line is `listening on HOST:PORT`, with ` (TLS)` after it on a TLS server.)"""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=cwd)
+    (The line is `listening on HOST:PORT`, with ` (TLS)` after it on a TLS server.) Its log
+    goes to `stderr`, ours by default."""
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env, cwd=cwd
+    )
     assert process.stdout is not None
     line = process.stdout.readline()
     if not line.startswith("listening on "):
