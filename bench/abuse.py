@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -50,7 +51,7 @@ import trio
 import trustme
 from attacking import HOST, Attack, Target, Verdict, client_tls
 from bystanders import Probes, bots, probe
-from launch import percentile, resident_mb, start_server
+from launch import cpu_seconds, percentile, resident_mb, start_server
 
 PEAK_MB_GOAL = 300.0
 RELEASE_MB_GOAL = 100.0
@@ -122,9 +123,34 @@ async def run_phase(attack: Attack | None, seconds: float, target: Target) -> Ph
             phase.verdict.missed.append("attack failed")
         phase.end = time.time()
         prepared.cancel_scope.cancel()
-    await trio.sleep(1.0)  # let the server settle before the next attack
+    await trio.sleep(1.0)
     phase.end_mb = resident_mb(target.server_pid)
     return phase
+
+
+SETTLE_MAX = 15.0
+"""The longest wait for the server to calm down after an attack before the next one."""
+
+
+async def settle(server_pid: int, quiet: float, phase: Phase) -> None:
+    """Wait until the server uses no more CPU than in the baseline (half a core of slack),
+    so what one attack left behind does not count against the next; note a long wait."""
+    began = trio.current_time()
+    with trio.move_on_after(SETTLE_MAX):
+        while True:
+            before = cpu_seconds(server_pid, children=True)
+            await trio.sleep(0.5)
+            if cpu_seconds(server_pid, children=True) - before <= 0.5 * (quiet + 0.5):
+                return
+    phase.verdict.notes.append(
+        f"the server stayed busy {trio.current_time() - began:.0f} s after it"
+    )
+
+
+def cpu_rate(server_pid: int) -> Callable[[], float]:
+    """A stopwatch of the server's CPU: call it again for the cores used since."""
+    began, used = time.monotonic(), cpu_seconds(server_pid, children=True)
+    return lambda: (cpu_seconds(server_pid, children=True) - used) / (time.monotonic() - began)
 
 
 async def measure_session(
@@ -135,10 +161,13 @@ async def measure_session(
         reader = partial(trio.to_thread.run_sync, abandon_on_cancel=True)
         nursery.start_soon(reader, bot_lines, bot_process, lines, target)
         await trio.sleep(2.0)  # the bots seek, pair and finish a few games to watch
+        quiet = cpu_rate(target.server_pid)
         phases = [await run_phase(None, seconds, target)]
+        cores = quiet()
         for index, attack in enumerate(attacks):
             target.subnet = 10 + index
             phases.append(await run_phase(attack, max(seconds, attack.min_seconds), target))
+            await settle(target.server_pid, cores, phases[-1])
         nursery.cancel_scope.cancel()
     return phases, lines
 
