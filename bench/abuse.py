@@ -33,7 +33,9 @@ when any is missed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -51,7 +53,7 @@ import trio
 import trustme
 from attacking import HOST, Attack, Target, Verdict, client_tls
 from bystanders import Probes, bots, probe
-from launch import cpu_seconds, percentile, resident_mb, start_server
+from launch import child_pids, cpu_seconds, percentile, resident_mb, start_server
 
 PEAK_MB_GOAL = 300.0
 RELEASE_MB_GOAL = 100.0
@@ -231,9 +233,9 @@ def serve_and_measure(
         bot_process.wait()
         stored = stored_after(db, lines)
     finally:
-        for process in (bot_process, server):
-            process.kill()
-            process.wait()
+        bot_process.kill()
+        bot_process.wait()
+        stop_server(server)
         log.close()
     slice_bot_lines(phases, lines)
     logged = (scratch / "server.log").read_text().count("ERROR")
@@ -247,6 +249,25 @@ def serve_and_measure(
         if stored.playing or stored.kept < stored.acknowledged:
             phases[0].verdict.missed.append("storage")
     return phases
+
+
+def stop_server(server: subprocess.Popen[str]) -> None:
+    """Stop the server as Ctrl-C does, and make sure its commit process is gone too (it holds
+    the database open, and a tmpfs could not be unmounted)."""
+    children = child_pids(server.pid)
+    server.send_signal(signal.SIGINT)
+    try:
+        server.wait(10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+    for pid in children:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)  # a stopped one could not end
+            for _ in range(50):
+                os.kill(pid, 0)
+                time.sleep(0.1)
+            os.kill(pid, signal.SIGKILL)
 
 
 def certificates(scratch: Path) -> Path:
@@ -267,7 +288,7 @@ def stored_after(db: Path, lines: list[str]) -> Stored:
     `playing`, and the acknowledged moves against the stored ones."""
     acknowledged = {tuple(map(int, line.split()[1:3])) for line in lines if line.startswith("ack ")}
     deadline = time.monotonic() + 3 * GRACE + 6
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10) as store:
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)) as store:
         while True:
             (playing,) = store.execute(
                 "SELECT COUNT(*) FROM matches WHERE status = 'playing'"
