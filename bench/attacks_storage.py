@@ -31,7 +31,7 @@ def commit_process(server_pid: int) -> int | None:
     return None
 
 
-async def commit_process_or_note(target: Target, verdict: Verdict) -> int | None:
+def commit_process_or_note(target: Target, verdict: Verdict) -> int | None:
     pid = commit_process(target.server_pid)
     if pid is None:
         verdict.notes.append("no commit process found under the server")
@@ -43,7 +43,7 @@ async def storage_stall(target: Target, verdict: Verdict, nursery: trio.Nursery)
     """The commit process stopped (SIGSTOP) for 5 s, 1 s into the attack, then continued:
     no bot may lose on time, though their move limit is shorter than the stall."""
     await trio.sleep(1.0)
-    pid = await commit_process_or_note(target, verdict)
+    pid = commit_process_or_note(target, verdict)
     if pid is None:
         return
     os.kill(pid, signal.SIGSTOP)
@@ -57,7 +57,7 @@ async def storage_stall(target: Target, verdict: Verdict, nursery: trio.Nursery)
 async def storage_kill(target: Target, verdict: Verdict, nursery: trio.Nursery) -> None:
     """The commit process killed (SIGKILL) 1 s into the attack, under the live matches."""
     await trio.sleep(1.0)
-    pid = await commit_process_or_note(target, verdict)
+    pid = commit_process_or_note(target, verdict)
     if pid is None:
         return
     os.kill(pid, signal.SIGKILL)
