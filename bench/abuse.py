@@ -1,449 +1,455 @@
 """Hostile clients beside two bot matches: what each attack costs everyone else.
 
-    python bench/abuse.py [--seconds 12] [--attacks watch-flood,idle,...]
+    python bench/abuse.py [--seconds 12] [--attacks watch-flood,idle,...] [--move-time 2]
+                          [--full-disk]
 
-One Arbiter server with its default limits (SQLite in a temporary folder, a registered player
-`victim`), two King's Court bot matches with a 1 s move limit playing on and on in a child
-process, and then, one after the other, each attack of issue 14 for `--seconds`, after a quiet
-baseline of the same length. Everything stays on the loopback: the server listens on 127.0.0.1,
-the bots connect from 127.0.0.2 and the attackers from 127.0.0.3, as two hosts would (limits per
-address hold an attacker, not its neighbours). Every attack is bounded in connections, frames
-and time.
+One Arbiter server with its default limits and its web front (SQLite in a temporary folder, a
+registered player `victim`), two King's Court bot matches with a `--move-time` limit playing on
+and on in a child process (bench/bystanders.py), and then, one after the other, each attack for
+`--seconds`, after a quiet baseline of the same length. The attacks (bench/attacks_tcp.py,
+attacks_web.py, attacks_storage.py) share one server, except the TLS one (a TLS server of its
+own, bots included) and the storage faults (a server each: a fault may leave it broken), each
+such session with its own baseline. Everything stays on the loopback: the server listens on
+127.0.0.1, the bots connect from 127.0.0.2, a bystander from 127.0.0.4, and each attack from
+its own 127.0.x.y range, as other machines would. Every attack is bounded in connections,
+frames and time.
 
-Per attack it prints the server's peak resident memory, the bots' move latency (move sent to
-the opponent's `your_turn`) p50/p99 against the baseline's, the bots' time forfeits, and how
-long the server took to cut off or throttle the attacker (an `error` frame naming a limit, or
-the connection closed), the slowest of its connections, each counted from its own connect
-(`-` if one never was). The goals (issue 14): peak memory under 300 MB,
-p99 within 2x the baseline, no forfeit, every attacker cut off or throttled within 10 s. The
-script exits 1 when any is missed.
+Per attack it prints the server's peak resident memory and its memory a second after the
+attack ended, the bots' move latency (move sent to the opponent's `your_turn`) p50/p99 against
+the baseline's, the bots' forfeits (on time or by a lost connection), how long the server took
+to cut off or throttle the attacker (an `error` frame naming a limit, an HTTP 429/503, or the
+connection closed; the slowest of its connections, each counted from its own connect; `-` if
+one never was), the slowest bystander hello, registered player's hello and page load (`fail`
+if one failed or took over 5 s), and for storage faults the matches left `playing` once the
+bots had left and the moves the bots were told were accepted against those stored. Lines under
+the table give each attack's own figures.
+
+The goals (issue 24), every attack: peak memory under 300 MB and released after it; p99 within
+2x the baseline; no forfeit; every attacker cut off or throttled within 10 s; bystanders
+served; after a fault no match left `playing` and no acknowledged move lost. The script exits 1
+when any is missed.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
-import socket
+import contextlib
+import os
+import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
 
+import attacks_storage
+import attacks_tcp
+import attacks_web
 import trio
-from frames import FrameStream
-from launch import percentile, resident_mb, start_server
+import trustme
+from attacking import HOST, Attack, Target, Verdict, client_tls
+from bystanders import Probes, bots, probe
+from launch import child_pids, cpu_seconds, percentile, resident_mb, start_server
 
-from arbiter import protocol
-from arbiter.games import get_game
-from arbiter.protocol import encode_frame
-
-HOST = "127.0.0.1"
-BOTS_FROM = "127.0.0.2"
-ATTACKERS_FROM = "127.0.0.3"
-VERSION = protocol.PROTOCOL_VERSION
 PEAK_MB_GOAL = 300.0
+RELEASE_MB_GOAL = 100.0
+"""Memory still held a second after an attack, over what the server had before it."""
 P99_GOAL = 2.0
 CUT_OFF_GOAL = 10.0
-THROTTLING = {
-    "rate_limited",
-    "too_many_seeks",
-    "too_many_connections",
-    "output_limit",
-    "already_watching",
+GRACE = 2.0
+"""The server's grace period: how long a bot's seat waits for it once the bots are gone."""
+FORFEITS = ("time", "disconnected")
+"""Words of a `game_over` reason that mean a seat lost without its own fault (bots answer at
+once and never leave while measured)."""
+ATTACKS = {
+    attack.name: attack
+    for attack in (*attacks_tcp.ATTACKS, *attacks_web.ATTACKS, *attacks_storage.ATTACKS)
 }
-"""Error codes that mean the server is holding an attacker back (others just answer it)."""
+TMPFS_MB = 64
+"""The size of the tmpfs `full-disk` fills."""
 
 
-# -- the bystanders: two bot matches in a child process ---------------------------------------
-
-
-async def bots(port: int) -> None:
-    """Play King's Court in two matches forever, printing `lat WALL SECONDS` per move, `over
-    WALL REASON` per game and `match ID` per start, for the parent to slice by attack."""
-    sent: dict[int, float] = {}
-    async with trio.open_nursery() as nursery:
-        for index in range(4):
-            nursery.start_soon(bot, port, f"bot-{index}", sent)
-
-
-async def bot(port: int, name: str, sent: dict[int, float]) -> None:
-    game = get_game("kings-court")
-    link = Link(await trio.open_tcp_stream(HOST, port, local_address=BOTS_FROM))
-    await link.send({"type": "hello", "version": VERSION, "name": name})
-    seek = {"type": "seek", "game": game.name, "time": {"move": 1.0}}
-    await link.send(seek)
-    while True:
-        frame = await link.receive()
-        kind = frame["type"]
-        if kind == "ping":
-            await link.send({"type": "pong", "nonce": frame["nonce"]})
-        elif kind == "match_started":
-            print(f"match {frame['match']}", flush=True)
-        elif kind == "your_turn":
-            match = frame["match"]
-            if match in sent:
-                print(f"lat {time.time()} {trio.current_time() - sent.pop(match)}", flush=True)
-            legal = frame["legal"]
-            if legal is None:
-                state = game.state_from_data(frame["state"])
-                legal = game.format_moves(state.legal_moves())
-            sent[match] = trio.current_time()
-            await link.send({"type": "move", "match": match, "move": random.choice(legal)})
-        elif kind == "game_over":
-            sent.pop(frame["match"], None)
-            print(f"over {time.time()} {frame['reason']}", flush=True)
-            await link.send(seek)
-
-
-# -- raw clients -------------------------------------------------------------------------------
-
-
-class Link(FrameStream):
-    """One connection speaking frames, with no checks of its own (an attacker's view)."""
-
-    def __init__(self, stream: trio.SocketStream) -> None:
-        super().__init__(stream)
-        self.opened = trio.current_time()
-        self.sending = trio.Lock()
-        """An attacker's flood and its pongs are two tasks writing one stream."""
-
-    async def send(self, *payloads: dict[str, Any]) -> None:
-        await self.send_bytes(b"".join(map(encode_frame, payloads)))
-
-    async def send_bytes(self, data: bytes) -> None:
-        async with self.sending:
-            await self.stream.send_all(data)
-
-
-@dataclass
-class Verdict:
-    """When the server first held the attack back: cut a connection or sent a limit's error."""
-
-    started: float = field(default_factory=trio.current_time)
-    cut: list[float] = field(default_factory=list)
-    connections: int = 0
-
-    def note(self, since: float | None = None) -> None:
-        """One connection held back now; `since` is its connect (default: the attack's start)."""
-        self.cut.append(trio.current_time() - (self.started if since is None else since))
-
-    def seconds(self) -> float | None:
-        """Time until every attacking connection was held back, or None if one never was."""
-        return max(self.cut) if self.cut and len(self.cut) >= self.connections else None
-
-
-async def watch_for_cut(link: Link, verdict: Verdict, answer_pings: bool = True) -> None:
-    """Read until the server closes the connection or names a limit; note when."""
-    try:
-        while True:
-            frame = await link.receive()
-            if frame["type"] == "ping" and answer_pings:
-                await link.send({"type": "pong", "nonce": frame["nonce"]})
-            elif frame["type"] == "error" and frame["code"] in THROTTLING:
-                break
-    except (EOFError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-        pass
-    verdict.note(link.opened)
-
-
-async def connect(verdict: Verdict) -> Link:
-    verdict.connections += 1
-    return Link(await trio.open_tcp_stream(HOST, port_of_server, local_address=ATTACKERS_FROM))
-
-
-async def hello(verdict: Verdict, name: str, **extra: Any) -> Link:
-    link = await connect(verdict)
-    await link.send({"type": "hello", "version": VERSION, "name": name, **extra})
-    return link
-
-
-# -- the attacks (each bounded in connections, frames and time) --------------------------------
-
-
-async def watch_flood(verdict: Verdict, nursery: trio.Nursery) -> None:
-    """Two connections each sending 1,000 `watch` of 20 finished matches in one write."""
-    for index in range(2):
-        link = await hello(verdict, f"watcher-{index}")
-        await link.send(*[{"type": "watch", "match": 1 + n % 20} for n in range(1000)])
-        nursery.start_soon(watch_for_cut, link, verdict)
-
-
-TCP_CLOSED_STATES = (7, 8)
-"""TCP_CLOSE and TCP_CLOSE_WAIT in Linux's `tcp_info.tcpi_state`: the peer reset or closed."""
-
-
-async def until_closed_unread(link: Link, verdict: Verdict) -> None:
-    """Wait, reading nothing, until the server closes the connection (seen in the kernel's
-    TCP state, which reading would change)."""
-    while True:
-        info = link.stream.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)
-        if info[0] in TCP_CLOSED_STATES:
-            verdict.note(link.opened)
-            return
-        await trio.sleep(0.1)
-
-
-async def idle(verdict: Verdict, nursery: trio.Nursery) -> None:
-    """300 connections that never say `hello`."""
-    for _ in range(300):
-        try:
-            link = await connect(verdict)
-        except OSError:
-            verdict.note()
-            continue
-        nursery.start_soon(watch_for_cut, link, verdict)
-
-
-async def slowloris(verdict: Verdict, nursery: trio.Nursery) -> None:
-    """50 connections sending a `hello` one byte a second."""
-    frame = encode_frame({"type": "hello", "version": VERSION, "name": "slow"})
-    for _ in range(50):
-        link = await connect(verdict)
-        nursery.start_soon(drip, link, frame, verdict)
-
-
-async def drip(link: Link, frame: bytes, verdict: Verdict) -> None:
-    try:
-        for byte in frame:
-            await link.send_bytes(bytes([byte]))
-            await trio.sleep(1.0)
-        await trio.sleep_forever()
-    except (trio.BrokenResourceError, OSError):
-        verdict.note(link.opened)
-
-
-async def silent(verdict: Verdict, nursery: trio.Nursery) -> None:
-    """A client that reads everything and never answers a ping."""
-    link = await hello(verdict, "silent")
-    nursery.start_soon(watch_for_cut, link, verdict, False)
-
-
-async def ping_flood(verdict: Verdict, nursery: trio.Nursery) -> None:
-    """One connection sending pings as fast as it can (at most 2,000,000)."""
-    link = await hello(verdict, "pinger")
-    nursery.start_soon(watch_for_cut, link, verdict, False)  # a pong could wait on the flood
-    batch = encode_frame({"type": "ping", "nonce": 1}) * 1000
-    try:
-        for _ in range(2000):
-            await link.send_bytes(batch)
-    except (trio.BrokenResourceError, OSError):
-        pass
-
-
-async def seek_flood(verdict: Verdict, nursery: trio.Nursery) -> None:
-    """30,000 open seeks from one connection (Amazons: no bot pairs with them)."""
-    link = await hello(verdict, "seeker")
-    nursery.start_soon(watch_for_cut, link, verdict, False)
-    seeks = [{"type": "seek", "game": "amazons"}] * 1000
-    try:
-        for _ in range(30):
-            await link.send(*seeks)
-    except (trio.BrokenResourceError, OSError):
-        pass
-
-
-async def token_guess(verdict: Verdict, nursery: trio.Nursery) -> None:
-    """16 wrong-token `hello`s a second for the registered player `victim`."""
-    guesser = Verdict(connections=0)
-    for attempt in range(16 * 20):
-        link = await hello(guesser, "victim", token=f"guess-{attempt:032d}")
-        try:
-            with trio.move_on_after(1.0):
-                frame = await link.receive()
-                if frame["type"] == "error" and frame["code"] in THROTTLING:
-                    break
-        except (EOFError, trio.BrokenResourceError, OSError):
-            pass
-        await trio.aclose_forcefully(link.stream)
-        await trio.sleep(1 / 16)
-    else:
-        return
-    verdict.connections = 1
-    verdict.note()
-
-
-async def non_readers(verdict: Verdict, nursery: trio.Nursery) -> None:
-    """100 clients watching the bots' live matches, never reading."""
-    for index in range(100):
-        link = await hello(verdict, f"gazer-{index}")
-        await link.send(*[{"type": "watch", "match": m} for m in live_matches[-2:]])
-        nursery.start_soon(until_closed_unread, link, verdict)
-
-
-async def huge_option(verdict: Verdict, nursery: trio.Nursery) -> None:
-    """A King's Court seek whose game could outgrow every message: `no_capture_limit` 2**62."""
-    link = await hello(verdict, "bigopt")
-    await link.send({"type": "seek", "game": "kings-court", "options": {"no_capture_limit": 2**62}})
-    try:
-        while True:
-            frame = await link.receive()
-            if frame["type"] == "error" and frame["code"] == "bad_option":
-                verdict.note()
-                return
-    except (EOFError, trio.BrokenResourceError, OSError):
-        verdict.note()
-
-
-ATTACKS: dict[str, Callable[[Verdict, trio.Nursery], Awaitable[None]]] = {
-    "watch-flood": watch_flood,
-    "idle": idle,
-    "slowloris": slowloris,
-    "silent": silent,
-    "ping-flood": ping_flood,
-    "seek-flood": seek_flood,
-    "token-guess": token_guess,
-    "non-readers": non_readers,
-    "huge-option": huge_option,
-}
-
-port_of_server = 0
-live_matches: list[int] = []
-
-
-# -- measuring ---------------------------------------------------------------------------------
+# -- one phase: an attack (or the baseline) beside the bots ------------------------------------
 
 
 @dataclass
 class Phase:
     name: str
+    attack: Attack | None = None
     start: float = 0.0
     end: float = 0.0
+    start_mb: float = 0.0
     peak_mb: float = 0.0
-    cut_off: float | None = None
+    end_mb: float = 0.0
+    verdict: Verdict = field(default_factory=Verdict)
+    probes: Probes = field(default_factory=Probes)
+    stored: Stored | None = None
+    latencies: list[float] = field(default_factory=list)
+    forfeits: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    """The `error` codes the bots were sent, with their counts."""
 
 
-async def run_phase(name: str, seconds: float, server_pid: int) -> Phase:
-    phase = Phase(name, start=time.time())
-    verdict = Verdict()
-    with trio.move_on_after(seconds):
-        async with trio.open_nursery() as nursery:
-            if name != "baseline":
-                nursery.start_soon(ATTACKS[name], verdict, nursery)
-            while True:
-                phase.peak_mb = max(phase.peak_mb, resident_mb(server_pid))
-                await trio.sleep(0.05)
-    phase.end = time.time()
-    phase.cut_off = verdict.seconds()
+@dataclass
+class Stored:
+    """What the database holds once the bots have left: matches still `playing`, and of the
+    moves the bots were told were accepted, how many are stored."""
+
+    playing: int
+    acknowledged: int
+    kept: int
+
+
+async def run_phase(attack: Attack | None, seconds: float, target: Target) -> Phase:
+    phase = Phase("baseline" if attack is None else attack.name, attack)
+    async with trio.open_nursery() as prepared:  # what `prepare` starts lives through the phase
+        if attack is not None and attack.prepare is not None:
+            await attack.prepare(target, prepared)
+        phase.start, phase.start_mb = time.time(), resident_mb(target.server_pid)
+        phase.verdict = Verdict()
+        try:
+            with trio.move_on_after(seconds):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(probe, target, phase.probes)
+                    if attack is not None:
+                        nursery.start_soon(attack.run, target, phase.verdict, nursery)
+                    while True:
+                        phase.peak_mb = max(phase.peak_mb, resident_mb(target.server_pid))
+                        await trio.sleep(0.05)
+        except* Exception as group:  # an attack that broke is reported, not the whole run
+            phase.verdict.notes.append(f"the attack stopped: {group.exceptions[0]!r}")
+            phase.verdict.missed.append("attack failed")
+        phase.end = time.time()
+        prepared.cancel_scope.cancel()
+    await trio.sleep(1.0)
+    phase.end_mb = resident_mb(target.server_pid)
     return phase
 
 
-def bot_lines(process: subprocess.Popen[str], sink: list[str]) -> None:
+SETTLE_MAX = 15.0
+"""The longest wait for the server to calm down after an attack before the next one."""
+
+
+async def settle(server_pid: int, quiet: float, phase: Phase) -> None:
+    """Wait until the server uses no more CPU than in the baseline (half a core of slack),
+    so what one attack left behind does not count against the next; note a long wait."""
+    began = trio.current_time()
+    with trio.move_on_after(SETTLE_MAX):
+        while True:
+            before = cpu_seconds(server_pid, children=True)
+            await trio.sleep(0.5)
+            if cpu_seconds(server_pid, children=True) - before <= 0.5 * (quiet + 0.5):
+                return
+    phase.verdict.notes.append(
+        f"the server stayed busy {trio.current_time() - began:.0f} s after it"
+    )
+
+
+def cpu_rate(server_pid: int) -> Callable[[], float]:
+    """A stopwatch of the server's CPU: call it again for the cores used since."""
+    began, used = time.monotonic(), cpu_seconds(server_pid, children=True)
+    return lambda: (cpu_seconds(server_pid, children=True) - used) / (time.monotonic() - began)
+
+
+async def measure_session(
+    attacks: list[Attack], seconds: float, target: Target, bot_process: subprocess.Popen[str]
+) -> tuple[list[Phase], list[str]]:
+    lines: list[str] = []
+    async with trio.open_nursery() as nursery:
+        reader = partial(trio.to_thread.run_sync, abandon_on_cancel=True)
+        nursery.start_soon(reader, bot_lines, bot_process, lines, target)
+        await trio.sleep(2.0)  # the bots seek, pair and finish a few games to watch
+        quiet = cpu_rate(target.server_pid)
+        phases = [await run_phase(None, seconds, target)]
+        cores = quiet()
+        for index, attack in enumerate(attacks):
+            target.subnet = 10 + index
+            phases.append(await run_phase(attack, max(seconds, attack.min_seconds), target))
+            await settle(target.server_pid, cores, phases[-1])
+        nursery.cancel_scope.cancel()
+    return phases, lines
+
+
+def bot_lines(process: subprocess.Popen[str], sink: list[str], target: Target) -> None:
     assert process.stdout is not None
     for line in process.stdout:
         sink.append(line)
         if line.startswith("match "):
-            live_matches.append(int(line.split()[1]))
+            target.live_matches.append(int(line.split()[1]))
 
 
-def main() -> None:
-    global port_of_server
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=12.0, help="per attack and baseline")
-    parser.add_argument("--attacks", default=",".join(ATTACKS), help="comma-separated")
-    parser.add_argument("--bots", type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.bots:
-        trio.run(bots, args.bots)
-        return
-    names = [name.strip() for name in args.attacks.split(",") if name.strip()]
-    unknown = [name for name in names if name not in ATTACKS]
-    if unknown:
-        parser.error(f"unknown attack {unknown[0]!r} (attacks: {', '.join(ATTACKS)})")
-    with tempfile.TemporaryDirectory(prefix="arbiter-abuse-") as scratch:
-        db = Path(scratch) / "abuse.db"
-        subprocess.run(
-            [sys.executable, "-m", "arbiter.server", "admin", "--db", str(db), "add", "victim"],
-            check=True,
-            capture_output=True,
-        )
-        command = [sys.executable, "-m", "arbiter.server", "--port", "0", "--host", HOST]
-        server, port_of_server = start_server([*command, "--db", str(db), "--grace", "2"])
-        bot_process = subprocess.Popen(
-            [sys.executable, __file__, "--bots", str(port_of_server)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        lines: list[str] = []
+# -- one session: a server, its bots, its baseline and attacks ---------------------------------
+
+
+def run_session(attacks: list[Attack], args: argparse.Namespace) -> list[Phase]:
+    """Start a server (TLS or on a tmpfs if an attack needs it) and the bots, measure, then
+    check the database once the bots have gone."""
+    with tempfile.TemporaryDirectory(prefix="arbiter-abuse-") as folder:
+        scratch = Path(folder)
+        small_disk = any(attack.name == "full-disk" for attack in attacks)
+        if small_disk:
+            mount = ["mount", "-t", "tmpfs", "-o", f"size={TMPFS_MB}m", "tmpfs", folder]
+            mounted = subprocess.run(mount, capture_output=True, text=True)
+            if mounted.returncode != 0:
+                print(f"full-disk skipped: cannot mount a tmpfs ({mounted.stderr.strip()})")
+                return []
         try:
-            phases = trio.run(measure_all, names, args.seconds, server.pid, bot_process, lines)
+            return serve_and_measure(attacks, args, scratch)
         finally:
-            for process in (bot_process, server):
-                process.kill()
-                process.wait()
-    sys.exit(report(phases, lines))
+            if small_disk:
+                subprocess.run(["umount", folder], check=True)
 
 
-async def measure_all(
-    names: list[str],
-    seconds: float,
-    server_pid: int,
-    bot_process: subprocess.Popen[str],
-    lines: list[str],
+def serve_and_measure(
+    attacks: list[Attack], args: argparse.Namespace, scratch: Path
 ) -> list[Phase]:
-    async with trio.open_nursery() as nursery:
-        reader = partial(trio.to_thread.run_sync, abandon_on_cancel=True)
-        nursery.start_soon(reader, bot_lines, bot_process, lines)
-        await trio.sleep(2.0)  # the bots seek, pair and finish a few games to watch
-        phases = [await run_phase("baseline", seconds, server_pid)]
-        for name in names:
-            phases.append(await run_phase(name, seconds, server_pid))
-            await trio.sleep(1.0)  # let the server settle before the next attack
-        nursery.cancel_scope.cancel()
+    db = scratch / "abuse.db"
+    admin = [sys.executable, "-m", "arbiter.server", "admin", "--db", str(db), "add", "victim"]
+    token = subprocess.run(admin, check=True, capture_output=True, text=True).stdout.strip()
+    command = [sys.executable, "-m", "arbiter.server", "--port", "0", "--host", HOST]
+    command += ["--db", str(db), "--grace", str(GRACE), "--http", "0", "--log-level", "error"]
+    bot_command = [sys.executable, __file__, "--move-time", str(args.move_time)]
+    tls = None
+    if any(attack.server == "tls" for attack in attacks):
+        ca_file = certificates(scratch)
+        command += ["--tls-cert", str(scratch / "cert.pem"), "--tls-key", str(scratch / "key.pem")]
+        bot_command += ["--tls-ca", str(ca_file)]
+        tls = client_tls(ca_file)
+    log = (scratch / "server.log").open("w")
+    server, port = start_server(command, stderr=log)
+    assert server.stdout is not None
+    web_url = server.stdout.readline().split()[-1]
+    target = Target(port, server.pid, db, scratch, web_url, tls, token)
+    bot_process = subprocess.Popen(
+        [*bot_command, "--bots", str(port)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        phases, lines = trio.run(measure_session, attacks, args.seconds, target, bot_process)
+        bot_process.kill()
+        bot_process.wait()
+        stored = stored_after(db, lines)
+    finally:
+        bot_process.kill()
+        bot_process.wait()
+        stop_server(server)
+        log.close()
+    slice_bot_lines(phases, lines)
+    logged = (scratch / "server.log").read_text().count("ERROR")
+    if logged:
+        phases[-1].verdict.notes.append(f"the server logged {logged} errors in its session")
+    for phase in phases:
+        if phase.attack is not None and phase.attack.fault:
+            phase.stored = stored
+    if not any(phase.stored for phase in phases):
+        print(session_line(attacks, stored))
+        if stored.playing or stored.kept < stored.acknowledged:
+            phases[0].verdict.missed.append("storage")
     return phases
 
 
-def report(phases: list[Phase], lines: list[str]) -> int:
-    latencies: dict[str, list[float]] = {phase.name: [] for phase in phases}
-    forfeits = dict.fromkeys(latencies, 0)
+def stop_server(server: subprocess.Popen[str]) -> None:
+    """Stop the server as Ctrl-C does, and make sure its commit process is gone too (it holds
+    the database open, and a tmpfs could not be unmounted)."""
+    children = child_pids(server.pid)
+    server.send_signal(signal.SIGINT)
+    try:
+        server.wait(10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+    for pid in children:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)  # a stopped one could not end
+            for _ in range(50):
+                os.kill(pid, 0)
+                time.sleep(0.1)
+            os.kill(pid, signal.SIGKILL)
+
+
+def certificates(scratch: Path) -> Path:
+    """A throwaway certificate authority and a certificate for 127.0.0.1 signed by it (the
+    server's cert.pem and key.pem in `scratch`): the CA's file, for the clients."""
+    authority = trustme.CA()
+    issued = authority.issue_cert(HOST)
+    issued.private_key_pem.write_to_path(str(scratch / "key.pem"))
+    with (scratch / "cert.pem").open("wb") as chain:
+        for blob in issued.cert_chain_pems:
+            chain.write(blob.bytes())
+    authority.cert_pem.write_to_path(str(scratch / "ca.pem"))
+    return scratch / "ca.pem"
+
+
+def stored_after(db: Path, lines: list[str]) -> Stored:
+    """Once the bots have gone and their seats' grace has run out: the matches still
+    `playing`, and the acknowledged moves against the stored ones."""
+    acknowledged = {tuple(map(int, line.split()[1:3])) for line in lines if line.startswith("ack ")}
+    deadline = time.monotonic() + 3 * GRACE + 6
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)) as store:
+        while True:
+            (playing,) = store.execute(
+                "SELECT COUNT(*) FROM matches WHERE status = 'playing'"
+            ).fetchone()
+            if playing == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        moves = set(store.execute("SELECT match_id, ply FROM moves").fetchall())
+    return Stored(playing, len(acknowledged), len(acknowledged & moves))
+
+
+def session_line(attacks: list[Attack], stored: Stored) -> str:
+    names = ", ".join(attack.name for attack in attacks) or "baseline"
+    return (
+        f"session ({names}): {stored.playing} matches left playing after the bots left;"
+        f" {stored.kept} of {stored.acknowledged} acknowledged moves stored"
+    )
+
+
+def slice_bot_lines(phases: list[Phase], lines: list[str]) -> None:
+    """Give each phase the bots' latencies, forfeits and errors that fell within it."""
     for line in lines:
-        words = line.split(maxsplit=2)
-        if words[0] not in ("lat", "over"):
+        words = line.split(maxsplit=3)
+        if words[0] not in ("lat", "over", "error"):
             continue
         at = float(words[1])
         for phase in phases:
             if phase.start <= at < phase.end:
-                if words[0] == "lat":
-                    latencies[phase.name].append(float(words[2]))
-                elif "time" in words[2]:
-                    forfeits[phase.name] += 1
-    base = latencies["baseline"]
-    base_p99 = percentile(base, 0.99)
+                tally(phase, words)
+
+
+def tally(phase: Phase, words: list[str]) -> None:
+    if words[0] == "lat":
+        phase.latencies.append(float(words[2]))
+    elif words[0] == "over":
+        phase.forfeits += any(word in words[3] for word in FORFEITS)
+    else:
+        phase.errors[words[2]] = phase.errors.get(words[2], 0) + 1
+
+
+# -- the report --------------------------------------------------------------------------------
+
+
+def report(phases: list[Phase]) -> int:
     print(
-        f"{'attack':<12} {'peak MB':>8} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7}"
-        f" {'p99/base':>8} {'forfeits':>8} {'cut off s':>9}  goals"
+        f"{'attack':<17} {'peak MB':>7} {'end MB':>6} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7}"
+        f" {'p99/base':>8} {'forfeits':>8} {'cut s':>6} {'hello':>6} {'token':>6} {'page':>6}"
+        f" {'playing':>7} {'acked/stored':>13}  goals"
     )
     missed = 0
+    base_p99 = float("nan")
+    notes = []
     for phase in phases:
-        sample = latencies[phase.name]
-        p99 = percentile(sample, 0.99)
-        ratio = p99 / base_p99 if base_p99 else float("nan")
-        goals = []
-        if phase.peak_mb >= PEAK_MB_GOAL:
-            goals.append("memory")
-        if phase.name != "baseline" and not ratio <= P99_GOAL:
-            goals.append("latency")
-        if forfeits[phase.name]:
-            goals.append("forfeits")
-        if phase.name != "baseline" and (phase.cut_off is None or phase.cut_off > CUT_OFF_GOAL):
-            goals.append("cut off")
+        if phase.attack is None:
+            base_p99 = percentile(phase.latencies, 0.99)
+        goals = judge(phase, base_p99)
         missed += bool(goals)
-        cut = "-" if phase.cut_off is None else f"{phase.cut_off:.1f}"
-        verdict = "missed: " + ", ".join(goals) if goals else "met"
-        print(
-            f"{phase.name:<12} {phase.peak_mb:>8.0f} {len(sample):>6}"
-            f" {percentile(sample, 0.5) * 1e3:>7.1f} {p99 * 1e3:>7.1f} {ratio:>8.2f}"
-            f" {forfeits[phase.name]:>8} {cut:>9}  {verdict}"
-        )
-    if not base:
-        print("the bots made no move in the baseline: nothing to compare with")
-        return 1
+        print(row(phase, base_p99, goals))
+        notes += [f"  {phase.name}: {note}" for note in phase.verdict.notes]
+        if phase.errors:
+            counts = ", ".join(f"{code} x{n}" for code, n in phase.errors.items())
+            notes.append(f"  {phase.name}: the bots were sent errors: {counts}")
+    print("\n".join(notes))
     print(f"\n{missed} of {len(phases)} phases missed a goal" if missed else "\nevery goal met")
     return 1 if missed else 0
+
+
+def judge(phase: Phase, base_p99: float) -> list[str]:
+    latencies = phase.latencies
+    attacked = phase.attack is not None
+    judged_by_cut = attacked and not (phase.attack is not None and phase.attack.fault)
+    goals = list(phase.verdict.missed)
+    if not latencies:
+        goals.append("no moves")
+    if phase.peak_mb >= PEAK_MB_GOAL:
+        goals.append("memory")
+    if attacked and phase.end_mb - phase.start_mb > RELEASE_MB_GOAL:
+        goals.append("release")
+    if attacked and not percentile(latencies, 0.99) / base_p99 <= P99_GOAL:
+        goals.append("latency")
+    if phase.forfeits:
+        goals.append("forfeits")
+    cut = phase.verdict.seconds()
+    if judged_by_cut and (cut is None or cut > CUT_OFF_GOAL):
+        goals.append("cut off")
+    if phase.probes.failed():
+        goals.append("bystander")
+    if phase.stored is not None:
+        if phase.stored.playing:
+            goals.append("left playing")
+        if phase.stored.kept < phase.stored.acknowledged:
+            goals.append("moves lost")
+    return goals
+
+
+def row(phase: Phase, base_p99: float, goals: list[str]) -> str:
+    latencies = phase.latencies
+    p99 = percentile(latencies, 0.99)
+    cut = phase.verdict.seconds()
+    probes = [slowest(phase.probes.seconds.get(name)) for name in ("hello", "token", "page")]
+    stored = phase.stored
+    playing = "-" if stored is None else str(stored.playing)
+    kept = "-" if stored is None else f"{stored.acknowledged}/{stored.kept}"
+    return (
+        f"{phase.name:<17} {phase.peak_mb:>7.0f} {phase.end_mb:>6.0f} {len(latencies):>6}"
+        f" {percentile(latencies, 0.5) * 1e3:>7.1f} {p99 * 1e3:>7.1f} {p99 / base_p99:>8.2f}"
+        f" {phase.forfeits:>8} {'-' if cut is None else f'{cut:.1f}':>6}"
+        f" {probes[0]:>6} {probes[1]:>6} {probes[2]:>6} {playing:>7} {kept:>13}  "
+        + ("missed: " + ", ".join(goals) if goals else "met")
+    )
+
+
+def slowest(times: list[float | None] | None) -> str:
+    """The slowest probe in ms, `fail` if one failed, `-` if none ran."""
+    if not times:
+        return "-"
+    if None in times:
+        return "fail"
+    return f"{1e3 * max(t for t in times if t is not None):.0f}"
+
+
+# -- the command -------------------------------------------------------------------------------
+
+
+def sessions(attacks: list[Attack]) -> list[list[Attack]]:
+    """The attacks grouped by the server they need: the shared ones, the TLS ones, then each
+    fault alone."""
+    shared = [attack for attack in attacks if attack.server == "shared"]
+    tls = [attack for attack in attacks if attack.server == "tls"]
+    own = [[attack] for attack in attacks if attack.server == "own"]
+    return [group for group in (shared, tls) if group] + own
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=12.0, help="per attack and baseline")
+    parser.add_argument("--attacks", help="comma-separated (default: all)")
+    parser.add_argument("--move-time", type=float, default=2.0, help="the bots' move limit, s")
+    parser.add_argument(
+        "--full-disk", action="store_true", help="add the full-disk fault (root: a tmpfs)"
+    )
+    parser.add_argument("--bots", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--tls-ca", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.bots:
+        tls = None if args.tls_ca is None else client_tls(args.tls_ca)
+        trio.run(bots, args.bots, args.move_time, tls)
+        return
+    known = {**ATTACKS, attacks_storage.FULL_DISK.name: attacks_storage.FULL_DISK}
+    default = [*ATTACKS, *(["full-disk"] if args.full_disk else [])]
+    names = default if args.attacks is None else [n.strip() for n in args.attacks.split(",")]
+    unknown = [name for name in names if name and name not in known]
+    if unknown:
+        parser.error(f"unknown attack {unknown[0]!r} (attacks: {', '.join(known)})")
+    if "full-disk" in names and not args.full_disk:
+        parser.error("the full-disk attack mounts a tmpfs: give --full-disk (as root) for it")
+    chosen = [known[name] for name in names if name]
+    print(f"load average before: {' '.join(f'{load:.2f}' for load in os.getloadavg())}", flush=True)
+    phases = [phase for group in sessions(chosen) for phase in run_session(group, args)]
+    print(f"load average after: {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
+    sys.exit(report(phases))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from arbiter.protocol import CLOSED, NEED_DATA, FrameDecoder, encode_frame
 
 
 class FrameStream:
-    def __init__(self, stream: trio.SocketStream) -> None:
+    def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
         self.decoder = FrameDecoder(max_frame=1 << 22)
 
@@ -23,6 +23,7 @@ class FrameStream:
         """Write frames at once, without yielding, as Arbiter's sessions do: a relay connection
         is written to by two tasks (its own and its opponent's), and trio refuses overlapping
         `send_all`s. Frames are small and clients keep reading, so the socket takes them whole."""
+        assert isinstance(self.stream, trio.SocketStream), "send_now writes a plain socket"
         data = b"".join(map(encode_frame, payloads))
         if os.write(self.stream.socket.fileno(), data) != len(data):
             raise RuntimeError("a bench client stopped reading")

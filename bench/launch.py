@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import IO
 
 BENCH_LIMITS = ["--max-per-address", "1000000", "--ping-timeout", "3600"]
 BENCH_LIMITS += ["--max-requests", "1000000", "--max-address-requests", "1000000"]
@@ -20,17 +21,24 @@ ARBITER = [sys.executable, "-m", "arbiter.server", "--port", "0", *BENCH_LIMITS]
 
 
 def start_server(
-    command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+    command: list[str],
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    stderr: IO[str] | None = None,
 ) -> tuple[subprocess.Popen[str], int]:
-    """The started process and its port; killed, and `RuntimeError`, if it does not listen."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=cwd)
+    """The started process and its port; killed, and `RuntimeError`, if it does not listen.
+    (The line is `listening on HOST:PORT`, with ` (TLS)` after it on a TLS server.) Its log
+    goes to `stderr`, ours by default."""
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env, cwd=cwd
+    )
     assert process.stdout is not None
     line = process.stdout.readline()
     if not line.startswith("listening on "):
         process.kill()
         process.wait()
         raise RuntimeError(f"server did not start: {line!r}")
-    return process, int(line.rsplit(":", 1)[1])
+    return process, int(line.split()[2].rsplit(":", 1)[1])
 
 
 def start_arbiter(db: Path) -> tuple[subprocess.Popen[str], int]:
@@ -75,14 +83,31 @@ def cpu_seconds(pid: int, children: bool = False) -> float:
     """User + system CPU time so far of a process, and with `children` of its live children too
     (Linux /proc): the server's commit process counts as the server."""
     total = 0
-    for stat in Path("/proc").glob("[0-9]*/stat") if children else [Path(f"/proc/{pid}/stat")]:
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # a process that ended while we looked
-        if stat.parent.name == str(pid) or fields[1] == str(pid):
+    for each in [pid, *child_pids(pid)] if children else [pid]:
+        fields = _stat_fields(each)
+        if fields is not None:
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def child_pids(pid: int) -> list[int]:
+    """The live processes whose parent is `pid` (Linux /proc), such as a server's commit
+    process."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        fields = _stat_fields(int(entry.name))
+        if fields is not None and fields[1] == str(pid):
+            found.append(int(entry.name))
+    return found
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command's name (state, parent, ...: field 3 on
+    is index 0 on), or None for a process that ended while we looked."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
 
 
 def percentile(values: list[float], share: float) -> float:
