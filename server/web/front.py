@@ -37,9 +37,8 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ASGIFramework, ConnectionState
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse
-from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
@@ -55,7 +54,6 @@ from arbiter.server.web.stored import Unreadable, match_ending, player_games
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
-SHELL = STATIC / "index.html"
 PAGES = ("/", "/match/{match:int}", "/tournament/{name}", "/player/{name}", "/play")
 """The paths that show the shell; its modules read the path."""
 RECORD_READS = 2
@@ -186,6 +184,28 @@ class Records:
         return found
 
 
+MEDIA_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+}
+
+
+def shipped() -> dict[str, Response]:
+    """The files of `static/`, read once and answered from memory: a handful of small files,
+    the same for every request (and no file is opened per request, nor any path outside them
+    served)."""
+    return {
+        path.name: Response(
+            path.read_bytes(),
+            media_type=MEDIA_TYPES[path.suffix],
+            headers={"Cache-Control": "no-cache"},
+        )
+        for path in STATIC.iterdir()
+        if path.suffix in MEDIA_TYPES
+    }
+
+
 UNREADABLE = "the records cannot be read now (the server's log says why): try again later"
 
 
@@ -209,8 +229,14 @@ def web_app(lobby: Lobby, doorway: Doorway, door: Door, db_path: str | Path) -> 
     async def ending_of(request: Request) -> JSONResponse:
         return await answer(records.ending(request.path_params["match"]))
 
-    async def shell(request: Request) -> FileResponse:
-        return FileResponse(SHELL, headers={"Cache-Control": "no-cache"})
+    files = shipped()
+    not_there = Response("no such file", 404, media_type="text/plain")
+
+    async def shell(request: Request) -> Response:
+        return files["index.html"]
+
+    async def static(request: Request) -> Response:
+        return files.get(request.path_params["name"], not_there)
 
     async def socket(websocket: WebSocket) -> None:
         client = websocket.client
@@ -242,7 +268,7 @@ def web_app(lobby: Lobby, doorway: Doorway, door: Door, db_path: str | Path) -> 
     routes.append(WebSocketRoute("/socket", socket))
     routes.append(Route("/records/player/{name}", games_of))
     routes.append(Route("/records/match/{match:int}", ending_of))
-    routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
+    routes.append(Route("/static/{name}", static))
     return Rationed(Starlette(routes=routes), doorway)
 
 
