@@ -2,8 +2,8 @@
 used go first.
 
 The server keeps several such caches: the frames that show a finished match (bounded in bytes),
-the web's translations of frames (bounded in count), the positions of the matches a page
-follows. One class, so each says only what bounds it and what an entry weighs.
+the web's translations of frames (bounded in bytes), the endings of finished matches the
+pages read. One class, so each says only what bounds it and what an entry weighs.
 """
 
 from __future__ import annotations

@@ -33,10 +33,10 @@ import math
 import os
 import secrets
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import trio
 
@@ -113,6 +113,15 @@ class Router(Protocol):
     def forget(self, session: Session) -> None:
         """The session closed."""
         ...
+
+
+@runtime_checkable
+class Translating(Protocol):
+    """A stream that sends something other than the bytes it is handed (a WebSocket sends JSON,
+    larger than the frames it translates): the session gives it `reweigh`, so the byte caps
+    count what is really sent."""
+
+    reweigh: Callable[[int], bool]
 
 
 class OutputBudget:
@@ -216,6 +225,8 @@ class Session:
         self._fd = (
             self.stream.socket.fileno() if isinstance(self.stream, trio.SocketStream) else None
         )
+        if isinstance(self.stream, Translating):
+            self.stream.reweigh = self.reweigh
         self._read_at = 0.0
         """When the bytes being parsed were read: the arrival of every frame they complete."""
         self._held: deque[tuple[protocol.Message, float]] | None = None
@@ -287,13 +298,33 @@ class Session:
             self._rest_first = len(rest) < len(data)
             data = rest
         if self.backlog + len(data) > self.limits.output_bytes:
-            self.cut_off(
-                f"{self.backlog + len(data)} bytes would be waiting for you to read them, over"
-                f" this server's limit of {self.limits.output_bytes} per connection"
-            )
+            self.cut_off(self._over_limit(self.backlog + len(data)))
             return
         self._queue(data, on_written)
         self._budget.grew(self, len(data))
+
+    def reweigh(self, change: int) -> bool:
+        """The bytes in the writer's hands weigh `change` more than the frames it took (or less,
+        once written): a `Translating` stream's. Counted as queued bytes are; False when that
+        cut the client off (then the stream drops them, as queued frames are dropped)."""
+        self.backlog += change
+        if change <= 0 or not self._charged:
+            if self._charged:
+                self._budget.shrank(self, -change)
+            return True
+        self._budget.grew(self, change)
+        if not self._charged:  # the server's budget cut this client off
+            return False
+        if self.backlog > self.limits.output_bytes:
+            self.cut_off(self._over_limit(self.backlog))
+            return False
+        return True
+
+    def _over_limit(self, backlog: int) -> str:
+        return (
+            f"{backlog} bytes would be waiting for you to read them, over this server's limit"
+            f" of {self.limits.output_bytes} per connection"
+        )
 
     def _queue(self, data: bytes, on_written: OnWritten | None) -> None:
         self._outbox.append((data, on_written))

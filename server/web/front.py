@@ -6,6 +6,13 @@ path (`/match/12`, `/tournament/spring`, `/player/ann`) says which view the modu
 one live channel is `/socket`: each WebSocket is admitted and served like a TCP connection
 (`server.admitted`), so the caps, the hello deadline, the request rate and the output bounds of
 `server.admission` and `server.limits` hold for a browser as for any client.
+
+HTTP is held to the same limits (`Door`): every TCP connection hypercorn serves counts against
+the caps on connections (in all and per address) while it is open, every request spends from its
+address's request budget (429 past it), and hypercorn's deadlines close a connection that does
+not finish its request's headers (`keep_alive_timeout`) or sends nothing (`read_timeout`). The
+records (`/records/...`) are read on at most `RECORD_READS` threads at once, and a finished
+match's ending is kept once read.
 """
 
 from __future__ import annotations
@@ -13,65 +20,228 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import sqlite3
-from collections.abc import Callable
+import math
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 import trio
+from hypercorn.app_wrappers import ASGIWrapper
 from hypercorn.config import Config
-from hypercorn.trio import serve
+from hypercorn.trio.statsd import StatsdLogger
+from hypercorn.trio.tcp_server import TCPServer
+from hypercorn.trio.worker_context import WorkerContext
+from hypercorn.typing import ASGIFramework, ConnectionState
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
-from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from arbiter import protocol
-from arbiter.server.admission import Doorway
+from arbiter.server.admission import Admission, Doorway
 from arbiter.server.admitted import serve_admitted
 from arbiter.server.lobby import Lobby
-from arbiter.server.web.pages import shared_translations
+from arbiter.server.recent import Recent
+from arbiter.server.web.pages import shared_by_pages
 from arbiter.server.web.socket import WebSocketStream
-from arbiter.server.web.stored import match_ending, player_games
+from arbiter.server.web.stored import Unreadable, match_ending, player_games
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
-SHELL = STATIC / "index.html"
 PAGES = ("/", "/match/{match:int}", "/tournament/{name}", "/player/{name}", "/play")
 """The paths that show the shell; its modules read the path."""
+RECORD_READS = 2
+"""Reads of the store for pages at once (each a thread with a connection of its own): a crowd
+of requests waits its turn rather than taking the storage and the interpreter from the games."""
+KEPT_ENDINGS = 4096
+"""Finished matches' endings kept once read (a few hundred bytes each; they never change)."""
+PLAYER_SECONDS = 5.0
+"""How long a player page's games are reused before they are read again."""
+KEPT_PLAYERS = 256
+MESSAGE_SIZE = 4 * protocol.DEFAULT_MAX_FRAME
+"""The largest WebSocket message hypercorn takes: the JSON of any frame a client may send, so a
+message past the protocol's 64 KiB reaches the session and is refused `frame_too_large` with an
+`error` frame. Past this, hypercorn closes with code 1009 (message too big) itself."""
+REFUSAL_SECONDS = 1.0
+"""How long a refused HTTP connection's answer may take to go out."""
 
 
-def web_app(lobby: Lobby, doorway: Doorway, db_path: str | Path) -> Starlette:
-    """The pages, the static files, the WebSocket endpoint and the records of one server."""
-    translations = shared_translations()
+@dataclass
+class Door:
+    """Every TCP connection of the web front, counted in the `Doorway` while it is open, by its
+    client's (address, port); a WebSocket's is handed to its session, which counts it."""
 
-    async def from_the_store(read: Callable[[], object], what: str) -> JSONResponse:
+    doorway: Doorway
+    open: dict[tuple[str, int], trio.SocketStream] = field(default_factory=dict)
+    counted: set[tuple[str, int]] = field(default_factory=set)
+
+    def abort(self, client: tuple[str, int]) -> None:
+        """Close `client`'s connection at once: whatever hypercorn waits on it for ends."""
+        stream = self.open.get(client)
+        if stream is not None:
+            stream.socket.close()
+
+    def hand_over(self, client: tuple[str, int]) -> None:
+        """`client`'s connection is a WebSocket now: its session counts it from here."""
+        if client in self.counted:
+            self.counted.discard(client)
+            self.doorway.leave(client[0], trio.current_time())
+
+    async def serve(
+        self, serve_http: Callable[[trio.SocketStream], Awaitable[None]], stream: trio.SocketStream
+    ) -> None:
+        client: tuple[str, int] = stream.socket.getpeername()[:2]
+        refusal = self.doorway.enter(client[0], trio.current_time())
+        if refusal is not None:
+            await refuse(stream, 503, refusal)
+            return
+        self.open[client] = stream
+        self.counted.add(client)
         try:
-            found = await trio.to_thread.run_sync(read)
-        except sqlite3.Error as error:
+            await serve_http(stream)
+        finally:
+            del self.open[client]
+            if client in self.counted:
+                self.counted.discard(client)
+                self.doorway.leave(client[0], trio.current_time())
+
+
+async def refuse(stream: trio.SocketStream, status: int, sentence: str) -> None:
+    """Answer a connection refused at the door with `status` and `sentence`, and close it."""
+    body = sentence.encode()
+    head = (
+        f"HTTP/1.1 {status} Refused\r\ncontent-type: text/plain; charset=utf-8\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    )
+    with trio.move_on_after(REFUSAL_SECONDS), suppress(trio.BrokenResourceError):
+        await stream.send_all(head.encode() + body)
+    await trio.aclose_forcefully(stream)
+
+
+class Rationed:
+    """Each HTTP request spends one from its address's request budget (the one its protocol
+    connections spend from too); over it, 429 and a sentence."""
+
+    def __init__(self, app: ASGIApp, doorway: Doorway) -> None:
+        self.app = app
+        self.doorway = doorway
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            address = scope["client"][0] if scope.get("client") else ""
+            now = trio.current_time()
+            if not self.doorway.share(address, now).spend(now):
+                rate = self.doorway.admission.address_requests_per_second
+                sentence = f"over {rate:g} requests/s from {address}: wait a moment"
+                headers = {"Retry-After": "1"}
+                await PlainTextResponse(sentence, 429, headers)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class Records:
+    """The reads of the store behind `/records/...`: on threads, `RECORD_READS` at once, the
+    endings of finished matches kept, a player's games reused for `PLAYER_SECONDS`."""
+
+    def __init__(self, db_path: str | Path) -> None:
+        self.db_path = db_path
+        self._reads = trio.CapacityLimiter(RECORD_READS)
+        self._endings: Recent[int, dict[str, Any]] = Recent(KEPT_ENDINGS)
+        self._players: Recent[str, tuple[float, dict[str, Any]]] = Recent(KEPT_PLAYERS)
+
+    async def _read(self, read: Callable[[], Any], what: str) -> Any:
+        try:
+            return await trio.to_thread.run_sync(read, limiter=self._reads)
+        except Unreadable as error:
             log.error("cannot read the records for %s: %s", what, error)
-            return JSONResponse({"error": "the records cannot be read now"}, status_code=503)
+            raise
+
+    async def ending(self, match: int) -> dict[str, Any] | None:
+        found = self._endings.get(match)
+        if found is None:
+            found = await self._read(
+                functools.partial(match_ending, self.db_path, match), "a match's ending"
+            )
+            if found is not None:  # a match in play has none yet
+                self._endings.put(match, found)
+        return found
+
+    async def games_of(self, name: str) -> dict[str, Any]:
+        kept = self._players.get(name)
+        if kept is not None and time.monotonic() - kept[0] < PLAYER_SECONDS:
+            return kept[1]
+        games = await self._read(
+            functools.partial(player_games, self.db_path, name), "a player page"
+        )
+        found = {"player": name, "games": games}
+        self._players.put(name, (time.monotonic(), found))
+        return found
+
+
+MEDIA_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+}
+
+
+def shipped() -> dict[str, Response]:
+    """The files of `static/`, read once and answered from memory: a handful of small files,
+    the same for every request (and no file is opened per request, nor any path outside them
+    served)."""
+    return {
+        path.name: Response(
+            path.read_bytes(),
+            media_type=MEDIA_TYPES[path.suffix],
+            headers={"Cache-Control": "no-cache"},
+        )
+        for path in STATIC.iterdir()
+        if path.suffix in MEDIA_TYPES
+    }
+
+
+UNREADABLE = "the records cannot be read now (the server's log says why): try again later"
+
+
+def web_app(lobby: Lobby, doorway: Doorway, door: Door, db_path: str | Path) -> ASGIApp:
+    """The pages, the static files, the WebSocket endpoint and the records of one server."""
+    shared = shared_by_pages()
+    records = Records(db_path)
+
+    async def answer(read: Awaitable[dict[str, Any] | None]) -> JSONResponse:
+        try:
+            found = await read
+        except Unreadable:
+            return JSONResponse({"error": UNREADABLE}, status_code=503)
         if found is None:
             return JSONResponse({"error": "no finished match by that number"}, status_code=404)
         return JSONResponse(found)
 
     async def games_of(request: Request) -> JSONResponse:
-        name = request.path_params["name"]
-        read = functools.partial(player_games, db_path, name)
-        return await from_the_store(lambda: {"player": name, "games": read()}, "a player page")
+        return await answer(records.games_of(request.path_params["name"]))
 
     async def ending_of(request: Request) -> JSONResponse:
-        read = functools.partial(match_ending, db_path, request.path_params["match"])
-        return await from_the_store(read, "a match's ending")
+        return await answer(records.ending(request.path_params["match"]))
 
-    async def shell(request: Request) -> FileResponse:
-        return FileResponse(SHELL, headers={"Cache-Control": "no-cache"})
+    files = shipped()
+    not_there = Response("no such file", 404, media_type="text/plain")
+
+    async def shell(request: Request) -> Response:
+        return files["index.html"]
+
+    async def static(request: Request) -> Response:
+        return files.get(request.path_params["name"], not_there)
 
     async def socket(websocket: WebSocket) -> None:
         client = websocket.client
         address, port = (client.host, client.port) if client is not None else ("", 0)
+        door.hand_over((address, port))
 
         async def refuse(code: protocol.ErrorCode, sentence: str) -> None:
             await websocket.accept()
@@ -79,29 +249,43 @@ def web_app(lobby: Lobby, doorway: Doorway, db_path: str | Path) -> Starlette:
             await websocket.send_text(json.dumps(error))
             await websocket.close()
 
-        async def accept() -> trio.abc.Stream:
-            await websocket.accept()
-            return WebSocketStream(websocket, translations)
+        async with trio.open_nursery() as nursery:
+            stream = WebSocketStream(
+                websocket, shared, functools.partial(door.abort, (address, port))
+            )
 
-        await serve_admitted(lobby, doorway, address, f"{address}:{port}", refuse, accept)
+            async def accept() -> trio.abc.Stream:
+                await websocket.accept()
+                nursery.start_soon(stream.pump)
+                return stream
+
+            try:
+                await serve_admitted(lobby, doorway, address, f"{address}:{port}", refuse, accept)
+            finally:
+                await trio.aclose_forcefully(stream)
 
     routes: list[BaseRoute] = [Route(path, shell) for path in PAGES]
     routes.append(WebSocketRoute("/socket", socket))
     routes.append(Route("/records/player/{name}", games_of))
     routes.append(Route("/records/match/{match:int}", ending_of))
-    routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
-    return Starlette(routes=routes)
+    routes.append(Route("/static/{name}", static))
+    return Rationed(Starlette(routes=routes), doorway)
 
 
-def web_config(host: str, port: int) -> Config:
+def web_config(admission: Admission) -> Config:
     """Hypercorn's settings: no access log (a page's path is all it would say, and the server's
-    own log has each connection), messages no larger than the protocol's frames."""
+    own log has each connection); a request's headers within the hello deadline of connecting
+    (or of the last response), and no connection silent for longer than a page is allowed
+    between pongs (a page answers a ping every 2 s; a request sends its body at once)."""
     config = Config()
-    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.accesslog = None
     config.errorlog = log
     config.include_server_header = False
-    config.websocket_max_message_size = protocol.DEFAULT_MAX_FRAME
+    config.websocket_max_message_size = MESSAGE_SIZE
+    config.keep_alive_timeout = admission.hello_seconds
+    silent = max(admission.hello_seconds, admission.pong_seconds)
+    config.read_timeout = None if math.isinf(silent) else math.ceil(silent)
+    config.set_statsd_logger_class(StatsdLogger)
     return config
 
 
@@ -113,8 +297,21 @@ async def serve_web(
     db_path: str | Path,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Serve the web front until cancelled; reports its address (`http://HOST:PORT`)."""
+    """Serve the web front until cancelled; reports its address (`http://HOST:PORT`).
+
+    Hypercorn's own `serve` would accept the connections itself; here each goes through the
+    `Door` first (counted and capped like any connection) and then to hypercorn's `TCPServer`,
+    which serves HTTP/1.1 and WebSockets on it."""
+    door = Door(doorway)
+    config = web_config(doorway.admission)
+    # (Starlette types ASGI's messages as plain mappings, hypercorn as typed dicts)
+    app = ASGIWrapper(cast(ASGIFramework, web_app(lobby, doorway, door, db_path)))
+    serve_http = functools.partial(TCPServer, app, config, WorkerContext(None), ConnectionState({}))
+    listeners = await trio.open_tcp_listeners(port, host=host)
+    bound = listeners[0].socket.getsockname()
+    name = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
     async with trio.open_nursery() as nursery:
-        app, config = web_app(lobby, doorway, db_path), web_config(host, port)
-        bound: list[str] = await nursery.start(serve, app, config)
-        task_status.started(bound[0])
+        await nursery.start(
+            trio.serve_listeners, functools.partial(door.serve, serve_http), listeners
+        )
+        task_status.started(f"http://{name}:{bound[1]}")

@@ -3,14 +3,17 @@
 A page speaks the protocol's messages as JSON objects, one a WebSocket message; the session
 behind it reads and writes ordinary frames, so every check, size and rate of a TCP client holds.
 What a page cannot work out without the rules is added on the way out, computed by the game's
-own Python: the position after each move (`state` on `move_accepted` and `opponent_moved`), and
-every position of a match shown from its start (`states` on `watching` and `resumed`), and the
-seat to move after them (`to_move`, nil once the game is over; `resumed` has its own `to_move`,
-whether a `your_turn` follows, which is kept).
+own Python (`history`): the position after each move (`state` on `move_accepted` and
+`opponent_moved`), the latest positions of a match shown from its start (`states` on `watching`
+and `resumed`, from the ply `states_from`: at most `history.KEPT_PLIES` of them, so the message
+is bounded whatever the game's length), and the seat to move after them (`to_move`, nil once
+the game is over; `resumed` has its own `to_move`, whether a `your_turn` follows, which is
+kept).
 
 Spectators of one match all receive the same frame for a move, so the translation of a
-frame is kept (`Translations`, the most recent few shared by every page): the thousandth
-spectator of a move costs a dictionary lookup, not a decode, a rules call and an encode.
+frame is kept (`Translations`, the most recent ones within `TRANSLATION_BYTES`, shared by every
+page): the thousandth spectator of a move costs a dictionary lookup, not a decode, a rules call
+and an encode.
 """
 
 from __future__ import annotations
@@ -22,14 +25,12 @@ from typing import Any
 import msgpack
 
 from arbiter.games import GameError, get_game
-from arbiter.games._base import Game, State
 from arbiter.protocol import FrameDecoder, LocalProtocolError, encode_frame
 from arbiter.server.recent import Recent
+from arbiter.server.web.history import Histories, History, Position
 
-KEPT_TRANSLATIONS = 512
-"""Frames whose JSON is kept: a few moves of many matches at once."""
-FOLLOWED = 64
-"""Matches one page's positions are kept for (a page watches one, or plays a few)."""
+TRANSLATION_BYTES = 8 * 1024 * 1024
+"""The bytes of frames and their JSON kept: the latest moves of many matches at once."""
 ANY_SIZE = 2**32 - 1
 """The largest frame a header can announce: the frames cut here are the server's own, and
 some (a long game's `game_over` or `watching`) are larger than a client may send."""
@@ -39,19 +40,30 @@ SHOWN = ("watching", "resumed")
 
 @dataclass(frozen=True, slots=True)
 class Translation:
-    """One frame as a page gets it, and the position it leaves its match in (if it moves one)."""
+    """One frame as a page gets it."""
 
     text: str
-    match: int | None = None
-    position: tuple[Game[Any, Any], State[Any]] | None = None
+    body: bytes
+
+
+def weight(translation: Translation) -> int:
+    return len(translation.text) + len(translation.body)
 
 
 Translations = Recent[bytes, Translation]
-"""A frame's body -> its translation, the most recent `KEPT_TRANSLATIONS`, for all pages."""
+"""A frame's body -> its translation, the most recent within `TRANSLATION_BYTES`, for all pages."""
 
 
-def shared_translations() -> Translations:
-    return Recent(KEPT_TRANSLATIONS)
+@dataclass(frozen=True, slots=True)
+class Shared:
+    """What every page of one server shares: the translations and the matches' histories."""
+
+    translations: Translations
+    histories: Histories
+
+
+def shared_by_pages() -> Shared:
+    return Shared(Recent(TRANSLATION_BYTES, weight), Histories())
 
 
 def from_page(text: str | bytes) -> bytes:
@@ -67,63 +79,78 @@ def from_page(text: str | bytes) -> bytes:
 
 
 class PageWire:
-    """The frames of one session, cut from its byte stream and translated for its page. It
-    follows each match the page is shown, to know the position a move is played from."""
+    """The frames of one session, cut from its byte stream and translated for its page."""
 
-    def __init__(self, shared: Translations) -> None:
+    def __init__(self, shared: Shared) -> None:
         self._shared = shared
         self._frames = FrameDecoder(ANY_SIZE)
-        self._positions: Recent[int, tuple[Game[Any, Any], State[Any]]] = Recent(FOLLOWED)
-        """The position of each match this page follows, the latest `FOLLOWED` at most."""
 
-    def feed(self, data: bytes) -> list[str]:
+    async def feed(self, data: bytes) -> list[str]:
         """The page's messages for the bytes the session wrote (whole frames; a frame cut in
-        two waits for its rest)."""
+        two waits for its rest). A long match shown for the first time may be replayed in a
+        thread meanwhile (`history`)."""
         if data:  # (no bytes would mark the end of the stream)
             self._frames.feed(data)
         texts = []
         while isinstance(body := self._frames.next_body(), bytearray):
-            texts.append(self._translate(bytes(body)))
+            texts.append(await self._translate(bytes(body)))
         return texts
 
-    def _translate(self, body: bytes) -> str:
-        """A frame's translation (by its body); one that moves a match is the same for every
-        page (the match id and ply fix the position), so it is kept for the others."""
-        found = self._shared.get(body)
+    async def _translate(self, body: bytes) -> str:
+        """A frame's translation (by its body), the same for every page: a frame that shows a
+        position is tied to its match's ply, so it is kept for the others."""
+        translations = self._shared.translations
+        found = translations.get(body)
         if found is None:
-            found = self._fresh(body)
-            if found.position is not None:
-                self._shared.put(body, found)
-        if found.position is not None and found.match is not None:
-            self._positions.put(found.match, found.position)
+            found = Translation(await self._fresh(body), body)
+            translations.put(body, found)
         return found.text
 
-    def _followed(self, match: object) -> tuple[Game[Any, Any], State[Any]] | None:
-        """The position of `match` (from a frame: anything) if this page follows it."""
-        return self._positions.get(match) if isinstance(match, int) else None
-
-    def _fresh(self, body: bytes) -> Translation:
+    async def _fresh(self, body: bytes) -> str:
         message: dict[str, Any] = msgpack.unpackb(body, raw=False)
         kind, match = message.get("type"), message.get("match")
-        position = None
+        if not isinstance(match, int):
+            return dumped(message)
+        histories = self._shared.histories
         try:
             if kind == "match_started":  # a match resumed after a restart starts part-played
                 game = get_game(message["game"])
-                position = game, game.state_from_data(message["state"])
+                histories.put(
+                    match, History.starting_at(game, game.state_from_data(message["state"]))
+                )
             elif kind in SHOWN:
-                game = get_game(message["game"])
-                states = [game.initial_state(message["options"])]
-                for text in message["moves"]:
-                    states.append(states[-1].play(game.parse_move(text)))
-                message["states"] = [state.to_data() for state in states]
-                position = game, states[-1]
-            elif kind in MOVED and (followed := self._followed(match)) is not None:
-                game, state = followed
-                position = game, state.play(game.parse_move(message["move"]))
-                message["state"] = position[1].to_data()
-        except (GameError, KeyError):
-            position = None  # drawn from what the frame itself says
-        if position is not None and kind not in ("match_started", "resumed"):
-            game, state = position
-            message["to_move"] = None if state.is_over() else game.seats[state.turn]
-        return Translation(json.dumps(message, separators=(",", ":")), match, position)
+                return await self._shown(message, match)
+            elif kind in MOVED:
+                position = histories.played(match, message["ply"], message["move"])
+                if position is not None:
+                    return dumped(message, state=position.text, to_move=position)
+        except (GameError, KeyError, TypeError):
+            pass  # sent as the frame itself says
+        return dumped(message)
+
+    async def _shown(self, message: dict[str, Any], match: int) -> str:
+        """`watching` or `resumed` with the latest positions of the match up to its moves."""
+        game, moves = get_game(message["game"]), message["moves"]
+        history = await self._shared.histories.shown(match, game, message["options"], moves)
+        first, positions = (len(moves), []) if history is None else history.up_to(len(moves))
+        if not positions:  # not replayable: the position the frame itself holds
+            state = game.state_from_data(message["state"])
+            first, positions = len(moves), [Position.of(game, state)]
+        states = "[" + ",".join(position.text for position in positions) + "]"
+        latest = positions[-1] if message["type"] == "watching" else None
+        return dumped(message, states=states, states_from=first, to_move=latest)
+
+
+def dumped(
+    message: dict[str, Any],
+    *,
+    to_move: Position | None = None,
+    **texts: str | int,
+) -> str:
+    """`message` as compact JSON, with `texts` added as they are (JSON already, or numbers) and
+    the seat to move of position `to_move` (if any)."""
+    if to_move is not None:
+        message["to_move"] = to_move.to_move
+    text = json.dumps(message, separators=(",", ":"))
+    added = "".join(f',"{name}":{value}' for name, value in texts.items())
+    return text[:-1] + added + "}"

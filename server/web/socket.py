@@ -1,31 +1,59 @@
 """One browser's WebSocket as the trio stream a `Session` serves, like a TCP socket's.
 
 Each WebSocket message from the page becomes one frame for the session to read (`pages`); the
-bytes the session writes are cut into frames and sent as one WebSocket message each. Nothing
-else happens here: the session times the hello, counts requests, bounds what waits to be written
-and closes the connection exactly as it does for a TCP client.
+bytes the session writes are cut into frames and sent as one WebSocket message each. The session
+times the hello, counts requests, bounds what waits to be written and closes the connection
+exactly as it does for a TCP client. Two things are this module's own:
+
+- What is sent is JSON, larger than the frames it translates (a position per move): the stream
+  tells its session the difference (`Session.reweigh`), so the byte caps count what a page is
+  really sent.
+- Hypercorn writes a WebSocket message to its socket in a shielded scope: a send to a page that
+  stopped reading cannot be cancelled. So messages go out from a task of their own (`pump`),
+  which the session waits for in a way it can cancel; when the session ends, the connection's
+  socket is closed under that task if it is stuck (or if the WebSocket's closing handshake does
+  not go out within `CLOSE_SECONDS`), which ends hypercorn's send and frees the connection.
 """
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from contextlib import suppress
 from typing import Any
 
 import trio
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from arbiter.server.web.pages import PageWire, Translations, from_page
+from arbiter.server.web.pages import PageWire, Shared, from_page
+
+CLOSE_SECONDS = 2.0
+"""How long the closing handshake may take to go out before the socket is closed without it."""
+GONE = (WebSocketDisconnect, RuntimeError, OSError)
+"""What Starlette and hypercorn raise on a WebSocket whose page went away."""
+
+
+def _unweighed(change: int) -> bool:
+    """The default `reweigh`: a stream not yet served by a session."""
+    return True
 
 
 class WebSocketStream(trio.abc.Stream):
-    """A `trio.abc.Stream` over an accepted Starlette WebSocket."""
+    """A `trio.abc.Stream` over an accepted Starlette WebSocket; `abort` closes its TCP
+    connection at once. Run `pump` beside the session that serves it."""
 
-    def __init__(self, socket: WebSocket, translations: Translations) -> None:
+    def __init__(self, socket: WebSocket, shared: Shared, abort: Callable[[], None]) -> None:
         self._socket = socket
-        self._wire = PageWire(translations)
+        self._wire = PageWire(shared)
+        self._abort = abort
         self._unread = b""
         self._closed = False
+        self.reweigh: Callable[[int], bool] = _unweighed
+        """Tells the session its writer holds `change` bytes more than it handed us (the JSON
+        of the frames in hand, less their own bytes), or less, once they are written."""
+        self._outgoing, self._to_send = trio.open_memory_channel[tuple[list[str], trio.Event]](0)
+        self._sending = False
+        """The pump is in a send: hypercorn may be stuck on a page that does not read."""
+        self._broken = False
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
         """The next frame the page sent (or its rest, past `max_bytes`); b"" once it left."""
@@ -40,7 +68,7 @@ class WebSocketStream(trio.abc.Stream):
             raise trio.ClosedResourceError("the WebSocket is closed")
         try:
             message: MutableMapping[str, Any] = await self._socket.receive()
-        except (WebSocketDisconnect, RuntimeError, OSError):
+        except GONE:
             return b""
         if message["type"] == "websocket.disconnect":
             return b""
@@ -50,19 +78,57 @@ class WebSocketStream(trio.abc.Stream):
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         if self._closed:
             raise trio.ClosedResourceError("the WebSocket is closed")
+        texts = await self._wire.feed(bytes(data))
+        if not texts:
+            return
+        extra = sum(map(len, texts)) - len(data)  # JSON is ASCII: its length is its bytes
+        if not self.reweigh(extra):  # over a byte cap: the session cut the page off
+            self.reweigh(-extra)
+            return
         try:
-            for text in self._wire.feed(bytes(data)):
-                await self._socket.send_text(text)
-        except (WebSocketDisconnect, RuntimeError, OSError) as error:
-            raise trio.BrokenResourceError("the page went away") from error
+            sent = trio.Event()
+            await self._outgoing.send((texts, sent))
+            await sent.wait()
+        except trio.ClosedResourceError:
+            raise trio.ClosedResourceError("the WebSocket is closed") from None
+        finally:
+            self.reweigh(-extra)
+        if self._broken:
+            raise trio.BrokenResourceError("the page went away")
 
     async def wait_send_all_might_not_block(self) -> None:
         await trio.lowlevel.checkpoint()
 
+    async def pump(self) -> None:
+        """Send what `send_all` hands over until the stream is closed; then the closing
+        handshake, within `CLOSE_SECONDS`, else the socket is closed without it."""
+        async for texts, sent in self._to_send:
+            try:
+                for text in texts:
+                    if self._closed:
+                        break
+                    self._sending = True
+                    await self._socket.send_text(text)
+                    self._sending = False
+            except GONE:
+                self._broken = True
+            sent.set()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._abort_after, CLOSE_SECONDS)
+            with suppress(*GONE):  # the page closed it first
+                await self._socket.close()
+            nursery.cancel_scope.cancel()
+
+    async def _abort_after(self, seconds: float) -> None:
+        await trio.sleep(seconds)
+        self._abort()
+
     async def aclose(self) -> None:
+        """Close at once (this must not wait: a session's end calls it in a cancelled scope)."""
         if self._closed:
             return
         self._closed = True
-        with suppress(RuntimeError, OSError):  # the page closed it first
-            await self._socket.close()
+        self._outgoing.close()
+        if self._sending:  # stuck on a page that does not read: nothing more will go out
+            self._abort()
         await trio.lowlevel.checkpoint()

@@ -1,15 +1,19 @@
 """What pages read from the store itself, where the protocol has no request for it: a player's
 finished games (the player page), and how a finished match ended (its termination kind, which
 `game_over` does not carry). Read on a thread, through a read-only connection of its own (safe
-beside the server's writer)."""
+beside the server's writer), from either engine: a SQLite file or a PostgreSQL URL. Whatever
+either engine raises, and a store that cannot be opened, comes out as `Unreadable`."""
 
 from __future__ import annotations
 
-from contextlib import closing
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
 from arbiter.server.records import FullRecord, open_read_only, read_records
+from arbiter.server.sql import Connection
 
 LISTED = ("game", "seats", "players", "result", "winner", "reason", "termination", "scores")
 """The fields of a `FullRecord` the pages show as they are."""
@@ -17,9 +21,27 @@ SHOWN_GAMES = 200
 """The player's latest finished games listed; older ones are in `arbiter export`."""
 
 
+class Unreadable(Exception):
+    """The store cannot be read now (the sentence says why)."""
+
+
+@contextmanager
+def reading(db_path: str | Path) -> Iterator[Connection]:
+    """A read-only connection to the store; `Unreadable` for any error of its engine."""
+    try:
+        db = open_read_only(db_path)
+    except sqlite3.Error as error:  # both engines' "cannot open" (`sql.CannotOpen` included)
+        raise Unreadable(str(error)) from error
+    with closing(db):
+        try:
+            yield db
+        except db.Error as error:
+            raise Unreadable(str(error)) from error
+
+
 def player_games(db_path: str | Path, name: str) -> list[dict[str, Any]]:
     """The latest `SHOWN_GAMES` finished games `name` played, newest first."""
-    with closing(open_read_only(db_path)) as db:
+    with reading(db_path) as db:
         rows = db.execute(
             "SELECT r.match_id FROM results r JOIN players p ON p.id = r.player_id"
             " JOIN matches m ON m.id = r.match_id"
@@ -40,7 +62,7 @@ def player_games(db_path: str | Path, name: str) -> list[dict[str, Any]]:
 def match_ending(db_path: str | Path, match: int) -> dict[str, Any] | None:
     """How finished match `match` ended (result, winner, reason, termination), or None while it
     is in play or when there is no such match."""
-    with closing(open_read_only(db_path)) as db:
+    with reading(db_path) as db:
         found = next(read_records(db, matches=[match]), None)
     return None if found is None else shown(found)
 

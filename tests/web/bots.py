@@ -73,10 +73,18 @@ class PacedMatch(Threaded):
     """A match of `game` between two random players that wait `pause` seconds before each
     move, so a page sees the moves arrive one by one."""
 
-    def __init__(self, port: int, game: str, options: dict[str, Any], pause: float) -> None:
+    def __init__(
+        self,
+        port: int,
+        game: str,
+        options: dict[str, Any],
+        pause: float,
+        seeds: tuple[int, int] = (0, 1),
+    ) -> None:
         super().__init__(port)
         self.seek = protocol.Seek(game=game, options=options, time={"move": 30})
         self.pause = pause
+        self.seeds = seeds
 
     def start(self) -> PacedMatch:
         self._thread.start()
@@ -85,9 +93,9 @@ class PacedMatch(Threaded):
 
     async def _play_all(self) -> None:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._play, "ada", 0, self.seek, self.pause)
+            nursery.start_soon(self._play, "ada", self.seeds[0], self.seek, self.pause)
             await trio.sleep(0.1)  # ada's seek first: she takes the first seat
-            nursery.start_soon(self._play, "bob", 1, self.seek, self.pause)
+            nursery.start_soon(self._play, "bob", self.seeds[1], self.seek, self.pause)
 
 
 class RandomSeat(Threaded):

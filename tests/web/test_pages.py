@@ -10,7 +10,7 @@ import msgpack
 
 from arbiter.games import get_game
 from arbiter.protocol import FrameDecoder, encode_frame
-from arbiter.server.web.pages import PageWire, from_page, shared_translations
+from arbiter.server.web.pages import PageWire, from_page, shared_by_pages
 
 GAME = "kings-court"
 
@@ -51,29 +51,31 @@ def test_a_pages_json_becomes_one_frame_and_anything_else_goes_on_as_it_came() -
     assert frame_of(str(2**70)) == str(2**70)  # a number msgpack cannot hold
 
 
-def test_frames_cut_anywhere_are_translated_whole_with_their_positions() -> None:
+async def test_frames_cut_anywhere_are_translated_whole_with_their_positions() -> None:
     game = get_game(GAME)
     first = game.initial_state({}).legal_moves()[0]
     after = game.initial_state({}).play(first)
     second = after.legal_moves()[0]
     texts = [game.format_move(first), game.format_move(second)]
     data = encode_frame(watching(texts[:1])) + encode_frame(moved(2, texts[1]))
-    wire = PageWire(shared_translations())
-    texts = [text for byte in range(len(data)) for text in wire.feed(data[byte : byte + 1])]
+    wire = PageWire(shared_by_pages())
+    texts = [text for byte in range(len(data)) for text in await wire.feed(data[byte : byte + 1])]
     shown, played = (json.loads(text) for text in texts)
     assert shown["states"] == [game.initial_state({}).to_data(), after.to_data()]
+    assert shown["states_from"] == 0
     assert shown["to_move"] == game.seats[after.turn]
     assert played["state"] == after.play(second).to_data()
     assert played["to_move"] == game.seats[after.play(second).turn]
 
 
-def test_a_frame_moving_a_match_is_translated_once_for_every_page() -> None:
+async def test_a_frame_moving_a_match_is_translated_once_for_every_page() -> None:
     game = get_game(GAME)
     first = game.format_move(game.initial_state({}).legal_moves()[0])
-    shared = shared_translations()
+    shared = shared_by_pages()
     pages = [PageWire(shared), PageWire(shared)]
     for page in pages:
-        page.feed(encode_frame(watching([])))
+        await page.feed(encode_frame(watching([])))
     frame = encode_frame(moved(1, first))
-    assert pages[0].feed(frame) == pages[1].feed(frame)
-    assert shared.size == 2  # the snapshot and the move, each once
+    assert await pages[0].feed(frame) == await pages[1].feed(frame)
+    history = shared.histories.get(3)
+    assert history is not None and history.ply == 1  # the move was played once, not per page

@@ -4,6 +4,7 @@ at: in $ARBITER_WEB_SHOTS if set, else the test's tmp folder)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -14,8 +15,10 @@ from playwright.sync_api import Page, expect
 
 from arbiter.client.verdict import verdict
 from arbiter.games import get_game
+from arbiter.server.web.history import KEPT_PLIES
 from tests.web.bots import PacedMatch
 from tests.web.conftest import WebServer
+from tests.web.test_socket import HELLO, talk
 
 SECONDS = 60_000
 """Playwright's waits, in milliseconds: generous, the machine is shared."""
@@ -173,3 +176,33 @@ def cells(page: Page) -> str:
             "squares => squares.map(s => s.dataset.cell).join('')"
         )
     )
+
+
+def test_a_long_game_is_shown_from_its_latest_positions_in_bounded_bytes(
+    web_server: WebServer, page: Page
+) -> None:
+    """A Shobu game longer than `KEPT_PLIES` (these seeds play 290 moves): the page is sent its
+    last `KEPT_PLIES` positions, not one per move, and shows the game from there."""
+    options = {"no_capture_limit": 1000}
+    match = PacedMatch(web_server.port, "shobu", options, pause=0, seeds=(6, 7)).start()
+    match.join(300)
+    plies = len(match.moves)
+    assert plies > KEPT_PLIES, plies
+    page.goto(web_server.url)
+    watch = {"type": "watch", "match": match.match}
+    watching = next(m for m in talk(page, [HELLO, watch], 3) if m["type"] == "watching")
+    assert len(watching["states"]) == KEPT_PLIES
+    assert watching["states_from"] == plies - KEPT_PLIES + 1
+    moves_bytes = len(json.dumps(watching["moves"]))
+    assert len(json.dumps(watching)) < moves_bytes + KEPT_PLIES * 400
+    page.goto(f"{web_server.url}/match/{match.match}")
+    assert match.over is not None
+    expect(page.locator(".result")).to_contain_text(match.over.reason, timeout=SECONDS)
+    board = page.locator(".board-box")
+    expect(board).to_have_attribute("data-ply", str(plies))
+    page.get_by_role("button", name="first position").click()
+    expect(board).to_have_attribute("data-ply", str(plies - KEPT_PLIES + 1))
+    expect(page.get_by_text("a long game")).to_be_visible()
+    final = get_game("shobu").replay(options, match.moves).to_data()
+    page.get_by_role("button", name="latest position").click()
+    assert cells(page) == "".join(rows(final))

@@ -14,7 +14,9 @@ export function showMatch(main, matchId) {
 export class MatchView {
   constructor(main, matchId) {
     this.matchId = matchId;
-    this.match = null; // {game, seats, players, time, states, moves}
+    // {game, seats, players, time, moves, states: the positions from ply states_from on (a long
+    // game's earliest ones are not sent)}
+    this.match = null;
     this.clocks = null;
     this.moveLeft = null; // seconds for the move in progress, as of clockAt
     this.clockAt = performance.now();
@@ -29,15 +31,17 @@ export class MatchView {
     this.slider = element("input", { type: "range", min: "0", max: "0", value: "0",
       "aria-label": "position", oninput: () => this.goTo(Number(this.slider.value)) });
     this.moves = element("div", { class: "moves" });
+    this.since = element("p", { class: "note" });
     const button = (text, label, to) => element("button", { text, "aria-label": label,
       onclick: () => this.goTo(to()) });
     const replay = element("div", { class: "replay" },
-      button("|<", "first position", () => 0),
+      button("|<", "first position", () => this.earliest()),
       button("<", "previous move", () => this.shown() - 1),
       button(">", "next move", () => this.shown() + 1),
       button(">|", "latest position", () => this.latest()),
       this.slider);
-    this.side = element("div", { class: "side" }, this.players, this.result, replay, this.moves);
+    this.side = element("div", { class: "side" }, this.players, this.result, replay, this.since,
+      this.moves);
     main.replaceChildren(this.title, this.status,
       element("div", { class: "match" }, this.board, this.side));
   }
@@ -102,13 +106,19 @@ export class MatchView {
 
   latest() { return this.match ? this.match.moves.length : 0; }
 
+  // The first ply whose position the page has.
+  earliest() { return this.match?.states_from ?? 0; }
+
+  stateAt(ply) { return this.match.states[ply - this.earliest()]; }
+
   shown() {
     const asked = location.hash.match(/^#ply=(\d+)$/);
-    return asked ? Math.min(Number(asked[1]), this.latest()) : this.latest();
+    if (!asked) return this.latest();
+    return Math.max(this.earliest(), Math.min(Number(asked[1]), this.latest()));
   }
 
   goTo(ply) {
-    const bounded = Math.max(0, Math.min(ply, this.latest()));
+    const bounded = Math.max(this.earliest(), Math.min(ply, this.latest()));
     history.replaceState(null, "", bounded === this.latest() && !this.over ? location.pathname
       : `#ply=${bounded}`);
     this.render();
@@ -116,17 +126,20 @@ export class MatchView {
 
   render() {
     if (!this.match) return;
-    const { game, seats, players, moves, states } = this.match;
+    const { game, seats, players, moves } = this.match;
     const ply = this.shown();
     this.title.textContent = `Match ${this.matchId}: ${game}`;
-    this.board.innerHTML = drawBoard(game, states[ply], ply > 0 ? moves[ply - 1] : null);
+    this.board.innerHTML = drawBoard(game, this.stateAt(ply), ply > 0 ? moves[ply - 1] : null);
     this.board.dataset.ply = String(ply);
+    this.slider.min = String(this.earliest());
     this.slider.max = String(moves.length);
     this.slider.value = String(ply);
     this.clockCells = seats.map(() => element("span", { class: "clock" }));
     this.players.replaceChildren(...seats.map((seat, i) => element("div", {
       class: `player${seat === this.toMove ? " to-move" : ""}`, "data-seat": seat,
     }, element("span", {}, playerLink(players[i]), ` (${seat})`), this.clockCells[i])));
+    this.since.textContent = this.earliest() > 0
+      ? `a long game: its positions are shown from move ${this.earliest()} on` : "";
     this.tickClocks();
     this.moves.replaceChildren(...moves.map((move, i) => {
       const anchor = link(`#ply=${i + 1}`, `${i + 1}. ${move}`);

@@ -1,0 +1,197 @@
+"""The positions of the matches pages are shown, computed once per match and ply for every page.
+
+A page cannot play moves without the rules, so the web front sends it positions, and the only
+way to a position is to play every move before it. Doing that per page (or per `watching`) would
+cost a long game's whole replay for each spectator, on the event loop. Instead one `History` per
+match follows it, move after move, shared by all pages: each move of a followed match is played
+once, whoever watches it. A page that starts watching gets the latest `KEPT_PLIES` positions
+(`positions`), whatever the game's length, so its first message is bounded too.
+
+A match no page has followed yet (a long game that TCP clients played) must be replayed once to
+reach its latest positions: up to `INLINE_PLIES` moves are played on the event loop, more in a
+worker thread (one replay at a time server-wide), while every other page asking for the same
+match waits for that one replay rather than starting its own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict, deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from arbiter.games import GameError
+from arbiter.games._base import Game, State
+
+KEPT_PLIES = 256
+"""Positions kept per match, the latest: what a page starting to watch is sent. A game longer
+than this is shown from there on (its moves are all listed; `arbiter export` has the rest)."""
+INLINE_PLIES = 64
+"""Moves played on the event loop to bring a history up to date; more go to a thread."""
+HISTORY_BYTES = 32 * 1024 * 1024
+"""The positions kept for all matches together, as JSON text; the least recently used match
+goes first (a match being played touches its history at every move)."""
+REPLAYS = 1
+"""Replays in threads at once, server-wide: they take the interpreter's lock from the loop."""
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """One position as a page is sent it: the state's JSON text and the seat to move (None once
+    the game is over)."""
+
+    text: str
+    to_move: str | None
+
+    @classmethod
+    def of(cls, game: Game[Any, Any], state: State[Any]) -> Position:
+        text = json.dumps(state.to_data(), separators=(",", ":"))
+        return cls(text, None if state.is_over() else game.seats[state.turn])
+
+
+@dataclass(slots=True)
+class History:
+    """A match's position at `ply` (to play the next move on) and its latest `KEPT_PLIES`
+    positions, the last at `ply`."""
+
+    game: Game[Any, Any]
+    state: State[Any]
+    kept: deque[Position] = field(default_factory=lambda: deque(maxlen=KEPT_PLIES))
+    weight: int = 0
+    """The bytes of the positions' texts kept."""
+
+    @classmethod
+    def starting_at(cls, game: Game[Any, Any], state: State[Any]) -> History:
+        history = cls(game, state)
+        history.keep(Position.of(game, state))
+        return history
+
+    def copy(self) -> History:
+        """A history of its own from here (to replay on in a thread while this one moves on)."""
+        return History(self.game, self.state, deque(self.kept, maxlen=KEPT_PLIES), self.weight)
+
+    @property
+    def ply(self) -> int:
+        return int(self.state.ply)
+
+    def play(self, text: str) -> Position:
+        """Play the move `text` (a move the server accepted); its position."""
+        self.state = self.state.play(self.game.parse_move(text))
+        position = Position.of(self.game, self.state)
+        self.keep(position)
+        return position
+
+    def keep(self, position: Position) -> None:
+        if len(self.kept) == self.kept.maxlen:
+            self.weight -= len(self.kept[0].text)
+        self.kept.append(position)
+        self.weight += len(position.text)
+
+    def at(self, ply: int) -> Position | None:
+        """The position after `ply` moves, if kept."""
+        back = self.ply - ply
+        return self.kept[-1 - back] if 0 <= back < len(self.kept) else None
+
+    def up_to(self, ply: int) -> tuple[int, list[Position]]:
+        """The kept positions up to the one at `ply`, and the ply of the first of them."""
+        back = self.ply - ply
+        if not 0 <= back < len(self.kept):
+            return ply, []
+        shown = list(self.kept)[: len(self.kept) - back]
+        return ply - len(shown) + 1, shown
+
+
+def replayed(start: History, moves: Sequence[str]) -> History:
+    """`start` (a history of its own, on the way of `moves`) played on to the end of `moves`;
+    `GameError` if a move does not parse. Runs in a thread as well as on the loop."""
+    for text in moves[start.ply :]:
+        start.play(text)
+    return start
+
+
+class Histories:
+    """The histories of the matches pages follow, bounded in bytes (`HISTORY_BYTES`), least
+    recently used dropped first; shared by every page of one server."""
+
+    def __init__(self, limit: int = HISTORY_BYTES) -> None:
+        self.limit = limit
+        self.size = 0
+        """The bytes of all histories' kept positions."""
+        self._kept: OrderedDict[int, History] = OrderedDict()
+        self._weights: dict[int, int] = {}
+        self._replaying: dict[int, trio.Event] = {}
+        self._replays = trio.CapacityLimiter(REPLAYS)
+
+    def get(self, match: int) -> History | None:
+        found = self._kept.get(match)
+        if found is not None:
+            self._kept.move_to_end(match)
+        return found
+
+    def put(self, match: int, history: History) -> None:
+        self._kept[match] = history
+        self._kept.move_to_end(match)
+        self.reweigh(match)
+
+    def reweigh(self, match: int) -> None:
+        """Count the bytes of `match`'s history again (it played a move), and drop the least
+        recently used histories past the limit."""
+        self.size += self._kept[match].weight - self._weights.get(match, 0)
+        self._weights[match] = self._kept[match].weight
+        while self.size > self.limit and len(self._kept) > 1:
+            dropped, _ = self._kept.popitem(last=False)
+            self.size -= self._weights.pop(dropped)
+
+    def played(self, match: int, ply: int, move: str) -> Position | None:
+        """The position after move number `ply` of `match`, `move`: played on its history if
+        that is at the ply before, else as kept; None if the match is not followed."""
+        history = self.get(match)
+        if history is None:
+            return None
+        if history.ply == ply - 1:
+            try:
+                position = history.play(move)
+            except GameError:
+                return None
+            self.reweigh(match)
+            return position
+        return history.at(ply)
+
+    async def shown(
+        self, match: int, game: Game[Any, Any], options: Any, moves: Sequence[str]
+    ) -> History | None:
+        """`match`'s history once it holds the position after `moves` (replayed if need be,
+        in a thread when long); None if its moves do not replay."""
+        while (replaying := self._replaying.get(match)) is not None:
+            await replaying.wait()
+        history = self.get(match)
+        if history is not None and history.ply >= len(moves):
+            return history
+        try:
+            start = (
+                history.copy()
+                if history is not None
+                else History.starting_at(game, game.initial_state(options))
+            )
+            if len(moves) - start.ply <= INLINE_PLIES:
+                fresh = replayed(start, moves)
+            else:
+                fresh = await self._replay_in_thread(match, start, moves)
+        except GameError:
+            return None
+        found = self.get(match)  # moves may have been played on it meanwhile
+        if found is None or found.ply < fresh.ply:
+            self.put(match, fresh)
+            return fresh
+        return found
+
+    async def _replay_in_thread(self, match: int, start: History, moves: Sequence[str]) -> History:
+        self._replaying[match] = done = trio.Event()
+        try:
+            return await trio.to_thread.run_sync(replayed, start, moves, limiter=self._replays)
+        finally:
+            del self._replaying[match]
+            done.set()

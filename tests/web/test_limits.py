@@ -1,0 +1,166 @@
+"""The web front under the limits of TCP: a server in the test's process with small limits, real
+HTTP and WebSockets on 127.0.0.1 (trio-websocket clients, raw sockets for what no browser
+sends), real clocks."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from trio_websocket import HandshakeError, WebSocketConnection, open_websocket_url
+
+from arbiter.server.admission import Admission
+from arbiter.server.app import WebFront, serve
+from arbiter.server.limits import Limits
+from tests.web.bots import PacedMatch
+
+HOST = "127.0.0.1"
+HELLO = {"type": "hello", "version": 1, "name": "web-tester"}
+
+
+@asynccontextmanager
+async def web_server(
+    tmp_path: Path, admission: Admission, limits: Limits | None = None
+) -> AsyncIterator[tuple[int, str]]:
+    """A server with its web front: its protocol port and its web front's `host:port`."""
+    web = WebFront(0)
+    async with trio.open_nursery() as nursery:
+        start = partial(serve, HOST, 0, tmp_path / "web.db", admission=admission, limits=limits)
+        listeners = await nursery.start(partial(start, web=web))
+        yield listeners[0].socket.getsockname()[1], web.url.removeprefix("http://")
+        nursery.cancel_scope.cancel()
+
+
+async def heard(socket: WebSocketConnection, until: str) -> list[dict[str, Any]]:
+    """The messages of `socket` up to the first of type `until` (or an `error`), pings
+    answered."""
+    messages = []
+    while True:
+        message = json.loads(await socket.get_message())
+        if message["type"] == "ping":
+            await socket.send_message(json.dumps({"type": "pong", "nonce": message["nonce"]}))
+            continue
+        messages.append(message)
+        if message["type"] in (until, "error"):
+            return messages
+
+
+async def welcomed(web: str) -> bool:
+    """Whether a new WebSocket from 127.0.0.1 is let in and welcomed."""
+    try:
+        async with open_websocket_url(f"ws://{web}/socket", connect_timeout=5) as socket:
+            await socket.send_message(json.dumps(HELLO))
+            return (await heard(socket, "welcome"))[-1]["type"] == "welcome"
+    except HandshakeError:
+        return False
+
+
+async def test_a_browser_that_stops_reading_is_cut_and_its_slot_freed(tmp_path: Path) -> None:
+    admission = Admission(ping_seconds=0.5, pong_seconds=2.0, max_per_address=1)
+    async with web_server(tmp_path, admission) as (_, web):
+        socket = open_websocket_url(f"ws://{web}/socket")
+        async with socket as silent:
+            await silent.send_message(json.dumps(HELLO))
+            began = trio.current_time()
+            # it reads nothing more: its pings go unanswered, then the TCP window fills
+            assert not await welcomed(web)  # its one slot is taken
+            while not await welcomed(web):
+                await trio.sleep(0.25)
+                assert trio.current_time() - began < 10, "the silent page kept its slot"
+            # cut at the ping timeout, plus at most the flush and the closing handshake
+            assert trio.current_time() - began < 2.0 + 2.0 + 2.0 + 2.0
+
+
+async def test_the_json_a_page_is_sent_counts_against_the_output_cap(tmp_path: Path) -> None:
+    """A finished match's `watching` is a few hundred bytes as a frame, but several KiB as the
+    page's JSON with its positions: over a cap between the two, the page is cut off."""
+    async with web_server(tmp_path, Admission(), Limits(output_bytes=1500)) as (port, web):
+        match = await trio.to_thread.run_sync(
+            lambda: PacedMatch(port, "shobu", {"no_capture_limit": 10}, pause=0).start()
+        )
+        await trio.to_thread.run_sync(match.join, 60)
+        assert match.over is not None and len(match.moves) >= 10
+        async with open_websocket_url(f"ws://{web}/socket") as socket:
+            await socket.send_message(json.dumps(HELLO))
+            await heard(socket, "welcome")
+            await socket.send_message(json.dumps({"type": "watch", "match": match.match}))
+            messages = await heard(socket, "watching")
+        error = messages[-1]
+        assert error["type"] == "error" and error["code"] == "output_limit", messages
+        assert "limit of 1500" in error["message"]
+
+
+async def test_an_oversize_message_gets_an_error_frame_before_the_close(tmp_path: Path) -> None:
+    async with web_server(tmp_path, Admission()) as (_, web):
+        async with open_websocket_url(f"ws://{web}/socket") as socket:
+            await socket.send_message(json.dumps(HELLO))
+            await heard(socket, "welcome")
+            padding = "x" * (100 * 1024)
+            await socket.send_message(json.dumps({"type": "ping", "nonce": 1, "pad": padding}))
+            error = (await heard(socket, "error"))[-1]
+        assert error["code"] == "frame_too_large", error
+
+
+async def http_get(web: str, path: str, source: str = HOST) -> tuple[int, str]:
+    """GET `path` from the address `source`; the status and the body."""
+    host, port = web.split(":")
+    stream = await trio.open_tcp_stream(host, int(port), local_address=source)
+    async with stream:
+        request = f"GET {path} HTTP/1.1\r\nHost: {web}\r\nConnection: close\r\n\r\n"
+        await stream.send_all(request.encode())
+        answer = b""
+        while data := await stream.receive_some(65536):
+            answer += data
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body.decode()
+
+
+async def test_http_over_an_addresss_budget_is_refused_while_others_are_served(
+    tmp_path: Path,
+) -> None:
+    admission = Admission(address_requests_per_second=1, address_request_burst=5)
+    async with web_server(tmp_path, admission) as (_, web):
+        answers = [await http_get(web, "/static/style.css") for _ in range(10)]
+        statuses = [status for status, _ in answers]
+        assert statuses[:5] == [200] * 5 and 429 in statuses, statuses
+        refusal = next(body for status, body in answers if status == 429)
+        assert "requests/s from 127.0.0.1" in refusal
+        assert (await http_get(web, "/static/style.css", source="127.0.0.2"))[0] == 200
+
+
+@pytest.mark.parametrize(
+    "unfinished",
+    [
+        b"GET / HTTP/1.1\r\nHost: x\r\n",  # headers never finished
+        b"POST /records/match/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n",  # body
+    ],
+)
+async def test_a_request_never_finished_is_closed_within_its_deadline(
+    tmp_path: Path, unfinished: bytes
+) -> None:
+    admission = Admission(hello_seconds=1.0, pong_seconds=2.0)
+    async with web_server(tmp_path, admission) as (_, web):
+        host, port = web.split(":")
+        began = time.monotonic()
+        async with await trio.open_tcp_stream(host, int(port)) as stream:
+            await stream.send_all(unfinished)
+            with trio.fail_after(10):
+                while await stream.receive_some(65536):
+                    pass  # (an answer may come first: the server then closes)
+        assert time.monotonic() - began < 2.0 + 2.0
+
+
+async def test_a_store_that_cannot_be_read_is_a_503_sentence(tmp_path: Path) -> None:
+    """A store that cannot be read (here: its file removed under the server) is a clear 503."""
+    async with web_server(tmp_path, Admission()) as (_, web):
+        (tmp_path / "web.db").rename(tmp_path / "moved.db")
+        status, body = await http_get(web, "/records/player/ann")
+    assert status == 503
+    assert "cannot be read now" in json.loads(body)["error"]
