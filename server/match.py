@@ -56,7 +56,6 @@ from arbiter.server.commit_gate import CommitGate
 from arbiter.server.defaults import DefaultKind, lost_by_default
 from arbiter.server.peer import Peer
 from arbiter.server.stalls import StallMeter
-
 from arbiter.server.storage import StorageError
 
 if TYPE_CHECKING:

@@ -115,9 +115,7 @@ CREATE TABLE IF NOT EXISTS commit_log (
 after its commit process died is not committed twice, and the answers it got (the ids of new
 matches) are read back (`server.database.commit_batch`)."""
 
-OUR_TABLES: Final = frozenset(
-    re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", TABLES + COMMIT_LOG)
-)
+OUR_TABLES: Final = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", TABLES + COMMIT_LOG))
 STAMP: Final = "arbiter_schema"
 
 

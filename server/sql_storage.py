@@ -63,6 +63,7 @@ restarting gets a few seconds) before its writes fail."""
 UNSTORED_RESULT: Final = Result.BOTH_FORFEIT.value
 """The result of a match that ended because the server could not store it: no winner, no
 points (as a tournament scores a match a server error stopped)."""
+SERVER_ERROR: Final = Termination.SERVER_ERROR.value
 UNSTORED_RETRY: Final = (0.5, 30.0)
 """The first and the longest wait between attempts at a write that must be stored in the end
 (`SQLStorage.finish_unstored`): the wait doubles after each failure."""
@@ -412,7 +413,7 @@ class SQLStorage:
                 (
                     "UPDATE matches SET status = 'finished', ended_at = ?, result = ?,"
                     " winner = NULL, reason = ?, termination = ? WHERE id = ?",
-                    (time.time(), UNSTORED_RESULT, reason, Termination.SERVER_ERROR.value, match_id),
+                    (time.time(), UNSTORED_RESULT, reason, SERVER_ERROR, match_id),
                 ),
                 ("UPDATE results SET score = 0 WHERE match_id = ?", (match_id,)),
                 ("DELETE FROM moves WHERE match_id = ? AND ply > ?", (match_id, moves)),
