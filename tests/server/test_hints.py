@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import trio
-
 from arbiter import protocol
 from arbiter.games import get_game
 from arbiter.games.kings_court import KingsCourtState
