@@ -7,6 +7,10 @@ one step of the match has to say is collected here (`tell`) with the writes it d
 writer, which releases it after the commit. Frames queue behind any still held, so each client
 hears them in the order they were said, and each client gets one write per step (its opponent's
 move and its own `your_turn` together).
+
+The moment a step is released (handed to the connections) is told to whoever asked
+(`on_release`): a move's deadline starts there, not when it was said, because the wait for the
+commit is the server's (a stalled or restarted commit process, a slow disk), not the player's.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ if TYPE_CHECKING:
     from arbiter.server.storage import PendingWrite, Storage
 
 Outgoing = tuple[Peer, protocol.Message | protocol.Encoded, OnWritten | None]
+OnReleased = Callable[[float], None]
+"""Called with the time a step's frames were handed to the connections."""
 
 
 class CommitGate:
@@ -33,10 +39,12 @@ class CommitGate:
         "_all_sent",
         "_held",
         "_on_lost_write",
+        "_on_release",
         "_outgoing",
         "_storage",
         "_unstored",
         "lost_write",
+        "stored",
     )
 
     def __init__(self, storage: Storage, on_lost_write: Callable[[BaseException], None]) -> None:
@@ -47,11 +55,16 @@ class CommitGate:
         """Frames the step under way has to send; `flush` sends them once it is done."""
         self._unstored: list[PendingWrite] = []
         """Writes queued since the last flush: its frames wait for their commit."""
+        self._on_release: list[OnReleased] = []
+        """Who asked to be told when the step under way is released."""
         self._held = 0
         """Flushes waiting for a commit; later frames queue behind them, to keep their order."""
         self._all_sent: trio.Event | None = None
         self.lost_write: BaseException | None = None
         """The first write that could not be stored: the match cannot go on."""
+        self.stored = 0
+        """How many writes were stored, in order, before `lost_write`: the moves a client may
+        have heard of."""
 
     def tell(
         self,
@@ -66,27 +79,37 @@ class CommitGate:
         """Hold what this step says until `write` is committed."""
         self._unstored.append(write)
 
+    def on_release(self, callback: OnReleased) -> None:
+        """Tell `callback` when what this step says is handed to the connections (at once if
+        nothing holds it); never, if a write it waits for could not be stored."""
+        self._on_release.append(callback)
+
     def flush(self) -> None:
         """Send what this step said: now, or once the writes it depends on are committed."""
-        if not self._outgoing:
+        if not self._outgoing and not self._on_release:
             return
         frames, self._outgoing = self._outgoing, []
+        released, self._on_release = self._on_release, []
         if not self._unstored and not self._held:
-            _send_grouped(frames)
+            _send_released(frames, released)
             return
         writes, self._unstored = self._unstored, []
         self._held += 1
-        self._storage.after_commit(partial(self._release, frames, writes))
+        self._storage.after_commit(partial(self._release, frames, released, writes))
 
-    def _release(self, frames: list[Outgoing], writes: Sequence[PendingWrite]) -> None:
+    def _release(
+        self, frames: list[Outgoing], released: list[OnReleased], writes: Sequence[PendingWrite]
+    ) -> None:
         """Called by the storage writer once `writes` are committed (or failed)."""
         self._held -= 1
-        failed = next((write.error for write in writes if write.error is not None), None)
-        if failed is not None and self.lost_write is None:
-            self.lost_write = failed
-            self._on_lost_write(failed)
         if self.lost_write is None:
-            _send_grouped(frames)
+            failed = next((write.error for write in writes if write.error is not None), None)
+            if failed is None:
+                self.stored += len(writes)
+                _send_released(frames, released)
+            else:
+                self.lost_write = failed
+                self._on_lost_write(failed)
         if not self._held and self._all_sent is not None:
             self._all_sent.set()
 
@@ -98,8 +121,14 @@ class CommitGate:
             await self._all_sent.wait()
 
 
-def _send_grouped(frames: list[Outgoing]) -> None:
-    """Each peer's frames in one write, in the order they were said."""
+def _send_released(frames: list[Outgoing], released: list[OnReleased]) -> None:
+    """Tell who asked that the step is released, then send its frames, each peer's in one
+    write, in the order they were said (a frame can be written at once, and the time it was
+    written comes after the release)."""
+    if released:
+        now = trio.current_time()
+        for callback in released:
+            callback(now)
     by_peer: dict[Peer, list[tuple[protocol.Message | protocol.Encoded, OnWritten | None]]] = {}
     for peer, message, on_written in frames:
         by_peer.setdefault(peer, []).append((message, on_written))

@@ -47,8 +47,9 @@ NEW_ID: Final = msgpack.ExtType(1, b"")
 """Stands for the id a keyed write's first statement returned. A msgpack extension value, so it
 crosses to the commit process as it is."""
 
-Answer = Exception | int | None
-"""What committing a write gave: the refusal, a keyed write's id, or None."""
+Answer = list[str] | int | None
+"""What committing a write gave: the refusal (`refusal`: the error's class name and message), a
+keyed write's id, or None. As it crosses to the server, and as the commit log keeps it."""
 
 SCHEMA: Final = schema(SQLITE)
 """Version 1's tables in SQLite's types: what Arbiter wrote before versions (and the start of a
@@ -176,41 +177,89 @@ def _claim(db: sqlite3.Connection, path: str | Path) -> None:
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
 
-def commit_batch(db: Connection, batch: Sequence[Write]) -> list[Answer]:
-    """Commit the batch at once; if that fails, write one by one so only the bad one fails.
+def commit_batch(
+    db: Connection, number: int, batch: Sequence[Write], *, resend: bool = False
+) -> list[Answer]:
+    """Commit batch `number` at once; if that fails, write one by one so only the bad one fails.
+
+    The batch's number and its answers are logged (`commit_log`) in the transaction that
+    commits its writes, so a batch is committed once however often it is sent: a process that
+    died after the commit but before its answer reached the server leaves its answers in the log,
+    and the server sends the batch again to the next process (`resend`), which reads them back
+    (one query, only then: the first batch a new commit process gets).
 
     A batch is as few statements as possible: a run of INSERTs (the moves of many matches)
-    becomes one statement with many VALUES rows, and a batch that is one statement needs no
-    BEGIN and COMMIT (it is atomic). A keyed write is run on its own, in its place, so its id
-    reaches its own statements.
+    becomes one statement with many VALUES rows. A keyed write is run on its own, in its place,
+    so its id reaches its own statements.
     """
-    answers: list[Answer] = [None] * len(batch)
+    answers = _logged(db, number) if resend else []
+    if answers:
+        return answers + _one_by_one(db, number, batch, answers)
     try:
-        if any(_is_keyed(write) for write in batch):  # rare: a new match
-            with transaction(db):
-                start = 0
-                for index, write in enumerate(batch):
-                    if _is_keyed(write):
-                        _execute_merged(db, batch[start:index])
-                        answers[index] = _execute(db, write)
-                        start = index + 1
-                _execute_merged(db, batch[start:])
-        else:  # the moves: the path every batch takes under load
-            statements = _merged(db, batch)
-            if len(statements) == 1:
-                db.execute(*statements[0])
-            else:
-                with transaction(db):
-                    for sql, args in statements:
-                        db.execute(sql, args)
+        return _together(db, number, batch)
     except db.Error:
+        return _one_by_one(db, number, batch, [])
+
+
+def _together(db: Connection, number: int, batch: Sequence[Write]) -> list[Answer]:
+    answers: list[Answer] = [None] * len(batch)
+    with transaction(db):
+        start = 0
         for index, write in enumerate(batch):
-            try:
-                with transaction(db):
-                    answers[index] = _execute(db, write)
-            except db.Error as error:
-                answers[index] = error
+            if _is_keyed(write):  # rare: a new match
+                _execute_merged(db, batch[start:index])
+                answers[index] = _execute(db, write)
+                start = index + 1
+        _execute_merged(db, batch[start:])  # the moves: the path every batch takes under load
+        _log(db, number, answers)
     return answers
+
+
+def _one_by_one(
+    db: Connection, number: int, batch: Sequence[Write], done: list[Answer]
+) -> list[Answer]:
+    """The writes after `done` (their answers), each in a transaction of its own; a refusal
+    is logged too when it can be (if not, a resend only meets the same refusal again)."""
+    answers = list(done)
+    for write in batch[len(done) :]:
+        try:
+            with transaction(db):
+                answer = _execute(db, write)
+                _log(db, number, [*answers, answer])
+        except db.Error as error:
+            answers.append(refusal(error))
+            with contextlib.suppress(db.Error):
+                _log(db, number, answers)
+        else:
+            answers.append(answer)
+    return answers[len(done) :]
+
+
+def refusal(error: Exception) -> list[str]:
+    """How a refused write is answered: its error's class name and message."""
+    return [type(error).__name__, str(error)]
+
+
+def _log(db: Connection, number: int, answers: list[Answer]) -> None:
+    db.execute(
+        "UPDATE commit_log SET batch = ?, done = ?, answers = ?",
+        (number, len(answers), msgpack.packb(answers)),
+    )
+
+
+def _logged(db: Connection, number: int) -> list[Answer]:
+    """The answers logged for batch `number` so far; none if it is not the batch logged."""
+    row = db.execute("SELECT batch, answers FROM commit_log").fetchone()
+    if row is None or row[0] != number:
+        return []
+    answers: list[Answer] = msgpack.unpackb(bytes(row[1]), raw=False)
+    return answers
+
+
+def last_batch(db: Connection) -> int:
+    """The number of the last batch logged: a server numbers its batches after it."""
+    row = db.execute("SELECT batch FROM commit_log").fetchone()
+    return 0 if row is None else int(row[0])
 
 
 def _is_keyed(write: Write) -> bool:

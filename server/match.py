@@ -11,7 +11,10 @@ end, stores and announces the result.
 A move is checked by the game's own rules, stored, and only then announced, so a restarted
 server never knows less than a client was told. Nothing waits for the commit: what a step has to
 say goes through the match's `CommitGate` (`server.commit_gate`), which sends it once the move is
-committed, one write per client per step.
+committed, one write per client per step. If a move cannot be stored (the store refuses it, or
+stays out of reach), the match ends for everyone with a `game_over` that says so, showing the
+moves that were stored (the others were never announced), and that end is stored as soon as the
+store takes it (`Storage.finish_unstored`).
 
 Thinking time runs from the moment `your_turn` has been written to the mover's socket until the
 move frame has arrived whole (DESIGN.md). Whoever writes `your_turn` stamps the first instant and
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -52,6 +56,7 @@ from arbiter.server.commit_gate import CommitGate
 from arbiter.server.defaults import DefaultKind, lost_by_default
 from arbiter.server.peer import Peer
 from arbiter.server.stalls import StallMeter
+from arbiter.server.storage import StorageError
 
 if TYPE_CHECKING:
     from arbiter.server.storage import Storage
@@ -95,6 +100,12 @@ class StorageFailed:
 MatchEvent = MoveArrived | Resigned | Disconnected | Reconnected | StorageFailed
 
 
+UNSTORED = Outcome.both_forfeit(
+    "the server could not store the game: it ends without a result", Termination.SERVER_ERROR
+)
+"""How a match ends when one of its moves, or its result, could not be stored."""
+
+
 class _GoesOn(enum.Enum):
     GOES_ON = "goes on"
 
@@ -108,9 +119,12 @@ TurnResult = Outcome | _GoesOn | None
 class Turn:
     """One seat's turn: when its clock started and the deadline for its move.
 
-    Until `your_turn` is written the deadline counts from when it was queued, so a client that
-    does not read cannot stall the match; the write then moves it to count from the write. A
-    seat that is away has nothing to write: its clock starts at once.
+    There is no deadline until the commit gate releases `your_turn` to the connection
+    (`release`): until then it waits for the commit of the move before it, and a storage that
+    is slow, stalled or restarting is the server's delay, not the player's. From the release
+    the deadline counts, so a client that does not read cannot stall the match; the write then
+    moves it to count from the write (`start`). A seat that is away has nothing to write: its
+    clock starts at the release.
 
     The server's own stalls during the turn (`server.stalls`) are not the player's: they are
     taken off the thinking time and added to the deadline.
@@ -118,16 +132,18 @@ class Turn:
 
     __slots__ = ("clock", "deadline", "lag", "seat", "stalls", "stalls_before", "started")
 
-    def __init__(
-        self, seat: Seat, clock: SeatClock, lag: float, now: float, stalls: StallMeter
-    ) -> None:
+    def __init__(self, seat: Seat, clock: SeatClock, lag: float, stalls: StallMeter) -> None:
         self.seat = seat
         self.clock = clock
         self.lag = lag  # the mover's round trip when asked: the same figure decides and charges
         self.started: float | None = None
-        self.deadline = clock.deadline_after(now, lag)
+        self.deadline = math.inf
         self.stalls = stalls
-        self.stalls_before = stalls.stalled(now)
+        self.stalls_before = 0.0
+
+    def release(self, now: float) -> None:
+        self.deadline = self.clock.deadline_after(now, self.lag)
+        self.stalls_before = self.stalls.stalled(now)
 
     def start(self, written_at: float) -> None:
         self.started = written_at
@@ -194,6 +210,8 @@ class Match:
     only ever brought forward, so a move costs no timer update (each would be a trio deadline
     change), and a wake-up that finds the deadline moved on just waits again."""
     _failure: Exception | None = field(default=None, init=False, repr=False)
+    _moves_before: int = field(default=0, init=False, repr=False)
+    """The moves stored before this run (a tournament game resumed): the gate counts the rest."""
     _snapshot: tuple[tuple[object, ...], protocol.Encoded] | None = field(
         default=None, init=False, repr=False
     )
@@ -267,6 +285,7 @@ class Match:
             self._gate.tell(session, self._started_message(seat))
             if session.closed:
                 self.away[seat] = trio.current_time() + self.grace
+        self._moves_before = len(self.moves)
         with self._alarm:
             self._next_turn()
             self._gate.flush()
@@ -285,8 +304,7 @@ class Match:
         if self._failure is not None:
             raise self._failure
         assert self.outcome is not None
-        await self._finish(self.outcome)
-        return self.outcome
+        return await self._finish(self.outcome)
 
     def _next_turn(self) -> None:
         """Ask the seat to move, or end the match if the position says it is over."""
@@ -299,14 +317,21 @@ class Match:
             self._end(outcome)
             return
         seat = self.state.turn
-        now = trio.current_time()
-        turn = self._turn = Turn(seat, self.clocks[seat], self.sessions[seat].rtt, now, self.stalls)
-        if seat in self.away:
-            turn.start(now)
-        else:
+        turn = self._turn = Turn(seat, self.clocks[seat], self.sessions[seat].rtt, self.stalls)
+        away = seat in self.away
+        if not away:
             message = self._your_turn_message(seat, turn)
             self._gate.tell(self.sessions[seat], message, partial(self._turn_started, turn))
-        self._set_alarm()
+        self._gate.on_release(partial(self._turn_released, turn, away))
+
+    def _turn_released(self, turn: Turn, away: bool, now: float) -> None:
+        """`your_turn` goes to the connection (or, for a seat away, would): the deadline runs
+        from now, and the alarm is brought forward to it (the one timer update of a move)."""
+        turn.release(now)
+        if away:
+            turn.start(now)
+        if turn is self._turn and self.outcome is None:
+            self._set_alarm()
 
     def _turn_started(self, turn: Turn, written_at: float) -> None:
         """`your_turn` is on the wire: the move's time counts from now. The alarm stays as it
@@ -340,8 +365,8 @@ class Match:
         """React to one event during a turn."""
         seat = turn.seat
         match event:
-            case StorageFailed(error=error):
-                raise self._lost_write(error)
+            case StorageFailed():
+                return UNSTORED
             case Disconnected(seat=gone):
                 if self.grace <= 0:
                     return self._default(gone, DefaultKind.CRASH, "disconnected")
@@ -458,20 +483,23 @@ class Match:
             return None
         return [clock.remaining or 0.0 for clock in self.clocks]
 
-    async def _finish(self, outcome: Outcome) -> None:
+    async def _finish(self, outcome: Outcome) -> Outcome:
+        """Store the result, then announce it, after every move; or, if a move or the result
+        could not be stored, announce the end `UNSTORED` and have it stored when it can be."""
         self.outcome = outcome
         await self._gate.drain()  # the result is announced after every move
-        if self._gate.lost_write is not None:
-            raise self._lost_write(self._gate.lost_write)
+        failure = self._gate.lost_write
+        if failure is None:
+            try:
+                await self._store_result(outcome)
+            except StorageError as error:
+                failure = error
+        if failure is not None:
+            outcome = self.outcome = UNSTORED
+            self._forget_unstored_moves()
+            self.storage.finish_unstored(self.id, outcome.reason, len(self.moves))
+            log.error("match %d ends: the server could not store it (%s)", self.id, failure)
         winner = None if outcome.winner is None else self.game.seats[outcome.winner]
-        await self.storage.finish_match(
-            self.id,
-            outcome.result.value,
-            winner,
-            outcome.reason,
-            outcome.termination,
-            [outcome.score(seat) for seat in (0, 1)],
-        )
         logs.event(
             log,
             "match_ended",
@@ -492,17 +520,30 @@ class Match:
         )
         for session in (*self.sessions, *self.spectators):
             self._gate.tell(session, over)
-        self._gate.flush()
+        self._gate.flush()  # nothing is held after the drain: sent at once
+        return outcome
+
+    async def _store_result(self, outcome: Outcome) -> None:
+        winner = None if outcome.winner is None else self.game.seats[outcome.winner]
+        await self.storage.finish_match(
+            self.id,
+            outcome.result.value,
+            winner,
+            outcome.reason,
+            outcome.termination,
+            [outcome.score(seat) for seat in (0, 1)],
+        )
+
+    def _forget_unstored_moves(self) -> None:
+        """Keep only the moves that were stored, in order (all a client was told of)."""
+        stored = self._moves_before + self._gate.stored
+        if stored < len(self.moves):
+            del self.moves[stored:]
+            self.state = self.game.replay(self.options, self.moves)
 
     def _storage_failed(self, error: BaseException) -> None:
-        """The commit gate's word that a move could not be stored: the match stops."""
+        """The commit gate's word that a move could not be stored: the match ends."""
         self.deliver(StorageFailed(error))
-
-    def _lost_write(self, error: BaseException) -> RuntimeError:
-        """What stops the match when one of its moves could not be stored."""
-        failure = RuntimeError(f"match {self.id}: a move could not be stored")
-        failure.__cause__ = error
-        return failure
 
     def _seat_view(self, seat: Seat) -> dict[str, Any]:
         """What `match_started` and `resumed` both tell a seat about its match."""

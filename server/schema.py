@@ -104,7 +104,18 @@ CREATE TABLE IF NOT EXISTS arbiter_schema (
 """Version 1: the tables as Arbiter wrote them before versions (the `{...}` are the dialect's
 types), and the stamp's own table."""
 
-OUR_TABLES: Final = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", TABLES))
+COMMIT_LOG: Final = """
+CREATE TABLE IF NOT EXISTS commit_log (
+    batch BIGINT NOT NULL,          -- the number of the last group commit the commit process ran
+    done INTEGER NOT NULL,          -- how many of its writes were committed or refused
+    answers {bytes} NOT NULL        -- msgpack: their answers (server.database.Answer)
+)
+"""
+"""Version 3: one row, updated in the transaction of each group commit, so that a batch resent
+after its commit process died is not committed twice, and the answers it got (the ids of new
+matches) are read back (`server.database.commit_batch`)."""
+
+OUR_TABLES: Final = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", TABLES + COMMIT_LOG))
 STAMP: Final = "arbiter_schema"
 
 
@@ -113,7 +124,7 @@ def schema(dialect: Dialect) -> str:
     return TABLES.format(**dialect.types)
 
 
-def _version_2(db: Connection) -> None:
+def _version_2(db: Connection, dialect: Dialect) -> None:
     """An index of the matches in play: a server's start (`abort_casual_matches`) and its
     lobby look for them among every match a term has stored. And the `termination` column,
     for a file from before it (stamped as version 1, as every unstamped file is)."""
@@ -124,7 +135,19 @@ def _version_2(db: Connection) -> None:
     )
 
 
-MIGRATIONS: Final[dict[int, Callable[[Connection], None]]] = {2: _version_2}
+def _version_3(db: Connection, dialect: Dialect) -> None:
+    """The commit log (`COMMIT_LOG`), with its one row: batch 0, of no writes."""
+    db.execute(COMMIT_LOG.format(**dialect.types))
+    db.execute("INSERT INTO commit_log (batch, done, answers) VALUES (0, 0, ?)", (EMPTY_ANSWERS,))
+
+
+EMPTY_ANSWERS: Final = b"\x90"
+"""msgpack's empty array: the answers of batch 0."""
+
+MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
+    2: _version_2,
+    3: _version_3,
+}
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)
 """The version this Arbiter writes."""
@@ -200,6 +223,6 @@ def _upgrade(db: Connection, dialect: Dialect, found: int) -> None:
         if statement.strip():
             db.execute(statement)  # IF NOT EXISTS: a no-op for a version 1 store's tables
     for version in range(max(found, 1) + 1, VERSION + 1):
-        MIGRATIONS[version](db)
+        MIGRATIONS[version](db, dialect)
     db.execute(f"DELETE FROM {STAMP}")
     db.execute(f"INSERT INTO {STAMP} (version) VALUES (?)", (VERSION,))

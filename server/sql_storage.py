@@ -22,6 +22,7 @@ transaction, and the commit process's answer brings back (`server.database.commi
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -32,15 +33,15 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Final, TypeVar
 
 import msgpack
 import trio
 
-from arbiter.games import Termination
+from arbiter.games import Result, Termination
 from arbiter.server import accounts
 from arbiter.server.commit_writer import TARGET
-from arbiter.server.database import NEW_ID, RETURNING_ID, Statement
+from arbiter.server.database import NEW_ID, RETURNING_ID, Statement, last_batch
 from arbiter.server.records import FullRecord, MoveRow, read_moves, read_records
 from arbiter.server.sql import Connection, Dialect, transaction
 from arbiter.server.storage import (
@@ -54,6 +55,18 @@ from arbiter.server.storage import (
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+
+RESTART_DELAYS: Final = (0.0, 0.25, 1.0, 3.0)
+"""How long to wait after each commit process that died before starting the next, for one
+batch: four processes in about 4 s (a killed one is replaced at once; a database that is
+restarting gets a few seconds) before its writes fail."""
+UNSTORED_RESULT: Final = Result.BOTH_FORFEIT.value
+"""The result of a match that ended because the server could not store it: no winner, no
+points (as a tournament scores a match a server error stopped)."""
+SERVER_ERROR: Final = Termination.SERVER_ERROR.value
+UNSTORED_RETRY: Final = (0.5, 30.0)
+"""The first and the longest wait between attempts at a write that must be stored in the end
+(`SQLStorage.finish_unstored`): the wait doubles after each failure."""
 
 ABORTED_REASON = "the server stopped while the game was in play"
 
@@ -88,38 +101,55 @@ class QueuedWrite:
     done: trio.Event | None = None
     error: BaseException | None = None
     key: int | None = None
+    retry: float | None = None
+    """For a write that must be stored in the end: how long to wait before trying it again if
+    this attempt fails."""
 
 
 class _CommitProcess:
     """`server.commit_writer` beside the server: a batch out, one answer per write back.
 
-    Started on the first batch, and again after it dies (the batch in flight then fails and its
-    matches stop; later ones go on). A thread would be simpler, but it shares the interpreter
-    lock with the event loop: at 500 matches its commits took ten times their SQLite time and
-    slowed every move (bench/server.py: 5,320 moves/s with a thread, about 5,960 with this).
+    Started on the first batch, and again after it dies: the batch in flight is then sent again
+    to the new process, which commits it unless the dead one had (the batches are numbered, and
+    the commit log says which was committed last: `server.database.commit_batch`), so a killed
+    commit process costs a pause, not a move. After `RESTART_DELAYS` are spent without an answer
+    (a database that is down), the batch's writes fail. A thread would be simpler, but it shares
+    the interpreter lock with the event loop: at 500 matches its commits took ten times their
+    SQLite time and slowed every move (bench/server.py: 5,320 moves/s with a thread, about 5,960
+    with this).
     """
 
-    def __init__(self, target: str, errors: Callable[[str, str], Exception]) -> None:
+    def __init__(
+        self, target: str, errors: Callable[[str, str], Exception], last_batch: int
+    ) -> None:
         self._target = target
         self._errors = errors
+        self._numbers = itertools.count(last_batch + 1)
         self._process: trio.Process | None = None
         self._stream: trio.SocketStream | None = None
         self._answers = msgpack.Unpacker(raw=False)
 
     async def commit(self, batch: list[QueuedWrite]) -> None:
         """Commit `batch`, setting each write's `error` if it was refused or lost, and a keyed
-        write's `key`. Shielded:
-        an answer left unread would be taken for the next batch's (the wait is one commit)."""
+        write's `key`. Shielded: an answer left unread would be taken for the next batch's (the
+        wait is one commit, or the restarts' delays)."""
+        message = msgpack.packb([next(self._numbers), [w.statements for w in batch]])
         with trio.CancelScope(shield=True):
-            try:
-                stream = self._stream or await self._start()
-                await stream.send_all(msgpack.packb([w.statements for w in batch]))
-                answer = await self._next_answer(stream)
-            except (OSError, EOFError, trio.BrokenResourceError) as error:
-                await self.stop()
-                lost = StorageError(f"the commit process stopped: {error}")
+            for delay in RESTART_DELAYS:
+                try:
+                    stream = self._stream or await self._start()
+                    await stream.send_all(message)
+                    answer = await self._next_answer(stream)
+                    break
+                except (OSError, EOFError, trio.BrokenResourceError) as error:
+                    await self.stop()
+                    log.warning("the commit process stopped (%s): starting another", error)
+                    lost = error
+                    await trio.sleep(delay)
+            else:
+                failed = StorageError(f"the commit process stopped: {lost}")
                 for write in batch:
-                    write.error = lost
+                    write.error = failed
                 return
         for write, given in zip(batch, answer, strict=True):
             if isinstance(given, int):
@@ -186,6 +216,8 @@ class SQLStorage:
         """One worker-thread query at a time: they share one connection."""
         self._defaults: dict[int, dict[int, str]] = {}
         """Default kinds noted for matches about to finish: match id -> seat -> kind."""
+        self._last_batch = last_batch(connection)
+        """The last group commit's number: this server's are numbered after it."""
 
     @classmethod
     def _refusal(cls, name: str, message: str) -> Exception:
@@ -201,24 +233,35 @@ class SQLStorage:
         self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
         """The group-commit loop; runs until cancelled."""
-        committer = _CommitProcess(self._target, self._refusal)
+        committer = _CommitProcess(self._target, self._refusal, self._last_batch)
         try:
-            task_status.started()
-            while True:
-                while not self._queue:
-                    await self._queued.park()
-                batch = list(self._queue)
-                self._queue.clear()
-                writes = [item for item in batch if isinstance(item, QueuedWrite)]
-                if writes:
-                    await committer.commit(writes)
-                for item in batch:
-                    if not isinstance(item, QueuedWrite):
-                        self._call_back(item)
-                    elif item.done is not None:
-                        item.done.set()
+            async with trio.open_nursery() as retries:
+                task_status.started()
+                while True:
+                    while not self._queue:
+                        await self._queued.park()
+                    batch = list(self._queue)
+                    self._queue.clear()
+                    writes = [item for item in batch if isinstance(item, QueuedWrite)]
+                    if writes:
+                        await committer.commit(writes)
+                    for item in batch:
+                        if not isinstance(item, QueuedWrite):
+                            self._call_back(item)
+                        elif item.error is not None and item.retry is not None:
+                            retries.start_soon(self._try_again, item)
+                        elif item.done is not None:
+                            item.done.set()
         finally:
             await committer.stop()
+
+    async def _try_again(self, write: QueuedWrite) -> None:
+        """Queue a write that must be stored again, after its wait (doubled for the next)."""
+        assert write.retry is not None
+        log.error("could not store a write (%s): trying again in %g s", write.error, write.retry)
+        await trio.sleep(write.retry)
+        write.error, write.retry = None, min(2 * write.retry, UNSTORED_RETRY[1])
+        self._enqueue(write)
 
     def _enqueue(self, item: QueuedWrite | AfterCommit) -> None:
         self._queue.append(item)
@@ -361,6 +404,23 @@ class SQLStorage:
                 for index, score in enumerate(scores)
             ),
         )
+
+    def finish_unstored(self, match_id: int, reason: str, moves: int) -> None:
+        """Store that the match ended because the server could not store it; see `Storage`."""
+        self._defaults.pop(match_id, None)
+        write = QueuedWrite(
+            [
+                (
+                    "UPDATE matches SET status = 'finished', ended_at = ?, result = ?,"
+                    " winner = NULL, reason = ?, termination = ? WHERE id = ?",
+                    (time.time(), UNSTORED_RESULT, reason, SERVER_ERROR, match_id),
+                ),
+                ("UPDATE results SET score = 0 WHERE match_id = ?", (match_id,)),
+                ("DELETE FROM moves WHERE match_id = ? AND ply > ?", (match_id, moves)),
+            ],
+            retry=UNSTORED_RETRY[0],
+        )
+        self._enqueue(write)
 
     def note_default(self, match_id: int, seat: int, kind: str) -> None:
         """Remember why a seat defaulted. It is written with the match's result, in the same

@@ -11,6 +11,10 @@ queries (`server.sql_storage`) with the same meaning:
   it queues behind the write (`after_commit`), called once the write is committed or refused;
 - a match's creation (with its players, and its place in a tournament's schedule) and its end
   (result, termination, scores, the kinds of its defaults) are each stored in one transaction;
+- a commit process that dies costs a pause, not a write: the writes in flight are sent to a new
+  one, and stored once; writes fail only when the store refuses them or stays out of reach, and
+  the end of a match that could not be stored is stored as soon as the store takes it again
+  (`finish_unstored`);
 - every query runs off the event loop; `run_writer` is the one task that commits writes, and
   runs in the server's nursery until it is cancelled; `close()` once it has stopped.
 
@@ -126,6 +130,16 @@ class Storage(Protocol):
     ) -> None:
         """Store the end of a match: result, winning seat, reason in words, termination kind,
         each seat's score, and the defaults noted for it, together. `StorageError` if not."""
+
+    def finish_unstored(self, match_id: int, reason: str, moves: int) -> None:
+        """Store the end of a match the server could not store (a write refused or lost: a
+        full disk, a database that is down): termination `SERVER_ERROR`, no winner, no points,
+        `reason` in words. Its first `moves` moves are what was stored and announced; any later
+        one stored (its announcement never went out) is dropped with it.
+
+        Returns at once: the write is tried, and tried again in the background with a growing
+        wait, until it is stored or the server stops (a casual match left in play is then
+        aborted at the next start, a tournament game resumed)."""
 
     async def load_match(self, match_id: int) -> FullRecord | None:
         """Everything stored about a match, in play or not; None if there is no such match."""

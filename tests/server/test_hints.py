@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import trio
-
 from arbiter import protocol
 from arbiter.games import get_game
 from arbiter.games.kings_court import KingsCourtState
@@ -42,7 +40,7 @@ async def test_hints_are_left_out_only_when_they_could_not_fit_a_frame() -> None
     for size, fits in ((6, True), (7, False)):
         match.state = lattice(size)
         every_move = [game.format_move(move) for move in match.state.legal_moves()]
-        turn = Turn(0, match.clocks[0], 0.0, trio.current_time(), match.stalls)
+        turn = Turn(0, match.clocks[0], 0.0, match.stalls)
         message = match._your_turn_message(0, turn)
         assert (sum(map(len, every_move)) <= MAX_HINT_CHARACTERS) is fits
         assert message.legal == (every_move if fits else None)

@@ -24,6 +24,7 @@ from arbiter.server.database import (
     SCHEMA,
     NotArbiterFile,
     commit_batch,
+    last_batch,
     open_database,
 )
 from arbiter.server.records import open_read_only, read_records
@@ -36,6 +37,8 @@ from tests.server.memory import writing_to
 
 INTEGRITY_ERRORS = (sqlite3.IntegrityError, psycopg.IntegrityError)
 """What each engine raises for a row that breaks a key."""
+INTEGRITY_ERROR_NAMES = ("IntegrityError", "ForeignKeyViolation")
+"""How the commit process names them."""
 
 
 async def _new_match(storage: SQLStorage) -> int:
@@ -118,7 +121,7 @@ async def test_one_bad_write_fails_alone_and_callbacks_keep_their_order(db: Path
 
 
 @BOTH_BACKENDS
-async def test_a_killed_commit_process_loses_only_its_batch(db: Path | str) -> None:
+async def test_a_commit_process_killed_between_batches_is_replaced(db: Path | str) -> None:
     async with writing_to(db) as storage:
         match_id = await _new_match(storage)
         first = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
@@ -126,15 +129,73 @@ async def test_a_killed_commit_process_loses_only_its_batch(db: Path | str) -> N
         [writer] = commit_writers(db)
         os.kill(writer, signal.SIGKILL)
         await trio.sleep(0.3)
-        lost = storage.record_move(match_id, 2, "black", "G4F4", 0.1)
-        await _until_committed(storage)
-        again = storage.record_move(match_id, 2, "black", "G4F4", 0.1)
+        second = storage.record_move(match_id, 2, "black", "G4F4", 0.1)
         await _until_committed(storage)
         assert commit_writers(db) not in ([], [writer])  # a new one took over
-    assert first.error is None and again.error is None
-    assert isinstance(lost.error, StorageError)
+    assert first.error is None and second.error is None
     assert _stored(db) == [(match_id, 1, "B4C4"), (match_id, 2, "G4F4")]
     assert commit_writers(db) == []  # stopped with the writer
+
+
+@BOTH_BACKENDS
+async def test_a_batch_whose_commit_process_is_killed_is_stored_once_by_the_next(
+    db: Path | str,
+) -> None:
+    async with writing_to(db) as storage:
+        match_id = await _new_match(storage)
+        [writer] = commit_writers(db)
+        os.kill(writer, signal.SIGSTOP)  # the batch below is sent to it, and never answered
+        move = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
+        creating = trio.Event()
+        created: list[int] = []
+
+        async def create() -> None:
+            created.append(await _new_match(storage))
+            creating.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(create)
+            await trio.sleep(0.3)
+            assert not creating.is_set()
+            os.kill(writer, signal.SIGKILL)
+            with trio.fail_after(10):
+                await creating.wait()
+        await _until_committed(storage)
+    assert move.error is None and created == [match_id + 1]
+    assert _stored(db) == [(match_id, 1, "B4C4")]
+
+
+@BOTH_BACKENDS
+def test_a_batch_sent_again_after_its_commit_is_not_committed_twice(db: Path | str) -> None:
+    """The answers a dead process gave no one are read back from the commit log by the next."""
+    connection, another = open_database(db), open_database(db)
+    try:
+        batch = [_match_write("a"), _move(99, 1)]  # no match 99: refused
+        answers = commit_batch(connection, 7, batch)
+        assert isinstance(answers[0], int) and isinstance(answers[1], list)
+        assert commit_batch(another, 7, batch, resend=True) == answers
+        [later] = commit_batch(another, 8, [_match_write("b")], resend=True)  # not a resend
+        assert isinstance(later, int) and later > answers[0]
+        assert last_batch(another) == 8
+        assert another.execute("SELECT game FROM matches ORDER BY id").fetchall() == [
+            ("a",),
+            ("b",),
+        ]
+    finally:
+        connection.close()
+        another.close()
+
+
+@BOTH_BACKENDS
+async def test_batch_numbers_go_on_from_the_commit_log_after_a_restart(db: Path | str) -> None:
+    async with writing_to(db) as storage:
+        await _new_match(storage)
+        await _new_match(storage)
+    with closing(open_database(db)) as connection:
+        assert last_batch(connection) == 2
+    async with writing_to(db) as storage:
+        await _new_match(storage)
+    assert _rows(db, "SELECT batch FROM commit_log") == [(3,)]
 
 
 @BOTH_BACKENDS
@@ -236,9 +297,9 @@ def _move(match_id: int, ply: int) -> list[tuple[str, list[object]]]:
 def test_keyed_writes_get_their_own_ids_among_merged_moves(db: Path | str) -> None:
     connection = open_database(db)
     try:
-        assert commit_batch(connection, [_match_write("a")]) == [1]
+        assert commit_batch(connection, 1, [_match_write("a")]) == [1]
         batch = [_move(1, 2), _match_write("b"), _move(1, 3), _move(1, 4), _match_write("c")]
-        assert commit_batch(connection, batch) == [None, 2, None, None, 3]
+        assert commit_batch(connection, 2, batch) == [None, 2, None, None, 3]
         assert connection.execute(
             "SELECT m.id, m.game, count(*) FROM matches m JOIN moves v ON v.match_id = m.id"
             " GROUP BY m.id ORDER BY m.id"
@@ -256,8 +317,8 @@ def test_a_refused_write_beside_keyed_ones_leaves_them_their_ids(
 ) -> None:
     connection = open_database(db)
     try:
-        answers = commit_batch(connection, [_match_write("a"), _move(99, 1), _match_write("b")])
-        assert isinstance(answers[1], INTEGRITY_ERRORS)  # no match 99
+        answers = commit_batch(connection, 1, [_match_write("a"), _move(99, 1), _match_write("b")])
+        assert isinstance(answers[1], list) and answers[1][0] in INTEGRITY_ERROR_NAMES
         # The batch failed whole, then went one write at a time: PostgreSQL's sequence does not
         # give back the number the failed attempt drew for "a" (SQLite: the largest id plus one).
         first, second = (1, 2) if backend == "sqlite" else (2, 3)
