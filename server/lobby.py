@@ -28,9 +28,8 @@ import trio
 from arbiter import protocol
 from arbiter.games import GAME_NAMES, Game, GameError, OptionError, Outcome, get_game
 from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
-from arbiter.server import accounts
 from arbiter.server.accounts import Account
-from arbiter.server.admission import DEFAULT, Admission, TokenGate
+from arbiter.server.admission import DEFAULT, Admission
 from arbiter.server.limits import Limits
 from arbiter.server.listing import listing
 from arbiter.server.lobby_feed import LobbyFeed
@@ -41,6 +40,7 @@ from arbiter.server.snapshots import Shown, snapshots
 from arbiter.server.stalls import StallMeter
 from arbiter.server.storage import Storage, StorageError
 from arbiter.server.time_defaults import default_time_control
+from arbiter.server.token_checks import TokenChecks, TokensBusy
 from arbiter.server.tournament import Desk
 
 log = logging.getLogger(__name__)
@@ -83,9 +83,8 @@ class Lobby:
         """Sessions that said hello with a registered name and its token."""
         self._signed_in: dict[str, Session] = {}
         """The one live session of each registered name: a newer hello replaces it."""
-        self._tokens = TokenGate(admission)
-        self._hashing = trio.CapacityLimiter(admission.token_checks)
-        """Token checks under way at once, server-wide: scrypt threads never crowd the CPU."""
+        self._tokens = TokenChecks(admission)
+        """Token checks: a few at once, guessers' paced apart, verified tokens remembered."""
         self.desk = Desk(self, self.seeks, storage, nursery)
         nursery.start_soon(self.desk.load)
         nursery.start_soon(self.feed.run)
@@ -136,7 +135,7 @@ class Lobby:
                 ref="hello",
             )
             return
-        wait = self._tokens.wait(session.address, trio.current_time())
+        wait = self._tokens.gate.wait(session.address, trio.current_time())
         if hello.token is not None and wait > 0:
             session.drop(
                 ErrorCode.RATE_LIMITED,
@@ -145,7 +144,11 @@ class Lobby:
                 ref="hello",
             )
             return
-        refusal = await self._check_name(session, hello)
+        try:
+            refusal = await self._check_name(session, hello)
+        except TokensBusy as busy:
+            session.drop(ErrorCode.RATE_LIMITED, str(busy), ref="hello")
+            return
         if refusal is not None:
             session.drop(ErrorCode.BAD_NAME, refusal, ref="hello")
             return
@@ -165,7 +168,8 @@ class Lobby:
     async def _check_name(self, session: Session, hello: protocol.Hello) -> str | None:
         """Why the name cannot be played under, or None (then a registered one is remembered).
 
-        A failed token check counts against the client's address (`TokenGate`)."""
+        A failed token check counts against the client's address (`TokenChecks`); `TokensBusy`
+        if the address failed lately and the checks of such addresses are booked too far ahead."""
         found = await self.storage.account_credentials(hello.name)
         if found is not None and found.account.name != hello.name:
             return f"{hello.name!r} is too like the registered name {found.account.name!r}"
@@ -173,11 +177,8 @@ class Lobby:
             if found is None:
                 return None
             return f"{hello.name!r} is a registered player: say hello with its token"
-        account = await trio.to_thread.run_sync(
-            accounts.check_token, found, hello.token, limiter=self._hashing
-        )
+        account = await self._tokens.check(found, hello.token, session.address)
         if account is None:
-            self._tokens.failed(session.address, trio.current_time())
             return f"wrong token for {hello.name!r}, or no such registered player"
         self.accounts[session] = account
         return None
@@ -260,7 +261,7 @@ class Lobby:
         mine.kept = mine.player is not None and self.desk.wants(mine.player, game.name)
         waiting = None if mine.kept else self.seeks.pop_partner(mine)
         if waiting is None:
-            refusal = self.seeks.refusal(session)
+            refusal = self.seeks.make_room(mine)
             if refusal is not None:
                 session.send_error(ErrorCode.TOO_MANY_SEEKS, refusal, ref="seek")
                 return

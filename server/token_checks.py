@@ -1,0 +1,100 @@
+"""Token checks that keep a real player's hello fast while others guess.
+
+A token check is a scrypt hash (~30-100 ms of CPU on a thread), run at most
+`Admission.token_checks` at once. Guesses spread over many addresses, each under its own
+backoff (`admission.TokenGate`), could still keep those threads busy and make every honest
+hello queue behind them. So:
+
+- a token verified lately is remembered, as a keyed hash of the name, the stored hash and the
+  token (never the token itself), for the life of the process and at most `VERIFIED_KEPT` of
+  them, least recently used dropped first: a returning player needs no scrypt at all. Renewing
+  a token changes the stored hash, so the old token is no longer found;
+- an address whose checks failed within `token_backoff_max` seconds is a suspect: its checks
+  go one at a time, at most `Admission.suspect_token_checks_per_second` server-wide, each
+  waiting its turn for at most `SUSPECT_WAIT` seconds and refused (`TokensBusy`) if its turn
+  would come later. Guessers therefore hold at most one of the threads, and the others stay
+  free for the addresses that have not failed: a first hello from a new address waits only
+  for those.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+import trio
+
+from arbiter.server import accounts
+from arbiter.server.accounts import Account, Credentials
+from arbiter.server.admission import Admission, Pace, TokenGate
+from arbiter.server.recent import Recent
+
+VERIFIED_KEPT = 4096
+"""Verified tokens remembered: more than the registered players of any server we run, at ~200
+bytes each."""
+SUSPECT_WAIT = 2.0
+"""The longest a suspect's check waits for its turn before it is refused: a client's hello
+deadline is seconds, and a longer queue would only hold guessers' sockets."""
+
+
+class TokensBusy(Exception):
+    """A suspect's check whose turn would come too late; the sentence says when to retry."""
+
+
+class TokenChecks:
+    """Checks tokens (`check`), remembering verified ones, with suspects paced apart."""
+
+    def __init__(self, admission: Admission) -> None:
+        self.gate = TokenGate(admission)
+        """Failed checks per address, and their backoff."""
+        self._threads = trio.CapacityLimiter(admission.token_checks)
+        self._suspects = trio.Lock()
+        """One suspect's check at a time."""
+        self._pace = Pace(admission.suspect_token_checks_per_second, 1.0, trio.current_time())
+        self._verified: Recent[bytes, Account] = Recent(VERIFIED_KEPT)
+        self._key = secrets.token_bytes(32)
+        """What the remembered hashes are keyed with: this process's alone."""
+
+    async def check(self, found: Credentials | None, token: str, address: str) -> Account | None:
+        """The account if `token` is `found`'s token, else None (a failure counted against
+        `address`). `TokensBusy` if `address` is a suspect whose turn would come too late."""
+        remembered = None if found is None else self._remembered(found, token)
+        if remembered is not None:
+            return remembered
+        if self.gate.suspect(address, trio.current_time()):
+            account = await self._check_suspect(found, token)
+        else:
+            account = await self._hash(found, token)
+        if account is None:
+            self.gate.failed(address, trio.current_time())
+        else:
+            assert found is not None
+            self._verified.put(self._memo(found, token), account)
+        return account
+
+    async def _check_suspect(self, found: Credentials | None, token: str) -> Account | None:
+        now = trio.current_time()
+        turn = self._pace.reserve(now, SUSPECT_WAIT)
+        if turn is None:
+            raise TokensBusy(
+                "the server is checking many tokens from addresses whose checks failed:"
+                f" try again in {SUSPECT_WAIT:g} s"
+            )
+        await trio.sleep_until(turn)
+        async with self._suspects:
+            return await self._hash(found, token)
+
+    async def _hash(self, found: Credentials | None, token: str) -> Account | None:
+        return await trio.to_thread.run_sync(
+            accounts.check_token, found, token, limiter=self._threads
+        )
+
+    def _remembered(self, found: Credentials, token: str) -> Account | None:
+        account = self._verified.get(self._memo(found, token))
+        return account if account == found.account else None
+
+    def _memo(self, found: Credentials, token: str) -> bytes:
+        """A keyed hash of what was verified: fast, and of no use outside this process."""
+        text = b"\0".join((found.account.name.encode(), found.digest, token.encode()))
+        return hmac.digest(self._key, text, hashlib.sha256)
