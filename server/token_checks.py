@@ -10,17 +10,20 @@ hello queue behind them. So:
   them, least recently used dropped first: a returning player needs no scrypt at all. Renewing
   a token changes the stored hash, so the old token is no longer found;
 - an address whose checks failed within `token_backoff_max` seconds is a suspect: its checks
-  go one at a time, at most `Admission.suspect_token_checks_per_second` server-wide, each
-  waiting its turn for at most `SUSPECT_WAIT` seconds and refused (`TokensBusy`) if its turn
-  would come later. Guessers therefore hold at most one of the threads, and the others stay
-  free for the addresses that have not failed: a first hello from a new address waits only
-  for those.
+  go one at a time, at most `Admission.suspect_token_checks_per_second` server-wide; past
+  `SUSPECT_WAIT` seconds' worth of them waiting, one more is refused (`TokensBusy`). Guessers therefore hold at most one of the threads, and the others stay
+  free for the addresses that have not failed;
+- an address's checks go one at a time, so the next one knows whether this one failed: one
+  address with many connections cannot put many guesses past the pacing at once. A guesser
+  still gets one check at full speed from every address it has not failed from lately, which
+  is what a first hello from a new address waits behind; a returning player waits for nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import secrets
 
 import trio
@@ -34,8 +37,9 @@ VERIFIED_KEPT = 4096
 """Verified tokens remembered: more than the registered players of any server we run, at ~200
 bytes each."""
 SUSPECT_WAIT = 2.0
-"""The longest a suspect's check waits for its turn before it is refused: a client's hello
-deadline is seconds, and a longer queue would only hold guessers' sockets."""
+"""Seconds' worth of suspects' checks (at their pace) that may wait their turn; one more is
+refused. A client's hello deadline is seconds, and a longer queue would only hold guessers'
+sockets."""
 
 
 class TokensBusy(Exception):
@@ -49,9 +53,15 @@ class TokenChecks:
         self.gate = TokenGate(admission)
         """Failed checks per address, and their backoff."""
         self._threads = trio.CapacityLimiter(admission.token_checks)
+        self._addresses: dict[str, trio.Lock] = {}
+        """Addresses with a check under way; the others from the same address wait their turn."""
         self._suspects = trio.Lock()
-        """One suspect's check at a time."""
-        self._pace = Pace(admission.suspect_token_checks_per_second, 1.0, trio.current_time())
+        """One suspect's check at a time: its turn is booked once it holds this, so checks
+        that waited long for a slow one do not then start together."""
+        rate = admission.suspect_token_checks_per_second
+        self._pace = Pace(rate, 1.0, trio.current_time())
+        self._queue_bound = math.ceil(rate * SUSPECT_WAIT)
+        """Suspects' checks that may wait for their turn."""
         self._verified: Recent[bytes, Account] = Recent(VERIFIED_KEPT)
         self._key = secrets.token_bytes(32)
         """What the remembered hashes are keyed with: this process's alone."""
@@ -65,7 +75,7 @@ class TokenChecks:
         if self.gate.suspect(address, trio.current_time()):
             account = await self._check_suspect(found, token)
         else:
-            account = await self._hash(found, token)
+            account = await self._check_first(found, token, address)
         if account is None:
             self.gate.failed(address, trio.current_time())
         else:
@@ -73,16 +83,34 @@ class TokenChecks:
             self._verified.put(self._memo(found, token), account)
         return account
 
+    async def _check_first(
+        self, found: Credentials | None, token: str, address: str
+    ) -> Account | None:
+        """A check from an address that has not failed lately: one at a time per address, so
+        the next learns whether this one failed (and is then paced as a suspect's)."""
+        turn = self._addresses.setdefault(address, trio.Lock())
+        try:
+            async with turn:
+                if self.gate.suspect(address, trio.current_time()):
+                    return await self._check_suspect(found, token)
+                return await self._hash(found, token)
+        finally:
+            idle = not turn.locked() and not turn.statistics().tasks_waiting
+            if idle and self._addresses.get(address) is turn:
+                del self._addresses[address]
+
     async def _check_suspect(self, found: Credentials | None, token: str) -> Account | None:
-        now = trio.current_time()
-        turn = self._pace.reserve(now, SUSPECT_WAIT)
-        if turn is None:
+        """One at a time, each begun at its turn of the pace; refused if the queue already
+        holds `SUSPECT_WAIT` seconds of turns."""
+        if self._suspects.statistics().tasks_waiting >= self._queue_bound:
             raise TokensBusy(
                 "the server is checking many tokens from addresses whose checks failed:"
                 f" try again in {SUSPECT_WAIT:g} s"
             )
-        await trio.sleep_until(turn)
         async with self._suspects:
+            turn = self._pace.reserve(trio.current_time(), math.inf)
+            assert turn is not None  # booked however far ahead
+            await trio.sleep_until(turn)
             return await self._hash(found, token)
 
     async def _hash(self, found: Credentials | None, token: str) -> Account | None:
