@@ -9,10 +9,11 @@ hello queue behind them. So:
   token (never the token itself), for the life of the process and at most `VERIFIED_KEPT` of
   them, least recently used dropped first: a returning player needs no scrypt at all. Renewing
   a token changes the stored hash, so the old token is no longer found;
-- an address whose checks failed within `token_backoff_max` seconds is a suspect: its checks
-  go one at a time, at most `Admission.suspect_token_checks_per_second` server-wide; past
-  `SUSPECT_WAIT` seconds' worth of them waiting, one more is refused (`TokensBusy`). Guessers therefore hold at most one of the threads, and the others stay
-  free for the addresses that have not failed;
+- an address whose checks failed within `token_backoff_max` seconds is a suspect: suspects'
+  checks go one at a time, at most `Admission.suspect_token_checks_per_second` server-wide;
+  past `SUSPECT_WAIT` seconds' worth of them waiting, one more is refused (`TokensBusy`).
+  Guessers therefore hold at most one of the threads, and the others stay free for the
+  addresses that have not failed;
 - an address's checks go one at a time, so the next one knows whether this one failed: one
   address with many connections cannot put many guesses past the pacing at once. A guesser
   still gets one check at full speed from every address it has not failed from lately, which

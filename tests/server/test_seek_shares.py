@@ -4,8 +4,6 @@ holding the most, so a few addresses cannot keep everyone else from seeking."""
 
 from __future__ import annotations
 
-from typing import cast
-
 import pytest
 import trio
 
@@ -13,7 +11,6 @@ from arbiter import protocol
 from arbiter.protocol import ErrorCode
 from arbiter.server.limits import Limits
 from arbiter.server.seeks import Seeks
-from arbiter.server.session import Session
 from tests.conftest import HOST, RunningServer
 from tests.server.test_admission import Raw, error_code
 from tests.server.test_seeks import Seeker, a_seek
