@@ -286,3 +286,25 @@ class Paces:
 
     def __len__(self) -> int:
         return len(self._paces)
+
+
+class Handshakes:
+    """When a TLS handshake may begin: within its address's pace (`tls_handshakes_per_address`,
+    after a burst of `max_per_address`) and the server's (`tls_handshakes_per_second`, after
+    a burst of twice that). Paced, not counted while under way: a handshake that waits on its
+    client costs nothing, and a cap on those would let one address that stalls them lock every
+    newcomer out until their deadline; the loop's time goes into the steps, which the pace
+    bounds."""
+
+    def __init__(self, admission: Admission, now: float) -> None:
+        rate = admission.tls_handshakes_per_second
+        self._server = Pace(rate, 2 * rate, now)
+        self._addresses = Paces(admission.tls_handshakes_per_address, admission.max_per_address)
+
+    def turn(self, address: str, now: float, within: float) -> float | None:
+        """When a handshake from `address` may begin, booked; None if not within `within` s."""
+        mine = self._addresses.reserve(address, now, within)
+        if mine is None:
+            return None
+        ours = self._server.reserve(now, within)
+        return None if ours is None else max(mine, ours)
