@@ -136,7 +136,8 @@ async def serve(
     `admission` holds the limits on connections and their requests (`server.admission`);
     `limits` bounds what clients can make the server hold (`server.limits`; defaults if None).
     With `tls` (see `server_tls`) every connection is TLS, its handshake paced per address and
-    server-wide (`admission.Handshakes`); a plain client is told so in one `error` frame. With `web`, the web front (`server.web`) serves pages and WebSockets on
+    server-wide (`admission.Handshakes`); a plain client is told so in one `error` frame.
+    With `web`, the web front (`server.web`) serves pages and WebSockets on
     its port of `host` too, and `web.url` is set once it listens.
     """
     storage = connect_storage(db_path)
