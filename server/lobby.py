@@ -36,7 +36,7 @@ from arbiter.server.lobby_feed import LobbyFeed
 from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.session import OutputBudget, Session
-from arbiter.server.snapshots import Shown, snapshots
+from arbiter.server.snapshots import Shown, nothing_to_show, snapshots
 from arbiter.server.stalls import StallMeter
 from arbiter.server.storage import Storage, StorageError
 from arbiter.server.time_defaults import default_time_control
@@ -67,6 +67,8 @@ class Lobby:
         """The bytes queued for all sessions, which share it."""
         self.snapshots = snapshots(self.limits.snapshot_cache_bytes)
         """Finished matches as a spectator is shown them, encoded."""
+        self.nothing_to_show = nothing_to_show()
+        """Ids whose watch is refused without a read: matches that will never be shown."""
         self._nursery = nursery
         self.seeks = Seeks(self.limits)
         self.matches: dict[int, Match] = {}
@@ -345,6 +347,9 @@ class Lobby:
                 match_id,
             )
             return
+        if self.nothing_to_show.get(match_id):
+            session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
+            return
         shown = self.snapshots.get(match_id) or await self._show_finished(session, match_id)
         if shown is not None:  # two writes of the kept frames rather than a joined copy
             session.send(shown[0])
@@ -356,6 +361,8 @@ class Lobby:
         None after telling `session` why there are none."""
         record = await self.storage.load_match(match_id)
         if record is None or record.status != "finished":
+            if record is not None and record.status == "aborted":  # for good
+                self.nothing_to_show.put(match_id, True)
             session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
             return None
         try:
