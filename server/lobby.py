@@ -171,7 +171,7 @@ class Lobby:
         """Why the name cannot be played under, or None (then a registered one is remembered).
 
         A failed token check counts against the client's address (`TokenChecks`); `TokensBusy`
-        if the address failed lately and the checks of such addresses are booked too far ahead."""
+        if the address failed lately and enough checks of such addresses wait already."""
         found = await self.storage.account_credentials(hello.name)
         if found is not None and found.account.name != hello.name:
             return f"{hello.name!r} is too like the registered name {found.account.name!r}"

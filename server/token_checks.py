@@ -35,8 +35,8 @@ from arbiter.server.admission import Admission, Pace, TokenGate
 from arbiter.server.recent import Recent
 
 VERIFIED_KEPT = 4096
-"""Verified tokens remembered: more than the registered players of any server we run, at ~200
-bytes each."""
+"""Verified tokens remembered, ~200 bytes each: registered names are teams and admins, tens or
+hundreds (`accounts.lookalike`), so a returning player is found unless thousands came since."""
 SUSPECT_WAIT = 2.0
 """Seconds' worth of suspects' checks (at their pace) that may wait their turn; one more is
 refused. A client's hello deadline is seconds, and a longer queue would only hold guessers'
@@ -44,7 +44,8 @@ sockets."""
 
 
 class TokensBusy(Exception):
-    """A suspect's check whose turn would come too late; the sentence says when to retry."""
+    """A suspect's check refused: `SUSPECT_WAIT` seconds of suspects' checks wait already. The
+    sentence says when to retry."""
 
 
 class TokenChecks:
@@ -69,7 +70,7 @@ class TokenChecks:
 
     async def check(self, found: Credentials | None, token: str, address: str) -> Account | None:
         """The account if `token` is `found`'s token, else None (a failure counted against
-        `address`). `TokensBusy` if `address` is a suspect whose turn would come too late."""
+        `address`). `TokensBusy` if `address` is a suspect and the suspects' queue is full."""
         remembered = None if found is None else self._remembered(found, token)
         if remembered is not None:
             return remembered

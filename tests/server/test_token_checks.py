@@ -141,6 +141,6 @@ async def test_a_real_players_hello_stays_fast_while_many_addresses_guess(
         nursery.cancel_scope.cancel()
     # Queued behind the guessers' hashes it took seconds; now it waits for one guess at most,
     # whatever the machine's load.
-    assert first < 3 * alone + 0.3, (first, alone)
-    assert returning < max(alone, 0.3), (returning, alone)
+    assert first < 4 * alone + 0.5, (first, alone)
+    assert returning < alone + 0.3, (returning, alone)
     assert guessed <= 2.0 * (seconds + SUSPECT_WAIT) + 1, (guessed, seconds)  # booked ahead too
