@@ -13,6 +13,7 @@ from typing import IO
 
 BENCH_LIMITS = ["--max-per-address", "1000000", "--ping-timeout", "3600"]
 BENCH_LIMITS += ["--max-requests", "1000000", "--max-address-requests", "1000000"]
+BENCH_LIMITS += ["--max-seeks-per-address", "1000000"]
 """Every bench client connects from 127.0.0.1, answers no pings and moves as fast as the server
 lets it: limits meant for an open network would refuse it. The limiter still runs (its cost is
 measured), it just never refuses. Flags and their values alternate."""
@@ -52,8 +53,8 @@ def checkout_server(checkout: Path, scratch: Path) -> tuple[list[str], dict[str,
     For a baseline measured in the same run: `git worktree add /tmp/before REV`, then pass
     /tmp/before. A checkout from before the single `arbiter` name runs as `python -m server`
     from its folder; a later one through a tree of links, `arbiter/<room>` -> its folders, put
-    ahead of this checkout's editable install on the path. A checkout whose server holds
-    connections to limits gets `BENCH_LIMITS`, as ours does.
+    ahead of this checkout's editable install on the path. A checkout's server gets those of
+    `BENCH_LIMITS` its flags know, as ours gets them all.
     """
     checkout = checkout.resolve()
     tree = Path(tempfile.mkdtemp(prefix="arbiter-baseline-", dir=scratch))
@@ -64,10 +65,9 @@ def checkout_server(checkout: Path, scratch: Path) -> tuple[list[str], dict[str,
     module = "arbiter.server" if single_name else "server"
     env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{checkout}"}
     command = [sys.executable, "-m", module, "--port", "0"]
-    flags = (checkout / "server" / "__main__.py").read_text()
-    for flag, value in zip(BENCH_LIMITS[::2], BENCH_LIMITS[1::2], strict=True):
-        if flag in flags:  # an older checkout knows fewer of them
-            command += [flag, value]
+    known = (checkout / "server" / "__main__.py").read_text()
+    pairs = zip(BENCH_LIMITS[::2], BENCH_LIMITS[1::2], strict=True)
+    command += [part for flag, value in pairs if flag in known for part in (flag, value)]
     return command, env
 
 

@@ -154,8 +154,9 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
     ErrorCode.TOO_MANY_SEEKS: CodeInfo(
         "server",
         False,
-        "A `seek` past the open seeks one connection may hold (32 by default), or past the "
-        "server's total; the sentence says which. Cancel one, or wait for one to be paired.",
+        "A `seek` past the open seeks one connection may hold (32 by default), or one address "
+        "across its connections (64), or past the server's total when no address holds more "
+        "than the seeker's; the sentence says which. Cancel one, or wait for one to be paired.",
     ),
     ErrorCode.BAD_OPPONENT: CodeInfo(
         "server",

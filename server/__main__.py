@@ -20,6 +20,7 @@ from arbiter.server.app import (
     DB_HELP,
     DEFAULT_PORT,
     AgentProgram,
+    Limits,
     WebFront,
     bound_port,
     default_db,
@@ -52,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         request_burst=BURST_SECONDS * args.requests_per_second,
         address_request_burst=BURST_SECONDS * args.address_requests_per_second,
     )
+    holding = Limits(**{name: getattr(args, name) for _, name, _, _ in HOLD_FLAGS})
     if (args.tls_cert is None) != (args.tls_key is None):
         parser.error("--tls-cert and --tls-key go together")
     tls = None
@@ -65,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     try:
         web = None if args.http is None else WebFront(args.http)
-        trio.run(_run, args.host, args.port, args.db, args.grace, admission, tls, web)
+        trio.run(_run, args.host, args.port, args.db, args.grace, admission, holding, tls, web)
     except* KeyboardInterrupt:
         logs.event(log, "stopped")
     except* DatabaseInUse as group:
@@ -133,8 +135,9 @@ def _parser() -> argparse.ArgumentParser:
         help="text lines for people, or json: one object a line (time, level, event, fields)",
     )
     limits = parser.add_argument_group("limits on an open network")
-    for flag, name, kind, text in LIMIT_FLAGS:
-        default = getattr(DEFAULT, name)
+    defaults: list[Admission | Limits] = [DEFAULT] * len(LIMIT_FLAGS) + [Limits()] * len(HOLD_FLAGS)
+    for (flag, name, kind, text), of in zip(LIMIT_FLAGS + HOLD_FLAGS, defaults, strict=True):
+        default = getattr(of, name)
         text += "" if "default" in text else f" (default {default:g})"
         metavar = "SECONDS" if kind is seconds else "N"
         limits.add_argument(flag, type=kind, default=default, dest=name, metavar=metavar, help=text)
@@ -158,6 +161,16 @@ def seconds(text: str) -> float:
     return value
 
 
+def rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a rate per second (above 0), not {text!r}")
+    return value
+
+
 def count(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number (1 or more), not {text!r}")
@@ -178,8 +191,19 @@ LIMIT_FLAGS = (
         count,
         "requests/s from one IP address, all its connections and web requests together",
     ),
+    ("--tls-handshakes", "tls_handshakes_per_second", rate, "TLS handshakes/s in all"),
+    (
+        "--tls-handshakes-per-address",
+        "tls_handshakes_per_address",
+        rate,
+        "TLS handshakes/s from one IP address",
+    ),
 )
 """`arbiter-server` flags for the main fields of `Admission`, each with its default."""
+HOLD_FLAGS = (
+    ("--max-seeks-per-address", "seeks_per_address", count, "open seeks of one IP address"),
+)
+"""`arbiter-server` flags for fields of `Limits`, each with its default."""
 
 
 def first(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -196,6 +220,7 @@ async def _run(
     db: str,
     grace: float,
     admission: Admission,
+    limits: Limits,
     tls: ssl.SSLContext | None,
     web: WebFront | None,
 ) -> None:
@@ -206,7 +231,7 @@ async def _run(
         start = partial(
             serve, host, port, db, grace=grace, local_agents=agents, admission=admission, tls=tls
         )
-        start = partial(start, web=web)
+        start = partial(start, web=web, limits=limits)
         listeners = await nursery.start(start)
         address, over = f"{host}:{bound_port(listeners)}", " (TLS)" if tls is not None else ""
         logs.event(log, "listening", address=address, tls=tls is not None)

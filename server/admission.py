@@ -10,6 +10,9 @@ this module is the small state the limits need, kept apart from the sessions the
 - `TokenGate`: token checks (scrypt, ~30-100 ms of CPU each) limited server-wide, and an address
   whose checks keep failing waits out a backoff that doubles with every failure, so guessing
   costs the guesser time rather than the server CPU.
+- `Pace` and `Paces`: a rate with a burst, server-wide or per address, that says when the next
+  costly step may begin (TLS handshakes, token checks of addresses that failed), so that step
+  waits its turn or is refused at once, rather than crowding the loop or the CPU.
 
 - `AddressShare`: what all of one address's connections (TCP, TLS, WebSocket) and HTTP requests
   may ask together: a token bucket of requests, so 64 connections each under its own rate cannot
@@ -93,6 +96,21 @@ class Admission:
     token_backoff_max: float = 300.0
     token_checks: int = 2
     """Token checks running at once, server-wide (each is a thread hashing ~30-100 ms)."""
+    suspect_token_checks_per_second: float = 2.0
+    """Token checks per second, server-wide, for addresses whose checks failed within
+    `token_backoff_max`, one at a time: guesses spread over many addresses then cost at most
+    this many hashes a second, and leave the other checks' threads to everyone else
+    (`server.token_checks`)."""
+    tls_handshakes_per_second: float = 50.0
+    """TLS handshakes begun per second, server-wide (a burst of twice as many at once). Each
+    costs a millisecond or two of the event loop's time (its key exchange and signature), so a
+    flood of them could crowd out the moves of every match; at this rate they take a few
+    percent of the loop. A handshake over the rate waits for its turn within the handshake's
+    deadline, or is closed at once if its turn would come later (`server.app`)."""
+    tls_handshakes_per_address: float = 4.0
+    """TLS handshakes begun per second from one IP address, after a burst of `max_per_address`
+    (a classroom behind one NAT connecting at once): one address cannot take the server's
+    whole rate."""
 
     def __post_init__(self) -> None:
         for name in ("max_connections", "max_per_address", "token_checks", "token_failures"):
@@ -101,7 +119,14 @@ class Admission:
         for name in ("request_burst", "address_request_burst"):
             if not getattr(self, name) >= 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)!r}")
-        for name in ("requests_per_second", "address_requests_per_second", "min_bytes_per_second"):
+        for name in (
+            "requests_per_second",
+            "address_requests_per_second",
+            "min_bytes_per_second",
+            "suspect_token_checks_per_second",
+            "tls_handshakes_per_second",
+            "tls_handshakes_per_address",
+        ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, not {getattr(self, name)!r}")
 
@@ -248,6 +273,11 @@ class TokenGate:
         failures = self._failures.get(address)
         return 0.0 if failures is None else max(0.0, failures.until - now)
 
+    def suspect(self, address: str, now: float) -> bool:
+        """Whether a check from `address` failed within the last `token_backoff_max` seconds."""
+        failures = self._failures.get(address)
+        return failures is not None and now - failures.last <= self.admission.token_backoff_max
+
     def failed(self, address: str, now: float) -> None:
         failures = self._failures.get(address)
         if failures is None:
@@ -270,3 +300,78 @@ class TokenGate:
             del self._failures[address]
         if len(self._failures) >= MAX_TRACKED:
             del self._failures[min(self._failures, key=lambda a: self._failures[a].last)]
+
+
+class Pace:
+    """A rate with a burst, by reservation: `reserve` says when the next step may begin (now,
+    while the burst lasts; later, one step every 1/`rate` seconds after it). A reservation is
+    kept whether or not its step runs, so a crowd that is turned away still pays."""
+
+    __slots__ = ("_at", "_level", "burst", "rate")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._level = burst
+        """Steps that may begin at once as of `_at`; below 0 when steps are booked ahead."""
+        self._at = now
+
+    def _level_at(self, now: float) -> float:
+        return min(self.burst, self._level + (now - self._at) * self.rate)
+
+    def reserve(self, now: float, within: float) -> float | None:
+        """When a step may begin, booked; None (nothing booked) if not within `within` s."""
+        level = self._level_at(now)
+        begin = now if level >= 1 else now + (1 - level) / self.rate
+        if begin - now > within:
+            return None
+        self._level, self._at = level - 1, now
+        return begin
+
+    def idle(self, now: float) -> bool:
+        """Whether the whole burst is back: forgetting this pace changes nothing."""
+        return self._level_at(now) >= self.burst
+
+
+class Paces:
+    """A `Pace` per address, each at `rate` with `burst`. Past `MAX_TRACKED` addresses the idle
+    ones are forgotten, which changes nothing; one mid-burst is kept (forgetting it would hand
+    it a fresh burst), so the table outgrows the bound only while that many are all pacing."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._paces: dict[str, Pace] = {}
+
+    def reserve(self, address: str, now: float, within: float) -> float | None:
+        pace = self._paces.get(address)
+        if pace is None:
+            if len(self._paces) >= MAX_TRACKED:
+                self._paces = {a: p for a, p in self._paces.items() if not p.idle(now)}
+            pace = self._paces[address] = Pace(self.rate, self.burst, now)
+        return pace.reserve(now, within)
+
+    def __len__(self) -> int:
+        return len(self._paces)
+
+
+class Handshakes:
+    """When a TLS handshake may begin: within its address's pace (`tls_handshakes_per_address`,
+    after a burst of `max_per_address`) and the server's (`tls_handshakes_per_second`, after
+    a burst of twice that). Paced, not counted while under way: a handshake that waits on its
+    client costs nothing, and a cap on those would let one address that stalls them lock every
+    newcomer out until their deadline; the loop's time goes into the steps, which the pace
+    bounds."""
+
+    def __init__(self, admission: Admission, now: float) -> None:
+        rate = admission.tls_handshakes_per_second
+        self._server = Pace(rate, 2 * rate, now)
+        self._addresses = Paces(admission.tls_handshakes_per_address, admission.max_per_address)
+
+    def turn(self, address: str, now: float, within: float) -> float | None:
+        """When a handshake from `address` may begin, booked; None if not within `within` s."""
+        mine = self._addresses.reserve(address, now, within)
+        if mine is None:
+            return None
+        ours = self._server.reserve(now, within)
+        return None if ours is None else max(mine, ours)

@@ -30,7 +30,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.server import accounts
-from arbiter.server.admission import DEFAULT, UNLIMITED, Admission, Doorway
+from arbiter.server.admission import DEFAULT, UNLIMITED, Admission, Doorway, Handshakes
 from arbiter.server.admitted import serve_admitted
 from arbiter.server.database import open_database
 from arbiter.server.limits import Limits
@@ -135,8 +135,9 @@ async def serve(
     of the `arbiter` program installed beside this interpreter (`AgentProgram.arbiter()`).
     `admission` holds the limits on connections and their requests (`server.admission`);
     `limits` bounds what clients can make the server hold (`server.limits`; defaults if None).
-    With `tls` (see `server_tls`) every connection is TLS; a plain client is told so in one
-    `error` frame. With `web`, the web front (`server.web`) serves pages and WebSockets on
+    With `tls` (see `server_tls`) every connection is TLS, its handshake paced per address and
+    server-wide (`admission.Handshakes`); a plain client is told so in one `error` frame.
+    With `web`, the web front (`server.web`) serves pages and WebSockets on
     its port of `host` too, and `web.url` is set once it listens.
     """
     storage = connect_storage(db_path)
@@ -149,7 +150,8 @@ async def serve(
             lobby.desk.local_agents = local_agents or AgentProgram.arbiter()
             lobby.desk.learn_address(listeners[0].socket.getsockname()[:2])
             doorway = Doorway(admission)
-            serve_one = partial(_serve_connection, lobby, doorway, tls)
+            secure = None if tls is None else (tls, Handshakes(admission, trio.current_time()))
+            serve_one = partial(_serve_connection, lobby, doorway, secure)
             await nursery.start(trio.serve_listeners, serve_one, listeners)
             if web is not None:
                 from arbiter.server.web.front import serve_web  # only a web server loads it
@@ -165,14 +167,18 @@ REFUSAL_SECONDS = 1.0
 
 
 async def _serve_connection(
-    lobby: Lobby, doorway: Doorway, tls: ssl.SSLContext | None, stream: trio.SocketStream
+    lobby: Lobby,
+    doorway: Doorway,
+    tls: tuple[ssl.SSLContext, Handshakes] | None,
+    stream: trio.SocketStream,
 ) -> None:
-    """Serve one accepted TCP connection (its TLS handshake in its own task, with `tls`)."""
+    """Serve one accepted TCP connection (its TLS handshake in its own task, with `tls`: the
+    settings, and the pace handshakes begin at)."""
     address, port = stream.socket.getpeername()[:2]
     address = str(address)  # the IP is what the limits count
 
     async def secure() -> trio.abc.Stream | None:
-        return stream if tls is None else await _handshake(stream, tls)
+        return stream if tls is None else await _handshake(stream, address, *tls)
 
     await serve_admitted(
         lobby, doorway, address, f"{address}:{port}", partial(_refuse, stream), secure
@@ -191,11 +197,16 @@ async def _refuse(stream: trio.SocketStream, code: protocol.ErrorCode, refusal: 
     await trio.aclose_forcefully(stream)
 
 
-async def _handshake(stream: trio.SocketStream, tls: ssl.SSLContext) -> trio.SSLStream[Any] | None:
+async def _handshake(
+    stream: trio.SocketStream, address: str, tls: ssl.SSLContext, handshakes: Handshakes
+) -> trio.SSLStream[Any] | None:
     """The connection's TLS stream once its handshake is done; None (the caller closes the
     socket) if it fails, takes longer than `HANDSHAKE_SECONDS`, or the client speaks plain
-    Arbiter, which is answered with an `error` frame saying so."""
-    with trio.move_on_after(HANDSHAKE_SECONDS):
+    Arbiter, which is answered with an `error` frame saying so. The handshake begins at its
+    turn (`admission.Handshakes`); if that would come after the deadline, the socket is closed
+    at once: before a handshake there is no way to tell a TLS client why."""
+    deadline = trio.current_time() + HANDSHAKE_SECONDS
+    with trio.move_on_at(deadline):
         try:
             first = await stream.socket.recv(1, socket.MSG_PEEK)
         except OSError:
@@ -203,6 +214,12 @@ async def _handshake(stream: trio.SocketStream, tls: ssl.SSLContext) -> trio.SSL
         if first and first[0] != TLS_RECORD:
             await _refuse_plain(stream)
             return None
+        now = trio.current_time()
+        turn = handshakes.turn(address, now, deadline - now)
+        if turn is None:
+            log.debug("TLS handshake from %s refused: over the handshake rate", address)
+            return None
+        await trio.sleep_until(turn)
         secure = trio.SSLStream(stream, tls, server_side=True)
         try:
             await secure.do_handshake()

@@ -23,8 +23,17 @@ class Limits:
     cut off, until the total is back under it."""
     seeks_per_connection: int = 32
     """Open seeks one connection may hold (`too_many_seeks` past it)."""
+    seeks_per_address: int = 64
+    """Open casual seeks one IP address may hold across its connections (`too_many_seeks` past
+    it). A person or a bot holds a seek or two while it waits for a partner, so an address
+    shared by a classroom (one NAT) fits under 64; two connections at their own cap reach it.
+    It takes more than 150 addresses at this cap to fill the server's table, and even a full
+    table is shared: see `seeks`."""
     seeks: int = 10_000
-    """Open seeks on the whole server."""
+    """Open seeks on the whole server. When the table is full, a seek from an address holding
+    at least two fewer casual seeks than the address holding the most takes the place of that
+    address's newest one (its client gets `seek_cancelled`): a few addresses cannot keep
+    everyone else from seeking (`server.seeks`)."""
     snapshot_cache_bytes: int = 16 * MIB
     """Encoded snapshots (`watching`, `game_over`) of finished matches kept for watchers, least
     recently watched dropped first."""

@@ -28,19 +28,19 @@ import trio
 from arbiter import protocol
 from arbiter.games import GAME_NAMES, Game, GameError, OptionError, Outcome, get_game
 from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
-from arbiter.server import accounts
 from arbiter.server.accounts import Account
-from arbiter.server.admission import DEFAULT, Admission, TokenGate
+from arbiter.server.admission import DEFAULT, Admission
 from arbiter.server.limits import Limits
 from arbiter.server.listing import listing
 from arbiter.server.lobby_feed import LobbyFeed
 from arbiter.server.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from arbiter.server.seeks import Seek, Seeks
 from arbiter.server.session import OutputBudget, Session
-from arbiter.server.snapshots import Shown, snapshots
+from arbiter.server.snapshots import Shown, nothing_to_show, snapshots
 from arbiter.server.stalls import StallMeter
 from arbiter.server.storage import Storage, StorageError
 from arbiter.server.time_defaults import default_time_control
+from arbiter.server.token_checks import TokenChecks, TokensBusy
 from arbiter.server.tournament import Desk
 
 log = logging.getLogger(__name__)
@@ -71,6 +71,8 @@ class Lobby:
             protocol.Games(games=[describe_game(get_game(name)) for name in GAME_NAMES])
         )
         """The answer to `list_games`, which never changes: encoded once."""
+        self.nothing_to_show = nothing_to_show()
+        """Ids whose watch is refused without a read: matches that will never be shown."""
         self._nursery = nursery
         self.seeks = Seeks(self.limits)
         self.matches: dict[int, Match] = {}
@@ -87,9 +89,8 @@ class Lobby:
         """Sessions that said hello with a registered name and its token."""
         self._signed_in: dict[str, Session] = {}
         """The one live session of each registered name: a newer hello replaces it."""
-        self._tokens = TokenGate(admission)
-        self._hashing = trio.CapacityLimiter(admission.token_checks)
-        """Token checks under way at once, server-wide: scrypt threads never crowd the CPU."""
+        self._tokens = TokenChecks(admission)
+        """Token checks: a few at once, guessers' paced apart, verified tokens remembered."""
         self.desk = Desk(self, self.seeks, storage, nursery)
         nursery.start_soon(self.desk.load)
         nursery.start_soon(self.feed.run)
@@ -140,7 +141,7 @@ class Lobby:
                 ref="hello",
             )
             return
-        wait = self._tokens.wait(session.address, trio.current_time())
+        wait = self._tokens.gate.wait(session.address, trio.current_time())
         if hello.token is not None and wait > 0:
             session.drop(
                 ErrorCode.RATE_LIMITED,
@@ -149,7 +150,11 @@ class Lobby:
                 ref="hello",
             )
             return
-        refusal = await self._check_name(session, hello)
+        try:
+            refusal = await self._check_name(session, hello)
+        except TokensBusy as busy:
+            session.drop(ErrorCode.RATE_LIMITED, str(busy), ref="hello")
+            return
         if refusal is not None:
             session.drop(ErrorCode.BAD_NAME, refusal, ref="hello")
             return
@@ -169,7 +174,8 @@ class Lobby:
     async def _check_name(self, session: Session, hello: protocol.Hello) -> str | None:
         """Why the name cannot be played under, or None (then a registered one is remembered).
 
-        A failed token check counts against the client's address (`TokenGate`)."""
+        A failed token check counts against the client's address (`TokenChecks`); `TokensBusy`
+        if the address failed lately and enough checks of such addresses wait already."""
         found = await self.storage.account_credentials(hello.name)
         if found is not None and found.account.name != hello.name:
             return f"{hello.name!r} is too like the registered name {found.account.name!r}"
@@ -177,11 +183,8 @@ class Lobby:
             if found is None:
                 return None
             return f"{hello.name!r} is a registered player: say hello with its token"
-        account = await trio.to_thread.run_sync(
-            accounts.check_token, found, hello.token, limiter=self._hashing
-        )
+        account = await self._tokens.check(found, hello.token, session.address)
         if account is None:
-            self._tokens.failed(session.address, trio.current_time())
             return f"wrong token for {hello.name!r}, or no such registered player"
         self.accounts[session] = account
         return None
@@ -264,7 +267,7 @@ class Lobby:
         mine.kept = mine.player is not None and self.desk.wants(mine.player, game.name)
         waiting = None if mine.kept else self.seeks.pop_partner(mine)
         if waiting is None:
-            refusal = self.seeks.refusal(session)
+            refusal = self.seeks.make_room(mine)
             if refusal is not None:
                 session.send_error(ErrorCode.TOO_MANY_SEEKS, refusal, ref="seek")
                 return
@@ -348,6 +351,9 @@ class Lobby:
                 match_id,
             )
             return
+        if self.nothing_to_show.get(match_id):
+            session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
+            return
         shown = self.snapshots.get(match_id) or await self._show_finished(session, match_id)
         if shown is not None:  # two writes of the kept frames rather than a joined copy
             session.send(shown[0])
@@ -359,6 +365,8 @@ class Lobby:
         None after telling `session` why there are none."""
         record = await self.storage.load_match(match_id)
         if record is None or record.status != "finished":
+            if record is not None and record.status == "aborted":  # for good
+                self.nothing_to_show.put(match_id, True)
             session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
             return None
         try:

@@ -12,6 +12,17 @@ session: pairing looks only at the seeks it could pair with, and skips at most t
 (a connection holds at most `Limits.seeks_per_connection`), so it costs the same with 30,000
 seeks open as with none, challenges or not.
 
+Shares: a connection holds at most `Limits.seeks_per_connection` seeks, an address at most
+`Limits.seeks_per_address` casual ones across its connections, and the server `Limits.seeks`.
+No few addresses can fill the table for everyone else: when it is full, a seek from an address
+holding at least two fewer casual seeks than the address holding the most takes the place of
+that address's newest seek, whose client is told (`seek_cancelled`). So the table, once full,
+stays shared among the addresses that want it, each down to within one seek of the others, and
+a newcomer is refused only when no address holds more than its own. Kept seeks (a tournament's
+registered entrants) count against their connection and the table, never against an address,
+and are never withdrawn for a newcomer: a tournament's built-in agents all connect from the
+server's own address.
+
 The lobby listing (`server.listing`) reads the casual seeks oldest first, and says of each why
 it has not paired with the oldest other seek of its game (`unpaired`).
 """
@@ -21,17 +32,21 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from arbiter import protocol
 from arbiter.games import Game
 from arbiter.protocol import TimeControl
 from arbiter.server.limits import Limits
+from arbiter.server.tally import Tally
 
 if TYPE_CHECKING:
     from arbiter.server.session import Session
 
 
+Holder: TypeAlias = "str | Session"
+"""Whose share of the table a seek counts against: its connection's IP address, or the
+connection itself when it has none (a memory stream's address is "")."""
 PairingKey = tuple[str, str, TimeControl]
 IndexKey = tuple[PairingKey, str, str | None]
 """Where a casual seek is filed: (pairing key, kind, name). Kind `anyone` (name None) or `by`
@@ -94,6 +109,10 @@ class Seeks:
         self._games: dict[str, dict[int, Seek]] = {}
         self._offers: dict[IndexKey, dict[int, Seek]] = {}
         self._of: dict[Session, dict[int, Seek]] = {}
+        self._held: dict[Holder, dict[int, Seek]] = {}
+        """Casual seeks by the address of their connection (`holder_of`), oldest first."""
+        self._holders: Tally[Holder] = Tally()
+        """How many casual seeks each address holds, and which holds the most."""
         self._last_id = 0
         self.on_change: Callable[[], None] = _nothing
         """Called whenever a seek opens or closes (the lobby's followers hear of it)."""
@@ -102,17 +121,41 @@ class Seeks:
         self._last_id += 1
         return self._last_id
 
-    def refusal(self, session: Session) -> str | None:
-        """Why `session` may not open one more seek (too many open), or None."""
+    def make_room(self, seek: Seek) -> str | None:
+        """Why `seek` may not be added (its connection or its address holds its most, or the
+        table is full and no address holds more than its own), or None: there is room, made if
+        the table was full by withdrawing the newest seek of the address holding the most."""
+        session = seek.session
         mine = len(self._of.get(session, ()))
         if mine >= self.limits.seeks_per_connection:
             return (
                 f"you have {mine} open seeks, the most one connection may hold: cancel one or"
                 " wait for one to be paired"
             )
-        if len(self._open) >= self.limits.seeks:
-            return f"the server holds {len(self._open)} open seeks, its most: try again later"
-        return None
+        holder = holder_of(session)
+        held = self._holders[holder]
+        if not seek.kept and held >= self.limits.seeks_per_address:
+            return (
+                f"your address {session.address} holds {held} open seeks across its connections,"
+                f" the most one address may hold ({self.limits.seeks_per_address}): cancel one or"
+                " wait for one to be paired"
+            )
+        if len(self._open) < self.limits.seeks:
+            return None
+        if self._holders.most > held + 1:
+            self._withdraw_newest(self._holders.top())
+            return None
+        return (
+            f"the server holds {len(self._open)} open seeks, its most, and no address holds"
+            " more of them than yours: try again later"
+        )
+
+    def _withdraw_newest(self, holder: Holder | None) -> None:
+        """Withdraw the newest casual seek of `holder`; its client learns (`seek_cancelled`)."""
+        assert holder is not None
+        newest = next(reversed(self._held[holder].values()))
+        self._remove(newest)
+        newest.session.send(protocol.SeekCancelled(seek=newest.id))
 
     def add(self, seek: Seek) -> None:
         self._open[seek.id] = seek
@@ -120,6 +163,8 @@ class Seeks:
         if not seek.kept:
             self._casual[seek.id] = seek
             self._games.setdefault(seek.game.name, {})[seek.id] = seek
+            self._held.setdefault(holder_of(seek.session), {})[seek.id] = seek
+            self._holders.add(holder_of(seek.session))
             for key in seek.offers():
                 self._offers.setdefault(key, {})[seek.id] = seek
         self.on_change()
@@ -129,6 +174,8 @@ class Seeks:
         _discard(self._of, seek.session, seek)
         if self._casual.pop(seek.id, None) is not None:
             _discard(self._games, seek.game.name, seek)
+            _discard(self._held, holder_of(seek.session), seek)
+            self._holders.remove(holder_of(seek.session))
             for key in seek.offers():
                 _discard(self._offers, key, seek)
         self.on_change()
@@ -201,6 +248,10 @@ class Seeks:
 
 
 K = TypeVar("K")
+
+
+def holder_of(session: Session) -> Holder:
+    return session.address or session
 
 
 def _age(seek: Seek) -> int:

@@ -91,6 +91,12 @@ def abort_casual_matches(db: Connection) -> int:
     return cursor.rowcount
 
 
+def highest_match_id(db: Connection) -> int:
+    """The highest match id stored, 0 if none."""
+    (highest,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM matches").fetchone()
+    return int(highest)
+
+
 @dataclass(slots=True)
 class QueuedWrite:
     """Statements queued for the next group commit, stored together or not at all (a
@@ -218,6 +224,10 @@ class SQLStorage:
         """Default kinds noted for matches about to finish: match id -> seat -> kind."""
         self._last_batch = last_batch(connection)
         """The last group commit's number: this server's are numbered after it."""
+        self._last_match_id: int | None = None
+        """The highest match id the database has handed out, once read: `load_match` answers
+        None for any id above it without a query (ids only grow), so a crowd asking for
+        unknown matches does not queue every hello's account read behind its own."""
 
     @classmethod
     def _refusal(cls, name: str, message: str) -> Exception:
@@ -345,6 +355,7 @@ class SQLStorage:
             )
         write = await self._write(*statements)
         assert write.key is not None  # a keyed write that was stored
+        self._last_match_id = max(self._last_match_id or 0, write.key)
         return write.key
 
     def record_move(
@@ -430,7 +441,15 @@ class SQLStorage:
     # -- reads ---------------------------------------------------------------------------
 
     async def load_match(self, match_id: int) -> FullRecord | None:
+        if match_id > await self._highest_match_id():
+            return None
         return await self._run(self._load_match, match_id)
+
+    async def _highest_match_id(self) -> int:
+        if self._last_match_id is None:
+            stored = await self._run(highest_match_id, self._db)
+            self._last_match_id = max(self._last_match_id or 0, stored)
+        return self._last_match_id
 
     def _load_match(self, match_id: int) -> FullRecord | None:
         return next(read_records(self._db, matches=[match_id], unfinished=True), None)

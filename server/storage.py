@@ -142,7 +142,8 @@ class Storage(Protocol):
         aborted at the next start, a tournament game resumed)."""
 
     async def load_match(self, match_id: int) -> FullRecord | None:
-        """Everything stored about a match, in play or not; None if there is no such match."""
+        """Everything stored about a match, in play or not; None if there is no such match
+        (known without a query for an id above the highest the database has handed out)."""
         ...
 
     async def load_moves(self, match_id: int) -> list[MoveRow]:

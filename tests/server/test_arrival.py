@@ -4,6 +4,7 @@ time, as the charge is made in service."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,16 +12,37 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ServerError
+from arbiter.server.database import open_database
 from arbiter.server.limits import Limits
 from arbiter.server.session import MAX_HELD
+from arbiter.server.sql import transaction
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, seek, until
 
 WATCHES = 400
-"""`watch` requests sent ahead of the move, each of a different match the database does not
-hold: each is a query in a worker thread, tens of milliseconds of server work in all (a repeated
-watch of one match would be refused at once)."""
+"""`watch` requests sent ahead of the move, each of a different aborted match: each is a query
+in a worker thread, tens of milliseconds of server work in all (a repeated watch of one match
+would be refused at once, as would one of a match above the highest stored)."""
 UNCACHED = pytest.mark.limits(Limits(snapshot_cache_bytes=0))
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """A store holding `WATCHES` casual matches a last run left in play (ids 1 to `WATCHES`):
+    the server aborts them as it opens the store, and reads each back at its first watch."""
+    path = tmp_path / "arbiter.db"
+    connection = open_database(path)
+    try:
+        with transaction(connection):
+            for _ in range(WATCHES):
+                connection.execute(
+                    "INSERT INTO matches (game, options, time_control, illegal, status,"
+                    " started_at) VALUES ('kings-court', '{}', '{}', 'forfeit,forfeit',"
+                    " 'playing', 0)"
+                )
+    finally:
+        connection.close()
+    return path
 
 
 async def accepted_behind_refusals(ann: Any) -> protocol.MoveAccepted:
@@ -57,7 +79,7 @@ async def test_a_move_behind_slow_requests_is_charged_from_its_own_arrival(
 ) -> None:
     ann, finished, move = await _a_turn_after_a_finished_match(server)
     sent = trio.current_time()
-    watches = [protocol.Watch(match=10_000 + n) for n in range(WATCHES)]
+    watches = [protocol.Watch(match=n) for n in range(1, WATCHES + 1)]
     await ann.send(*watches, protocol.Move(match=finished + 1, move=move))
     accepted = await accepted_behind_refusals(ann)
     server_work = trio.current_time() - sent
@@ -75,7 +97,7 @@ async def test_a_move_sent_while_the_server_answers_slow_requests_is_charged_fro
     as the client keeps fewer than `MAX_HELD` requests waiting)."""
     ann, finished, move = await _a_turn_after_a_finished_match(server)
     sent = trio.current_time()
-    await ann.send(*[protocol.Watch(match=10_000 + n) for n in range(MAX_HELD - 1)])
+    await ann.send(*[protocol.Watch(match=n) for n in range(1, MAX_HELD)])
     await trio.sleep(0.01)
     await ann.send(protocol.Move(match=finished + 1, move=move))
     accepted = await accepted_behind_refusals(ann)

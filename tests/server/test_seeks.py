@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any, cast
 
+from arbiter import protocol
 from arbiter.games import get_game
 from arbiter.protocol import TimeControl
 from arbiter.server.limits import Limits
@@ -16,10 +17,16 @@ CONTROL = TimeControl.parse("move=5")
 
 
 class Seeker:
-    """A connection as the table of seeks sees it: an identity with a name."""
+    """A connection as the table of seeks sees it: an identity with a name and an address, and
+    the frames it was sent."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, address: str = "") -> None:
         self.name = name
+        self.address = address
+        self.sent: list[protocol.Message] = []
+
+    def send(self, message: protocol.Message) -> None:
+        self.sent.append(message)
 
 
 def a_seek(
@@ -74,13 +81,13 @@ def test_cancelled_and_dropped_seeks_leave_every_index() -> None:
     seeks.add(a_seek(seeks, gone))
     kept = a_seek(seeks, gone, no_capture_limit=7)
     seeks.add(kept)
-    assert seeks.refusal(cast(Session, gone)) is not None
+    assert seeks.make_room(a_seek(seeks, gone)) is not None
     assert seeks.cancel(cast(Session, gone), kept.id)
-    assert seeks.refusal(cast(Session, gone)) is None
+    assert seeks.make_room(a_seek(seeks, gone)) is None
     seeks.drop(cast(Session, gone))
     assert seeks.pop_partner(a_seek(seeks, stays)) is None
     assert not seeks._casual and not seeks._games and not seeks._offers
-    assert not seeks._of and not seeks._open
+    assert not seeks._of and not seeks._open and not seeks._held and not len(seeks._holders)
 
 
 def test_a_challenge_pairs_only_with_the_named_player() -> None:

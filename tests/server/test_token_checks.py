@@ -1,0 +1,146 @@
+"""Token checks (`server.token_checks`) with real scrypt: a returning player's token is known
+without hashing, guesses from addresses that failed lately are paced apart, and a real
+player's hello stays fast while many addresses guess (over real TCP, on 127.0.x.y addresses)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+from arbiter import protocol
+from arbiter.protocol import ErrorCode
+from arbiter.server import accounts
+from arbiter.server.accounts import Credentials
+from arbiter.server.admission import Admission
+from arbiter.server.database import open_database
+from arbiter.server.token_checks import SUSPECT_WAIT, TokenChecks, TokensBusy
+from tests.conftest import HOST, RunningServer
+from tests.server.test_admission import Raw, _register
+
+
+def credentials(db: Path, name: str) -> Credentials:
+    connection = open_database(db)
+    try:
+        found = accounts.credentials(connection, name)
+    finally:
+        connection.close()
+    assert found is not None
+    return found
+
+
+def renewed(db: Path, name: str) -> str:
+    connection = open_database(db)
+    try:
+        return accounts.renew(connection, name)
+    finally:
+        connection.close()
+
+
+async def test_a_verified_token_is_known_again_without_a_hash_until_it_is_renewed(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "arbiter.db"
+    token = _register(db, "ann")
+    found = credentials(db, "ann")
+    checks = TokenChecks(Admission())
+    began = time.perf_counter()
+    assert await checks.check(found, token, "10.0.0.1") == found.account
+    hashed = time.perf_counter() - began
+    again = []
+    for _ in range(5):
+        began = time.perf_counter()
+        assert await checks.check(found, token, "10.0.0.2") == found.account
+        again.append(time.perf_counter() - began)
+    assert min(again) < hashed / 10  # scrypt's 16 MiB take tens of ms; a lookup, microseconds
+    assert await checks.check(found, "a guess", "10.0.0.3") is None
+    new_token = renewed(db, "ann")
+    fresh = credentials(db, "ann")
+    assert await checks.check(fresh, token, "10.0.0.1") is None  # the old token: hashed, wrong
+    assert await checks.check(fresh, new_token, "10.0.0.1") == fresh.account
+
+
+async def test_checks_from_addresses_that_failed_lately_are_paced_and_refused_past_the_wait(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "arbiter.db"
+    _register(db, "ann")
+    found = credentials(db, "ann")
+    checks = TokenChecks(Admission(suspect_token_checks_per_second=1.0, token_failures=100))
+    for address in ("10.0.0.1", "10.0.0.2"):
+        assert await checks.check(found, "guess", address) is None  # now both are suspects
+    done: list[float] = []
+    busy: list[str] = []
+    began = trio.current_time()
+
+    async def guess(address: str) -> None:
+        try:
+            await checks.check(found, "guess", address)
+            done.append(trio.current_time() - began)
+        except TokensBusy as refused:
+            busy.append(str(refused))
+
+    async with trio.open_nursery() as nursery:
+        for number in range(6):
+            nursery.start_soon(guess, f"10.0.0.{1 + number % 2}")
+    assert len(done) == 3 and len(busy) == 3  # now, in 1 s and in 2 s; the rest too late
+    assert done[1] >= 0.95 and done[2] >= 1.95
+    assert "try again in 2 s" in busy[0]
+    assert await checks.check(found, "guess", "10.0.0.9") is None  # a clean address: at once
+
+
+@pytest.mark.admission(token_failures=2, token_backoff_seconds=0.2, token_checks=2)
+async def test_a_real_players_hello_stays_fast_while_many_addresses_guess(
+    server: RunningServer,
+) -> None:
+    assert isinstance(server.db, Path)
+    _register(server.db, "ann")
+    bob = _register(server.db, "bob")
+    quiet = {name: _register(server.db, name) for name in ("cid", "dee", "eve")}
+    guessers = [f"127.0.6.{number}" for number in range(1, 41)]
+    failed: set[str] = set()
+    checked_at: list[float] = []
+
+    async def guess(address: str) -> None:
+        while True:
+            client = Raw(await trio.open_tcp_stream(HOST, server.port, local_address=address))
+            answer = await client.hello("ann", token="guess")
+            await client.stream.aclose()
+            assert isinstance(answer, protocol.Error), answer
+            if answer.code == ErrorCode.BAD_NAME:  # a check was made, and failed
+                failed.add(address)
+                checked_at.append(trio.current_time())
+            else:
+                assert answer.code == ErrorCode.RATE_LIMITED, answer
+                await trio.sleep(0.5)  # told to wait: a guesser's fastest is to come back soon
+
+    async def hello_time(address: str, name: str, token: str) -> float:
+        began = trio.current_time()
+        client = Raw(await trio.open_tcp_stream(HOST, server.port, local_address=address))
+        assert isinstance(await client.hello(name, token=token), protocol.Welcome)
+        await client.stream.aclose()
+        return trio.current_time() - began
+
+    alone = sorted([await hello_time("127.0.7.9", *player) for player in quiet.items()])[1]
+    async with trio.open_nursery() as nursery:
+        for address in guessers:
+            for _ in range(2):  # two connections guessing at once from every address
+                nursery.start_soon(guess, address)
+        with trio.fail_after(30):
+            while len(failed) < len(guessers):  # every guesser is a suspect now
+                await trio.sleep(0.05)
+        await trio.sleep(0.5)  # the check under way as the last one failed is over
+        window = trio.current_time()
+        first = await hello_time("127.0.7.1", "bob", bob)  # scrypt, beside the guessers
+        returning = await hello_time("127.0.7.2", "bob", bob)  # known from the first: no scrypt
+        await trio.sleep(3)
+        guessed = sum(at >= window for at in checked_at)
+        seconds = trio.current_time() - window
+        nursery.cancel_scope.cancel()
+    # Queued behind the guessers' hashes it took seconds; now it waits for one guess at most,
+    # whatever the machine's load.
+    assert first < 4 * alone + 0.5, (first, alone)
+    assert returning < alone + 0.3, (returning, alone)
+    assert guessed <= 2.0 * (seconds + SUSPECT_WAIT) + 1, (guessed, seconds)  # booked ahead too
