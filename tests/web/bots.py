@@ -94,7 +94,8 @@ class PacedMatch(Threaded):
     async def _play_all(self) -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._play, "ada", self.seeds[0], self.seek, self.pause)
-            await trio.sleep(0.1)  # ada's seek first: she takes the first seat
+            # ada's seek first, so she takes the first seat: her seed plays the first moves
+            await trio.to_thread.run_sync(self.seeking.wait, 30)
             nursery.start_soon(self._play, "bob", self.seeds[1], self.seek, self.pause)
 
 
