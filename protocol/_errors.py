@@ -156,7 +156,9 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
         False,
         "A `seek` past the open seeks one connection may hold (32 by default), or one address "
         "across its connections (64), or past the server's total when no address holds more "
-        "than the seeker's; the sentence says which. Cancel one, or wait for one to be paired.",
+        "than the seeker's; the sentence says which. Cancel one, or wait for one to be paired. "
+        "Also sent, with `seek_cancelled` after it, when a full table's room is made by "
+        "withdrawing the newest seek of the address holding the most.",
     ),
     ErrorCode.BAD_OPPONENT: CodeInfo(
         "server",

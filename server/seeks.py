@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from arbiter import protocol
 from arbiter.games import Game
-from arbiter.protocol import TimeControl
+from arbiter.protocol import ErrorCode, TimeControl
 from arbiter.server.limits import Limits
 from arbiter.server.tally import Tally
 
@@ -151,10 +151,20 @@ class Seeks:
         )
 
     def _withdraw_newest(self, holder: Holder | None) -> None:
-        """Withdraw the newest casual seek of `holder`; its client learns (`seek_cancelled`)."""
+        """Withdraw the newest casual seek of `holder`; its client learns why (a
+        `too_many_seeks` error, which a bot that did not cancel anything can show its person),
+        then which (`seek_cancelled`)."""
         assert holder is not None
         newest = next(reversed(self._held[holder].values()))
         self._remove(newest)
+        newest.session.send(
+            protocol.Error(
+                code=ErrorCode.TOO_MANY_SEEKS,
+                message=f"seek {newest.id} withdrawn: the server's table of open seeks is full,"
+                " and your address holds the most of them",
+                ref="seek",
+            )
+        )
         newest.session.send(protocol.SeekCancelled(seek=newest.id))
 
     def add(self, seek: Seek) -> None:

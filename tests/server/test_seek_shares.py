@@ -49,7 +49,10 @@ def test_a_full_table_gives_a_newcomer_the_place_of_the_biggest_holders_newest_s
     seeks.add(a_seek(seeks, modest))  # full: 4 and 2
     newcomer = Seeker("newcomer", "10.0.0.3")
     assert seeks.make_room(a_seek(seeks, newcomer)) is None
-    assert hoarder.sent == [protocol.SeekCancelled(seek=hoarded[-1].id)]
+    why, which = hoarder.sent
+    assert isinstance(why, protocol.Error) and why.code == ErrorCode.TOO_MANY_SEEKS
+    assert f"seek {hoarded[-1].id} withdrawn" in why.message and "your address" in why.message
+    assert which == protocol.SeekCancelled(seek=hoarded[-1].id)
     seeks.add(a_seek(seeks, newcomer))  # 3, 2 and 1
     assert seeks.make_room(a_seek(seeks, newcomer)) is None
     assert hoarder.sent[-1] == protocol.SeekCancelled(seek=hoarded[-2].id)
@@ -106,8 +109,9 @@ async def test_three_addresses_that_fill_the_table_cannot_keep_a_bystander_from_
     bystander = await seeker(server.port, "127.0.9.1", "bystander")
     await bystander.send(a_seek_for(900))  # the table is full: an attacker's newest goes
     assert isinstance(await bystander.receive(), protocol.Seeking)
-    withdrawn = await attackers[1].receive()  # 127.0.5.1's newest, on its second connection
-    assert isinstance(withdrawn, protocol.SeekCancelled)
+    why = await attackers[1].receive()  # 127.0.5.1's newest, on its second connection
+    assert isinstance(why, protocol.Error) and why.code == ErrorCode.TOO_MANY_SEEKS
+    assert isinstance(await attackers[1].receive(), protocol.SeekCancelled)
     partner = await seeker(server.port, "127.0.9.2", "partner")
     await partner.send(a_seek_for(900))
     assert isinstance(await partner.receive(), protocol.MatchStarted)
