@@ -94,8 +94,15 @@ class Admission:
     token_backoff_seconds: float = 1.0
     """The first wait; it doubles with each further failure, up to `token_backoff_max`."""
     token_backoff_max: float = 300.0
-    token_checks: int = 2
-    """Token checks running at once, server-wide (each is a thread hashing ~30-100 ms)."""
+    token_checks: int = 1
+    """Token checks running at once, server-wide (each is a thread hashing ~30-100 ms): one,
+    so however many wait, the hashing takes one core and the event loop keeps the other."""
+    token_checks_per_second: float = 5.0
+    """Token checks begun per second, server-wide, of every token not remembered as verified
+    (a returning player's needs none): guesses spread over any number of addresses cost at
+    most this many hashes a second, a fraction of one core. Past `token_checks.TOKEN_WAIT`
+    seconds' worth waiting, a `hello` is refused `rate_limited`; addresses that verified a
+    token lately go first (`server.token_checks`)."""
     suspect_token_checks_per_second: float = 2.0
     """Token checks per second, server-wide, for addresses whose checks failed within
     `token_backoff_max`, one at a time: guesses spread over many addresses then cost at most
@@ -123,6 +130,7 @@ class Admission:
             "requests_per_second",
             "address_requests_per_second",
             "min_bytes_per_second",
+            "token_checks_per_second",
             "suspect_token_checks_per_second",
             "tls_handshakes_per_second",
             "tls_handshakes_per_address",

@@ -1,5 +1,6 @@
 """Token checks (`server.token_checks`) with real scrypt: a returning player's token is known
-without hashing, guesses from addresses that failed lately are paced apart, and a real
+without hashing, every other check is paced server-wide (trusted addresses first, the rest
+refused past the wait), guesses from addresses that failed lately are paced apart, and a real
 player's hello stays fast while many addresses guess (over real TCP, on 127.0.x.y addresses)."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from arbiter.server import accounts
 from arbiter.server.accounts import Credentials
 from arbiter.server.admission import Admission
 from arbiter.server.database import open_database
-from arbiter.server.token_checks import SUSPECT_WAIT, TokenChecks, TokensBusy
+from arbiter.server.token_checks import SUSPECT_WAIT, TOKEN_WAIT, TokenChecks, TokensBusy
 from tests.conftest import HOST, RunningServer
 from tests.server.test_admission import Raw, _register
 
@@ -89,6 +90,43 @@ async def test_checks_from_addresses_that_failed_lately_are_paced_and_refused_pa
     assert done[1] >= 0.95 and done[2] >= 1.95
     assert "try again in 2 s" in busy[0]
     assert await checks.check(found, "guess", "10.0.0.9") is None  # a clean address: at once
+
+
+async def test_checks_not_remembered_are_paced_server_wide_trusted_addresses_first(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "arbiter.db"
+    token = _register(db, "ann")
+    checks = TokenChecks(Admission(token_checks_per_second=2.0))
+    bound = int(2.0 * TOKEN_WAIT)  # checks of untrusted addresses that may wait
+    assert await checks.check(credentials(db, "ann"), token, "10.1.0.1")  # now trusted
+    new_token = renewed(db, "ann")  # its next check needs a hash again
+    fresh = credentials(db, "ann")
+    began = trio.current_time()
+    guessed: list[float] = []
+    busy: list[str] = []
+    trusted_at: list[float] = []
+
+    async def guess(address: str) -> None:
+        try:
+            assert await checks.check(fresh, "guess", address) is None
+            guessed.append(trio.current_time() - began)
+        except TokensBusy as refused:
+            busy.append(str(refused))
+
+    async def trusted() -> None:
+        await trio.sleep(0.2)  # after the guesses have all queued
+        assert await checks.check(fresh, new_token, "10.1.0.1") == fresh.account
+        trusted_at.append(trio.current_time() - began)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trusted)
+        for number in range(bound + 4):  # one under way, `bound` waiting, 3 refused
+            nursery.start_soon(guess, f"10.2.0.{number}")
+    assert len(busy) == 3 and len(guessed) == bound + 1
+    assert "the server is busy checking tokens: try again in" in busy[0]
+    assert sorted(guessed)[-1] >= bound / 2.0 - 0.05  # one every 0.5 s, the trusted one too
+    assert trusted_at[0] < sorted(guessed)[3]  # ahead of all but the ones booked before it
 
 
 @pytest.mark.admission(token_failures=2, token_backoff_seconds=0.2, token_checks=2)
