@@ -219,21 +219,39 @@ SEEKS_PER_CONNECTION = 32
 async def seek_fill(target: Target, verdict: Verdict, nursery: trio.Nursery) -> None:
     """64 connections from each of 5 addresses, each holding 32 challenges no one will take
     (the server-wide table holds 10,000); every 2 s two bystanders challenge each other and
-    should be paired (from the start, as the table fills)."""
+    should be paired (from the start, as the table fills).
+
+    Judged by address, not by connection: the limit that holds this attack back is an
+    address's share of the table (`seeks_per_address`), so an address's first connections,
+    whose seeks fit its share, are rightly never refused anything; the attack is throttled
+    once every address has been refused (`too_many_seeks`) or cut off."""
     nursery.start_soon(bystander_pairs, target, verdict)
+    addresses = [target.address(index) for index in range(SEEK_FILL_ADDRESSES)]
+    held_back: set[str] = set()
+    verdict.connections = len(addresses)
+
+    def refused(address: str) -> None:
+        if address not in held_back:
+            held_back.add(address)
+            verdict.note()
+
+    async def until_refused(link: Link, address: str) -> None:
+        await watch_for_cut(link, Verdict())
+        refused(address)
+
     for index in range(SEEK_FILL_ADDRESSES * FLOOD_CONNECTIONS):
-        address = target.address(index % SEEK_FILL_ADDRESSES)
+        address = addresses[index % SEEK_FILL_ADDRESSES]
         try:
-            link = await hello(target, verdict, f"filler-{index}", address)
+            link = await hello(target, Verdict(), f"filler-{index}", address)
             seeks = [
                 {"type": "seek", "game": "amazons", "opponent": f"nobody-{index}-{n}"}
                 for n in range(SEEKS_PER_CONNECTION)
             ]
             await link.send(*seeks)
         except OSError:
-            verdict.note()
+            refused(address)
             continue
-        nursery.start_soon(watch_for_cut, link, verdict)
+        nursery.start_soon(until_refused, link, address)
 
 
 async def bystander_pairs(target: Target, verdict: Verdict) -> None:
