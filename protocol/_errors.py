@@ -246,8 +246,9 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
         "second, 5,000 at once); after 200 such refusals without a pause the server hangs up "
         "with this code, and the address may not connect for 10 s (a connection from it is "
         "refused with this code at once). Also the answer to a `hello` with a token from an "
-        "address whose recent token checks failed, until its backoff passes; that `hello` is "
-        "closed.",
+        "address whose recent token checks failed, until its backoff passes, or while the "
+        "server has seconds of token checks waiting (the sentence says when to retry); that "
+        "`hello` is closed.",
     ),
     ErrorCode.SESSION_REPLACED: CodeInfo(
         "server",
