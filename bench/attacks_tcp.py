@@ -37,6 +37,10 @@ from arbiter.server.admission import DEFAULT
 
 FLOOD_CONNECTIONS = 64
 """Connections from one address in the floods: the default per-address cap."""
+PACE_SLACK = 1.1
+"""How far over a server-wide pace (TLS handshakes, token checks) an attacker may get and still
+count as held to
+it: the server books a turn as a request arrives, and the bench times requests as they end."""
 
 
 async def watch_flood(target: Target, verdict: Verdict, nursery: trio.Nursery) -> None:
@@ -136,13 +140,20 @@ async def guess(target: Target, verdict: Verdict, address: str, attempt: int) ->
 
 async def token_spray(target: Target, verdict: Verdict, nursery: trio.Nursery) -> None:
     """Wrong-token `hello`s for `victim` from 150 addresses at once, each address guessing
-    one after the other (at most 10 each, so under a per-address backoff)."""
+    one after the other (at most 10 each, so under a per-address backoff).
+
+    One attacker spread over addresses, held back by a server-wide pace of token checks
+    (`Admission.token_checks_per_second`) and refusals past its queue: it is cut off at the
+    server's first refusal, and misses "token pace" if it still got more guesses checked
+    than that pace allows. (Each address's last refusal is no measure: an address whose
+    guesses are checked slowly, at the pace, is refused late or never.)"""
     guessed: list[float] = []
 
     async def from_address(index: int) -> None:
         for attempt in range(10):
             if await guess(target, Verdict(), target.address(index), 1000 * index + attempt):
-                verdict.note()
+                if not verdict.cut:
+                    verdict.note()
                 return
             guessed.append(trio.current_time())
 
@@ -154,7 +165,12 @@ async def token_spray(target: Target, verdict: Verdict, nursery: trio.Nursery) -
     finally:
         elapsed = (guessed[-1] - verdict.started) if guessed else 0.0
         rate = len(guessed) / elapsed if elapsed else 0.0
-        verdict.notes.append(f"{len(guessed)} wrong tokens checked, {rate:.1f}/s")
+        pace = DEFAULT.token_checks_per_second
+        verdict.notes.append(
+            f"{len(guessed)} wrong tokens checked, {rate:.1f}/s (the server's pace: {pace:g}/s)"
+        )
+        if len(guessed) > PACE_SLACK * pace * elapsed + 1:
+            verdict.missed.append("token pace")
 
 
 def batches(*frames: dict[str, object]) -> bytes:
@@ -328,9 +344,6 @@ async def huge_option(target: Target, verdict: Verdict, nursery: trio.Nursery) -
 
 HANDSHAKE_THREADS = 16
 HANDSHAKES_PER_THREAD = 400
-PACE_SLACK = 1.1
-"""How far over the server's handshake pace the attacker may get and still count as held to
-it: the pace books a handshake's turn as it arrives, and the bench times them as they end."""
 
 
 async def tls_handshakes(target: Target, verdict: Verdict, nursery: trio.Nursery) -> None:
