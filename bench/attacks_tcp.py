@@ -39,8 +39,7 @@ FLOOD_CONNECTIONS = 64
 """Connections from one address in the floods: the default per-address cap."""
 PACE_SLACK = 1.1
 """How far over a server-wide pace (TLS handshakes, token checks) an attacker may get and still
-count as held to
-it: the server books a turn as a request arrives, and the bench times requests as they end."""
+count as held to it: the server books a turn as a request arrives, the bench times its end."""
 
 
 async def watch_flood(target: Target, verdict: Verdict, nursery: trio.Nursery) -> None:
