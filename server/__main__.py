@@ -191,6 +191,7 @@ LIMIT_FLAGS = (
         count,
         "requests/s from one IP address, all its connections and web requests together",
     ),
+    ("--token-checks", "token_checks_per_second", rate, "token checks/s in all (not remembered)"),
     ("--tls-handshakes", "tls_handshakes_per_second", rate, "TLS handshakes/s in all"),
     (
         "--tls-handshakes-per-address",

@@ -254,10 +254,10 @@ async def test_requests_under_the_rate_are_all_answered(server: RunningServer) -
         await trio.sleep(0.04)
 
 
-@pytest.mark.admission(requests_per_second=1, request_burst=7, max_refused=10)
+@pytest.mark.admission(requests_per_second=1, request_burst=22, max_refused=10)
 async def test_a_refusal_behind_a_slow_request_keeps_its_place(server: RunningServer) -> None:
     """A `seek` is answered by a task of its own, the pings behind it after it, in order: the
-    refusals of those over the rate too. (The hello spends 1, the seek 5, the first ping the
+    refusals of those over the rate too. (The hello spends 1, the seek 20, the first ping the
     last 1.)"""
     client = await Raw.open(server.port)
     assert isinstance(await client.hello("ann"), protocol.Welcome)
