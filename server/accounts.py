@@ -70,6 +70,11 @@ def name_key(name: str) -> str:
     return kept.translate(HOMOGLYPHS).casefold().translate(HOMOGLYPHS).replace("rn", "m")
 
 
+def names(db: Connection) -> list[str]:
+    """Every registered name."""
+    return [str(name) for (name,) in db.execute("SELECT name FROM accounts")]
+
+
 def lookalike(db: Connection, name: str) -> str | None:
     """The registered name that `name` would pass for while not being it, or None.
 

@@ -176,7 +176,7 @@ class Lobby:
 
         A failed token check counts against the client's address (`TokenChecks`); `TokensBusy`
         if the address failed lately and enough checks of such addresses wait already."""
-        found = await self.storage.account_credentials(hello.name)
+        found = await self.storage.account_credentials(hello.name, hello.token is not None)
         if found is not None and found.account.name != hello.name:
             return f"{hello.name!r} is too like the registered name {found.account.name!r}"
         if hello.token is None:

@@ -43,6 +43,7 @@ from arbiter.server import accounts
 from arbiter.server.commit_writer import TARGET
 from arbiter.server.database import NEW_ID, RETURNING_ID, Statement, last_batch
 from arbiter.server.records import FullRecord, MoveRow, read_moves, read_records
+from arbiter.server.registry import Registry
 from arbiter.server.sql import Connection, Dialect, transaction
 from arbiter.server.storage import (
     AfterCommit,
@@ -224,6 +225,11 @@ class SQLStorage:
         """Default kinds noted for matches about to finish: match id -> seat -> kind."""
         self._last_batch = last_batch(connection)
         """The last group commit's number: this server's are numbered after it."""
+        self._registry = Registry(
+            lambda: self._run(accounts.names, self._db),
+            lambda name: self._run(accounts.credentials, self._db, name),
+        )
+        """Registered names and credentials lately read: most hellos need no query."""
         self._last_match_id: int | None = None
         """The highest match id the database has handed out, once read: `load_match` answers
         None for any id above it without a query (ids only grow), so a crowd asking for
@@ -514,11 +520,15 @@ class SQLStorage:
     async def find_account(self, name: str) -> accounts.Account | None:
         return await self._run(accounts.find, self._db, name)
 
-    async def account_credentials(self, name: str) -> accounts.Credentials | None:
-        return await self._run(accounts.credentials, self._db, name)
+    async def account_credentials(
+        self, name: str, certain: bool = False
+    ) -> accounts.Credentials | None:
+        return await self._registry.credentials(name, certain)
 
     async def issue_local_token(self, name: str) -> str:
-        return await self._run(accounts.issue_local, self._db, name)
+        token = await self._run(accounts.issue_local, self._db, name)
+        self._registry.forget(name)
+        return token
 
 
 def load_tournaments(db: Connection) -> list[StoredTournament]:

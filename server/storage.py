@@ -167,10 +167,12 @@ class Storage(Protocol):
 
     async def find_account(self, name: str) -> Account | None: ...
 
-    async def account_credentials(self, name: str) -> Credentials | None:
+    async def account_credentials(self, name: str, certain: bool = False) -> Credentials | None:
         """What checking `name`'s token needs; the check itself (a slow hash) is the caller's,
         on a thread of its own (`accounts.check_token`). For a name that only looks like a
-        registered one (`accounts.name_key`), that one's: `account.name` tells."""
+        registered one (`accounts.name_key`), that one's: `account.name` tells. Answered from
+        what the server knows of the accounts (`server.registry`), which may be a second old;
+        `certain` asks the store about a name not known (a hello with a token)."""
         ...
 
     async def issue_local_token(self, name: str) -> str:

@@ -397,7 +397,7 @@ class Desk:
         seats = [(await self._seat_name(game, agent), agent) for agent in agents]
         local = local_names(seats, players)
         for name in local:
-            found = await self.storage.account_credentials(name)  # lookalikes too
+            found = await self.storage.account_credentials(name, certain=True)  # lookalikes too
             account = None if found is None else found.account
             if account is not None and account.role != "local":
                 raise TournamentError(

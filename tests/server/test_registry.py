@@ -1,0 +1,85 @@
+"""Registered names are known in memory (`server.registry`): hellos under names nobody
+registered, or passing for a name whose credentials were just read, cost no read of the store;
+an account made while the server runs is known within `FRESH_SECONDS`. Shown on a real SQLite
+store whose one query slot the test holds, so any read would hang."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import cast
+
+import pytest
+import trio
+import trio.testing
+
+from arbiter import protocol
+from arbiter.server import accounts, registry
+from arbiter.server.admission import UNLIMITED
+from arbiter.server.database import open_database
+from arbiter.server.lobby import Lobby
+from arbiter.server.session import Session
+from arbiter.server.sql_storage import SQLStorage
+from tests.server.memory import Client, lobby_on_file
+
+
+def register(db: Path, name: str) -> str:
+    connection = open_database(db)
+    try:
+        return accounts.create(connection, name)
+    finally:
+        connection.close()
+
+
+async def hello(
+    lobby: Lobby, nursery: trio.Nursery, name: str, token: str | None = None
+) -> protocol.Message:
+    """The server's answer to a new connection's `hello`."""
+    ours, theirs = trio.testing.memory_stream_pair()
+    nursery.start_soon(Session(theirs, lobby, UNLIMITED).run)
+    client = Client(ours)
+    await client.send(protocol.Hello(version=protocol.PROTOCOL_VERSION, name=name, token=token))
+    return await client.receive()
+
+
+async def test_names_once_read_answer_hellos_without_a_read(
+    tmp_path: Path, nursery: trio.Nursery, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(registry, "FRESH_SECONDS", 60.0)  # nothing goes stale in the test
+    db = tmp_path / "arbiter.db"
+    register(db, "ann")
+    async with lobby_on_file(db) as lobby:
+        lookalike = await hello(lobby, nursery, "ANN")  # reads the names and ann's credentials
+        assert isinstance(lookalike, protocol.Error) and "too like" in lookalike.message
+        async with cast(SQLStorage, lobby.storage)._query_lock:  # no query can run now
+            with trio.fail_after(2):
+                for name in ("dan", "eve", "zed"):
+                    assert isinstance(await hello(lobby, nursery, name), protocol.Welcome)
+                again = await hello(lobby, nursery, "Ann")
+                assert isinstance(again, protocol.Error) and "too like" in again.message
+                bare = await hello(lobby, nursery, "ann")
+                assert isinstance(bare, protocol.Error) and "with its token" in bare.message
+
+
+async def test_a_token_for_an_account_made_a_moment_ago_is_checked_at_once(
+    tmp_path: Path, nursery: trio.Nursery
+) -> None:
+    db = tmp_path / "arbiter.db"
+    async with lobby_on_file(db) as lobby:
+        assert isinstance(await hello(lobby, nursery, "cat"), protocol.Welcome)  # names read
+        token = register(db, "bob")
+        assert isinstance(await hello(lobby, nursery, "bob", token), protocol.Welcome)
+        bare = await hello(lobby, nursery, "bob")  # and now known to the registry
+        assert isinstance(bare, protocol.Error) and "with its token" in bare.message
+
+
+async def test_an_account_made_while_the_server_runs_is_known_soon(
+    tmp_path: Path, nursery: trio.Nursery
+) -> None:
+    db = tmp_path / "arbiter.db"
+    async with lobby_on_file(db) as lobby:
+        assert isinstance(await hello(lobby, nursery, "bob"), protocol.Welcome)
+        token = register(db, "bob")  # `arbiter-server admin` beside the running server
+        await trio.sleep(registry.FRESH_SECONDS)
+        bare = await hello(lobby, nursery, "bob")
+        assert isinstance(bare, protocol.Error) and "with its token" in bare.message
+        assert isinstance(await hello(lobby, nursery, "bob", token), protocol.Welcome)
