@@ -8,8 +8,9 @@ one live channel is `/socket`: each WebSocket is admitted and served like a TCP 
 `server.admission` and `server.limits` hold for a browser as for any client.
 
 HTTP is held to the same limits (`Door`): every TCP connection hypercorn serves counts against
-the caps on connections (in all and per address) while it is open, every request spends from its
-address's request budget (429 past it), and hypercorn's deadlines close a connection that does
+the caps on connections (in all and per address) while it is open, every request spends its cost
+from its address's request budget (429 past it; an address that keeps asking is barred, its
+connections closed at the door, `Rationed`), and hypercorn's deadlines close a connection that does
 not finish its request's headers (`keep_alive_timeout`) or sends nothing (`read_timeout`). The
 records (`/records/...`) are read on at most `RECORD_READS` threads at once, and a finished
 match's ending is kept once read.
@@ -37,7 +38,7 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ASGIFramework, ConnectionState
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
@@ -87,6 +88,13 @@ class Door:
         if stream is not None:
             stream.socket.close()
 
+    def cut(self, address: str, but: tuple[str, int]) -> None:
+        """Close every HTTP connection of `address` at once but `but` (not its WebSockets:
+        their sessions judge them)."""
+        for client in [client for client in self.counted if client[0] == address]:
+            if client != but:
+                self.abort(client)
+
     def hand_over(self, client: tuple[str, int]) -> None:
         """`client`'s connection is a WebSocket now: its session counts it from here."""
         if client in self.counted:
@@ -97,7 +105,12 @@ class Door:
         self, serve_http: Callable[[trio.SocketStream], Awaitable[None]], stream: trio.SocketStream
     ) -> None:
         client: tuple[str, int] = stream.socket.getpeername()[:2]
-        refusal = self.doorway.enter(client[0], trio.current_time())
+        now = trio.current_time()
+        barred = self.doorway.barred(client[0], now)
+        if barred:
+            await refuse(stream, 429, f"cut off for flooding: wait {math.ceil(barred)} s")
+            return
+        refusal = self.doorway.enter(client[0], now)
         if refusal is not None:
             await refuse(stream, 503, refusal)
             return
@@ -113,7 +126,10 @@ class Door:
 
 
 async def refuse(stream: trio.SocketStream, status: int, sentence: str) -> None:
-    """Answer a connection refused at the door with `status` and `sentence`, and close it."""
+    """Answer a connection refused at the door with `status` and `sentence`, unread, and close
+    it once the client has it: what the client sent is drained (not parsed) until it closes its
+    side, or `REFUSAL_SECONDS` at most; closing over unread bytes would reset the connection
+    and lose the answer."""
     body = sentence.encode()
     head = (
         f"HTTP/1.1 {status} Refused\r\ncontent-type: text/plain; charset=utf-8\r\n"
@@ -121,28 +137,81 @@ async def refuse(stream: trio.SocketStream, status: int, sentence: str) -> None:
     )
     with trio.move_on_after(REFUSAL_SECONDS), suppress(trio.BrokenResourceError):
         await stream.send_all(head.encode() + body)
+        await stream.send_eof()
+        while await stream.receive_some(65536):
+            pass
     await trio.aclose_forcefully(stream)
 
 
-class Rationed:
-    """Each HTTP request spends one from its address's request budget (the one its protocol
-    connections spend from too); over it, 429 and a sentence."""
+PAGE_COST = 50.0
+"""What an HTTP request for the shell or a file spends of its address's request budget, in the
+protocol's units (`session.REQUEST_COSTS`: a ping costs 1). Hypercorn parses the request and
+writes the answer in Python, a task and an ASGI exchange each: a millisecond of CPU or so per
+request, some fifty times a protocol `list_games`. So one address gets 40 such requests a second
+after a burst of 200 (a page load is about fifteen), the CPU of a few percent of one core."""
+RECORD_COST = 150.0
+"""What a `/records/...` request spends: a read of the store on a thread besides the HTTP (about
+three times a file's cost when not kept)."""
 
-    def __init__(self, app: ASGIApp, doorway: Doorway) -> None:
+
+def cost_of(path: str) -> float:
+    return RECORD_COST if path.startswith("/records/") else PAGE_COST
+
+
+def plain_answer(status: int, sentence: str, *headers: tuple[bytes, bytes]) -> list[Any]:
+    """The ASGI messages of a short text answer, built without a response object."""
+    body = sentence.encode()
+    head = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"%d" % len(body))]
+    return [
+        {"type": "http.response.start", "status": status, "headers": [*head, *headers]},
+        {"type": "http.response.body", "body": body},
+    ]
+
+
+class Rationed:
+    """Each HTTP request spends its cost (`cost_of`) from its address's request budget (the one
+    its protocol connections spend from too); over it, 429 and a sentence. An address refused
+    `max_refused` times in a row is barred for `flood_penalty_seconds`, like a protocol
+    connection closed for flooding, and its HTTP connections are closed: a flooder's requests,
+    even refused, cost the server the parsing of each, while a barred address's connections are
+    closed at the door before any byte is read."""
+
+    def __init__(self, app: ASGIApp, doorway: Doorway, door: Door) -> None:
         self.app = app
         self.doorway = doorway
+        self.door = door
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             address = scope["client"][0] if scope.get("client") else ""
             now = trio.current_time()
-            if not self.doorway.share(address, now).spend(now):
-                rate = self.doorway.admission.address_requests_per_second
-                sentence = f"over {rate:g} requests/s from {address}: wait a moment"
-                headers = {"Retry-After": "1"}
-                await PlainTextResponse(sentence, 429, headers)(scope, receive, send)
+            share = self.doorway.share(address, now)
+            if share.spend(now, cost_of(scope["path"])):
+                share.refused = 0
+            else:
+                share.refused += 1
+                barring = share.refused > self.doorway.admission.max_refused
+                if barring:
+                    self.doorway.bar(address, now)
+                    share.refused = 0
+                    self.door.cut(address, but=tuple(scope["client"]))
+                for message in plain_answer(*self.refusal(address, barring)):
+                    await send(message)
                 return
         await self.app(scope, receive, send)
+
+    def refusal(self, address: str, barring: bool) -> tuple[Any, ...]:
+        """`plain_answer`'s arguments: a barred address's last answer closes its connection."""
+        admission = self.doorway.admission
+        if barring:
+            seconds = math.ceil(admission.flood_penalty_seconds)
+            sentence = f"{admission.max_refused} requests over the rate from {address} in a row"
+            closing = (b"connection", b"close")  # hypercorn closes it once this is sent
+            retry = (b"retry-after", b"%d" % seconds)
+            return 429, f"{sentence}: barred for {seconds} s", retry, closing
+        rate = admission.address_requests_per_second
+        sentence = f"over {rate:g} requests/s (a page costs {PAGE_COST:g}) from {address}"
+        return 429, f"{sentence}: wait a moment", (b"retry-after", b"1")
 
 
 class Records:
@@ -269,7 +338,7 @@ def web_app(lobby: Lobby, doorway: Doorway, door: Door, db_path: str | Path) -> 
     routes.append(Route("/records/player/{name}", games_of))
     routes.append(Route("/records/match/{match:int}", ending_of))
     routes.append(Route("/static/{name}", static))
-    return Rationed(Starlette(routes=routes), doorway)
+    return Rationed(Starlette(routes=routes), doorway, door)
 
 
 def web_config(admission: Admission) -> Config:
