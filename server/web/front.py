@@ -22,6 +22,8 @@ import functools
 import json
 import logging
 import math
+import socket
+import struct
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
@@ -69,6 +71,8 @@ MESSAGE_SIZE = 4 * protocol.DEFAULT_MAX_FRAME
 """The largest WebSocket message hypercorn takes: the JSON of any frame a client may send, so a
 message past the protocol's 64 KiB reaches the session and is refused `frame_too_large` with an
 `error` frame. Past this, hypercorn closes with code 1009 (message too big) itself."""
+RESET = struct.pack("ii", 1, 0)
+"""SO_LINGER on, for 0 s: closing the socket resets the connection."""
 REFUSAL_SECONDS = 1.0
 """How long a refused HTTP connection's answer may take to go out."""
 
@@ -83,9 +87,12 @@ class Door:
     counted: set[tuple[str, int]] = field(default_factory=set)
 
     def abort(self, client: tuple[str, int]) -> None:
-        """Close `client`'s connection at once: whatever hypercorn waits on it for ends."""
+        """Close `client`'s connection at once, with a reset: whatever hypercorn waits on it for
+        ends, and what the kernel still holds for a client that does not read is dropped (a
+        plain close would keep it, and the connection half-open behind it, for minutes)."""
         stream = self.open.get(client)
         if stream is not None:
+            stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, RESET)
             stream.socket.close()
 
     def cut(self, address: str, but: tuple[str, int]) -> None:
@@ -214,29 +221,53 @@ class Rationed:
         return 429, f"{sentence}: wait a moment", (b"retry-after", b"1")
 
 
+@dataclass
+class Reading:
+    """One read of the store under way, and what it found, for those who wait for it."""
+
+    done: trio.Event = field(default_factory=trio.Event)
+    found: Any = None
+    failed: Unreadable | None = None
+
+
 class Records:
     """The reads of the store behind `/records/...`: on threads, `RECORD_READS` at once, the
-    endings of finished matches kept, a player's games reused for `PLAYER_SECONDS`."""
+    endings of finished matches kept, a player's games reused for `PLAYER_SECONDS`. A crowd
+    asking for the same thing at once shares one read of it rather than queueing a read each
+    (a player's page reads up to 200 whole records)."""
 
     def __init__(self, db_path: str | Path) -> None:
         self.db_path = db_path
         self._reads = trio.CapacityLimiter(RECORD_READS)
         self._endings: Recent[int, dict[str, Any]] = Recent(KEPT_ENDINGS)
         self._players: Recent[str, tuple[float, dict[str, Any]]] = Recent(KEPT_PLAYERS)
+        self._under_way: dict[tuple[str, object], Reading] = {}
 
-    async def _read(self, read: Callable[[], Any], what: str) -> Any:
+    async def _read(self, key: tuple[str, object], read: Callable[[], Any], what: str) -> Any:
+        """`read()` on a thread, or the result of the same read (`key`) already under way."""
+        reading = self._under_way.get(key)
+        if reading is not None:
+            await reading.done.wait()
+            if reading.failed is not None:
+                raise reading.failed
+            return reading.found
+        reading = self._under_way[key] = Reading()
         try:
-            return await trio.to_thread.run_sync(read, limiter=self._reads)
+            reading.found = await trio.to_thread.run_sync(read, limiter=self._reads)
+            return reading.found
         except Unreadable as error:
             log.error("cannot read the records for %s: %s", what, error)
+            reading.failed = error
             raise
+        finally:
+            del self._under_way[key]
+            reading.done.set()
 
     async def ending(self, match: int) -> dict[str, Any] | None:
         found = self._endings.get(match)
         if found is None:
-            found = await self._read(
-                functools.partial(match_ending, self.db_path, match), "a match's ending"
-            )
+            read = functools.partial(match_ending, self.db_path, match)
+            found = await self._read(("ending", match), read, "a match's ending")
             if found is not None:  # a match in play has none yet
                 self._endings.put(match, found)
         return found
@@ -245,9 +276,8 @@ class Records:
         kept = self._players.get(name)
         if kept is not None and time.monotonic() - kept[0] < PLAYER_SECONDS:
             return kept[1]
-        games = await self._read(
-            functools.partial(player_games, self.db_path, name), "a player page"
-        )
+        read = functools.partial(player_games, self.db_path, name)
+        games = await self._read(("player", name), read, "a player page")
         found = {"player": name, "games": games}
         self._players.put(name, (time.monotonic(), found))
         return found
