@@ -85,10 +85,12 @@ class Admission:
     """Requests an address's connections may send at once before its rate applies."""
     max_refused: int = 200
     """Requests refused `rate_limited` on one connection, without a pause that refills its
-    whole burst, before it is closed."""
+    whole burst, before it is closed; and HTTP requests refused to one address in a row (none
+    let through between them) before the address is barred and its HTTP connections closed."""
     flood_penalty_seconds: float = 10.0
-    """After a connection is closed for flooding, its address may not connect for this long (a
-    flooder that reconnects would otherwise get a fresh burst every time)."""
+    """After a connection is closed for flooding (or an address's HTTP requests), its address
+    may not connect for this long (a flooder that reconnects would otherwise get a fresh burst
+    every time)."""
     token_failures: int = 5
     """Failed token checks from one address before it must wait between checks."""
     token_backoff_seconds: float = 1.0
@@ -167,7 +169,7 @@ class AddressShare:
     its own bucket, and compares after spending: a few float operations per frame.
     """
 
-    __slots__ = ("allowance", "burst", "connections", "rate", "refilled_at")
+    __slots__ = ("allowance", "burst", "connections", "rate", "refilled_at", "refused")
 
     def __init__(self, admission: Admission, now: float) -> None:
         self.rate = admission.address_requests_per_second
@@ -175,17 +177,19 @@ class AddressShare:
         self.allowance = self.burst
         self.refilled_at = now
         self.connections = 0
+        self.refused = 0
+        """HTTP requests refused in a row (the web front bars the address past `max_refused`)."""
 
     def refill(self, now: float) -> None:
         if now > self.refilled_at:
             self.allowance = min(self.burst, self.allowance + (now - self.refilled_at) * self.rate)
             self.refilled_at = now
 
-    def spend(self, now: float) -> bool:
-        """Count one request at `now`; False when the address is over its rate (the request
-        still counts: an address that keeps flooding stays refused)."""
+    def spend(self, now: float, cost: float = 1.0) -> bool:
+        """Count a request costing `cost` at `now`; False when the address is over its rate
+        (the request still counts: an address that keeps flooding stays refused)."""
         self.refill(now)
-        self.allowance -= 1.0
+        self.allowance -= cost
         return self.allowance >= 0.0
 
     def full(self, now: float) -> bool:

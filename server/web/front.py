@@ -8,8 +8,9 @@ one live channel is `/socket`: each WebSocket is admitted and served like a TCP 
 `server.admission` and `server.limits` hold for a browser as for any client.
 
 HTTP is held to the same limits (`Door`): every TCP connection hypercorn serves counts against
-the caps on connections (in all and per address) while it is open, every request spends from its
-address's request budget (429 past it), and hypercorn's deadlines close a connection that does
+the caps on connections (in all and per address) while it is open, every request spends its cost
+from its address's request budget (429 past it; an address that keeps asking is barred, its
+connections closed at the door, `Rationed`), and hypercorn's deadlines close a connection that does
 not finish its request's headers (`keep_alive_timeout`) or sends nothing (`read_timeout`). The
 records (`/records/...`) are read on at most `RECORD_READS` threads at once, and a finished
 match's ending is kept once read.
@@ -21,6 +22,8 @@ import functools
 import json
 import logging
 import math
+import socket
+import struct
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
@@ -37,7 +40,7 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ASGIFramework, ConnectionState
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
@@ -68,6 +71,8 @@ MESSAGE_SIZE = 4 * protocol.DEFAULT_MAX_FRAME
 """The largest WebSocket message hypercorn takes: the JSON of any frame a client may send, so a
 message past the protocol's 64 KiB reaches the session and is refused `frame_too_large` with an
 `error` frame. Past this, hypercorn closes with code 1009 (message too big) itself."""
+RESET = struct.pack("ii", 1, 0)
+"""SO_LINGER on, for 0 s: closing the socket resets the connection."""
 REFUSAL_SECONDS = 1.0
 """How long a refused HTTP connection's answer may take to go out."""
 
@@ -82,10 +87,20 @@ class Door:
     counted: set[tuple[str, int]] = field(default_factory=set)
 
     def abort(self, client: tuple[str, int]) -> None:
-        """Close `client`'s connection at once: whatever hypercorn waits on it for ends."""
+        """Close `client`'s connection at once, with a reset: whatever hypercorn waits on it for
+        ends, and what the kernel still holds for a client that does not read is dropped (a
+        plain close would keep it, and the connection half-open behind it, for minutes)."""
         stream = self.open.get(client)
         if stream is not None:
+            stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, RESET)
             stream.socket.close()
+
+    def cut(self, address: str, but: tuple[str, int]) -> None:
+        """Close every HTTP connection of `address` at once but `but` (not its WebSockets:
+        their sessions judge them)."""
+        for client in [client for client in self.counted if client[0] == address]:
+            if client != but:
+                self.abort(client)
 
     def hand_over(self, client: tuple[str, int]) -> None:
         """`client`'s connection is a WebSocket now: its session counts it from here."""
@@ -97,7 +112,12 @@ class Door:
         self, serve_http: Callable[[trio.SocketStream], Awaitable[None]], stream: trio.SocketStream
     ) -> None:
         client: tuple[str, int] = stream.socket.getpeername()[:2]
-        refusal = self.doorway.enter(client[0], trio.current_time())
+        now = trio.current_time()
+        barred = self.doorway.barred(client[0], now)
+        if barred:
+            await refuse(stream, 429, f"cut off for flooding: wait {math.ceil(barred)} s")
+            return
+        refusal = self.doorway.enter(client[0], now)
         if refusal is not None:
             await refuse(stream, 503, refusal)
             return
@@ -113,7 +133,10 @@ class Door:
 
 
 async def refuse(stream: trio.SocketStream, status: int, sentence: str) -> None:
-    """Answer a connection refused at the door with `status` and `sentence`, and close it."""
+    """Answer a connection refused at the door with `status` and `sentence`, unread, and close
+    it once the client has it: what the client sent is drained (not parsed) until it closes its
+    side, or `REFUSAL_SECONDS` at most; closing over unread bytes would reset the connection
+    and lose the answer."""
     body = sentence.encode()
     head = (
         f"HTTP/1.1 {status} Refused\r\ncontent-type: text/plain; charset=utf-8\r\n"
@@ -121,53 +144,130 @@ async def refuse(stream: trio.SocketStream, status: int, sentence: str) -> None:
     )
     with trio.move_on_after(REFUSAL_SECONDS), suppress(trio.BrokenResourceError):
         await stream.send_all(head.encode() + body)
+        await stream.send_eof()
+        while await stream.receive_some(65536):
+            pass
     await trio.aclose_forcefully(stream)
 
 
-class Rationed:
-    """Each HTTP request spends one from its address's request budget (the one its protocol
-    connections spend from too); over it, 429 and a sentence."""
+PAGE_COST = 50.0
+"""What an HTTP request for the shell or a file spends of its address's request budget, in the
+protocol's units (`session.REQUEST_COSTS`: a ping costs 1). Hypercorn parses the request and
+writes the answer in Python, a task and an ASGI exchange each: a millisecond of CPU or so per
+request, some fifty times a protocol `list_games`. So one address gets 40 such requests a second
+after a burst of 200 (a page load is about fifteen), the CPU of a few percent of one core."""
+RECORD_COST = 150.0
+"""What a `/records/...` request spends: a read of the store on a thread besides the HTTP (about
+three times a file's cost when not kept)."""
 
-    def __init__(self, app: ASGIApp, doorway: Doorway) -> None:
+
+def cost_of(path: str) -> float:
+    return RECORD_COST if path.startswith("/records/") else PAGE_COST
+
+
+def plain_answer(status: int, sentence: str, *headers: tuple[bytes, bytes]) -> list[Any]:
+    """The ASGI messages of a short text answer, built without a response object."""
+    body = sentence.encode()
+    head = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"%d" % len(body))]
+    return [
+        {"type": "http.response.start", "status": status, "headers": [*head, *headers]},
+        {"type": "http.response.body", "body": body},
+    ]
+
+
+class Rationed:
+    """Each HTTP request spends its cost (`cost_of`) from its address's request budget (the one
+    its protocol connections spend from too); over it, 429 and a sentence. An address refused
+    `max_refused` times in a row is barred for `flood_penalty_seconds`, like a protocol
+    connection closed for flooding, and its HTTP connections are closed: a flooder's requests,
+    even refused, cost the server the parsing of each, while a barred address's connections are
+    closed at the door before any byte is read."""
+
+    def __init__(self, app: ASGIApp, doorway: Doorway, door: Door) -> None:
         self.app = app
         self.doorway = doorway
+        self.door = door
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             address = scope["client"][0] if scope.get("client") else ""
             now = trio.current_time()
-            if not self.doorway.share(address, now).spend(now):
-                rate = self.doorway.admission.address_requests_per_second
-                sentence = f"over {rate:g} requests/s from {address}: wait a moment"
-                headers = {"Retry-After": "1"}
-                await PlainTextResponse(sentence, 429, headers)(scope, receive, send)
+            share = self.doorway.share(address, now)
+            if share.spend(now, cost_of(scope["path"])):
+                share.refused = 0
+            else:
+                share.refused += 1
+                barring = share.refused > self.doorway.admission.max_refused
+                if barring:
+                    self.doorway.bar(address, now)
+                    share.refused = 0
+                    self.door.cut(address, but=tuple(scope["client"]))
+                for message in plain_answer(*self.refusal(address, barring)):
+                    await send(message)
                 return
         await self.app(scope, receive, send)
+
+    def refusal(self, address: str, barring: bool) -> tuple[Any, ...]:
+        """`plain_answer`'s arguments: a barred address's last answer closes its connection."""
+        admission = self.doorway.admission
+        if barring:
+            seconds = math.ceil(admission.flood_penalty_seconds)
+            sentence = f"{admission.max_refused} requests over the rate from {address} in a row"
+            closing = (b"connection", b"close")  # hypercorn closes it once this is sent
+            retry = (b"retry-after", b"%d" % seconds)
+            return 429, f"{sentence}: barred for {seconds} s", retry, closing
+        rate = admission.address_requests_per_second
+        sentence = f"over {rate:g} requests/s (a page costs {PAGE_COST:g}) from {address}"
+        return 429, f"{sentence}: wait a moment", (b"retry-after", b"1")
+
+
+@dataclass
+class Reading:
+    """One read of the store under way, and what it found, for those who wait for it."""
+
+    done: trio.Event = field(default_factory=trio.Event)
+    found: Any = None
+    failed: Unreadable | None = None
 
 
 class Records:
     """The reads of the store behind `/records/...`: on threads, `RECORD_READS` at once, the
-    endings of finished matches kept, a player's games reused for `PLAYER_SECONDS`."""
+    endings of finished matches kept, a player's games reused for `PLAYER_SECONDS`. A crowd
+    asking for the same thing at once shares one read of it rather than queueing a read each
+    (a player's page reads up to 200 whole records)."""
 
     def __init__(self, db_path: str | Path) -> None:
         self.db_path = db_path
         self._reads = trio.CapacityLimiter(RECORD_READS)
         self._endings: Recent[int, dict[str, Any]] = Recent(KEPT_ENDINGS)
         self._players: Recent[str, tuple[float, dict[str, Any]]] = Recent(KEPT_PLAYERS)
+        self._under_way: dict[tuple[str, object], Reading] = {}
 
-    async def _read(self, read: Callable[[], Any], what: str) -> Any:
+    async def _read(self, key: tuple[str, object], read: Callable[[], Any], what: str) -> Any:
+        """`read()` on a thread, or the result of the same read (`key`) already under way."""
+        reading = self._under_way.get(key)
+        if reading is not None:
+            await reading.done.wait()
+            if reading.failed is not None:
+                raise reading.failed
+            return reading.found
+        reading = self._under_way[key] = Reading()
         try:
-            return await trio.to_thread.run_sync(read, limiter=self._reads)
+            reading.found = await trio.to_thread.run_sync(read, limiter=self._reads)
+            return reading.found
         except Unreadable as error:
             log.error("cannot read the records for %s: %s", what, error)
+            reading.failed = error
             raise
+        finally:
+            del self._under_way[key]
+            reading.done.set()
 
     async def ending(self, match: int) -> dict[str, Any] | None:
         found = self._endings.get(match)
         if found is None:
-            found = await self._read(
-                functools.partial(match_ending, self.db_path, match), "a match's ending"
-            )
+            read = functools.partial(match_ending, self.db_path, match)
+            found = await self._read(("ending", match), read, "a match's ending")
             if found is not None:  # a match in play has none yet
                 self._endings.put(match, found)
         return found
@@ -176,9 +276,8 @@ class Records:
         kept = self._players.get(name)
         if kept is not None and time.monotonic() - kept[0] < PLAYER_SECONDS:
             return kept[1]
-        games = await self._read(
-            functools.partial(player_games, self.db_path, name), "a player page"
-        )
+        read = functools.partial(player_games, self.db_path, name)
+        games = await self._read(("player", name), read, "a player page")
         found = {"player": name, "games": games}
         self._players.put(name, (time.monotonic(), found))
         return found
@@ -269,7 +368,7 @@ def web_app(lobby: Lobby, doorway: Doorway, door: Door, db_path: str | Path) -> 
     routes.append(Route("/records/player/{name}", games_of))
     routes.append(Route("/records/match/{match:int}", ending_of))
     routes.append(Route("/static/{name}", static))
-    return Rationed(Starlette(routes=routes), doorway)
+    return Rationed(Starlette(routes=routes), doorway, door)
 
 
 def web_config(admission: Admission) -> Config:

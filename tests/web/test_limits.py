@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import h11
 import pytest
 import trio
 from trio_websocket import HandshakeError, WebSocketConnection, open_websocket_url
@@ -19,6 +20,7 @@ from trio_websocket import HandshakeError, WebSocketConnection, open_websocket_u
 from arbiter.server.admission import Admission
 from arbiter.server.app import WebFront, serve
 from arbiter.server.limits import Limits
+from arbiter.server.web.front import PAGE_COST, RECORD_COST
 from tests.web.bots import PacedMatch
 
 HOST = "127.0.0.1"
@@ -125,14 +127,72 @@ async def http_get(web: str, path: str, source: str = HOST) -> tuple[int, str]:
 async def test_http_over_an_addresss_budget_is_refused_while_others_are_served(
     tmp_path: Path,
 ) -> None:
-    admission = Admission(address_requests_per_second=1, address_request_burst=5)
+    """A file costs `PAGE_COST` of the budget, a record `RECORD_COST`: a burst of five files'
+    worth is five files, or fewer records."""
+    admission = Admission(address_requests_per_second=1, address_request_burst=5 * PAGE_COST)
     async with web_server(tmp_path, admission) as (_, web):
-        answers = [await http_get(web, "/static/style.css") for _ in range(10)]
+        answers = [await http_get(web, "/static/style.css") for _ in range(7)]
         statuses = [status for status, _ in answers]
         assert statuses[:5] == [200] * 5 and 429 in statuses, statuses
         refusal = next(body for status, body in answers if status == 429)
-        assert "requests/s from 127.0.0.1" in refusal
+        assert "requests/s (a page costs 50) from 127.0.0.1" in refusal
         assert (await http_get(web, "/static/style.css", source="127.0.0.2"))[0] == 200
+        records = [(await http_get(web, "/records/match/1", "127.0.0.3"))[0] for _ in range(4)]
+        assert records.count(429) == 4 - int(5 * PAGE_COST // RECORD_COST), records
+
+
+async def test_an_address_that_keeps_asking_over_its_budget_is_barred_and_cut(
+    tmp_path: Path,
+) -> None:
+    """Past `max_refused` refusals in a row, the address is barred: its open keep-alive
+    connection is closed, and a new one is answered 429 at the door and closed, the address's
+    WebSockets too; other addresses are served."""
+    admission = Admission(
+        address_requests_per_second=4 * PAGE_COST,  # the address's debt is paid within the bar
+        address_request_burst=2 * PAGE_COST,
+        max_refused=3,
+        flood_penalty_seconds=2.0,
+    )
+    async with web_server(tmp_path, admission) as (_, web):
+        host, port = web.split(":")
+        statuses, bodies = [], []
+        async with await trio.open_tcp_stream(host, int(port)) as stream:
+            http = h11.Connection(h11.CLIENT)
+            with trio.fail_after(10):
+                while http.their_state is not h11.MUST_CLOSE:
+                    request = h11.Request(method="GET", target="/", headers=[("Host", web)])
+                    await stream.send_all(http.send(request) + http.send(h11.EndOfMessage()))
+                    status, body = await h11_answer(stream, http)
+                    statuses.append(status)
+                    bodies.append(body)
+                    if http.their_state is h11.DONE:
+                        http.start_next_cycle()
+                assert await stream.receive_some(65536) == b""  # closed after the last answer
+        assert statuses == [200, 200, 429, 429, 429, 429], statuses
+        assert "3 requests over the rate from 127.0.0.1 in a row: barred for 2 s" in bodies[-1]
+        began = time.monotonic()
+        status, body = await http_get(web, "/")
+        assert status == 429 and "cut off for flooding: wait 2 s" in body, body
+        assert not await welcomed(web)
+        assert (await http_get(web, "/", source="127.0.0.2"))[0] == 200
+        while (await http_get(web, "/"))[0] != 200:
+            await trio.sleep(0.5)
+        assert 1.0 < time.monotonic() - began < 5.0
+
+
+async def h11_answer(stream: trio.SocketStream, http: h11.Connection) -> tuple[int, str]:
+    """The status and body of the answer to the request sent on `http`."""
+    status, body = 0, b""
+    while True:
+        event = http.next_event()
+        if event is h11.NEED_DATA:
+            http.receive_data(await stream.receive_some(65536))
+        elif isinstance(event, h11.Response):
+            status = event.status_code
+        elif isinstance(event, h11.Data):
+            body += event.data
+        elif isinstance(event, h11.EndOfMessage):
+            return status, body.decode()
 
 
 @pytest.mark.parametrize(
