@@ -11,8 +11,14 @@ exactly as it does for a TCP client. Two things are this module's own:
 - Hypercorn writes a WebSocket message to its socket in a shielded scope: a send to a page that
   stopped reading cannot be cancelled. So messages go out from a task of their own (`pump`),
   which the session waits for in a way it can cancel; when the session ends, the connection's
-  socket is closed under that task if it is stuck (or if the WebSocket's closing handshake does
-  not go out within `CLOSE_SECONDS`), which ends hypercorn's send and frees the connection.
+  socket is reset under that task if it is stuck, which ends hypercorn's send and frees the
+  connection.
+- A page that stopped reading may leave the kernel's buffers full of what it was sent, and the
+  closing handshake and the connection's end queued behind them: it would neither answer the
+  close nor see the connection end, and hypercorn would hold it until its read timeout. So the
+  handshake must complete (the page's close answered, the connection gone) within
+  `CLOSE_SECONDS` of the session's end, or the connection is reset: its slot and whatever the
+  kernel holds for it are freed at once, and the page sees the cut.
 """
 
 from __future__ import annotations
@@ -26,8 +32,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arbiter.server.web.pages import PageWire, Shared, from_page
 
-CLOSE_SECONDS = 2.0
-"""How long the closing handshake may take to go out before the socket is closed without it."""
+CLOSE_SECONDS = 1.0
+"""How long the closing handshake may take (the close sent and the page's answer received)
+before the connection is reset: a page that reads answers at once, a round trip."""
 GONE = (WebSocketDisconnect, RuntimeError, OSError)
 """What Starlette and hypercorn raise on a WebSocket whose page went away."""
 
@@ -101,7 +108,7 @@ class WebSocketStream(trio.abc.Stream):
 
     async def pump(self) -> None:
         """Send what `send_all` hands over until the stream is closed; then the closing
-        handshake, within `CLOSE_SECONDS`, else the socket is closed without it."""
+        handshake, within `CLOSE_SECONDS`, else the connection is reset."""
         async for texts, sent in self._to_send:
             try:
                 for text in texts:
@@ -117,7 +124,14 @@ class WebSocketStream(trio.abc.Stream):
             nursery.start_soon(self._abort_after, CLOSE_SECONDS)
             with suppress(*GONE):  # the page closed it first
                 await self._socket.close()
+                await self._answered()
             nursery.cancel_scope.cancel()
+
+    async def _answered(self) -> None:
+        """Until the page answers the close (what it sent meanwhile is dropped: its session
+        is over), which ends the connection."""
+        while (await self._socket.receive())["type"] != "websocket.disconnect":
+            pass
 
     async def _abort_after(self, seconds: float) -> None:
         await trio.sleep(seconds)

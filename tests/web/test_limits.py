@@ -5,6 +5,7 @@ sends), real clocks."""
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,6 +16,7 @@ from typing import Any
 import h11
 import pytest
 import trio
+import wsproto
 from trio_websocket import HandshakeError, WebSocketConnection, open_websocket_url
 
 from arbiter.server.admission import Admission
@@ -78,6 +80,55 @@ async def test_a_browser_that_stops_reading_is_cut_and_its_slot_freed(tmp_path: 
                 assert trio.current_time() - began < 10, "the silent page kept its slot"
             # cut at the ping timeout, plus at most the flush and the closing handshake
             assert trio.current_time() - began < 2.0 + 2.0 + 2.0 + 2.0
+
+
+TCP_CLOSED_STATES = (7, 8)
+"""TCP_CLOSE and TCP_CLOSE_WAIT in Linux's `tcp_info.tcpi_state`: the peer reset or closed."""
+
+
+async def non_reader(web: str, *messages: dict[str, Any]) -> trio.SocketStream:
+    """A raw WebSocket that sends `messages` after its handshake and never reads again, with a
+    receive buffer as small as the kernel allows: what it is sent soon waits in the server's."""
+    host, port = web.split(":")
+    sock = trio.socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
+    await sock.connect((host, int(port)))
+    stream = trio.SocketStream(sock)
+    client = wsproto.WSConnection(wsproto.ConnectionType.CLIENT)
+    await stream.send_all(client.send(wsproto.events.Request(host=web, target="/socket")))
+    while not any(isinstance(e, wsproto.events.AcceptConnection) for e in client.events()):
+        client.receive_data(await stream.receive_some(1))  # (not a byte past the handshake)
+    for message in messages:
+        await stream.send_all(client.send(wsproto.events.TextMessage(json.dumps(message))))
+    return stream
+
+
+async def until_closed_unread(stream: trio.SocketStream) -> None:
+    """Until the server closes or resets `stream`, seen in the kernel's TCP state (which
+    reading would change)."""
+    while stream.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] not in TCP_CLOSED_STATES:
+        await trio.sleep(0.05)
+
+
+async def test_a_page_that_reads_nothing_is_reset_when_its_session_ends(tmp_path: Path) -> None:
+    """It watches a finished match (KiB of JSON) and reads nothing: its session ends at the
+    ping timeout, but the close and the connection's end wait in the server's kernel behind what
+    it was sent; so the connection is reset within the closing handshake's time, long before
+    hypercorn's read timeout (here the hello deadline), and its address is let in again."""
+    admission = Admission(hello_seconds=30, ping_seconds=0.5, pong_seconds=1.5)
+    async with web_server(tmp_path, admission) as (port, web):
+        match = await trio.to_thread.run_sync(
+            lambda: PacedMatch(port, "shobu", {"no_capture_limit": 10}, pause=0).start()
+        )
+        await trio.to_thread.run_sync(match.join, 60)
+        watch = {"type": "watch", "match": match.match}
+        began = time.monotonic()
+        async with await non_reader(web, HELLO, watch, watch, watch) as stream:
+            with trio.fail_after(15):
+                await until_closed_unread(stream)
+        # the ping timeout, the closing handshake's second, and a margin for a loaded machine
+        assert time.monotonic() - began < 0.5 + 1.5 + 1.0 + 3.0
+        assert await welcomed(web)
 
 
 async def test_the_json_a_page_is_sent_counts_against_the_output_cap(tmp_path: Path) -> None:
