@@ -106,7 +106,9 @@ async def non_reader(web: str, *messages: dict[str, Any]) -> trio.SocketStream:
 async def until_closed_unread(stream: trio.SocketStream) -> None:
     """Until the server closes or resets `stream`, seen in the kernel's TCP state (which
     reading would change)."""
-    while stream.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] not in TCP_CLOSED_STATES:
+    while (
+        stream.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] not in TCP_CLOSED_STATES
+    ):
         await trio.sleep(0.05)
 
 
