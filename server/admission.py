@@ -75,13 +75,15 @@ class Admission:
     """A connection's sustained request rate (every frame counts, `pong` included)."""
     request_burst: float = 5000.0
     """Requests a quiet connection may send at once before the rate applies."""
-    address_requests_per_second: float = 2000.0
+    address_requests_per_second: float = 4000.0
     """The sustained request rate of all one address's connections and HTTP requests together.
     A server answers some tens of thousands of requests a second (bench/capacity.py measures
-    it): at a tenth of that, one address, whatever its number of connections, cannot take the
-    server from everyone else, while a classroom behind one NAT address (dozens of bots moving
-    at once, each far under a hundred requests a second) stays well under it."""
-    address_request_burst: float = 10_000.0
+    it): at a fifth to a tenth of that, one address, whatever its number of connections, cannot
+    take the server from everyone else, while a classroom behind one NAT address (dozens of
+    bots, each far under a hundred requests a second) or a few bots moving instantly (bench/
+    abuse.py's bystanders: four in two matches from one address, some 2,000 a second with their
+    seeks) stay under it."""
+    address_request_burst: float = 20_000.0
     """Requests an address's connections may send at once before its rate applies."""
     max_refused: int = 200
     """Requests refused `rate_limited` on one connection, without a pause that refills its

@@ -378,6 +378,8 @@ class Session:
                     f"no pong for {now - self._heard_at:.1f} s (answer every ping within"
                     f" {patience:g} s): closing",
                 )
+                if self.backlog and self._scope is not None:
+                    self._scope.cancel()  # it reads nothing: no last frame would reach it
                 return
             if now >= next_ping:
                 nonce, self._next_nonce = self._next_nonce, self._next_nonce + 1

@@ -154,8 +154,8 @@ PAGE_COST = 50.0
 """What an HTTP request for the shell or a file spends of its address's request budget, in the
 protocol's units (`session.REQUEST_COSTS`: a ping costs 1). Hypercorn parses the request and
 writes the answer in Python, a task and an ASGI exchange each: a millisecond of CPU or so per
-request, some fifty times a protocol `list_games`. So one address gets 40 such requests a second
-after a burst of 200 (a page load is about fifteen), the CPU of a few percent of one core."""
+request, some fifty times a protocol `list_games`. So one address gets 80 such requests a second
+after a burst of 400 (a page load is about fifteen), the CPU of under a tenth of one core."""
 RECORD_COST = 150.0
 """What a `/records/...` request spends: a read of the store on a thread besides the HTTP (about
 three times a file's cost when not kept)."""
