@@ -13,21 +13,13 @@ import trio
 import trio.testing
 
 from arbiter import protocol
-from arbiter.server import accounts, registry
+from arbiter.server import registry
 from arbiter.server.admission import UNLIMITED
-from arbiter.server.database import open_database
 from arbiter.server.lobby import Lobby
 from arbiter.server.session import Session
 from arbiter.server.sql_storage import SQLStorage
 from tests.server.memory import Client, lobby_on_file
-
-
-def register(db: Path, name: str) -> str:
-    connection = open_database(db)
-    try:
-        return accounts.create(connection, name)
-    finally:
-        connection.close()
+from tests.tournament.helpers import register
 
 
 async def hello(
@@ -66,7 +58,7 @@ async def test_a_token_for_an_account_made_a_moment_ago_is_checked_at_once(
     db = tmp_path / "arbiter.db"
     async with lobby_on_file(db) as lobby:
         assert isinstance(await hello(lobby, nursery, "cat"), protocol.Welcome)  # names read
-        token = register(db, "bob")
+        token = register(db, "bob")["bob"]
         assert isinstance(await hello(lobby, nursery, "bob", token), protocol.Welcome)
         bare = await hello(lobby, nursery, "bob")  # and now known to the registry
         assert isinstance(bare, protocol.Error) and "with its token" in bare.message
@@ -78,7 +70,7 @@ async def test_an_account_made_while_the_server_runs_is_known_soon(
     db = tmp_path / "arbiter.db"
     async with lobby_on_file(db) as lobby:
         assert isinstance(await hello(lobby, nursery, "bob"), protocol.Welcome)
-        token = register(db, "bob")  # `arbiter-server admin` beside the running server
+        token = register(db, "bob")["bob"]  # `arbiter-server admin` beside the running server
         await trio.sleep(registry.FRESH_SECONDS)
         bare = await hello(lobby, nursery, "bob")
         assert isinstance(bare, protocol.Error) and "with its token" in bare.message
