@@ -429,7 +429,7 @@ class Match:
                 clocks=clocks,
             ),
         )
-        moved = protocol.OpponentMoved(
+        message = protocol.OpponentMoved(
             match=self.id,
             ply=after.ply,
             seat=name,
@@ -438,6 +438,8 @@ class Match:
             compensation=charge.compensation,
             clocks=clocks,
         )
+        # encoded once for all its watchers, not once a connection
+        moved = protocol.Encoded(message) if self.spectators else message
         for session in (self.sessions[1 - seat], *self.spectators):
             self._gate.tell(session, moved)
         return None
