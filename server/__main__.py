@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     admission = Admission(
         **given,
         request_burst=BURST_SECONDS * args.requests_per_second,
-        address_request_burst=BURST_SECONDS * args.address_requests_per_second,
+        address_request_burst=args.address_requests_per_second,
     )
     holding = Limits(**{name: getattr(args, name) for _, name, _, _ in HOLD_FLAGS})
     if (args.tls_cert is None) != (args.tls_key is None):

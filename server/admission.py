@@ -83,8 +83,11 @@ class Admission:
     bots, each far under a hundred requests a second) or a few bots moving instantly (bench/
     abuse.py's bystanders: four in two matches from one address, some 2,000 a second with their
     seeks) stay under it."""
-    address_request_burst: float = 20_000.0
-    """Requests an address's connections may send at once before its rate applies."""
+    address_request_burst: float = 4000.0
+    """Requests an address's connections may send at once before its rate applies: one second
+    of it. A burst is served at once, ahead of everyone's moves, so it is bounded by the time it
+    takes: a few thousand seeks from each of several addresses at once held every match for
+    a second."""
     max_refused: int = 200
     """Requests refused `rate_limited` on one connection, without a pause that refills its
     whole burst, before it is closed; and HTTP requests refused to one address in a row (none

@@ -155,7 +155,7 @@ PAGE_COST = 50.0
 protocol's units (`session.REQUEST_COSTS`: a ping costs 1). Hypercorn parses the request and
 writes the answer in Python, a task and an ASGI exchange each: a millisecond of CPU or so per
 request, some fifty times a protocol `list_games`. So one address gets 80 such requests a second
-after a burst of 400 (a page load is about fifteen), the CPU of under a tenth of one core."""
+after a burst of as many (a page load is about fifteen), under a tenth of one core's time."""
 RECORD_COST = 150.0
 """What a `/records/...` request spends: a read of the store on a thread besides the HTTP (about
 three times a file's cost when not kept)."""
