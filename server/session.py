@@ -85,12 +85,13 @@ REQUEST_COSTS: dict[type[protocol.Message], float] = {
     protocol.TournamentStatus: 20.0,
     protocol.Watch: 10.0,
     protocol.Seek: 20.0,
+    protocol.ListGames: 10.0,
 }
 """What a request spends of the token buckets, where it is not 1: roughly its cost to the
 server in pings. A listing or a tournament's standings is built for the asker (up to a whole
 64 KiB frame), a `watch` may show a whole game, a `seek` is matched against the open ones and
-changes the listing (a bot seeks once a game: a few a second is plenty); a move, a ping or
-`list_games` (encoded once) costs little. So the rate limits bound the server's
+changes the listing (a bot seeks once a game: a few a second is plenty); `list_games` is encoded
+once but its answer is some 3 KiB to write (a client asks once); a move or a ping costs little. So the rate limits bound the server's
 work, not just the number of frames: a flood of the dearest requests is refused as soon as a
 flood of pings would cost as much."""
 REFUSED = -math.inf
