@@ -91,9 +91,9 @@ REQUEST_COSTS: dict[type[protocol.Message], float] = {
 server in pings. A listing or a tournament's standings is built for the asker (up to a whole
 64 KiB frame), a `watch` may show a whole game, a `seek` is matched against the open ones and
 changes the listing (a bot seeks once a game: a few a second is plenty); `list_games` is encoded
-once but its answer is some 3 KiB to write (a client asks once); a move or a ping costs little. So the rate limits bound the server's
-work, not just the number of frames: a flood of the dearest requests is refused as soon as a
-flood of pings would cost as much."""
+once but its answer is some 3 KiB to write (a client asks once); a move or a ping costs little.
+So the rate limits bound the server's work, not just the number of frames: a flood of the
+dearest requests is refused as soon as a flood of pings would cost as much."""
 REFUSED = -math.inf
 """The arrival held with the refusal of a request over a rate limit: the refusal keeps its
 place."""
