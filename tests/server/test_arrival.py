@@ -24,6 +24,8 @@ WATCHES = 400
 in a worker thread, tens of milliseconds of server work in all (a repeated watch of one match
 would be refused at once, as would one of a match above the highest stored)."""
 UNCACHED = pytest.mark.limits(Limits(snapshot_cache_bytes=0))
+MANY_REQUESTS = pytest.mark.admission(address_request_burst=100_000)
+"""Hundreds of watches from one address at once: the address's budget is not what is tested."""
 
 
 @pytest.fixture
@@ -74,6 +76,7 @@ async def _a_turn_after_a_finished_match(server: RunningServer) -> tuple[Any, in
 
 
 @UNCACHED
+@MANY_REQUESTS
 async def test_a_move_behind_slow_requests_is_charged_from_its_own_arrival(
     server: RunningServer,
 ) -> None:
@@ -89,6 +92,7 @@ async def test_a_move_behind_slow_requests_is_charged_from_its_own_arrival(
 
 
 @UNCACHED
+@MANY_REQUESTS
 async def test_a_move_sent_while_the_server_answers_slow_requests_is_charged_from_its_arrival(
     server: RunningServer,
 ) -> None:
