@@ -24,7 +24,7 @@ class Recent(Generic[K, V]):
     """At most `limit` of weight (`weigh(value)` an entry, 1 by default: a count). `get` and
     `put` make an entry the most recent; an entry heavier than the whole limit is not kept."""
 
-    __slots__ = ("_kept", "_weigh", "limit", "size")
+    __slots__ = ("_kept", "_weigh", "_weights", "limit", "size")
 
     def __init__(self, limit: int, weigh: Callable[[V], int] = _one) -> None:
         self.limit = limit
@@ -32,6 +32,8 @@ class Recent(Generic[K, V]):
         """The weight kept now."""
         self._weigh = weigh
         self._kept: OrderedDict[K, V] = OrderedDict()
+        self._weights: dict[K, int] = {}
+        """Each entry's weight when it was put: what leaves the size when it goes."""
 
     def get(self, key: K) -> V | None:
         found = self._kept.get(key)
@@ -40,14 +42,16 @@ class Recent(Generic[K, V]):
         return found
 
     def put(self, key: K, value: V) -> None:
+        """Keep `value` as the most recent; putting a value again weighs it again (one that
+        grew in place, as a match's history does with each move)."""
         weight = self._weigh(value)
         if weight > self.limit:
             return
-        old = self._kept.pop(key, None)
-        if old is not None:
-            self.size -= self._weigh(old)
+        self.size -= self._weights.pop(key, 0)
+        self._kept.pop(key, None)
         self._kept[key] = value
+        self._weights[key] = weight
         self.size += weight
         while self.size > self.limit:
-            _, dropped = self._kept.popitem(last=False)
-            self.size -= self._weigh(dropped)
+            dropped, _ = self._kept.popitem(last=False)
+            self.size -= self._weights.pop(dropped)

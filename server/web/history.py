@@ -16,7 +16,7 @@ match waits for that one replay rather than starting its own.
 from __future__ import annotations
 
 import json
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +25,7 @@ import trio
 
 from arbiter.games import GameError
 from arbiter.games._base import Game, State
+from arbiter.server.recent import Recent
 
 KEPT_PLIES = 256
 """Positions kept per match, the latest: what a page starting to watch is sent. A game longer
@@ -68,6 +69,11 @@ class History:
         history = cls(game, state)
         history.keep(Position.of(game, state))
         return history
+
+    @staticmethod
+    def weigh(history: History) -> int:
+        """The bytes of its kept positions' text: what a server's histories are bounded by."""
+        return history.weight
 
     def copy(self) -> History:
         """A history of its own from here (to replay on in a thread while this one moves on)."""
@@ -117,33 +123,16 @@ class Histories:
     recently used dropped first; shared by every page of one server."""
 
     def __init__(self, limit: int = HISTORY_BYTES) -> None:
-        self.limit = limit
-        self.size = 0
-        """The bytes of all histories' kept positions."""
-        self._kept: OrderedDict[int, History] = OrderedDict()
-        self._weights: dict[int, int] = {}
+        self._kept: Recent[int, History] = Recent(limit, History.weigh)
         self._replaying: dict[int, trio.Event] = {}
         self._replays = trio.CapacityLimiter(REPLAYS)
 
     def get(self, match: int) -> History | None:
-        found = self._kept.get(match)
-        if found is not None:
-            self._kept.move_to_end(match)
-        return found
+        return self._kept.get(match)
 
     def put(self, match: int, history: History) -> None:
-        self._kept[match] = history
-        self._kept.move_to_end(match)
-        self.reweigh(match)
-
-    def reweigh(self, match: int) -> None:
-        """Count the bytes of `match`'s history again (it played a move), and drop the least
-        recently used histories past the limit."""
-        self.size += self._kept[match].weight - self._weights.get(match, 0)
-        self._weights[match] = self._kept[match].weight
-        while self.size > self.limit and len(self._kept) > 1:
-            dropped, _ = self._kept.popitem(last=False)
-            self.size -= self._weights.pop(dropped)
+        """Keep `history` (again, once it played a move: it is weighed again)."""
+        self._kept.put(match, history)
 
     def played(self, match: int, ply: int, move: str) -> Position | None:
         """The position after move number `ply` of `match`, `move`: played on its history if
@@ -156,7 +145,7 @@ class Histories:
                 position = history.play(move)
             except GameError:
                 return None
-            self.reweigh(match)
+            self.put(match, history)
             return position
         return history.at(ply)
 
