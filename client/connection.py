@@ -53,6 +53,7 @@ class ClientConnection:
         self.name = name
         self.session = session
         self._pending: deque[protocol.Message] = deque()
+        self._sending = trio.StrictFIFOLock()
 
     @classmethod
     async def open(
@@ -97,9 +98,12 @@ class ClientConnection:
 
         A reset says the same as on receiving (`ConnectionClosed`): a server killed between
         accepting us and reading our `hello` is one a reconnecting client simply tries again.
+        Sends wait their turn: a pong written by a receiving task must not interleave with a
+        move written by another (trio would refuse the second writer outright).
         """
         try:
-            await self._stream.send_all(b"".join(self.wire.send(m) for m in messages))
+            async with self._sending:
+                await self._stream.send_all(b"".join(self.wire.send(m) for m in messages))
         except trio.BrokenResourceError as error:
             raise ConnectionClosed("connection reset by the server") from error
 

@@ -25,3 +25,44 @@ async def test_a_reset_while_receiving_is_connection_closed() -> None:
     await theirs.aclose()
     with pytest.raises(ConnectionClosed):
         await ClientConnection(ours, "alice", "").receive()
+
+
+class Peer:
+    """The server's end of a lockstep stream: nothing the client writes completes until read."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+        self.wire = protocol.Connection(protocol.SERVER)
+
+    async def hear(self) -> protocol.Message:
+        while (message := self.wire.next_message()) is protocol.NEED_DATA:
+            self.wire.receive_data(await self.stream.receive_some(1024))
+        assert isinstance(message, protocol.Message)
+        return message
+
+    async def say(self, message: protocol.Message) -> None:
+        await self.stream.send_all(self.wire.send(message))
+
+
+async def test_a_ping_answered_while_another_task_sends_waits_its_turn() -> None:
+    """An agent sends its move from one task while another receives; a ping arriving then is
+    answered after the move, not refused as a second writer on the same stream."""
+    ours, theirs = trio.testing.lockstep_stream_pair()
+    connection = ClientConnection(ours, "alice", "")
+    server = Peer(theirs)
+    hello = protocol.Hello(version=protocol.PROTOCOL_VERSION, name="alice")
+    move = protocol.Move(match=1, move="a1")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(connection.send, hello)
+        assert await server.hear() == hello
+        nursery.start_soon(connection.receive)
+        await server.say(
+            protocol.Welcome(version=protocol.PROTOCOL_VERSION, session="s", server="x")
+        )
+        nursery.start_soon(connection.send, move)  # blocks: the server is not reading
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(connection.receive)
+        await server.say(protocol.Ping(nonce=7))  # the receiver answers while the move is held
+        await trio.testing.wait_all_tasks_blocked()
+        assert [await server.hear(), await server.hear()] == [move, protocol.Pong(nonce=7)]
+        nursery.cancel_scope.cancel()
