@@ -14,14 +14,14 @@ import trio
 from attacking import Attack, Target, Verdict
 from launch import child_pids
 
-COMMIT_MODULE = b"arbiter.server.commit_writer"
+COMMIT_MODULE = b"arbiter.server.storage.commit_writer"
 STALL_SECONDS = 5.0
 HOLD_FULL_SECONDS = 5.0
 
 
 def commit_process(server_pid: int) -> int | None:
-    """The server's commit process (`python -m arbiter.server.commit_writer FD`), if it has one
-    now."""
+    """The server's commit process (`python -m arbiter.server.storage.commit_writer FD`), if it has
+    one now."""
     for pid in child_pids(server_pid):
         try:
             if COMMIT_MODULE in Path(f"/proc/{pid}/cmdline").read_bytes():

@@ -33,7 +33,7 @@ from attacking import (
 )
 
 from arbiter.protocol import encode_frame
-from arbiter.server.admission import DEFAULT
+from arbiter.server.connection.admission import DEFAULT
 
 FLOOD_CONNECTIONS = 64
 """Connections from one address in the floods: the default per-address cap."""

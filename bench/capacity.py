@@ -35,6 +35,7 @@ from pathlib import Path
 from types import ModuleType
 
 import trio
+import trio.lowlevel
 from frames import FrameStream
 from launch import ARBITER, cpu_seconds, resident_mb, start_server
 
@@ -45,7 +46,8 @@ def _throughput_bench() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "throughput", Path(__file__).with_name("server.py")
     )
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # as an import would: its dataclasses look themselves up
     spec.loader.exec_module(module)
@@ -92,7 +94,7 @@ async def hold(port: int, connections: int) -> None:
         for index in range(connections):
             nursery.start_soon(held_client, port, index, welcomed)
             if index % 100 == 99:
-                await trio.sleep(0)  # let the accepts keep up
+                await trio.lowlevel.checkpoint()  # let the accepts keep up
         with trio.move_on_after(HELLO_SECONDS):
             while len(welcomed) < connections:
                 await trio.sleep(0.1)

@@ -263,7 +263,7 @@ async def relay_server() -> None:
 
 def every_move(state: dict[str, Any]) -> list[str]:
     """A King's Court position's moves, for the rare `your_turn` whose hints the server left out
-    (a position with tens of thousands of jump routes: see server/match.py)."""
+    (a position with tens of thousands of jump routes: see server/play/match.py)."""
     game = get_game("kings-court")
     return game.format_moves(game.state_from_data(state).legal_moves())
 

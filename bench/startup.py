@@ -10,7 +10,7 @@ Each figure is the median of `--runs` fresh processes, in milliseconds of wall t
 - `arbiter-server` until it prints `listening on`;
 - the first game: from starting the server to the first `your_turn` of the first match, two
   clients connecting, saying hello and seeking as soon as it listens. This includes the first
-  write to SQLite, made by the commit process (`server/commit_writer.py`).
+  write to SQLite, made by the commit process (`server/storage/commit_writer.py`).
 
 Ratios are to the `import trio, msgpack` floor: what Arbiter adds to what any trio + msgpack
 program pays. Where Arbiter's modules have no bytecode cache (`__pycache__`, missing when

@@ -63,7 +63,7 @@ SPIN = "import os, sys\nparent = int(sys.argv[1])\nwhile os.getppid() == parent:
 """A busy process's program: one core's worth of pure Python work, until the bench is gone
 (however it ended: a killed bench cannot stop them itself)."""
 TIME_REASON = "ran out of time"
-"""How the server's record names a time default (`server.match`)."""
+"""How the server's record names a time default (`server.play.match`)."""
 ILLEGAL_REASON = "illegal move"
 
 
@@ -354,7 +354,7 @@ def ladder(tallies: dict[str, Tally]) -> list[str]:
     return rows
 
 
-PART = re.compile(r"<!-- strength:([a-z-]+) -->\n(.*?)<!-- /strength:\1 -->\n?", re.S)
+PART = re.compile(r"<!-- strength:([a-z-]+) -->\n(.*?)<!-- /strength:\1 -->\n?", re.DOTALL)
 """One game's part of the strength section in `docs/agents.md`."""
 
 

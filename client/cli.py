@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_agents_command(args: argparse.Namespace) -> int:
     games = [args.game] if args.game else GAME_NAMES
-    if args.json:  # what a server's `AgentProgram` asks (server.local_agents)
+    if args.json:  # what a server's `AgentProgram` asks (server.tournaments.local_agents)
         print(json.dumps({game: [info.name for info in agents_for(game)] for game in games}))
         return 0
     for name in games:

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import trio
 
-from arbiter.server import accounts, logs
-from arbiter.server.admission import DEFAULT, Admission
 from arbiter.server.app import (
     DB_HELP,
     DEFAULT_PORT,
@@ -27,8 +25,11 @@ from arbiter.server.app import (
     serve,
     server_tls,
 )
-from arbiter.server.database import ReadOnlyDatabase, is_postgres, open_database
-from arbiter.server.storage import DatabaseInUse
+from arbiter.server.common import logs
+from arbiter.server.connection.admission import DEFAULT, Admission
+from arbiter.server.storage import accounts
+from arbiter.server.storage.interface import DatabaseInUse
+from arbiter.server.storage.sqlite_database import ReadOnlyDatabase, is_postgres, open_database
 
 log = logging.getLogger("arbiter.server")
 
@@ -226,7 +227,7 @@ async def _run(
     web: WebFront | None,
 ) -> None:
     """Serve, with the built-in agents of the `arbiter` client program (an external program:
-    the server never imports the client or the agents; see `server.local_agents`)."""
+    the server never imports the client or the agents; see `server.tournaments.local_agents`)."""
     agents = AgentProgram.arbiter()
     async with trio.open_nursery() as nursery:
         start = partial(

@@ -29,27 +29,27 @@ from typing import Any, TypeAlias
 import trio
 
 from arbiter import protocol
-from arbiter.server import accounts
-from arbiter.server.admission import DEFAULT, UNLIMITED, Admission, Doorway, Handshakes
-from arbiter.server.admitted import serve_admitted
-from arbiter.server.database import open_database
-from arbiter.server.limits import Limits
-from arbiter.server.lobby import Lobby
-from arbiter.server.local_agents import (
+from arbiter.server.connection.admission import DEFAULT, UNLIMITED, Admission, Doorway, Handshakes
+from arbiter.server.connection.limits import Limits
+from arbiter.server.play.admitted import serve_admitted
+from arbiter.server.play.lobby import Lobby
+from arbiter.server.storage import accounts
+from arbiter.server.storage.engine import DB_HELP, DB_VARIABLE, connect_storage, default_db
+from arbiter.server.storage.interface import DatabaseInUse
+from arbiter.server.storage.records import FullRecord, MoveRow, missing_records, read_records
+from arbiter.server.storage.records import open_read_only as open_records
+from arbiter.server.storage.sql_connection import Connection
+from arbiter.server.storage.sql_store import load_tournaments
+from arbiter.server.storage.sqlite_database import open_database
+from arbiter.server.tournaments.local_agents import (
     AgentProgram,
     LocalAgents,
     LocalAgentsError,
     UnknownEntrant,
     environment,
 )
-from arbiter.server.records import FullRecord, MoveRow, missing_records, read_records
-from arbiter.server.records import open_read_only as open_records
-from arbiter.server.sql import Connection
-from arbiter.server.sql_storage import load_tournaments
-from arbiter.server.standings import DEFAULT_KINDS
-from arbiter.server.storage import DatabaseInUse
-from arbiter.server.stores import DB_HELP, DB_VARIABLE, connect_storage, default_db
-from arbiter.server.tournament import Tournament
+from arbiter.server.tournaments.standings import DEFAULT_KINDS
+from arbiter.server.tournaments.tournament import Tournament
 
 __all__ = [
     "DB_HELP",
@@ -133,10 +133,10 @@ async def serve(
 
     `local_agents` runs the built-in agents a tournament enters with `local`; by default, those
     of the `arbiter` program installed beside this interpreter (`AgentProgram.arbiter()`).
-    `admission` holds the limits on connections and their requests (`server.admission`);
-    `limits` bounds what clients can make the server hold (`server.limits`; defaults if None).
-    With `tls` (see `server_tls`) every connection is TLS, its handshake paced per address and
-    server-wide (`admission.Handshakes`); a plain client is told so in one `error` frame.
+    `admission` holds the limits on connections and their requests (`server.connection.admission`);
+    `limits` bounds what clients can make the server hold (`server.connection.limits`; defaults if
+    None). With `tls` (see `server_tls`) every connection is TLS, its handshake paced per address
+    and server-wide (`admission.Handshakes`); a plain client is told so in one `error` frame.
     With `web`, the web front (`server.web`) serves pages and WebSockets on
     its port of `host` too, and `web.url` is set once it listens.
     """

@@ -78,8 +78,8 @@ async def server(
 
     `@pytest.mark.grace(seconds)` sets how long a disconnected seat is kept (default 10 s);
     `@pytest.mark.admission(field=value, ...)` the server's limits on connections and requests
-    (`server.admission`); `@pytest.mark.limits(Limits(...))` what clients may make it hold
-    (default `Limits()`).
+    (`server.connection.admission`); `@pytest.mark.limits(Limits(...))` what clients may make it
+    hold (default `Limits()`).
     """
     marker = request.node.get_closest_marker("grace")
     grace = marker.args[0] if marker else 10.0

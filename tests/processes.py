@@ -1,5 +1,5 @@
 """Processes the tests start or look for: the commands as a user runs them, a server on a free
-port, and the server's commit processes (`python -m arbiter.server.commit_writer FD`) by the
+port, and the server's commit processes (`python -m arbiter.server.storage.commit_writer FD`) by the
 store in their environment."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from arbiter.server.commit_writer import TARGET
+from arbiter.server.storage.commit_writer import TARGET
 
 CLI = [sys.executable, "-m", "arbiter.client.cli"]
 SERVER = [sys.executable, "-m", "arbiter.server"]
@@ -59,7 +59,9 @@ def commit_writers(db: Path | str) -> list[int]:
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             words = cmdline.read_bytes().split(b"\0")
-            if b"arbiter.server.commit_writer" in words and named in _environment(cmdline.parent):
+            if b"arbiter.server.storage.commit_writer" in words and named in _environment(
+                cmdline.parent
+            ):
                 found.append(int(cmdline.parent.name))
         except OSError:
             continue  # a process that ended while we looked

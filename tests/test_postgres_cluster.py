@@ -36,7 +36,8 @@ def test_a_cluster_is_removed_when_the_process_that_started_it_is_killed(
     assert starter.stdout is not None
     folder_text, port_text = starter.stdout.readline().split()
     folder, port = Path(folder_text), int(port_text)
-    assert (folder / "data").is_dir() and accepts(port)
+    assert (folder / "data").is_dir()
+    assert accepts(port)
     starter.kill()  # no fixture teardown, no atexit: only the watchdog is left to clean up
     starter.wait()
     deadline = time.monotonic() + 60
@@ -49,7 +50,9 @@ def test_a_cluster_is_removed_when_the_process_that_started_it_is_killed(
 def test_a_stopped_cluster_leaves_no_watchdog(postgres_cluster: Cluster) -> None:
     cluster = Cluster.start()
     watchdog = cluster._watchdog
-    assert watchdog is not None and watchdog.poll() is None
+    assert watchdog is not None
+    assert watchdog.poll() is None
     cluster.stop()
-    assert watchdog.poll() is not None and not cluster.folder.exists()
+    assert watchdog.poll() is not None
+    assert not cluster.folder.exists()
     assert not accepts(cluster.port)

@@ -4,8 +4,8 @@ process and nursery (docs/web.md says why: no second event loop, no second clien
 Every page is one HTML shell with its ES modules (`static/`, shipped in the wheel); the page's
 path (`/match/12`, `/tournament/spring`, `/player/ann`) says which view the modules draw. The
 one live channel is `/socket`: each WebSocket is admitted and served like a TCP connection
-(`server.admitted`), so the caps, the hello deadline, the request rate and the output bounds of
-`server.admission` and `server.limits` hold for a browser as for any client.
+(`server.play.admitted`), so the caps, the hello deadline, the request rate and the output bounds of
+`server.connection.admission` and `server.connection.limits` hold for a browser as for any client.
 
 HTTP is held to the same limits (`Door`): every TCP connection hypercorn serves counts against
 the caps on connections (in all and per address) while it is open, every request spends its cost
@@ -46,10 +46,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from arbiter import protocol
-from arbiter.server.admission import Admission, Doorway
-from arbiter.server.admitted import serve_admitted
-from arbiter.server.lobby import Lobby
-from arbiter.server.recent import Recent
+from arbiter.server.common.recent import Recent
+from arbiter.server.connection.admission import Admission, Doorway
+from arbiter.server.play.admitted import serve_admitted
+from arbiter.server.play.lobby import Lobby
 from arbiter.server.web.pages import shared_by_pages
 from arbiter.server.web.socket import WebSocketStream
 from arbiter.server.web.stored import Unreadable, match_ending, player_games

@@ -25,7 +25,7 @@ import trio
 
 from arbiter.games import GameError
 from arbiter.games._base import Game, State
-from arbiter.server.recent import Recent
+from arbiter.server.common.recent import Recent
 
 KEPT_PLIES = 256
 """Positions kept per match, the latest: what a page starting to watch is sent. A game longer

@@ -26,7 +26,7 @@ import msgpack
 
 from arbiter.games import GameError, get_game
 from arbiter.protocol import FrameDecoder, LocalProtocolError, encode_frame
-from arbiter.server.recent import Recent
+from arbiter.server.common.recent import Recent
 from arbiter.server.web.history import Histories, History, Position
 
 TRANSLATION_BYTES = 8 * 1024 * 1024

@@ -12,8 +12,8 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
-from arbiter.server.records import FullRecord, open_read_only, read_records
-from arbiter.server.sql import Connection
+from arbiter.server.storage.records import FullRecord, open_read_only, read_records
+from arbiter.server.storage.sql_connection import Connection
 
 LISTED = ("game", "seats", "players", "result", "winner", "reason", "termination", "scores")
 """The fields of a `FullRecord` the pages show as they are."""

@@ -120,7 +120,8 @@ def test_mcts_reports_its_playouts_and_builds_whole_moves() -> None:
 
 def load(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -142,9 +143,13 @@ def test_the_wilson_interval_brackets_the_rate_even_at_the_extremes(
     monkeypatch.syspath_prepend(str(BENCH))  # it imports bench/strength.py, as a script would
     wilson = load("versus").wilson
     low, high = wilson(40, 40)
-    assert 0.9 < low < 1.0 and high == 1.0
+    assert 0.9 < low < 1.0
+    assert high == 1.0
     low, high = wilson(20, 40)
-    assert low < 0.5 < high and abs((low + high) / 2 - 0.5) < 1e-9
+    assert low < 0.5 < high
+    assert abs((low + high) / 2 - 0.5) < 1e-9
     assert wilson(0, 0) == (0.0, 1.0)
     low, high = wilson(0, 20)
-    assert low == 0.0 and f"{low:.0%}" == "0%" and 0.1 < high < 0.2  # not "-0%"
+    assert low == 0.0
+    assert f"{low:.0%}" == "0%"
+    assert 0.1 < high < 0.2

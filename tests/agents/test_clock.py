@@ -210,5 +210,7 @@ def test_a_search_stopped_by_the_clock_reports_its_lateness(name: str, game_name
     assert state.why_illegal(move) is None
     assert elapsed < 0.1 * 3  # generous: the machine is shared; the bench measures it under load
     inside, outside = clock.LATENESS.recent()
-    assert len(inside) == 1 and inside[0] < 0.2 and outside == ()
+    assert len(inside) == 1
+    assert inside[0] < 0.2
+    assert outside == ()
     assert len(clock.LATENESS.stalls()) == 1  # the checks time the stretches between them

@@ -33,7 +33,8 @@ def test_positions_with_one_key_have_one_future(name: str) -> None:
     for state in positions(name, 20, seed=3):
         assert isinstance(state.key(), int)
         twin = by_key.setdefault(state.key(), state)
-        assert twin.turn == state.turn and twin.outcome() == state.outcome()
+        assert twin.turn == state.turn
+        assert twin.outcome() == state.outcome()
         moves = state.legal_moves()
         assert twin.legal_moves() == moves
         for move in moves[:5]:
@@ -48,7 +49,8 @@ def test_different_positions_have_different_keys(name: str) -> None:
     for state in positions(name, 10, seed=4):
         other = keys.setdefault(state.key(), state)
         if other is not state and other != state:
-            assert name == "kings-court" and other.ply % 2 == state.ply % 2
+            assert name == "kings-court"
+            assert other.ply % 2 == state.ply % 2
             assert (other.white, other.black) == (state.white, state.black)
 
 

@@ -34,21 +34,25 @@ def test_alphabeta_at_fixed_depth_takes_the_win_in_one(state, winning, depth) ->
     agent = AlphaBetaAgent(state.game, seed=depth, max_depth=depth)
     move = agent.choose(state, 30.0)
     assert state.game.format_move(move) in winning
-    assert agent.last is not None and agent.last.score == WIN - 1  # won one ply from the root
+    assert agent.last is not None
+    assert agent.last.score == WIN - 1
 
 
 @pytest.mark.parametrize(("state", "winning"), FORCED_WINS)
 def test_alphabeta_stops_deepening_once_the_win_is_proved(state, winning) -> None:
     agent = AlphaBetaAgent(state.game, seed=1)
     agent.choose(state, 30.0)
-    assert agent.last is not None and agent.last.depth == 1 and agent.last.seconds < 5
+    assert agent.last is not None
+    assert agent.last.depth == 1
+    assert agent.last.seconds < 5
 
 
 def test_fixed_depth_is_the_deepest_search_finished() -> None:
     state = sample("kings-court", 2, seed=4)[1]
     agent = AlphaBetaAgent(state.game, seed=1, max_depth=2)
     agent.choose(state, 30.0)
-    assert agent.last is not None and agent.last.depth == 2
+    assert agent.last is not None
+    assert agent.last.depth == 2
 
 
 def test_alphabeta_sees_a_loss_coming_and_scores_it() -> None:
@@ -60,7 +64,8 @@ def test_alphabeta_sees_a_loss_coming_and_scores_it() -> None:
     agent = AlphaBetaAgent(state.game, seed=1, max_depth=2)
     move = agent.choose(state, 30.0)
     assert move[0] == 27  # D4 steps out of C4's reach (to D3, D5 or E4)
-    assert agent.last is not None and abs(agent.last.score) < HEURISTIC
+    assert agent.last is not None
+    assert abs(agent.last.score) < HEURISTIC
 
 
 def test_the_transposition_table_answers_a_repeated_search_at_once() -> None:
@@ -91,7 +96,8 @@ def test_mcts_answers_within_its_budget(name: str, cutoff: int | None) -> None:
     move = agent.choose(state, 0.2)
     elapsed = time.perf_counter() - start
     assert clock.thinking_time(0.2) - 0.05 < elapsed < 0.2
-    assert agent.iterations > 0 and state.why_illegal(move) is None
+    assert agent.iterations > 0
+    assert state.why_illegal(move) is None
 
 
 def test_mcts_with_heuristic_playouts_finds_the_board_clear() -> None:
@@ -116,7 +122,8 @@ def test_a_shrinking_budget_is_a_game_clock_shared_out_over_the_moves_to_come() 
     keeper = clock.TimeKeeper()
     keeper.allot(20.0)  # a per-move limit, as far as anyone can tell
     assert keeper.allot(16.0) == pytest.approx(16.0 / clock.MOVES_TO_GO)
-    assert keeper.clock and keeper.allot(20.0) == pytest.approx(20.0 / clock.MOVES_TO_GO)
+    assert keeper.clock
+    assert keeper.allot(20.0) == pytest.approx(20.0 / clock.MOVES_TO_GO)
 
 
 def test_a_first_budget_too_long_for_a_move_is_taken_for_a_game_clock() -> None:

@@ -17,7 +17,8 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "strength.py"
 @pytest.fixture(scope="module")
 def strength() -> ModuleType:
     spec = importlib.util.spec_from_file_location("bench_strength", BENCH)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -34,10 +35,14 @@ def test_a_round_robin_in_process_counts_every_game(strength: ModuleType) -> Non
     assert all(t.time_losses == 0 and t.illegal == 0 for t in tallies.values())
     assert 0 < tallies["alphabeta"].slowest < 1
     search = tallies["alphabeta"].search
-    assert search.moves > 0 and search.nodes > 0 and max(search.depths) >= 1
-    assert tallies["alphabeta"].wins == 2 and tallies["random"].losses == 2
+    assert search.moves > 0
+    assert search.nodes > 0
+    assert max(search.depths) >= 1
+    assert tallies["alphabeta"].wins == 2
+    assert tallies["random"].losses == 2
     table = strength.report(tallies, 0.2, "in process")
-    assert "100%" in table and "2 games" in table
+    assert "100%" in table
+    assert "2 games" in table
 
 
 def test_an_agent_over_its_time_loses_the_game(strength: ModuleType) -> None:
@@ -57,7 +62,8 @@ def test_an_agent_over_its_time_loses_the_game(strength: ModuleType) -> None:
         result = strength.play_in_process(game, ("sleepy", "random"), 1, 0.02)
     finally:
         strength.build = original
-    assert result.time_loss == 0 and result.points == (0.0, 1.0)
+    assert result.time_loss == 0
+    assert result.points == (0.0, 1.0)
 
 
 def test_each_seat_keeps_its_own_budget_and_overruns_are_counted_without_forfeits(
@@ -78,11 +84,16 @@ def test_each_seat_keeps_its_own_budget_and_overruns_are_counted_without_forfeit
     game = get_game("war-of-life")  # first moves against first moves: 15 plies
     make = lambda name, game, seed: Slow()  # noqa: E731
     counted = strength.play_in_process(game, ("a", "b"), 1, (0.02, 0.1), make, forfeit=False)
-    assert counted.time_loss is None and counted.illegal is None
-    assert counted.over_time[0] == (counted.plies + 1) // 2 and counted.over_time[1] == 0
-    assert counted.slowest is not None and counted.slowest[0] > 1 > counted.slowest[1]
+    assert counted.time_loss is None
+    assert counted.illegal is None
+    assert counted.over_time[0] == (counted.plies + 1) // 2
+    assert counted.over_time[1] == 0
+    assert counted.slowest is not None
+    assert counted.slowest[0] > 1 > counted.slowest[1]
     lost = strength.play_in_process(game, ("b", "a"), 1, (0.1, 0.02), make)
-    assert lost.time_loss == 1 and lost.points == (1.0, 0.0) and lost.over_time == (0, 1)
+    assert lost.time_loss == 1
+    assert lost.points == (1.0, 0.0)
+    assert lost.over_time == (0, 1)
 
 
 def test_the_bench_exits_1_when_an_agent_loses_on_time(
@@ -113,7 +124,8 @@ def test_the_bench_exits_1_when_an_agent_loses_on_time(
 
 def test_busy_processes_spin_during_the_block_and_are_gone_after(strength: ModuleType) -> None:
     with strength.busy_processes(2) as spinners:
-        assert len(spinners) == 2 and all(spinner.poll() is None for spinner in spinners)
+        assert len(spinners) == 2
+        assert all(spinner.poll() is None for spinner in spinners)
     assert all(spinner.poll() is not None for spinner in spinners)
 
 
@@ -136,9 +148,12 @@ def test_the_ladder_is_written_into_its_own_part_of_the_section(
     strength.write_table(doc, "amazons", "Amazons.", ["| b |"])
     strength.write_table(doc, "shobu", "Shobu, second run.", ["| c |"])
     text = doc.read_text()
-    assert "How to read it." in text and "first run" not in text and "| a |" not in text
+    assert "How to read it." in text
+    assert "first run" not in text
+    assert "| a |" not in text
     assert text.index("Amazons.") < text.index("Shobu, second run.") < text.index("| c |")
-    assert text.count("<!-- strength:shobu -->") == 1 and text.endswith("<!-- strength:end -->\n")
+    assert text.count("<!-- strength:shobu -->") == 1
+    assert text.endswith("<!-- strength:end -->\n")
     (tmp_path / "bare.md").write_text("no section\n")
     with pytest.raises(SystemExit, match="no <!-- strength:begin -->"):
         strength.write_table(tmp_path / "bare.md", "shobu", "x", [])
@@ -147,7 +162,8 @@ def test_the_ladder_is_written_into_its_own_part_of_the_section(
 def test_a_game_through_the_real_server_is_judged_by_its_clock(strength: ModuleType) -> None:
     game = get_game("kings-court")
     result = strength.play_on_server(game, ("alphabeta", "random"), 2, 0.2)
-    assert result.time_loss is None and result.illegal is None
+    assert result.time_loss is None
+    assert result.illegal is None
     assert result.points == (1.0, 0.0), result.reason
 
 

@@ -11,7 +11,7 @@ from tests.bench.runs import run_bench
 ROW = re.compile(
     r"^(?P<name>\S+)\s+(?P<peak>\d+)\s+(?P<end>\d+)\s+(?P<moves>\d+)\s.*\s"
     r"(?P<playing>-|\d+)\s+(?P<stored>-|\d+/\d+)\s+(?P<verdict>met|missed: .*)$",
-    re.M,
+    re.MULTILINE,
 )
 
 
@@ -23,8 +23,8 @@ def test_the_abuse_bench_reports_every_phase_beside_moving_bots() -> None:
     assert [row["name"] for row in rows] == ["baseline", "huge-option", "http-home"], done.stdout
     assert all(int(row["peak"]) > 0 and int(row["moves"]) > 0 for row in rows), done.stdout
     answered = r"^  http-home: \d+ requests answered, \d+ of them refused$"
-    assert re.search(answered, done.stdout, re.M), done.stdout
-    assert re.search(r"^load average before: [\d.]+ [\d.]+ [\d.]+$", done.stdout, re.M)
+    assert re.search(answered, done.stdout, re.MULTILINE), done.stdout
+    assert re.search(r"^load average before: [\d.]+ [\d.]+ [\d.]+$", done.stdout, re.MULTILINE)
     session = r"\d+ matches left playing after the bots left; (\d+) of \1 acknowledged moves stored"
     assert re.search(session, done.stdout), done.stdout
     verdict = "every goal met" if done.returncode == 0 else "missed a goal"
@@ -38,7 +38,8 @@ def test_a_storage_fault_runs_on_a_server_of_its_own_and_checks_the_database() -
     assert list(rows) == ["baseline", "storage-stall"], done.stdout
     assert rows["storage-stall"]["playing"].isdigit(), done.stdout
     acknowledged, stored = map(int, rows["storage-stall"]["stored"].split("/"))
-    assert acknowledged > 0 and stored <= acknowledged
+    assert acknowledged > 0
+    assert stored <= acknowledged
     assert "storage-stall: commit process stopped for 5 s" in done.stdout
 
 

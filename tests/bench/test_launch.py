@@ -14,7 +14,8 @@ from tests.bench.runs import ROOT
 @pytest.fixture(scope="module")
 def launch() -> ModuleType:
     spec = importlib.util.spec_from_file_location("bench_launch", ROOT / "bench" / "launch.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -13,7 +13,9 @@ def test_the_server_bench_measures_both_floors_and_arbiter() -> None:
     assert done.returncode == 0, done.stderr
     rows = {
         match["server"]: float(match["rate"])
-        for match in re.finditer(r"^\s+3\s+(?P<server>\w+)\s+(?P<rate>\d+)", done.stdout, re.M)
+        for match in re.finditer(
+            r"^\s+3\s+(?P<server>\w+)\s+(?P<rate>\d+)", done.stdout, re.MULTILINE
+        )
     }
     assert set(rows) == {"echo", "relay", "arbiter"}
     assert all(rate > 0 for rate in rows.values()), done.stdout
@@ -28,7 +30,9 @@ def test_the_server_bench_runs_arbiter_on_postgres_beside_sqlite(postgres_cluste
     assert done.returncode == 0, done.stderr
     rows = {
         match["server"]: float(match["rate"])
-        for match in re.finditer(r"^\s+3\s+(?P<server>\w+)\s+(?P<rate>\d+)", done.stdout, re.M)
+        for match in re.finditer(
+            r"^\s+3\s+(?P<server>\w+)\s+(?P<rate>\d+)", done.stdout, re.MULTILINE
+        )
     }
     assert set(rows) == {"echo", "relay", "arbiter", "postgres"}
     assert rows["postgres"] > 0, done.stdout

@@ -53,7 +53,8 @@ def test_referee_plays_every_game_with_openspiel_mcts() -> None:
     for name, referee in referees.items():
         report = json.loads(finish(referee))
         assert list(report["seats"].values()) == seats[name]
-        assert report["outcome"] and report["reason"]
+        assert report["outcome"]
+        assert report["reason"]
 
 
 def test_bot_plays_openspiel_mcts_on_a_server(tmp_path: Path) -> None:
@@ -66,7 +67,8 @@ def test_bot_plays_openspiel_mcts_on_a_server(tmp_path: Path) -> None:
         ]
         lines = finish(bots[0]).splitlines()
         finish(bots[1])
-        assert len(lines) == 2 and all("openspiel-mcts as " in line for line in lines)
+        assert len(lines) == 2
+        assert all("openspiel-mcts as " in line for line in lines)
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=30) == 0
     finally:
@@ -79,7 +81,8 @@ def test_a_local_tournament_seats_openspiel_mcts(tmp_path: Path) -> None:
     options = ["--time", f"move={MOVE_TIME}", "--db", str(tmp_path / "local.db")]
     tournament = popen([*CLI, "tournament", "local", "war-of-life", *entrants, *options])
     results = [line for line in finish(tournament).splitlines() if line.startswith("[")]
-    assert len(results) == 2 and all("local-openspiel-mcts" in line for line in results)
+    assert len(results) == 2
+    assert all("local-openspiel-mcts" in line for line in results)
 
 
 PLUGIN = next(example for example in EXAMPLES if example.startswith("# my_policy.py"))

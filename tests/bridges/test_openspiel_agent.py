@@ -27,9 +27,11 @@ def test_an_unlimited_search_stops_at_its_deadline_with_simulations_done(name: s
     move = agent.choose(state, BUDGET)
     elapsed = time.perf_counter() - start
     assert elapsed < BUDGET
-    assert agent.simulations > 0 and state.why_illegal(move) is None
+    assert agent.simulations > 0
+    assert state.why_illegal(move) is None
     # its clock checks time the stretches between them, for the reserve (`TimeKeeper.now`)
-    assert len(clock.LATENESS.stalls()) == 1 and 0 < clock.LATENESS.stalls()[0] < BUDGET
+    assert len(clock.LATENESS.stalls()) == 1
+    assert 0 < clock.LATENESS.stalls()[0] < BUDGET
 
 
 def test_a_simulation_limit_ends_the_search_before_the_clock_does() -> None:

@@ -65,7 +65,8 @@ async def test_check_fails_a_client_that_answers_too_late(monkeypatch: pytest.Mo
     plan = CheckPlan(listen=LOCAL, player=str(PLAYERS / "late_once.py"), move_time=1.0)
     with trio.fail_after(45):
         steps = _by_name(await run_check(plan, show=lambda line: None))
-    assert steps["handshake"].passed and steps["framing"].passed
+    assert steps["handshake"].passed
+    assert steps["framing"].passed
     late = steps["move time"]
     assert not late.passed
     assert re.search(r"move 5 (took 0\.9\d+ s of its 1 s|was never answered)", late.why), late.why
@@ -94,7 +95,9 @@ async def test_check_fails_a_client_that_sends_malformed_frames() -> None:
     by_name = _by_name(steps)
     assert by_name["handshake"].passed
     framing = by_name["framing"]
-    assert not framing.passed and "1 bad frame(s)" in framing.why and "bad_msgpack" in framing.why
+    assert not framing.passed
+    assert "1 bad frame(s)" in framing.why
+    assert "bad_msgpack" in framing.why
     assert by_name["full game against random"].passed, "its game itself went fine"
 
 
@@ -123,7 +126,8 @@ def test_a_client_that_never_connects_fails_the_handshake_and_what_follows() -> 
 def test_move_time_names_the_slowest_move_by_its_share_of_the_time() -> None:
     seen = Seen(move_times=[(1, 0.5, 10.0), (3, 0.95, 1.0), (5, 0.2, 1.0)])
     step = judge_move_time(seen)
-    assert not step.passed and step.why.startswith("move 3 took 0.950 s of its 1 s (95%)")
+    assert not step.passed
+    assert step.why.startswith("move 3 took 0.950 s of its 1 s (95%)")
     assert judge_move_time(Seen(move_times=[(1, 0.89, 1.0)])).passed
 
 
@@ -145,4 +149,5 @@ def test_check_names_a_missing_module_on_the_command_line() -> None:
         cwd=ROOT,
         timeout=30,
     )
-    assert done.returncode == 2 and "no Player module file 'missing/player.py'" in done.stderr
+    assert done.returncode == 2
+    assert "no Player module file 'missing/player.py'" in done.stderr

@@ -108,7 +108,8 @@ def test_other_games_speak_notation_both_ways() -> None:
 
 
 def test_module_paths_are_told_from_agent_names() -> None:
-    assert is_module_path("my_agent.py") and is_module_path("players/greedy")
+    assert is_module_path("my_agent.py")
+    assert is_module_path("players/greedy")
     assert not is_module_path("greedy")
 
 
@@ -219,7 +220,8 @@ def test_prints_and_input_cannot_reach_the_pipe(write_module: Callable[[str], Pa
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "answer (3, 4)"
-    assert "debugging output" in done.stderr and "raw bytes on fd 1" in done.stderr
+    assert "debugging output" in done.stderr
+    assert "raw bytes on fd 1" in done.stderr
 
 
 # -- whole games through a real server --------------------------------------------------------
@@ -235,7 +237,8 @@ async def test_a_player_module_plays_a_full_game_through_the_server(
         async with trio.open_nursery() as nursery:
             await _module_seat_first(nursery, quick_server, PLAYERS / "recorder.py", records)
     mine, theirs = sorted(records, key=lambda r: r.players[r.seats.index(r.seat)] != "recorder")
-    assert mine.seat == "white" and mine.moves == theirs.moves
+    assert mine.seat == "white"
+    assert mine.moves == theirs.moves
     assert replay("watch-your-back", {}, mine.moves).outcome() is not None
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert calls[0] == ["init", "white"]
@@ -311,7 +314,8 @@ async def test_a_module_raising_mid_game_loses_by_crash_with_the_traceback_repor
     assert len(survivor.moves) == 6, "white crashed on its fourth action"
     stderr = capsys.readouterr().err
     assert "crash_mid_game.py crashed in action(6): KeyError" in stderr
-    assert "in count_enemies" in stderr and "no board cell for turn 6" in stderr
+    assert "in count_enemies" in stderr
+    assert "no board cell for turn 6" in stderr
     assert crashes[0].report() in stderr
 
 
@@ -338,7 +342,9 @@ async def test_play_seat_hands_the_runner_hook_every_message_too(
             nursery.start_soon(module_seat)
             await sought.wait()
             nursery.start_soon(_random_seat, quick_server, records)
-    assert seen[0] == "seeking" and seen[-1] == "game_over" and "opponent_moved" in seen
+    assert seen[0] == "seeking"
+    assert seen[-1] == "game_over"
+    assert "opponent_moved" in seen
     assert records[0].moves == records[1].moves
 
 
@@ -381,14 +387,17 @@ def test_referee_takes_module_paths_for_both_seats_and_keeps_prints_off_stdout()
         "white": str(PLAYERS / "recorder.py"),
         "black": "agents/templates/watch_your_back.py",
     }
-    assert report["outcome"] in {"win", "draw"} and len(report["moves"]) >= 24
+    assert report["outcome"] in {"win", "draw"}
+    assert len(report["moves"]) >= 24
 
 
 def test_bot_refuses_a_missing_module_and_agent_with_player_together() -> None:
     base = [*CLI, "bot", "--server", "127.0.0.1:1", "--game", "watch-your-back"]
     missing = subprocess.run([*base, "--player", "nowhere.py"], capture_output=True, text=True)
-    assert missing.returncode == 2 and "no Player module at 'nowhere.py'" in missing.stderr
+    assert missing.returncode == 2
+    assert "no Player module at 'nowhere.py'" in missing.stderr
     both = subprocess.run(
         [*base, "--player", "a.py", "--agent", "random"], capture_output=True, text=True
     )
-    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    assert both.returncode == 2
+    assert "not allowed with argument" in both.stderr

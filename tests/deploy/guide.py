@@ -26,7 +26,7 @@ import pytest
 from tests.processes import ROOT
 
 GUIDE = ROOT / "docs" / "deploy.md"
-SHELL_BLOCK = re.compile(r"```sh\n(.*?)```", re.S)
+SHELL_BLOCK = re.compile(r"```sh\n(.*?)```", re.DOTALL)
 LISTENING = "listening on 0.0.0.0:7777"
 SECONDS = 120
 

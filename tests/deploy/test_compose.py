@@ -72,7 +72,8 @@ def test_two_bots_play_on_the_server_once_it_listens(services: dict[str, Any]) -
 def _healthcheck(services: dict[str, Any], port: int) -> int:
     """The server's healthcheck, for `port` rather than 7777, run here: its exit status."""
     kind, command = services["server"]["healthcheck"]["test"]
-    assert kind == "CMD-SHELL" and f"{DEFAULT_PORT:04X}" in command
+    assert kind == "CMD-SHELL"
+    assert f"{DEFAULT_PORT:04X}" in command
     return subprocess.run(
         ["sh", "-c", command.replace(f"{DEFAULT_PORT:04X}", f"{port:04X}")]
     ).returncode
@@ -93,10 +94,11 @@ def test_the_servers_healthcheck_is_true_while_it_listens(
 
 def test_the_dockerfile_installs_every_room_with_postgres_as_a_user_not_root() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
-    rooms = re.search(r"^ROOMS := (.+)$", (ROOT / "Makefile").read_text(), re.M)
+    rooms = re.search(r"^ROOMS := (.+)$", (ROOT / "Makefile").read_text(), re.MULTILINE)
     assert rooms is not None
-    copied = set(re.findall(r"^COPY (\w+) ", dockerfile, re.M))
+    copied = set(re.findall(r"^COPY (\w+) ", dockerfile, re.MULTILINE))
     assert copied == set(rooms.group(1).split())
     assert "RUN pip install --no-cache-dir '.[postgres]'" in dockerfile
-    users = re.findall(r"^USER (\S+)", dockerfile, re.M)
-    assert users and users[-1] not in ("root", "0")
+    users = re.findall(r"^USER (\S+)", dockerfile, re.MULTILINE)
+    assert users
+    assert users[-1] not in ("root", "0")

@@ -18,9 +18,9 @@ from urllib.parse import quote
 import psycopg
 import pytest
 
-from arbiter.server import schema
-from arbiter.server.database import SCHEMA, backup_path
-from arbiter.server.sql import SQLITE
+from arbiter.server.storage import schema
+from arbiter.server.storage.sql_connection import SQLITE
+from arbiter.server.storage.sqlite_database import SCHEMA, backup_path
 from tests.deploy.compose import config
 from tests.deploy.guide import Namespace, Reader, guide_commands, namespace
 from tests.postgres import Cluster

@@ -91,7 +91,8 @@ def test_a_new_database_in_a_read_only_folder_is_refused(read_only_folder: Path)
     assert one_sentence(done).endswith(
         f"cannot open database {str(db)!r}: cannot create it: Permission denied"
     )
-    assert "listening" not in done.stdout and not db.exists()
+    assert "listening" not in done.stdout
+    assert not db.exists()
 
 
 @pytest.mark.parametrize(
@@ -140,7 +141,8 @@ def test_admin_add_makes_a_new_file(tmp_path: Path) -> None:
     db = tmp_path / "new.db"
     done = run([*SERVER, "admin", "--db", str(db), "add", "bob"])
     assert done.returncode == 0, done.stderr
-    assert len(done.stdout.strip()) > 20 and db.exists()
+    assert len(done.stdout.strip()) > 20
+    assert db.exists()
 
 
 @pytest.mark.parametrize(

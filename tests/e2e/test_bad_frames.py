@@ -50,7 +50,8 @@ async def raw(server: RunningServer) -> RawPeer:
 async def hello(peer: RawPeer) -> None:
     await peer.stream.send_all(packed(type="hello", version=1, name="raw"))
     welcome = await peer.read_frame()
-    assert welcome is not None and welcome["type"] == "welcome"
+    assert welcome is not None
+    assert welcome["type"] == "welcome"
 
 
 async def test_oversized_frame_is_refused_from_its_header_and_the_connection_closed(
@@ -60,7 +61,8 @@ async def test_oversized_frame_is_refused_from_its_header_and_the_connection_clo
     await peer.stream.send_all(struct.pack(">I", 10 * 1024 * 1024))  # a header, no body
     with trio.fail_after(5):
         error = await peer.read_frame()
-        assert error is not None and error["code"] == "frame_too_large"
+        assert error is not None
+        assert error["code"] == "frame_too_large"
         assert await peer.read_frame() is None
 
 
@@ -93,7 +95,8 @@ async def test_recoverable_garbage_gets_error_codes_and_the_connection_goes_on(
             error = await peer.read_frame()
             assert error is not None and error["type"] == "error", (code, error)
             assert error["code"] == code, (code, error)
-            assert isinstance(error["message"], str) and error["message"]
+            assert isinstance(error["message"], str)
+            assert error["message"]
         await peer.stream.send_all(packed(type="ping", nonce=42))
         assert await peer.read_frame() == {"type": "pong", "nonce": 42}
 
@@ -103,7 +106,8 @@ async def test_requests_before_the_handshake_are_out_of_order(server: RunningSer
     await peer.stream.send_all(packed(type="seek", game="kings-court"))
     with trio.fail_after(5):
         error = await peer.read_frame()
-    assert error is not None and error["code"] == "out_of_order"
+    assert error is not None
+    assert error["code"] == "out_of_order"
 
 
 async def test_wrong_protocol_version_is_refused(server: RunningServer) -> None:
@@ -111,7 +115,8 @@ async def test_wrong_protocol_version_is_refused(server: RunningServer) -> None:
     await peer.stream.send_all(packed(type="hello", version=99, name="future"))
     with trio.fail_after(5):
         error = await peer.read_frame()
-        assert error is not None and error["code"] == "version_mismatch"
+        assert error is not None
+        assert error["code"] == "version_mismatch"
         assert await peer.read_frame() is None
 
 

@@ -12,7 +12,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
-from arbiter.server.records import open_read_only, read_records
+from arbiter.server.storage.records import open_read_only, read_records
 from tests.conftest import BOTH_BACKENDS
 from tests.e2e.helpers import connect, play_randomly, seek, until
 from tests.processes import CLI, ROOT, start_server
@@ -65,7 +65,8 @@ async def test_a_casual_match_killed_in_play_is_aborted_at_the_next_start(db: Pa
         connection.close()
     assert after.status == "aborted"
     assert after.termination == "aborted"
-    assert after.result is None and after.winner is None
+    assert after.result is None
+    assert after.winner is None
     assert after.reason == "the server stopped while the game was in play"
     assert after.scores == [None, None]
     assert after.ended_at is not None

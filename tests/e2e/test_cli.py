@@ -48,7 +48,8 @@ def test_referee_json_is_one_object_describing_the_game() -> None:
     assert report["seats"] == {"white": "random", "black": "random"}
     assert report["outcome"] in {"win", "both_forfeit"}
     assert (report["winner"] is None) == (report["outcome"] != "win")
-    assert report["reason"] and len(report["moves"]) > 4
+    assert report["reason"]
+    assert len(report["moves"]) > 4
     again = run([*CLI, "referee", "kings-court", "random", "random", "--seed", "5", "--json"])
     assert json.loads(again.stdout)["moves"] == report["moves"], "a seeded game replays"
 
@@ -123,7 +124,8 @@ def test_server_names_a_bad_argument_before_listening(
     done = run([*SERVER, "--db", str(tmp_path / "x.db"), *args])
     assert done.returncode == 2
     assert complaint in done.stderr
-    assert "listening" not in done.stdout and not (tmp_path / "x.db").exists()
+    assert "listening" not in done.stdout
+    assert not (tmp_path / "x.db").exists()
 
 
 def test_server_reports_a_database_it_cannot_open(tmp_path: Path) -> None:
@@ -181,7 +183,8 @@ def test_agents_lists_each_games_agents_with_a_line_each() -> None:
     done = run([*CLI, "agents"])
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert "kings-court:" in lines and "amazons:" in lines
+    assert "kings-court:" in lines
+    assert "amazons:" in lines
     assert any(line.split()[0] == "random" for line in lines if line.startswith("  "))
     one = run([*CLI, "agents", "shobu"])
     assert one.stdout.splitlines()[0] == "shobu:"

@@ -34,12 +34,14 @@ async def test_two_random_bots_finish_a_game_and_the_record_replays(
                         on_result=records.append,
                     )
                 )
-    assert len(records) == 2 and records[0].moves == records[1].moves
+    assert len(records) == 2
+    assert records[0].moves == records[1].moves
     with sqlite3.connect(server.db) as db:
         (options,) = db.execute("SELECT options FROM matches").fetchone()
     final = replay(name, json.loads(options), records[0].moves)
     outcome = final.outcome()
-    assert outcome is not None and outcome.reason == records[0].reason
+    assert outcome is not None
+    assert outcome.reason == records[0].reason
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -49,4 +51,5 @@ def test_referee_json_reports_a_result_for_every_game(name: str) -> None:
     report = json.loads(done.stdout)
     assert report["game"] == name
     assert list(report["seats"]) == list(get_game(name).seats)
-    assert report["outcome"] in {"win", "draw", "both_forfeit"} and report["reason"]
+    assert report["outcome"] in {"win", "draw", "both_forfeit"}
+    assert report["reason"]

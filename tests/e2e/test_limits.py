@@ -11,7 +11,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ServerError
-from arbiter.server.limits import Limits
+from arbiter.server.connection.limits import Limits
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, seek, until
 from tests.e2e.test_bad_frames import RawPeer, hello, packed, raw
@@ -132,8 +132,11 @@ async def test_a_long_game_at_the_widest_option_can_be_watched_and_resigned(
     cat = await connect(server.port, "cat")
     await cat.send(protocol.Watch(match=started.match))
     watching = await until(cat, protocol.Watching)
-    assert len(watching.moves) == 300 and watching.options == {"no_capture_limit": 1000}
+    assert len(watching.moves) == 300
+    assert watching.options == {"no_capture_limit": 1000}
     await ann.send(protocol.Resign(match=started.match))
     for client in (ann, bob, cat):
         over = await until(client, protocol.GameOver)
-        assert over.result == "win" and over.winner == "black" and len(over.moves) == 300
+        assert over.result == "win"
+        assert over.winner == "black"
+        assert len(over.moves) == 300

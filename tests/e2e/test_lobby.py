@@ -24,7 +24,8 @@ async def test_list_games_names_every_game_with_its_seats_and_notation(
     assert isinstance(games, protocol.Games)
     assert [g["name"] for g in games.games] == list(GAME_NAMES)
     court = games.games[0]
-    assert court["seats"] == ["white", "black"] and "B4C4" in court["notation"]
+    assert court["seats"] == ["white", "black"]
+    assert "B4C4" in court["notation"]
     assert court["options"][0]["name"] == "no_capture_limit"
 
 
@@ -95,7 +96,8 @@ async def test_spectators_see_every_move_and_the_result_live_and_afterwards(
     await spectator.send(protocol.Watch(match=started.match))
     snapshot = await spectator.receive()
     assert isinstance(snapshot, protocol.Watching)
-    assert snapshot.players == ["w", "b"] and snapshot.moves == []
+    assert snapshot.players == ["w", "b"]
+    assert snapshot.moves == []
     results = {}
 
     async def play(client: object, seed: int, key: str) -> None:
@@ -115,7 +117,8 @@ async def test_spectators_see_every_move_and_the_result_live_and_afterwards(
     late = await connect(server.port, "late")
     await late.send(protocol.Watch(match=started.match))
     record = await late.receive()
-    assert isinstance(record, protocol.Watching) and record.moves == seen
+    assert isinstance(record, protocol.Watching)
+    assert record.moves == seen
     assert await until(late, protocol.GameOver) == message
 
     await late.send(protocol.Watch(match=999))
@@ -154,7 +157,8 @@ async def test_a_move_that_cannot_be_stored_is_never_announced(server: RunningSe
             nursery.start_soon(play, "b", black)
     accepted = [m.ply for m in seen["w"] if isinstance(m, protocol.MoveAccepted)]
     heard = [m.ply for m in seen["b"] if isinstance(m, protocol.OpponentMoved)]
-    assert accepted == [1] and heard == [1]  # ply 2 is black's, ply 3 was refused by the store
+    assert accepted == [1]
+    assert heard == [1]
     overs = [seen[name][-1] for name in ("w", "b")]
     ended: list[tuple[str, str, str]] = []
     with trio.fail_after(10):
@@ -165,8 +169,10 @@ async def test_a_move_that_cannot_be_stored_is_never_announced(server: RunningSe
                 stored = [move for (move,) in db.execute("SELECT move FROM moves ORDER BY ply")]
     for over in overs:
         assert isinstance(over, protocol.GameOver)
-        assert over.winner is None and "could not store" in over.reason
-        assert over.moves == stored and len(stored) == 2
+        assert over.winner is None
+        assert "could not store" in over.reason
+        assert over.moves == stored
+        assert len(stored) == 2
 
 
 async def test_a_match_that_cannot_be_stored_never_starts_and_the_server_goes_on(

@@ -71,8 +71,10 @@ def test_bot_says_what_it_waits_for_the_lobby_shows_it_and_a_challenge_meets_it(
         )
         shown = run(["lobby", "--server", address])
         assert shown.returncode == 0, shown.stderr
-        assert "open seeks: 1" in shown.stdout and "live matches: 0" in shown.stdout
-        assert "waiter" in shown.stdout and "move=2" in shown.stdout
+        assert "open seeks: 1" in shown.stdout
+        assert "live matches: 0" in shown.stdout
+        assert "waiter" in shown.stdout
+        assert "move=2" in shown.stdout
         as_json = run(["lobby", "--server", address, "--json"])
         seeks = json.loads(as_json.stdout)["seeks"]
         assert [(s["seek"], s["player"], s["opponent"]) for s in seeks] == [(1, "waiter", None)]
@@ -93,7 +95,8 @@ def test_lobby_follow_prints_a_fresh_listing_when_a_seek_opens(address: str) -> 
     try:
         listings = Lines(follower.stdout)
         first = json.loads(listings.next())
-        assert first["seeks"] == [] and first["following"] is True
+        assert first["seeks"] == []
+        assert first["following"] is True
         waiter = start([*BOT, "--server", address, "--agent", "random", "--name", "waiter"])
         try:
             pushed = json.loads(listings.next())

@@ -12,7 +12,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection, ServerError
-from arbiter.server.lobby_feed import FOLLOW_SECONDS
+from arbiter.server.play.lobby_feed import FOLLOW_SECONDS
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, until
 from tests.tournament.helpers import create, director, register, start
@@ -75,10 +75,12 @@ async def test_a_live_match_shows_its_move_number_and_both_clocks_running(
     later = (await listing(looker)).matches
     assert [m["match"] for m in first] == [started.match]
     entry = first[0]
-    assert entry["players"] == ["white", "black"] and entry["seats"] == ["white", "black"]
+    assert entry["players"] == ["white", "black"]
+    assert entry["seats"] == ["white", "black"]
     assert (entry["game"], entry["ply"], entry["to_move"]) == (GAME, 1, "black")
     assert entry["time"] == {"clock": 60.0, "increment": 0.0, "lag": 1.0}
-    assert 58 < entry["clocks"][0] <= 60 and 58 < entry["clocks"][1] <= 60
+    assert 58 < entry["clocks"][0] <= 60
+    assert 58 < entry["clocks"][1] <= 60
     assert later[0]["clocks"][0] == entry["clocks"][0], "white's clock stands still"
     assert 0.4 < entry["clocks"][1] - later[0]["clocks"][1] < 2, "black's runs"
     assert later[0]["time_left"] == pytest.approx(later[0]["clocks"][1])
@@ -112,10 +114,12 @@ async def test_a_challenge_pairs_only_with_the_named_player_and_says_so_meanwhil
 ) -> None:
     alice, carol, bob = [await connect(server.port, n) for n in ("alice", "carol", "bob")]
     challenge = await seek(alice, opponent="bob")
-    assert isinstance(challenge, protocol.Seeking) and challenge.opponent == "bob"
+    assert isinstance(challenge, protocol.Seeking)
+    assert challenge.opponent == "bob"
     assert isinstance(await seek(carol), protocol.Seeking), "carol is not bob: no match"
     seeks = {entry["player"]: entry for entry in (await listing(carol)).seeks}
-    assert seeks["alice"]["opponent"] == "bob" and seeks["carol"]["opponent"] is None
+    assert seeks["alice"]["opponent"] == "bob"
+    assert seeks["carol"]["opponent"] is None
     assert seeks["alice"]["unpaired"] == "this seek challenges bob, not carol"
     assert seeks["carol"]["unpaired"] == "alice challenges bob"
     started = await seek(bob, opponent="alice")
@@ -151,7 +155,8 @@ async def test_a_tournament_shows_its_state_and_games_played_as_they_finish(
             pushed = await until(looker, protocol.LobbyListing)
             entry = pushed.tournaments[0]
             seen.append((entry["status"], entry["played"]))
-    assert seen[0][0] == "running" and seen[-1] == ("finished", 2)
+    assert seen[0][0] == "running"
+    assert seen[-1] == ("finished", 2)
 
 
 async def test_a_follower_hears_of_a_match_and_its_moves_at_most_once_a_second(
@@ -167,7 +172,8 @@ async def test_a_follower_hears_of_a_match_and_its_moves_at_most_once_a_second(
         pushed = await until(looker, protocol.LobbyListing)
         while not pushed.matches:
             pushed = await until(looker, protocol.LobbyListing)
-    assert pushed.following and pushed.matches[0]["match"] == started.match
+    assert pushed.following
+    assert pushed.matches[0]["match"] == started.match
     arrivals: list[tuple[float, int]] = []
 
     async def follow() -> None:

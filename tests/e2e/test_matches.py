@@ -44,7 +44,8 @@ async def test_bots_play_full_games_and_the_stored_moves_replay_to_the_stored_re
                     "SELECT move FROM moves WHERE match_id = ? ORDER BY ply", (match_id,)
                 )
             ]
-            assert status == "finished" and moves
+            assert status == "finished"
+            assert moves
             outcome = replay(game, json.loads(options), moves).outcome()
             assert outcome is not None
             assert (outcome.result.value, outcome.reason) == (result, reason)
@@ -132,7 +133,8 @@ async def test_a_defaulting_seat_loses_while_another_match_finishes_normally(
         assert not any(word in results[name].reason for word in defaults), results[name].reason
     with sqlite3.connect(server.db) as db:
         stored = [r for (r,) in db.execute("SELECT reason FROM matches ORDER BY id")]
-    assert over.reason in stored and len(stored) == 2
+    assert over.reason in stored
+    assert len(stored) == 2
 
 
 async def test_a_hinted_move_is_taken_however_written_and_an_unhinted_one_checked(

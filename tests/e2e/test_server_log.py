@@ -80,7 +80,8 @@ async def test_a_match_logs_its_connections_start_default_and_end_as_text(
     await wait_for_lines(log, "connection_closed", 2)
     lines = log.read_text().splitlines()
     events = [line.split()[2] for line in lines]
-    assert events[0] == "listening" and f"address=127.0.0.1:{port}" in lines[0]
+    assert events[0] == "listening"
+    assert f"address=127.0.0.1:{port}" in lines[0]
     assert events.count("connection_opened") == 2
     for name in ("alice", "bob"):
         closed = re.compile(rf"connection_closed peer=127\.0\.0\.1:\d+ name={name} why=")
@@ -105,12 +106,14 @@ async def test_json_lines_are_one_object_each_with_time_level_event_and_fields(
     assert all({"time", "level", "event"} <= line.keys() for line in lines)
     assert all(line["level"] == "info" for line in lines)
     (ended,) = [line for line in lines if line["event"] == "match_ended"]
-    assert ended["result"] == "win" and ended["winner"] == "black"
+    assert ended["result"] == "win"
+    assert ended["winner"] == "black"
     assert (ended["termination"], ended["match"]) == ("time", 1)
     (defaulted,) = [line for line in lines if line["event"] == "seat_defaulted"]
     assert (defaulted["seat"], defaulted["player"], defaulted["kind"]) == ("white", "alice", "time")
     (started,) = [line for line in lines if line["event"] == "match_started"]
-    assert started["players"] == ["alice", "bob"] and started["time"] == "move=0.5"
+    assert started["players"] == ["alice", "bob"]
+    assert started["time"] == "move=0.5"
     assert token not in log.read_text()
 
 
@@ -182,7 +185,9 @@ async def test_a_tournament_logs_each_step(
                 for name in ("one", "two"):
                     entrants.start_soon(play_as, server.port, name, tokens[name], "steady")
                 await start(boss)
-    steps = [r.getMessage() for r in caplog.records if r.name == "arbiter.server.tournament"]
+    steps = [
+        r.getMessage() for r in caplog.records if r.name == "arbiter.server.tournaments.tournament"
+    ]
     assert steps == [
         "tournament_created",
         "tournament_started",

@@ -33,7 +33,8 @@ async def pair(
 async def test_a_move_at_half_the_limit_is_accepted(server: RunningServer) -> None:
     white, black, _ = await pair(server, {"move": 1.0})
     turn = await until(white, protocol.YourTurn)
-    assert turn.time_left == pytest.approx(1.0, abs=0.05) and turn.clocks is None
+    assert turn.time_left == pytest.approx(1.0, abs=0.05)
+    assert turn.clocks is None
     await trio.sleep(0.5)
     assert turn.legal
     await white.send(protocol.Move(match=turn.match, move=turn.legal[0]))
@@ -92,7 +93,8 @@ async def test_increment_arithmetic_over_twenty_moves(server: RunningServer) -> 
     assert checked == 20, "this seed's game lasts longer than 20 moves"
     with sqlite3.connect(server.db) as db:
         stored = db.execute("SELECT clock, compensation FROM moves ORDER BY ply").fetchall()
-    assert len(stored) >= 20 and all(c is not None and comp == 0 for c, comp in stored)
+    assert len(stored) >= 20
+    assert all(c is not None and comp == 0 for c, comp in stored)
 
 
 async def test_under_retry_an_illegal_move_is_refused_and_the_clock_runs_on(
@@ -103,7 +105,8 @@ async def test_under_retry_an_illegal_move_is_refused_and_the_clock_runs_on(
     turn = await until(white, protocol.YourTurn)
     await white.send(protocol.Move(match=turn.match, move="A1A2"))
     refused = await until(white, protocol.MoveRefused)
-    assert refused.code == "illegal_move" and refused.reason.startswith("illegal move A1A2")
+    assert refused.code == "illegal_move"
+    assert refused.reason.startswith("illegal move A1A2")
     await white.send(protocol.Move(match=turn.match, move="B4C4 is not notation"))
     assert (await until(white, protocol.MoveRefused)).code == "invalid_move"
     assert turn.legal
@@ -117,7 +120,8 @@ async def test_under_forfeit_an_illegal_move_loses_at_once(server: RunningServer
     turn = await until(white, protocol.YourTurn)
     await white.send(protocol.Move(match=turn.match, move="A1A2"))
     over = await until(black, protocol.GameOver)
-    assert over.winner == "black" and over.reason.startswith("illegal move A1A2")
+    assert over.winner == "black"
+    assert over.reason.startswith("illegal move A1A2")
 
 
 async def resume(server: RunningServer, token: str) -> ClientConnection:
@@ -195,7 +199,8 @@ async def test_the_server_measures_round_trips_with_its_own_pings(server: Runnin
             elif isinstance(message, protocol.Message):
                 seen.append(message)
     welcome, ping = seen
-    assert isinstance(welcome, protocol.Welcome) and isinstance(ping, protocol.Ping)
+    assert isinstance(welcome, protocol.Welcome)
+    assert isinstance(ping, protocol.Ping)
     await stream.send_all(wire.send(protocol.Pong(nonce=ping.nonce)))
     await stream.aclose()
 
@@ -240,4 +245,5 @@ async def test_each_seat_keeps_its_own_illegal_move_rule(server: RunningServer) 
     await until(bot, protocol.YourTurn)
     await bot.send(protocol.Move(match=turn.match, move="A1A2"))
     over = await until(person, protocol.GameOver)
-    assert over.winner == "white" and over.reason.startswith("illegal move A1A2")
+    assert over.winner == "white"
+    assert over.reason.startswith("illegal move A1A2")

@@ -34,7 +34,8 @@ async def test_a_persons_seek_gets_a_game_clock_and_a_programs_the_move_limit(
     server: RunningServer, illegal: str, time: dict[str, float]
 ) -> None:
     seeking = await answer(server, protocol.Seek(game="kings-court", illegal=illegal))
-    assert isinstance(seeking, protocol.Seeking) and seeking.time == time
+    assert isinstance(seeking, protocol.Seeking)
+    assert seeking.time == time
 
 
 async def test_play_on_a_server_sends_a_persons_seek_without_a_time_control(
@@ -44,7 +45,8 @@ async def test_play_on_a_server_sends_a_persons_seek_without_a_time_control(
     seek = Setup(get_game("kings-court"), None, None).human_seek()
     assert (seek.time, seek.illegal) == ({}, "retry")
     seeking = await answer(server, seek)
-    assert isinstance(seeking, protocol.Seeking) and seeking.time == PERSON
+    assert isinstance(seeking, protocol.Seeking)
+    assert seeking.time == PERSON
 
 
 def test_server_host_alone_connects_to_port_7777(tmp_path: Path) -> None:

@@ -133,7 +133,9 @@ def test_start_is_the_standard_position_with_white_to_move() -> None:
     grid = grid_of(start)
     assert sorted(name(c) for c, char in grid.items() if char == "W") == ["a4", "d1", "g1", "j4"]
     assert sorted(name(c) for c, char in grid.items() if char == "B") == ["a7", "d10", "g10", "j7"]
-    assert start.turn == 0 and start.ply == 0 and start.outcome() is None
+    assert start.turn == 0
+    assert start.ply == 0
+    assert start.outcome() is None
 
 
 def test_start_has_exactly_2176_moves() -> None:
@@ -279,7 +281,8 @@ def test_a_move_shoots_one_arrow_and_passes_the_turn() -> None:
     start = GAME.new_game()
     after = start.play(move("d1-d7/g7"))
     assert start == GAME.new_game()  # play() leaves the old state alone
-    assert after.turn == 1 and after.ply == 1
+    assert after.turn == 1
+    assert after.ply == 1
     assert after.to_data()["board"][3] == "B..W..x..B"
     assert after.to_data()["board"][9] == "......W..."
 
@@ -290,9 +293,12 @@ def test_a_move_shoots_one_arrow_and_passes_the_turn() -> None:
 def test_player_who_cannot_move_loses() -> None:
     state = position(*WHITE_BOXED)
     outcome = state.outcome()
-    assert outcome is not None and outcome.result is Result.WIN
-    assert outcome.winner == 1 and outcome.reason == "white has no legal move"
-    assert state.is_over() and state.legal_moves() == []
+    assert outcome is not None
+    assert outcome.result is Result.WIN
+    assert outcome.winner == 1
+    assert outcome.reason == "white has no legal move"
+    assert state.is_over()
+    assert state.legal_moves() == []
     assert why(state, "g1-h1/i1") == "the game is over"
     with pytest.raises(IllegalMoveError, match="the game is over"):
         state.apply(move("a4-a5/a6"))
@@ -302,7 +308,8 @@ def test_only_the_player_to_move_is_judged() -> None:
     assert position(*WHITE_BOXED, turn="black").outcome() is None
     assert position(*swap_colours(WHITE_BOXED), turn="white").outcome() is None
     outcome = position(*swap_colours(WHITE_BOXED), turn="black").outcome()
-    assert outcome is not None and (outcome.winner, outcome.reason) == (
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (
         0,
         "black has no legal move",
     )
@@ -313,7 +320,8 @@ def test_game_ends_when_the_next_player_is_left_without_a_move() -> None:
     assert state.outcome() is None  # black moves on; white's last amazon is now walled in
     state = state.apply(move("d3-d4/d5"))
     outcome = state.outcome()
-    assert outcome is not None and (outcome.winner, outcome.reason) == (
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason) == (
         1,
         "white has no legal move",
     )

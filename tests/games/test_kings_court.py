@@ -173,7 +173,9 @@ def test_start_is_the_checkerboard_outside_an_empty_court() -> None:
 def test_start_counts_and_first_player_owns_a1() -> None:
     state = start()
     assert state.rows()[7][0] == "w"  # A1
-    assert state.turn == WHITE and state.ply == 0 and state.since_capture == 0
+    assert state.turn == WHITE
+    assert state.ply == 0
+    assert state.since_capture == 0
     assert [state.piece_count(s) for s in (WHITE, BLACK)] == [24, 24]
     assert [state.court_count(s) for s in (WHITE, BLACK)] == [0, 0]
     assert state.outcome() is None
@@ -303,7 +305,8 @@ def test_a1a3_is_legal_over_an_own_piece() -> None:
     assert "A1A3" in texts(state)
     after = play(state, "A1A3")
     assert after.piece_count(WHITE) == state.piece_count(WHITE)
-    assert after.rows()[5][0] == "w" and after.rows()[6][0] == "w"  # A3 arrived, A2 stays
+    assert after.rows()[5][0] == "w"
+    assert after.rows()[6][0] == "w"
 
 
 def test_a1a3a1_is_illegal() -> None:
@@ -425,7 +428,8 @@ def test_the_last_court_piece_may_leave_mid_jump_and_come_back() -> None:
     assert not {"C3A3", "C3A3A5"} & moves  # they end outside the Court
     assert why(state, "C3A3") == "the move leaves white with no piece in the Court"
     after = play(state, "C3A3A5C5")
-    assert after.court_count(WHITE) == 1 and after.piece_count(BLACK) == 1
+    assert after.court_count(WHITE) == 1
+    assert after.piece_count(BLACK) == 1
 
 
 def test_with_two_court_pieces_one_may_leave() -> None:
@@ -446,7 +450,9 @@ def test_capturing_the_last_court_piece_wins_at_once() -> None:
     )
     after = play(state, "C4E4")
     outcome = after.outcome()
-    assert outcome is not None and outcome.result is Result.WIN and outcome.winner == WHITE
+    assert outcome is not None
+    assert outcome.result is Result.WIN
+    assert outcome.winner == WHITE
     assert outcome.reason == "black has no piece in the Court"
     assert after.legal_moves() == []
     assert after.why_illegal(GAME.parse_move("A8A7")) == "the game is over"
@@ -470,11 +476,14 @@ CAGE = (
 
 def test_a_player_with_no_legal_move_loses() -> None:
     before = board(*CAGE)
-    assert texts(before) and before.outcome() is None
+    assert texts(before)
+    assert before.outcome() is None
     after = play(before, "E3E4")
     assert after.legal_moves() == []
     outcome = after.outcome()
-    assert outcome is not None and outcome.result is Result.WIN and outcome.winner == WHITE
+    assert outcome is not None
+    assert outcome.result is Result.WIN
+    assert outcome.winner == WHITE
     assert outcome.reason == "black has no legal move"
     assert after.why_illegal(GAME.parse_move("D4E4")) == "the game is over"
 
@@ -494,7 +503,8 @@ def test_regression_a_jump_before_move_five_is_not_a_legal_move_for_the_end_chec
     )
     assert state.legal_moves() == []
     outcome = state.outcome()
-    assert outcome is not None and outcome.winner == BLACK
+    assert outcome is not None
+    assert outcome.winner == BLACK
     assert outcome.reason == "white has no legal move"
     assert why(state, "C3C5") == "the game is over"
 
@@ -502,7 +512,8 @@ def test_regression_a_jump_before_move_five_is_not_a_legal_move_for_the_end_chec
 def test_the_no_capture_limit_ends_before_no_legal_move_is_judged() -> None:
     state = board(*CAGE, ply=60, since_capture=50)
     outcome = play(state, "E3E4").outcome()
-    assert outcome is not None and outcome.result is Result.BOTH_FORFEIT
+    assert outcome is not None
+    assert outcome.result is Result.BOTH_FORFEIT
     assert outcome.reason == "51 moves without a capture"
 
 
@@ -518,7 +529,8 @@ def test_court_loss_is_judged_before_no_legal_move() -> None:
         "........",
     )
     outcome = play(state, "C4E4").outcome()  # black has no piece at all: no move either
-    assert outcome is not None and outcome.reason == "black has no piece in the Court"
+    assert outcome is not None
+    assert outcome.reason == "black has no piece in the Court"
 
 
 def test_court_loss_is_judged_before_the_no_capture_limit() -> None:
@@ -536,7 +548,8 @@ def test_court_loss_is_judged_before_the_no_capture_limit() -> None:
         since_capture=51,
     )
     outcome = state.outcome()
-    assert outcome is not None and outcome.reason == "white has no piece in the Court"
+    assert outcome is not None
+    assert outcome.reason == "white has no piece in the Court"
 
 
 # A white capture (C4E4 over D4) and plenty of quiet slides; both keep a Court piece.
@@ -554,14 +567,17 @@ QUIET = (
 
 def test_the_fiftieth_quiet_move_does_not_end_the_game() -> None:
     after = play(board(*QUIET, ply=60, since_capture=49), "C4C5")
-    assert after.since_capture == 50 and after.outcome() is None
+    assert after.since_capture == 50
+    assert after.outcome() is None
 
 
 def test_the_fifty_first_quiet_move_is_a_double_forfeit() -> None:
     after = play(board(*QUIET, ply=60, since_capture=50), "C4C5")
     outcome = after.outcome()
-    assert outcome is not None and outcome.result is Result.BOTH_FORFEIT
-    assert outcome.winner is None and outcome.reason == "51 moves without a capture"
+    assert outcome is not None
+    assert outcome.result is Result.BOTH_FORFEIT
+    assert outcome.winner is None
+    assert outcome.reason == "51 moves without a capture"
     assert [outcome.score(s) for s in (WHITE, BLACK)] == [0.0, 0.0]
     assert after.legal_moves() == []
     assert after.why_illegal(GAME.parse_move("A8A7")) == "the game is over"
@@ -569,7 +585,8 @@ def test_the_fifty_first_quiet_move_is_a_double_forfeit() -> None:
 
 def test_a_capture_on_the_fifty_first_move_resets_the_count() -> None:
     after = play(board(*QUIET, ply=60, since_capture=50), "C4E4")
-    assert after.since_capture == 0 and after.outcome() is None
+    assert after.since_capture == 0
+    assert after.outcome() is None
 
 
 def test_fifty_one_quiet_moves_from_the_start_forfeit_at_fifty_one() -> None:
@@ -583,14 +600,16 @@ def test_fifty_one_quiet_moves_from_the_start_forfeit_at_fifty_one() -> None:
         if number == 50:
             assert state.outcome() is None
     outcome = state.outcome()
-    assert outcome is not None and outcome.reason == "51 moves without a capture"
+    assert outcome is not None
+    assert outcome.reason == "51 moves without a capture"
 
 
 def test_a_small_no_capture_limit_counts_from_the_start() -> None:
     state = play(GAME.new_game(no_capture_limit=3), "B4C4", "G4F4", "G3G4")
     assert state.outcome() is None
     outcome = play(state, "G6F6").outcome()
-    assert outcome is not None and outcome.reason == "4 moves without a capture"
+    assert outcome is not None
+    assert outcome.reason == "4 moves without a capture"
 
 
 # -- messages ---------------------------------------------------------------------------------
@@ -606,7 +625,8 @@ def test_slide_messages() -> None:
     assert why(state, "A1A2") == "A2 is occupied"
     assert why(state, "C4D4E4") == "a slide goes one square only: C4D4 cannot go on"
     reason = why(state, "A1B2")
-    assert reason is not None and reason.startswith("A1 to B2 is neither a slide")
+    assert reason is not None
+    assert reason.startswith("A1 to B2 is neither a slide")
 
 
 def test_a_move_must_name_two_squares_of_the_board() -> None:
@@ -732,7 +752,8 @@ def test_data_that_is_not_a_map_is_refused() -> None:
 def test_render_shows_coordinates_the_court_the_turn_and_the_counters() -> None:
     picture = play(start(), "B4C4").render()
     lines = picture.splitlines()
-    assert lines[0].split() == list("ABCDEFGH") and lines[9].split() == list("ABCDEFGH")
+    assert lines[0].split() == list("ABCDEFGH")
+    assert lines[9].split() == list("ABCDEFGH")
     assert lines[1].split() == ["8", *"bwbwbwbw", "8"]
     assert lines[5].split() == ["4", "b", ".", "w", "+", "+", "+", "b", "w", "4"]
     assert "black to move (move 2)" in picture
@@ -754,7 +775,9 @@ def test_piece_and_court_counts() -> None:
 def test_play_returns_a_new_state_and_leaves_the_old_one() -> None:
     state = start()
     after = state.play(GAME.parse_move("B4C4"))
-    assert after is not state and state == start() and after != state
+    assert after is not state
+    assert state == start()
+    assert after != state
     with pytest.raises(AttributeError):
         state.white = 0  # type: ignore[misc]
 

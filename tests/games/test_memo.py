@@ -33,4 +33,5 @@ def test_a_failure_is_not_remembered() -> None:
     for _ in range(2):
         with pytest.raises(ValueError, match="boom"):
             memo["boom"]
-    assert calls == 2 and not memo
+    assert calls == 2
+    assert not memo

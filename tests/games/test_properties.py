@@ -83,10 +83,13 @@ def test_finished_game_refuses_every_move(name: str) -> None:
 def test_interface_metadata_is_complete(name: str) -> None:
     game = get_game(name)
     assert game.name == name
-    assert len(game.seats) == 2 and game.seats[0] != game.seats[1]
-    assert game.title and game.notation_help
+    assert len(game.seats) == 2
+    assert game.seats[0] != game.seats[1]
+    assert game.title
+    assert game.notation_help
     start = random_start(name, 1)
-    assert start.turn == 0 and start.ply == 0
+    assert start.turn == 0
+    assert start.ply == 0
     assert all(len(game.format_move(m)) <= game.max_move_text for m in start.legal_moves())
     assert start.render().strip()
 

@@ -55,7 +55,8 @@ def playout_states(seed: int, plies: int) -> list[ShobuState]:
 def test_registered_under_its_name_with_black_first() -> None:
     assert get_game("shobu") is GAME
     assert (GAME.name, GAME.title, GAME.seats) == ("shobu", "Shobu", ("black", "white"))
-    assert start().turn == BLACK and start().ply == 0
+    assert start().turn == BLACK
+    assert start().ply == 0
 
 
 def test_every_board_starts_with_white_far_from_black_and_black_near() -> None:
@@ -102,7 +103,8 @@ def test_a_turn_moves_both_stones_by_the_same_vector() -> None:
     after = start().apply(move("bda1 wlb1 ne2"))
     assert after.board_rows(0) == ["WWWW", "..B.", "....", ".BBB"]
     assert after.board_rows(3) == ["WWWW", "...B", "....", "B.BB"]
-    assert after.turn == WHITE and after.ply == 1
+    assert after.turn == WHITE
+    assert after.ply == 1
 
 
 def test_the_aggressive_board_may_be_either_board_of_the_other_colour() -> None:
@@ -281,7 +283,9 @@ def test_clearing_a_board_of_the_opponents_stones_wins() -> None:
     after = state.apply(move("bda1 wla3 n1"))
     assert after.board_counts(WHITE) == (4, 4, 4, 0)
     outcome = after.outcome()
-    assert outcome is not None and outcome.result is Result.WIN and outcome.winner == BLACK
+    assert outcome is not None
+    assert outcome.result is Result.WIN
+    assert outcome.winner == BLACK
     assert outcome.reason == "black cleared white-light of white stones"
     assert after.legal_moves() == []
     assert after.why_illegal(move("wda4 bla4 s1")) == "the game is over"
@@ -293,14 +297,16 @@ def test_clearing_ones_own_homeboard_of_the_opponent_wins_too() -> None:
     won = state.apply(move("bdb1 bla2 n2"))
     assert won.board_rows(1) == ["B...", "....", "....", "...."]
     outcome = won.outcome()
-    assert outcome is not None and outcome.winner == BLACK
+    assert outcome is not None
+    assert outcome.winner == BLACK
     assert outcome.reason == "black cleared black-light of white stones"
 
 
 def test_a_position_built_with_a_cleared_board_is_over_whoever_is_to_move() -> None:
     state = position(wl=["....", "....", "....", "BBBB"])
     outcome = state.outcome()
-    assert outcome is not None and outcome.winner == BLACK
+    assert outcome is not None
+    assert outcome.winner == BLACK
     assert state.legal_moves() == []
 
 
@@ -310,7 +316,8 @@ def test_a_player_with_no_legal_turn_loses() -> None:
     state = position(bd=walled, bl=walled)
     assert state.legal_moves() == []
     outcome = state.outcome()
-    assert outcome is not None and outcome.winner == WHITE
+    assert outcome is not None
+    assert outcome.winner == WHITE
     assert outcome.reason == "black has no legal turn"
     assert state.why_illegal(move("bda1 wla1 n1")) == "the game is over"
 
@@ -329,7 +336,8 @@ def test_the_hundredth_turn_without_a_capture_draws() -> None:
     after = state.apply(move("bda1 wla1 n1"))
     outcome = after.outcome()
     assert after.since_capture == 100
-    assert outcome is not None and outcome.result is Result.DRAW
+    assert outcome is not None
+    assert outcome.result is Result.DRAW
     assert outcome.reason == "100 turns in a row pushed no stone off a board"
     assert after.legal_moves() == []
 
@@ -348,13 +356,15 @@ def test_the_draw_comes_before_the_no_turn_loss() -> None:
     stuck = position(bd=walled, bl=walled).to_data()
     state = GAME.state_from_data(stuck | {"ply": 100, "since_capture": 100})
     outcome = state.outcome()
-    assert outcome is not None and outcome.result is Result.DRAW
+    assert outcome is not None
+    assert outcome.result is Result.DRAW
 
 
 def test_the_limit_is_an_option() -> None:
     after = GAME.new_game(no_capture_limit=1).apply(move("bda1 wla1 n1"))
     outcome = after.outcome()
-    assert outcome is not None and outcome.result is Result.DRAW
+    assert outcome is not None
+    assert outcome.result is Result.DRAW
     assert GAME.resolve_options({}) == {"no_capture_limit": 100}
 
 
@@ -374,8 +384,10 @@ def test_regression_edge_file_deadlock_ends_in_a_draw() -> None:
         assert {GAME.format_move(m).split()[2][:-1] for m in moves} <= {"n", "s"}
         state = state.play(rng.choice(moves))
     outcome = state.outcome()
-    assert outcome is not None and outcome.result is Result.DRAW
-    assert state.piece_count(BLACK) == 5 and state.piece_count(WHITE) == 7
+    assert outcome is not None
+    assert outcome.result is Result.DRAW
+    assert state.piece_count(BLACK) == 5
+    assert state.piece_count(WHITE) == 7
 
 
 # --- notation ----------------------------------------------------------------------------------

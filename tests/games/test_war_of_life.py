@@ -447,7 +447,7 @@ def test_player_to_move_with_no_move_is_a_stalemate_draw() -> None:
 
 @pytest.mark.parametrize("gap", ["c5", "d5", "e5", "e4", "e3", "d3", "c3", "c4", "h8"])
 def test_one_empty_neighbour_in_any_direction_is_enough_to_move(gap: str) -> None:
-    cells = {name: "r" for name in (f"{f}{r}" for f in "abcdefgh" for r in range(1, 9))}
+    cells = dict.fromkeys((f"{f}{r}" for f in "abcdefgh" for r in range(1, 9)), "r")
     cells["d4"], cells[gap] = "b", "."
     state = board(*("".join(cells[f"{f}{r}"] for f in "abcdefgh") for r in range(8, 0, -1)))
     if gap == "h8":  # not next to d4: blue is boxed in

@@ -387,7 +387,8 @@ def test_the_end_is_checked_as_the_moving_phase_begins() -> None:
     """
     state = after(board(rows, ply=23), "5,5")
     outcome = state.outcome()
-    assert outcome is not None and outcome.winner == BLACK
+    assert outcome is not None
+    assert outcome.winner == BLACK
     assert outcome.reason == "white has fewer than 2 pieces"
     assert state.legal_moves() == []
 
@@ -405,7 +406,8 @@ def test_both_under_two_as_the_moving_phase_begins_is_a_tie() -> None:
     """
     state = after(board(rows, ply=23), "5,5")
     outcome = state.outcome()
-    assert outcome is not None and outcome.result is Result.DRAW
+    assert outcome is not None
+    assert outcome.result is Result.DRAW
 
 
 # -- moving phase: slides and jumps ---------------------------------------------------------------
@@ -643,7 +645,8 @@ def test_a_pass_counts_toward_the_shrink() -> None:
     shrunk = after(state, "pass")
     assert (shrunk.shrinks, shrunk.piece_count(BLACK), shrunk.piece_count(WHITE)) == (1, 0, 4)
     outcome = shrunk.outcome()
-    assert outcome is not None and outcome.winner == WHITE
+    assert outcome is not None
+    assert outcome.winner == WHITE
 
 
 # -- shrinking ------------------------------------------------------------------------------------
@@ -733,7 +736,8 @@ def test_a_game_that_ends_on_move_128_does_not_shrink() -> None:
     )
     ended = after(state, "2,2-2,3")
     outcome = ended.outcome()
-    assert outcome is not None and outcome.winner == BLACK
+    assert outcome is not None
+    assert outcome.winner == BLACK
     assert ended.shrinks == 0
     assert ended.rows()[3] == "O-@-@--@"
     assert GAME.state_from_data(ended.to_data()) == ended
@@ -755,7 +759,8 @@ def test_a_shrink_can_end_the_game_in_a_tie() -> None:
     )
     shrunk = after(state, "7,4-7,5")
     outcome = shrunk.outcome()
-    assert outcome is not None and outcome.result is Result.DRAW
+    assert outcome is not None
+    assert outcome.result is Result.DRAW
     assert outcome.reason == "both players have fewer than 2 pieces"
     assert shrunk.legal_moves() == []
 
@@ -776,7 +781,8 @@ def test_a_full_last_board_where_nobody_can_move_is_a_dead_position_and_a_tie() 
         ply=moved(300),
     )
     outcome = full.outcome()
-    assert outcome is not None and outcome.result is Result.DRAW
+    assert outcome is not None
+    assert outcome.result is Result.DRAW
     assert outcome.reason == "neither player can ever move again"
     assert full.legal_moves() == []
 
@@ -823,7 +829,8 @@ def test_one_move_can_leave_both_players_under_two_a_tie() -> None:
     tie = after(state, "3,0-1,0")
     assert tie.rows()[:3] == ["X-@----X", "--------", "-O------"]
     outcome = tie.outcome()
-    assert outcome is not None and outcome.result is Result.DRAW
+    assert outcome is not None
+    assert outcome.result is Result.DRAW
 
 
 def test_a_finished_game_offers_and_accepts_no_move() -> None:
@@ -841,7 +848,8 @@ def test_a_finished_game_offers_and_accepts_no_move() -> None:
         ply=moved(3),
     )
     outcome = state.outcome()
-    assert outcome is not None and outcome.winner == WHITE
+    assert outcome is not None
+    assert outcome.winner == WHITE
     assert state.legal_moves() == []
     assert state.why_illegal(((0, 3), (0, 4))) == "the game is over"
     assert state.why_illegal(PASS) == "the game is over"
@@ -1064,12 +1072,14 @@ def test_the_limit_th_move_without_an_elimination_ends_the_game_in_a_tie() -> No
     assert state.outcome() is None
     over = after(state, "4,2-3,2")
     outcome = over.outcome()
-    assert outcome is not None and outcome.result is Result.DRAW
+    assert outcome is not None
+    assert outcome.result is Result.DRAW
     assert outcome.reason == "64 moves in a row after the last shrink eliminated no piece"
     assert over.legal_moves() == []
     assert "game over: a tie, 64 moves in a row" in over.render()
     short = after(last_board(2, limit=3), "2,3-2,4").outcome()
-    assert short is not None and short.result is Result.DRAW
+    assert short is not None
+    assert short.result is Result.DRAW
 
 
 def test_the_count_is_part_of_the_position() -> None:

@@ -38,7 +38,8 @@ def test_kings_court_marks_every_square_of_a_jump_and_counts_the_court() -> None
     assert drawing.squares("A1A3C3") == [(7, 0), (5, 0), (5, 2)]  # type: ignore[attr-defined]
     start = get_game("kings-court").new_game().to_data()
     rows = drawing.rows(start)  # type: ignore[attr-defined]
-    assert rows[2] == "bw++++bw" and rows[0] == start["board"][0]
+    assert rows[2] == "bw++++bw"
+    assert rows[0] == start["board"][0]
 
 
 def test_amazons_squares_include_rank_ten() -> None:

@@ -38,12 +38,15 @@ def test_constants() -> None:
 
 
 def test_roles_and_their_aliases() -> None:
-    assert CLIENT is Role.CLIENT and SERVER is Role.SERVER
-    assert CLIENT.peer is SERVER and SERVER.peer is CLIENT
+    assert CLIENT is Role.CLIENT
+    assert SERVER is Role.SERVER
+    assert CLIENT.peer is SERVER
+    assert SERVER.peer is CLIENT
     connection = protocol.Connection(SERVER)
     assert (connection.our_role, connection.their_role) == (SERVER, CLIENT)
     assert connection.max_frame == protocol.DEFAULT_MAX_FRAME
-    assert connection.phase is protocol.Phase.START and not connection.dead
+    assert connection.phase is protocol.Phase.START
+    assert not connection.dead
 
 
 def test_sentinels_are_distinct_singletons_with_plain_reprs() -> None:

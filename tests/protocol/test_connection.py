@@ -269,7 +269,8 @@ def test_fatal_error_repeats_but_the_explanation_can_still_be_sent(
     client = Connection(CLIENT)
     client.receive_data(frame)
     received = client.next_message()
-    assert isinstance(received, Error) and received.code == code.value
+    assert isinstance(received, Error)
+    assert received.code == code.value
 
 
 def test_peer_error_quotes_the_frame_for_the_error_reply() -> None:

@@ -19,7 +19,8 @@ DOC = ROOT / "docs" / "protocol.md"
 def load_generator() -> ModuleType:
     path = ROOT / "docs" / "make_protocol_tables.py"
     spec = importlib.util.spec_from_file_location("make_protocol_tables", path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -45,7 +46,8 @@ def test_session_table_lists_every_phase_and_both_handshake_steps() -> None:
     table = GENERATOR.session_table()
     for phase in protocol.Phase:
         assert f"| {phase.value} |" in table
-    assert "`hello` -> GREETING" in table and "`welcome` -> OPEN" in table
+    assert "`hello` -> GREETING" in table
+    assert "`welcome` -> OPEN" in table
 
 
 def test_every_message_and_error_code_is_documented() -> None:
@@ -72,7 +74,8 @@ def test_example_session_covers_a_whole_match_in_order() -> None:
         "move_accepted", "opponent_moved", "move_refused", "game_over",
     ):  # fmt: skip
         assert expected in kinds
-    assert kinds[:2] == ["hello", "welcome"] and kinds[-1] == "game_over"
+    assert kinds[:2] == ["hello", "welcome"]
+    assert kinds[-1] == "game_over"
 
 
 def test_example_session_first_turn_offers_the_eight_opening_slides() -> None:

@@ -396,7 +396,8 @@ def test_lone_surrogates_cannot_be_built_since_no_peer_could_decode_them() -> No
 def test_float_fields_accept_ints_and_store_floats() -> None:
     turn = message_from_wire({"type": "your_turn", **VALID["your_turn"], "time_left": 10})
     assert isinstance(turn, YourTurn)
-    assert type(turn.time_left) is float and turn.time_left == 10.0
+    assert type(turn.time_left) is float
+    assert turn.time_left == 10.0
     seek = message_from_wire({"type": "seek", "game": "g", "time": {"move": 10, "inc": 0.5}})
     assert isinstance(seek, Seek)
     assert seek.time == {"move": 10.0, "inc": 0.5}
@@ -408,19 +409,22 @@ def test_tuples_from_game_code_become_lists_so_the_message_equals_its_decoded_co
         match=1, game="g", seat="b", seats=("a", "b"), players=("ann", "bob"),  # type: ignore[arg-type]
         options={}, time={}, hints=False, state={},
     )  # fmt: skip
-    assert started.seats == ["a", "b"] and type(started.players) is list
+    assert started.seats == ["a", "b"]
+    assert type(started.players) is list
     assert message_from_wire(started.to_wire()) == started
 
 
 def test_str_enum_values_are_stored_as_plain_strings() -> None:
     error = Error(code=ErrorCode.ILLEGAL_MOVE, message="m")
-    assert type(error.code) is str and error.code == "illegal_move"
+    assert type(error.code) is str
+    assert error.code == "illegal_move"
 
 
 def test_match_started_seat_must_be_one_of_the_seats() -> None:
     data = {"type": "match_started", **VALID["match_started"], "seat": "red"}
     error = refused(data)
-    assert error.code is ErrorCode.BAD_FIELD and "match_started.seat" in str(error)
+    assert error.code is ErrorCode.BAD_FIELD
+    assert "match_started.seat" in str(error)
 
 
 @pytest.mark.parametrize(
@@ -428,7 +432,8 @@ def test_match_started_seat_must_be_one_of_the_seats() -> None:
 )
 def test_game_over_has_a_winner_exactly_for_a_win(result: str, winner: str | None) -> None:
     error = refused({"type": "game_over", **VALID["game_over"], "result": result, "winner": winner})
-    assert error.code is ErrorCode.BAD_FIELD and "game_over.winner" in str(error)
+    assert error.code is ErrorCode.BAD_FIELD
+    assert "game_over.winner" in str(error)
 
 
 def test_game_over_winner_is_required_on_the_wire_even_when_nil() -> None:

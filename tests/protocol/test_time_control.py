@@ -130,7 +130,8 @@ def test_lag_compensation_is_taken_off_the_charge_and_out_of_the_quota() -> None
     seat = SeatClock(TimeControl(move=1.0))  # gain 0.25, quota 0.75, max 1.75
     assert seat.deadline_after(100.0, lag=0.2) == 101.2
     charge = seat.charge(1.15, lag=0.2)
-    assert charge.compensation == 0.2 and charge.in_time
+    assert charge.compensation == 0.2
+    assert charge.in_time
     assert seat.lag.quota == pytest.approx(0.8)
     early = seat.charge(0.1, lag=0.2)
     assert early.compensation == 0.1, "never more than the move took"

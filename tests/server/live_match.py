@@ -11,7 +11,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
-from arbiter.server.records import open_read_only
+from arbiter.server.storage.records import open_read_only
 from tests.e2e.helpers import connect, until
 
 LONG_GAME = {"no_capture_limit": 200}
@@ -48,7 +48,8 @@ async def move(client: ClientConnection, played: list[str]) -> None:
 
 async def answer(client: ClientConnection, turn: protocol.YourTurn, played: list[str]) -> None:
     """Play the first legal move of `turn`."""
-    assert turn.legal and turn.ply == len(played)
+    assert turn.legal
+    assert turn.ply == len(played)
     played.append(turn.legal[0])
     await client.send(protocol.Move(match=turn.match, move=turn.legal[0]))
 

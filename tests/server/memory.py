@@ -14,12 +14,12 @@ import trio
 import trio.testing
 
 from arbiter import protocol
-from arbiter.server.admission import UNLIMITED
-from arbiter.server.lobby import Lobby
-from arbiter.server.match import Match
-from arbiter.server.session import Session
-from arbiter.server.sql_storage import SQLStorage
-from arbiter.server.stores import connect_storage
+from arbiter.server.connection.admission import UNLIMITED
+from arbiter.server.connection.session import Session
+from arbiter.server.play.lobby import Lobby
+from arbiter.server.play.match import Match
+from arbiter.server.storage.engine import connect_storage
+from arbiter.server.storage.sql_store import SQLStorage
 
 M = TypeVar("M", bound=protocol.Message)
 

@@ -12,10 +12,10 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ServerError
-from arbiter.server.database import open_database
-from arbiter.server.limits import Limits
-from arbiter.server.session import MAX_HELD
-from arbiter.server.sql import transaction
+from arbiter.server.connection.limits import Limits
+from arbiter.server.connection.session import MAX_HELD
+from arbiter.server.storage.sql_connection import transaction
+from arbiter.server.storage.sqlite_database import open_database
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, seek, until
 

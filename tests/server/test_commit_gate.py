@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from arbiter import protocol
-from arbiter.server.commit_gate import CommitGate
-from arbiter.server.peer import OnWritten
-from arbiter.server.storage import Storage
+from arbiter.server.connection.peer import OnWritten
+from arbiter.server.play.commit_gate import CommitGate
+from arbiter.server.storage.interface import Storage
 from tests.server.memory import writing_to
 
 
@@ -58,7 +58,8 @@ async def test_frames_wait_for_their_commit_and_keep_their_order(storage: Storag
     await gate.drain()
     assert mover.writes == [[pong(1)]]
     assert other.writes == [[pong(2), pong(3)], [pong(4)]], "one write per step, in order"
-    assert lost == [] and gate.lost_write is None
+    assert lost == []
+    assert gate.lost_write is None
 
 
 async def test_nothing_is_sent_after_a_move_that_could_not_be_stored(storage: Storage) -> None:
@@ -70,4 +71,6 @@ async def test_nothing_is_sent_after_a_move_that_could_not_be_stored(storage: St
     gate.flush()
     gate.tell(peer, pong(2))
     await gate.drain()
-    assert peer.writes == [] and len(lost) == 1 and gate.lost_write is lost[0]
+    assert peer.writes == []
+    assert len(lost) == 1
+    assert gate.lost_write is lost[0]

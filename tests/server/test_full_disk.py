@@ -22,7 +22,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ServerError
-from arbiter.server.database import open_database
+from arbiter.server.storage.sqlite_database import open_database
 from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.postgres import RUN_AS, Cluster
 from tests.server.live_match import answer, next_turn, pair, play, rows, stored_moves
@@ -124,7 +124,8 @@ async def test_a_full_disk_ends_the_match_for_both_and_is_recorded_once_freed(
             assert isinstance(over, protocol.GameOver), over
             assert (over.result, over.winner) == ("both_forfeit", None)
             assert "could not store" in over.reason
-            assert len(over.moves) >= 2 and over.moves == played[: len(over.moves)]
+            assert len(over.moves) >= 2
+            assert over.moves == played[: len(over.moves)]
         if backend == "sqlite":  # (a page of PostgreSQL's matches table may have room left)
             for client in seated:
                 await client.send(protocol.Seek(game="kings-court", time={"move": 5.0}))

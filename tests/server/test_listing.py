@@ -7,9 +7,9 @@ import time
 
 from arbiter import protocol
 from arbiter.protocol import TimeControl
-from arbiter.server.limits import Limits
-from arbiter.server.listing import UNPAIRED_LEN, listing
-from arbiter.server.seeks import Seeks
+from arbiter.server.connection.limits import Limits
+from arbiter.server.play.listing import UNPAIRED_LEN, listing
+from arbiter.server.play.seeks import Seeks
 from tests.server.test_seeks import Seeker, a_seek
 
 

@@ -9,7 +9,7 @@ import trio.testing
 
 from arbiter import protocol
 from arbiter.games import Termination
-from arbiter.server.defaults import TERMINATIONS, DefaultKind
+from arbiter.server.play.defaults import TERMINATIONS, DefaultKind
 from tests.server.memory import Client, connect, lobby_on_file
 
 SEEK = protocol.Seek(game="kings-court", time={"move": 60.0})
@@ -43,7 +43,8 @@ async def test_a_match_that_ends_releases_only_its_own_away_seat(
         await until(bob, protocol.GameOver, first)
         ann = await connect(lobby, nursery, "ann", resume=ann.session)
         resumed = await ann.expect(protocol.Resumed)
-        assert resumed.match == second and resumed.to_move
+        assert resumed.match == second
+        assert resumed.to_move
         turn = await ann.expect(protocol.YourTurn)
         assert turn.legal is not None
         await ann.send(protocol.Move(match=second, move=turn.legal[0]))

@@ -14,8 +14,8 @@ import trio.testing
 from arbiter import protocol
 from arbiter.games import Result, Termination, get_game
 from arbiter.protocol import TimeControl
-from arbiter.server.defaults import DefaultKind
-from arbiter.server.lobby import Lobby
+from arbiter.server.play.defaults import DefaultKind
+from arbiter.server.play.lobby import Lobby
 from tests.server.memory import connect, lobby_on_file, move, pair
 
 DB = "arbiter.db"
@@ -53,7 +53,8 @@ async def test_a_move_within_the_limit_counts_and_one_past_it_loses_on_time(
     mock_clock.jump(5.01)
     over = await bob.expect(protocol.GameOver)
     assert (over.result, over.winner) == ("win", "white")
-    assert match.outcome is not None and match.outcome.termination is Termination.TIME
+    assert match.outcome is not None
+    assert match.outcome.termination is Termination.TIME
     assert match.defaulted == (None, DefaultKind.TIME)
     assert stored_defaults(tmp_path, match.id) == {1: "time"}, "a casual default is noted too"
 
@@ -77,7 +78,8 @@ async def test_the_game_clock_charges_thinking_time_and_adds_the_increment(
     mock_clock.jump(0.2)
     over = await ann.expect(protocol.GameOver)
     assert over.winner == "black"
-    assert match.outcome is not None and match.outcome.termination is Termination.TIME
+    assert match.outcome is not None
+    assert match.outcome.termination is Termination.TIME
 
 
 async def test_a_seek_without_time_plays_the_games_default_control(
@@ -102,7 +104,8 @@ async def test_a_seat_away_past_its_grace_period_loses_by_default(
     mock_clock.jump(0.2)
     over = await bob.expect(protocol.GameOver)
     assert (over.result, over.winner) == ("win", "black")
-    assert match.outcome is not None and match.outcome.termination is Termination.DISCONNECT
+    assert match.outcome is not None
+    assert match.outcome.termination is Termination.DISCONNECT
     assert stored_defaults(tmp_path, match.id) == {0: "crash"}
 
 
@@ -115,7 +118,8 @@ async def test_a_seat_that_reconnects_within_grace_plays_on_with_its_clock_runni
     mock_clock.jump(GRACE - 1)
     ann = await connect(lobby, nursery, "ann", resume=ann.session)
     resumed = await ann.expect(protocol.Resumed)
-    assert resumed.to_move and resumed.match == match.id
+    assert resumed.to_move
+    assert resumed.match == match.id
     turn = await ann.expect(protocol.YourTurn)
     mock_clock.jump(1.0)
     accepted = await move(ann, turn)
@@ -124,7 +128,8 @@ async def test_a_seat_that_reconnects_within_grace_plays_on_with_its_clock_runni
     turn = await bob.expect(protocol.YourTurn)
     mock_clock.jump(GRACE)  # past the end of the grace period that no longer applies
     await move(bob, turn)
-    assert match.outcome is None and not match.away
+    assert match.outcome is None
+    assert not match.away
 
 
 async def test_resignation_ends_the_match_for_the_resigning_seat(
@@ -135,8 +140,10 @@ async def test_resignation_ends_the_match_for_the_resigning_seat(
     await bob.send(protocol.Resign(match=match.id))
     over = await ann.expect(protocol.GameOver)
     assert (over.result, over.winner) == ("win", "white")
-    assert match.outcome is not None and match.outcome.termination is Termination.RESIGNATION
-    assert match.defaulted == (None, None) and stored_defaults(tmp_path, match.id) == {}
+    assert match.outcome is not None
+    assert match.outcome.termination is Termination.RESIGNATION
+    assert match.defaulted == (None, None)
+    assert stored_defaults(tmp_path, match.id) == {}
 
 
 async def test_an_illegal_move_under_forfeit_loses_and_under_retry_is_refused(
@@ -152,7 +159,8 @@ async def test_an_illegal_move_under_forfeit_loses_and_under_retry_is_refused(
     await cat.send(protocol.Move(match=match.id, move="A1A1"))
     await cat.expect(protocol.MoveRefused)
     over = await dan.expect(protocol.GameOver)
-    assert over.winner == "black" and over.result == Result.WIN.value
+    assert over.winner == "black"
+    assert over.result == Result.WIN.value
     assert match.outcome is not None
     assert match.outcome.termination is Termination.ILLEGAL_MOVE
     assert stored_defaults(tmp_path, match.id) == {0: "illegal"}

@@ -1,4 +1,4 @@
-"""`server.recent.Recent`, the bounded most-recently-used mapping behind the server's caches,
+"""`server.common.recent.Recent`, the bounded most-recently-used mapping behind the server's caches,
 against a plain list model of what it should keep."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arbiter.server.recent import Recent
+from arbiter.server.common.recent import Recent
 
 Step = tuple[str, int, int]
 """("get" or "put", key, weight)."""
@@ -60,5 +60,7 @@ def test_by_default_an_entry_weighs_one_so_the_limit_is_a_count() -> None:
     recent.put("b", "2")
     assert recent.get("a") == "1"  # "b" is now the least recent
     recent.put("c", "3")
-    assert recent.get("b") is None and recent.get("a") == "1" and recent.get("c") == "3"
+    assert recent.get("b") is None
+    assert recent.get("a") == "1"
+    assert recent.get("c") == "3"
     assert recent.size == 2

@@ -1,4 +1,4 @@
-"""Registered names are known in memory (`server.registry`): hellos under names nobody
+"""Registered names are known in memory (`server.storage.registry`): hellos under names nobody
 registered, or passing for a name whose credentials were just read, cost no read of the store;
 an account made while the server runs is known within `FRESH_SECONDS`. Shown on a real SQLite
 store whose one query slot the test holds, so any read would hang."""
@@ -13,11 +13,11 @@ import trio
 import trio.testing
 
 from arbiter import protocol
-from arbiter.server import registry
-from arbiter.server.admission import UNLIMITED
-from arbiter.server.lobby import Lobby
-from arbiter.server.session import Session
-from arbiter.server.sql_storage import SQLStorage
+from arbiter.server.connection.admission import UNLIMITED
+from arbiter.server.connection.session import Session
+from arbiter.server.play.lobby import Lobby
+from arbiter.server.storage import registry
+from arbiter.server.storage.sql_store import SQLStorage
 from tests.server.memory import Client, lobby_on_file
 from tests.tournament.helpers import register
 
@@ -41,15 +41,18 @@ async def test_names_once_read_answer_hellos_without_a_read(
     register(db, "ann")
     async with lobby_on_file(db) as lobby:
         lookalike = await hello(lobby, nursery, "ANN")  # reads the names and ann's credentials
-        assert isinstance(lookalike, protocol.Error) and "too like" in lookalike.message
+        assert isinstance(lookalike, protocol.Error)
+        assert "too like" in lookalike.message
         async with cast(SQLStorage, lobby.storage)._query_lock:  # no query can run now
             with trio.fail_after(2):
                 for name in ("dan", "eve", "zed"):
                     assert isinstance(await hello(lobby, nursery, name), protocol.Welcome)
                 again = await hello(lobby, nursery, "Ann")
-                assert isinstance(again, protocol.Error) and "too like" in again.message
+                assert isinstance(again, protocol.Error)
+                assert "too like" in again.message
                 bare = await hello(lobby, nursery, "ann")
-                assert isinstance(bare, protocol.Error) and "with its token" in bare.message
+                assert isinstance(bare, protocol.Error)
+                assert "with its token" in bare.message
 
 
 async def test_a_token_for_an_account_made_a_moment_ago_is_checked_at_once(
@@ -61,7 +64,8 @@ async def test_a_token_for_an_account_made_a_moment_ago_is_checked_at_once(
         token = register(db, "bob")["bob"]
         assert isinstance(await hello(lobby, nursery, "bob", token), protocol.Welcome)
         bare = await hello(lobby, nursery, "bob")  # and now known to the registry
-        assert isinstance(bare, protocol.Error) and "with its token" in bare.message
+        assert isinstance(bare, protocol.Error)
+        assert "with its token" in bare.message
 
 
 async def test_an_account_made_while_the_server_runs_is_known_soon(
@@ -73,5 +77,6 @@ async def test_an_account_made_while_the_server_runs_is_known_soon(
         token = register(db, "bob")["bob"]  # `arbiter-server admin` beside the running server
         await trio.sleep(registry.FRESH_SECONDS)
         bare = await hello(lobby, nursery, "bob")
-        assert isinstance(bare, protocol.Error) and "with its token" in bare.message
+        assert isinstance(bare, protocol.Error)
+        assert "with its token" in bare.message
         assert isinstance(await hello(lobby, nursery, "bob", token), protocol.Welcome)

@@ -14,10 +14,10 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from arbiter.server import schema
-from arbiter.server.database import SCHEMA, backup_path, open_database
-from arbiter.server.postgres_database import POSTGRES
-from arbiter.server.sql import SQLITE
+from arbiter.server.storage import schema
+from arbiter.server.storage.postgres_database import POSTGRES
+from arbiter.server.storage.sql_connection import SQLITE
+from arbiter.server.storage.sqlite_database import SCHEMA, backup_path, open_database
 from tests.conftest import BOTH_BACKENDS
 from tests.postgres import Cluster
 from tests.processes import CLI, ROOT, SERVER
@@ -103,7 +103,8 @@ def test_a_store_from_a_later_arbiter_is_refused_in_one_sentence(
         connection.execute(f"UPDATE {schema.STAMP} SET version = ?", (schema.VERSION + 1,))
     done = run(command, db)
     assert done.returncode == 1
-    assert "Traceback" not in done.stderr and "listening" not in done.stdout
+    assert "Traceback" not in done.stderr
+    assert "listening" not in done.stdout
     [line] = done.stderr.splitlines()
     assert line.endswith(
         f"was written by a later Arbiter (schema version {schema.VERSION + 1};"
@@ -135,7 +136,8 @@ def test_a_postgres_server_that_does_not_answer_is_one_sentence(command: list[st
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     [line] = done.stderr.strip().splitlines()
-    assert repr(url) in line and "cannot connect" in line
+    assert repr(url) in line
+    assert "cannot connect" in line
 
 
 @BOTH_BACKENDS

@@ -1,5 +1,5 @@
-"""Shares of the table of open seeks (`server.seeks`): an address holds at most its share across
-its connections, and a full table makes room for a newcomer at the expense of the address
+"""Shares of the table of open seeks (`server.play.seeks`): an address holds at most its share
+across its connections, and a full table makes room for a newcomer at the expense of the address
 holding the most, so a few addresses cannot keep everyone else from seeking."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import trio
 
 from arbiter import protocol
 from arbiter.protocol import ErrorCode
-from arbiter.server.limits import Limits
-from arbiter.server.seeks import Seeks
+from arbiter.server.connection.limits import Limits
+from arbiter.server.play.seeks import Seeks
 from tests.conftest import HOST, RunningServer
 from tests.server.test_admission import Raw, error_code
 from tests.server.test_seeks import Seeker, a_seek
@@ -23,7 +23,8 @@ def test_an_address_holds_at_most_its_share_across_its_connections() -> None:
         seeks.add(a_seek(seeks, seeker))
     refusal = seeks.make_room(a_seek(seeks, second))
     assert refusal is not None
-    assert "10.0.0.1 holds 4 open seeks" in refusal and "(4)" in refusal
+    assert "10.0.0.1 holds 4 open seeks" in refusal
+    assert "(4)" in refusal
     assert seeks.make_room(a_seek(seeks, Seeker("elsewhere", "10.0.0.2"))) is None
     kept = a_seek(seeks, second)
     kept.kept = True  # a tournament's: counted against its connection, not its address
@@ -50,15 +51,18 @@ def test_a_full_table_gives_a_newcomer_the_place_of_the_biggest_holders_newest_s
     newcomer = Seeker("newcomer", "10.0.0.3")
     assert seeks.make_room(a_seek(seeks, newcomer)) is None
     why, which = hoarder.sent
-    assert isinstance(why, protocol.Error) and why.code == ErrorCode.TOO_MANY_SEEKS
-    assert f"seek {hoarded[-1].id} withdrawn" in why.message and "your address" in why.message
+    assert isinstance(why, protocol.Error)
+    assert why.code == ErrorCode.TOO_MANY_SEEKS
+    assert f"seek {hoarded[-1].id} withdrawn" in why.message
+    assert "your address" in why.message
     assert which == protocol.SeekCancelled(seek=hoarded[-1].id)
     seeks.add(a_seek(seeks, newcomer))  # 3, 2 and 1
     assert seeks.make_room(a_seek(seeks, newcomer)) is None
     assert hoarder.sent[-1] == protocol.SeekCancelled(seek=hoarded[-2].id)
     seeks.add(a_seek(seeks, newcomer))  # 2, 2 and 2: nobody holds two more than another
     refusal = seeks.make_room(a_seek(seeks, newcomer))
-    assert refusal is not None and "the server holds 6 open seeks, its most" in refusal
+    assert refusal is not None
+    assert "the server holds 6 open seeks, its most" in refusal
     assert [seek.id for seek in seeks.casual()][:2] == [hoarded[0].id, hoarded[1].id]
 
 
@@ -110,7 +114,8 @@ async def test_three_addresses_that_fill_the_table_cannot_keep_a_bystander_from_
     await bystander.send(a_seek_for(900))  # the table is full: an attacker's newest goes
     assert isinstance(await bystander.receive(), protocol.Seeking)
     why = await attackers[1].receive()  # 127.0.5.1's newest, on its second connection
-    assert isinstance(why, protocol.Error) and why.code == ErrorCode.TOO_MANY_SEEKS
+    assert isinstance(why, protocol.Error)
+    assert why.code == ErrorCode.TOO_MANY_SEEKS
     assert isinstance(await attackers[1].receive(), protocol.SeekCancelled)
     partner = await seeker(server.port, "127.0.9.2", "partner")
     await partner.send(a_seek_for(900))

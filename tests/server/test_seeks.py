@@ -8,9 +8,9 @@ from typing import Any, cast
 from arbiter import protocol
 from arbiter.games import get_game
 from arbiter.protocol import TimeControl
-from arbiter.server.limits import Limits
-from arbiter.server.seeks import Seek, Seeks
-from arbiter.server.session import Session
+from arbiter.server.connection.limits import Limits
+from arbiter.server.connection.session import Session
+from arbiter.server.play.seeks import Seek, Seeks
 
 COURT = get_game("kings-court")
 CONTROL = TimeControl.parse("move=5")
@@ -86,8 +86,13 @@ def test_cancelled_and_dropped_seeks_leave_every_index() -> None:
     assert seeks.make_room(a_seek(seeks, gone)) is None
     seeks.drop(cast(Session, gone))
     assert seeks.pop_partner(a_seek(seeks, stays)) is None
-    assert not seeks._casual and not seeks._games and not seeks._offers
-    assert not seeks._of and not seeks._open and not seeks._held and not len(seeks._holders)
+    assert not seeks._casual
+    assert not seeks._games
+    assert not seeks._offers
+    assert not seeks._of
+    assert not seeks._open
+    assert not seeks._held
+    assert not len(seeks._holders)
 
 
 def test_a_challenge_pairs_only_with_the_named_player() -> None:
@@ -147,5 +152,6 @@ def test_rival_is_the_oldest_other_casual_seek_of_the_game() -> None:
     assert seeks.rival(mine) is None
     theirs = a_seek(seeks, bob, control=TimeControl.parse("move=2"))
     seeks.add(theirs)
-    assert seeks.rival(mine) is theirs and seeks.rival(theirs) is mine
+    assert seeks.rival(mine) is theirs
+    assert seeks.rival(theirs) is mine
     assert [seek.id for seek in seeks.casual()] == [mine.id, theirs.id]

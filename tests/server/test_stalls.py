@@ -7,7 +7,7 @@ import pytest
 import trio
 import trio.testing
 
-from arbiter.server.stalls import INTERVAL, TOLERANCE, StallMeter
+from arbiter.server.connection.stalls import INTERVAL, TOLERANCE, StallMeter
 
 
 async def test_a_stall_is_counted_while_under_way_and_once_over(

@@ -17,7 +17,15 @@ import pytest
 import trio
 
 from arbiter.games import Termination
-from arbiter.server.database import (
+from arbiter.server.storage.interface import (
+    DatabaseInUse,
+    ScheduledGame,
+    StorageError,
+    TournamentRow,
+)
+from arbiter.server.storage.records import open_read_only, read_records
+from arbiter.server.storage.sql_store import SQLStorage
+from arbiter.server.storage.sqlite_database import (
     APPLICATION_ID,
     NEW_ID,
     RETURNING_ID,
@@ -27,10 +35,7 @@ from arbiter.server.database import (
     last_batch,
     open_database,
 )
-from arbiter.server.records import open_read_only, read_records
-from arbiter.server.sql_storage import SQLStorage
-from arbiter.server.sqlite_storage import SQLiteStorage
-from arbiter.server.storage import DatabaseInUse, ScheduledGame, StorageError, TournamentRow
+from arbiter.server.storage.sqlite_store import SQLiteStorage
 from tests.conftest import BOTH_BACKENDS
 from tests.processes import commit_writers
 from tests.server.memory import writing_to
@@ -114,7 +119,8 @@ async def test_one_bad_write_fails_alone_and_callbacks_keep_their_order(db: Path
         second = storage.record_move(match_id, 2, "black", "G4F4", 0.1)
         storage.after_commit(lambda: order.append("after second"))
         await _until_committed(storage)
-    assert first.error is None and second.error is None
+    assert first.error is None
+    assert second.error is None
     assert isinstance(again.error, INTEGRITY_ERRORS)
     assert order == ["after first", "after second"]
     assert _stored(db) == [(match_id, 1, "B4C4"), (match_id, 2, "G4F4")]
@@ -132,7 +138,8 @@ async def test_a_commit_process_killed_between_batches_is_replaced(db: Path | st
         second = storage.record_move(match_id, 2, "black", "G4F4", 0.1)
         await _until_committed(storage)
         assert commit_writers(db) not in ([], [writer])  # a new one took over
-    assert first.error is None and second.error is None
+    assert first.error is None
+    assert second.error is None
     assert _stored(db) == [(match_id, 1, "B4C4"), (match_id, 2, "G4F4")]
     assert commit_writers(db) == []  # stopped with the writer
 
@@ -161,7 +168,8 @@ async def test_a_batch_whose_commit_process_is_killed_is_stored_once_by_the_next
             with trio.fail_after(10):
                 await creating.wait()
         await _until_committed(storage)
-    assert move.error is None and created == [match_id + 1]
+    assert move.error is None
+    assert created == [match_id + 1]
     assert _stored(db) == [(match_id, 1, "B4C4")]
 
 
@@ -172,10 +180,12 @@ def test_a_batch_sent_again_after_its_commit_is_not_committed_twice(db: Path | s
     try:
         batch = [_match_write("a"), _move(99, 1)]  # no match 99: refused
         answers = commit_batch(connection, 7, batch)
-        assert isinstance(answers[0], int) and isinstance(answers[1], list)
+        assert isinstance(answers[0], int)
+        assert isinstance(answers[1], list)
         assert commit_batch(another, 7, batch, resend=True) == answers
         [later] = commit_batch(another, 8, [_match_write("b")], resend=True)  # not a resend
-        assert isinstance(later, int) and later > answers[0]
+        assert isinstance(later, int)
+        assert later > answers[0]
         assert last_batch(another) == 8
         assert another.execute("SELECT game FROM matches ORDER BY id").fetchall() == [
             ("a",),
@@ -230,7 +240,8 @@ async def test_match_numbers_go_on_from_the_store_after_a_restart(db: Path | str
         first = [await _new_match(storage) for _ in range(3)]
     async with writing_to(db) as storage:
         later = await _new_match(storage)
-    assert first == [1, 2, 3] and later == 4
+    assert first == [1, 2, 3]
+    assert later == 4
     assert _rows(db, "SELECT id FROM matches ORDER BY id") == [(1,), (2,), (3,), (4,)]
     assert _rows(db, "SELECT count(*) FROM players") == [(2,)]
 
@@ -318,11 +329,13 @@ def test_a_refused_write_beside_keyed_ones_leaves_them_their_ids(
     connection = open_database(db)
     try:
         answers = commit_batch(connection, 1, [_match_write("a"), _move(99, 1), _match_write("b")])
-        assert isinstance(answers[1], list) and answers[1][0] in INTEGRITY_ERROR_NAMES
+        assert isinstance(answers[1], list)
+        assert answers[1][0] in INTEGRITY_ERROR_NAMES
         # The batch failed whole, then went one write at a time: PostgreSQL's sequence does not
         # give back the number the failed attempt drew for "a" (SQLite: the largest id plus one).
         first, second = (1, 2) if backend == "sqlite" else (2, 3)
-        assert answers[0] == first and answers[2] == second
+        assert answers[0] == first
+        assert answers[2] == second
         assert connection.execute("SELECT id, game FROM matches ORDER BY id").fetchall() == [
             (first, "a"),
             (second, "b"),
@@ -408,7 +421,8 @@ async def test_a_finished_match_reads_back_whole_with_its_termination(db: Path |
     assert record.termination == "illegal-move"
     assert (record.seats, record.players) == (["white", "black"], ["a", "b"])
     assert (record.scores, record.defaults) == ([1.0, 0.0], [None, "illegal"])
-    assert record.notation == ["B4C4"] and record.moves[0].compensation == 0.01
+    assert record.notation == ["B4C4"]
+    assert record.moves[0].compensation == 0.01
     with closing(open_read_only(db)) as reader:
         assert list(read_records(reader)) == [record]
 

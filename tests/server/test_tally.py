@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import random
 
-from arbiter.server.tally import Tally
+from arbiter.server.common.tally import Tally
 
 
 def test_the_top_is_a_key_with_the_highest_count_through_adds_and_removes() -> None:
     tally: Tally[str] = Tally()
-    assert tally.top() is None and tally.most == 0
+    assert tally.top() is None
+    assert tally.most == 0
     for key in "aabbbc":
         tally.add(key)
     assert (tally.top(), tally.most, tally["b"], len(tally)) == ("b", 3, 3, 3)
     tally.remove("b")
-    assert tally.most == 2 and tally.top() in ("a", "b")
+    assert tally.most == 2
+    assert tally.top() in ("a", "b")
     for key in "aabbc":
         tally.remove(key)
-    assert tally.top() is None and tally.most == 0 and len(tally) == 0 and tally["a"] == 0
+    assert tally.top() is None
+    assert tally.most == 0
+    assert len(tally) == 0
+    assert tally["a"] == 0
 
 
 def test_the_top_agrees_with_counting_by_hand_over_random_steps() -> None:

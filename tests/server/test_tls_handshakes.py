@@ -11,8 +11,8 @@ import pytest
 import trio
 import trustme
 
-from arbiter.server.admission import Admission, Handshakes
 from arbiter.server.app import bound_port, serve, server_tls
+from arbiter.server.connection.admission import Admission, Handshakes
 from tests.conftest import HOST
 
 

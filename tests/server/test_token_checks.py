@@ -1,5 +1,5 @@
-"""Token checks (`server.token_checks`) with real scrypt: a returning player's token is known
-without hashing, every other check is paced server-wide (trusted addresses first, the rest
+"""Token checks (`server.connection.token_checks`) with real scrypt: a returning player's token is
+known without hashing, every other check is paced server-wide (trusted addresses first, the rest
 refused past the wait), guesses from addresses that failed lately are paced apart, and a real
 player's hello stays fast while many addresses guess (over real TCP, on 127.0.x.y addresses)."""
 
@@ -13,11 +13,11 @@ import trio
 
 from arbiter import protocol
 from arbiter.protocol import ErrorCode
-from arbiter.server import accounts
-from arbiter.server.accounts import Credentials
-from arbiter.server.admission import Admission
-from arbiter.server.database import open_database
-from arbiter.server.token_checks import SUSPECT_WAIT, TOKEN_WAIT, TokenChecks, TokensBusy
+from arbiter.server.connection.admission import Admission
+from arbiter.server.connection.token_checks import SUSPECT_WAIT, TOKEN_WAIT, TokenChecks, TokensBusy
+from arbiter.server.storage import accounts
+from arbiter.server.storage.accounts import Credentials
+from arbiter.server.storage.sqlite_database import open_database
 from tests.conftest import HOST, RunningServer
 from tests.server.test_admission import Raw, _register
 
@@ -86,8 +86,10 @@ async def test_checks_from_addresses_that_failed_lately_are_paced_and_refused_pa
     async with trio.open_nursery() as nursery:
         for number in range(6):
             nursery.start_soon(guess, f"10.0.0.{1 + number % 2}")
-    assert len(done) == 3 and len(busy) == 3  # now, in 1 s and in 2 s; the rest too late
-    assert done[1] >= 0.95 and done[2] >= 1.95
+    assert len(done) == 3
+    assert len(busy) == 3
+    assert done[1] >= 0.95
+    assert done[2] >= 1.95
     assert "try again in 2 s" in busy[0]
     assert await checks.check(found, "guess", "10.0.0.9") is None  # a clean address: at once
 
@@ -123,7 +125,8 @@ async def test_checks_not_remembered_are_paced_server_wide_trusted_addresses_fir
         nursery.start_soon(trusted)
         for number in range(bound + 4):  # one under way, `bound` waiting, 3 refused
             nursery.start_soon(guess, f"10.2.0.{number}")
-    assert len(busy) == 3 and len(guessed) == bound + 1
+    assert len(busy) == 3
+    assert len(guessed) == bound + 1
     assert "the server is busy checking tokens: try again in" in busy[0]
     assert sorted(guessed)[-1] >= bound / 2.0 - 0.05  # one every 0.5 s, the trusted one too
     assert trusted_at[0] < sorted(guessed)[3]  # ahead of all but the ones booked before it

@@ -10,7 +10,7 @@ from typing import cast
 import trio
 
 from arbiter import protocol
-from arbiter.server.sql_storage import SQLStorage
+from arbiter.server.storage.sql_store import SQLStorage
 from tests.server.memory import Client, connect, lobby_on_file, pair, writing_to
 
 
@@ -36,7 +36,8 @@ async def test_ids_above_the_highest_handed_out_are_refused_without_a_read(
         _, _, second = await pair(lobby, nursery, names=("dan", "eve"))
         assert second.id == match.id + 1
         record = await storage.load_match(second.id)  # the new highest is known, and read
-        assert record is not None and record.players == ["dan", "eve"]
+        assert record is not None
+        assert record.players == ["dan", "eve"]
 
 
 async def test_an_aborted_match_is_read_once_then_refused_from_memory(

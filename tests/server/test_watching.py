@@ -12,9 +12,9 @@ import trio
 import trio.testing
 
 from arbiter import protocol
-from arbiter.server.lobby import Lobby
-from arbiter.server.match import Match
-from arbiter.server.snapshots import Shown, snapshots
+from arbiter.server.play.lobby import Lobby
+from arbiter.server.play.match import Match
+from arbiter.server.play.snapshots import Shown, snapshots
 from tests.server.memory import Client, connect, lobby_on_file, pair
 
 
@@ -85,9 +85,11 @@ async def test_a_finished_match_is_read_back_once_for_every_spectator(
             views.append(
                 (await client.expect(protocol.Watching), await client.expect(protocol.GameOver))
             )
-        assert views[0] == views[1] and len(views[0][0].moves) == 4
+        assert views[0] == views[1]
+        assert len(views[0][0].moves) == 4
         kept = lobby.snapshots.get(match.id)
-        assert kept is not None and kept[0].message == views[0][0]
+        assert kept is not None
+        assert kept[0].message == views[0][0]
 
 
 async def test_a_finished_match_is_shown_once_per_connection(
@@ -119,7 +121,8 @@ async def test_a_match_that_reaches_the_most_moves_a_message_carries_is_drawn(
         for client in (ann, bob, cat):
             while not isinstance(message := await client.receive(), protocol.GameOver):
                 assert not isinstance(message, protocol.Error), message
-            assert message.result == "draw" and len(message.moves) == 6
+            assert message.result == "draw"
+            assert len(message.moves) == 6
             assert "the most a message can carry" in message.reason
 
 
@@ -136,7 +139,10 @@ def test_kept_snapshots_stay_within_their_bytes_and_the_least_recently_watched_g
     kept.put(2, shown(1000))
     assert kept.get(1) is not None  # 1 is now the most recently watched
     kept.put(3, shown(1000))
-    assert kept.get(2) is None and kept.get(1) is not None and kept.get(3) is not None
+    assert kept.get(2) is None
+    assert kept.get(1) is not None
+    assert kept.get(3) is not None
     assert kept.size == 2 * size
     kept.put(4, shown(10_000))  # larger than all it may keep: not kept, nothing dropped
-    assert kept.get(4) is None and kept.size == 2 * size
+    assert kept.get(4) is None
+    assert kept.size == 2 * size

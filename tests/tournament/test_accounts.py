@@ -14,9 +14,9 @@ import pytest
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection, ServerError
 from arbiter.client.tournament import request
-from arbiter.server import accounts
-from arbiter.server.database import open_database
-from arbiter.server.sql import Connection
+from arbiter.server.storage import accounts
+from arbiter.server.storage.sql_connection import Connection
+from arbiter.server.storage.sqlite_database import open_database
 from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.e2e.helpers import seek, until
 from tests.tournament.helpers import HOST, create, director, register, status
@@ -87,13 +87,15 @@ def test_the_admin_command_adds_lists_renews_and_removes(db: Path | str) -> None
         )
 
     added = admin("add", "alice")
-    assert added.returncode == 0 and "shown this once" in added.stderr
+    assert added.returncode == 0
+    assert "shown this once" in added.stderr
     token = added.stdout.strip()
     assert verify_in_store("alice", token) is not None
     assert admin("add", "boss", "--role", "admin").returncode == 0
     assert admin("list").stdout == "alice\tplayer\nboss\tadmin\n"
     again = admin("add", "alice")
-    assert again.returncode == 1 and "registered already" in again.stderr
+    assert again.returncode == 1
+    assert "registered already" in again.stderr
     renewed = admin("token", "alice").stdout.strip()
     assert verify_in_store("alice", token) is None
     assert verify_in_store("alice", renewed) is not None

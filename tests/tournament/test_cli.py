@@ -7,7 +7,7 @@ from pathlib import Path
 
 import trio
 
-from arbiter.server.records import open_read_only, read_records
+from arbiter.server.storage.records import open_read_only, read_records
 from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.tournament.helpers import arbiter, register, text
 
@@ -42,11 +42,14 @@ async def test_create_start_play_and_read_the_standings_from_the_command_line(
         teams.start_soon(play, "ben")
     for name in ("ann", "ben"):
         lines = results[name].splitlines()
-        assert len(lines) == 5 and lines[-1] == f"{name}: no game left in cup (4 played here)"
+        assert len(lines) == 5
+        assert lines[-1] == f"{name}: no game left in cup (4 played here)"
         assert all(line.startswith("match ") for line in lines[:4])
     standings = text(await arbiter("tournament", "standings", "cup", *where))
-    assert "cup: standings (finished)" in standings and "crosstable" in standings
-    assert "ann" in standings and "ben" in standings
+    assert "cup: standings (finished)" in standings
+    assert "crosstable" in standings
+    assert "ann" in standings
+    assert "ben" in standings
     status = text(await arbiter("tournament", "status", "cup", "--follow", *where))
     assert "cup: standings (finished)" in status
 
@@ -57,9 +60,11 @@ async def test_a_seat_needs_a_token_and_a_wrong_one_is_refused(server: RunningSe
     where = ["--server", f"{server.host}:{server.port}"]
     play = ["tournament", "play", "cup", "--agent", "random", *where, "--name", "ann"]
     missing = await arbiter(*play)  # ARBITER_TOKEN is set, but empty: that is no token
-    assert missing.returncode == 2 and b"needs its token" in missing.stderr
+    assert missing.returncode == 2
+    assert b"needs its token" in missing.stderr
     wrong = await arbiter(*play, token="not-the-token")
-    assert wrong.returncode == 1 and b"wrong token for 'ann'" in wrong.stderr
+    assert wrong.returncode == 1
+    assert b"wrong token for 'ann'" in wrong.stderr
 
 
 async def test_a_local_tournament_runs_built_in_agents_and_prints_the_standings() -> None:
@@ -85,5 +90,6 @@ async def test_a_local_tournament_keeps_its_records_in_the_store_db_names(db: Pa
     assert "local: standings (finished)" in text(done)
     with closing(open_read_only(db)) as store:
         records = list(read_records(store, tournament="local"))
-    assert len(records) == 2 and {r.status for r in records} == {"finished"}
+    assert len(records) == 2
+    assert {r.status for r in records} == {"finished"}
     assert records[0].players == records[1].players[::-1], "one game from each seat"

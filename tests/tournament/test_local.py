@@ -95,12 +95,15 @@ async def test_an_entrant_the_launcher_cannot_run_is_one_sentence(tmp_path: Path
 
 def test_a_program_entrant_is_a_command_line_with_an_optional_name() -> None:
     program = parse_program("cmd=node examples/node-client/client.js")
-    assert program is not None and program.name == "client"
+    assert program is not None
+    assert program.name == "client"
     assert program.command == ["node", "examples/node-client/client.js"]
     named = parse_program("cmd=node 'a,b.js' --depth=3,name=mine")
-    assert named is not None and named.name == "mine"
+    assert named is not None
+    assert named.name == "mine"
     assert named.command == ["node", "a,b.js", "--depth=3"]
-    assert parse_program("greedy") is None and parse_program("my_agent.py") is None
+    assert parse_program("greedy") is None
+    assert parse_program("my_agent.py") is None
     with pytest.raises(UnknownEntrant, match="names no command"):
         parse_program("cmd=,name=x")
 
@@ -225,7 +228,8 @@ async def test_standings_read_from_the_file_and_a_new_tournament_only_when_asked
     offline = ["tournament", "standings", "--db", "kept.db"]
     assert "local-2: standings (finished)" in text(await arbiter(*offline, cwd=tmp_path))
     first = text(await arbiter(*offline, "--tournament", "local", cwd=tmp_path))
-    assert "local: standings (finished)" in first and "local-greedy" in first
+    assert "local: standings (finished)" in first
+    assert "local-greedy" in first
     unknown = await arbiter(*offline, "--tournament", "cup", cwd=tmp_path)
     assert unknown.returncode == 1
     assert "'kept.db' holds no tournament 'cup' (tournaments: local, local-2)" in (
@@ -233,9 +237,8 @@ async def test_standings_read_from_the_file_and_a_new_tournament_only_when_asked
     )
     (tmp_path / "notes.txt").write_text("not a database")
     broken = await arbiter("tournament", "standings", "--db", "notes.txt", cwd=tmp_path)
-    assert broken.returncode == 1 and "cannot read tournaments from 'notes.txt'" in (
-        broken.stderr.decode()
-    )
+    assert broken.returncode == 1
+    assert "cannot read tournaments from 'notes.txt'" in (broken.stderr.decode())
 
 
 # -- progress ------------------------------------------------------------------------------------
@@ -248,10 +251,12 @@ async def test_each_result_comes_as_a_line_with_the_progress_and_an_eta() -> Non
     lines = result_lines(output)
     assert [int(m[1]) for m in lines] == [1, 2, 3, 4, 5, 6]
     assert {m[2] for m in lines} == {"6"}
-    assert lines[-1][3] == "0:00:00" and all(m[3] != "?" for m in lines[1:])
+    assert lines[-1][3] == "0:00:00"
+    assert all(m[3] != "?" for m in lines[1:])
     seats = {"local-greedy", "local-random", "local-greedy-2"}
     pairs = {(m[4], m[5]) for m in lines}
-    assert len(pairs) == 6 and all({a, b} <= seats and a != b for a, b in pairs)
+    assert len(pairs) == 6
+    assert all({a, b} <= seats and a != b for a, b in pairs)
     for m in lines:  # the score, who won (or a draw), and how the game ended
         assert re.fullmatch(r"[01½]-[01½]( \(\w+\))?, (\S+ wins|draw|both forfeit): .+", m[6])
 
@@ -275,7 +280,7 @@ async def test_a_built_in_agent_a_player_module_and_the_node_client_play_a_tourn
         assert line["games"] == 4 and sum(line["defaults"].values()) == 0, line
         assert line["points"] == line["wins"] + line["draws"] / 2
         assert line["wins"] + line["draws"] + line["losses"] + line["forfeits"] == 4
-    scores = {player: 0.0 for player in status.entrants}
+    scores = dict.fromkeys(status.entrants, 0.0)
     for game in status.games:
         scores[game["first"]] += game["scores"][0]
         scores[game["second"]] += game["scores"][1]

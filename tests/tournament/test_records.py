@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from arbiter.client.records import SCHEMA, export, frames, step
-from arbiter.server.records import open_read_only, read_records
+from arbiter.server.storage.records import open_read_only, read_records
 from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.processes import CLI
 from tests.tournament.helpers import create, director, play_as, register, start
@@ -74,18 +74,23 @@ async def test_every_exported_line_follows_the_documented_schema(server: Running
         for name, kind in TOP_FIELDS.items():
             assert isinstance(game[name], kind), name
             assert f"| `{name}` |" in DOC, f"docs/records.md does not describe {name}"
-        assert game["schema"] == SCHEMA and game["illegal"] == "forfeit,forfeit"
-        assert ISO_UTC.fullmatch(game["started_at"]) and ISO_UTC.fullmatch(game["ended_at"])
+        assert game["schema"] == SCHEMA
+        assert game["illegal"] == "forfeit,forfeit"
+        assert ISO_UTC.fullmatch(game["started_at"])
+        assert ISO_UTC.fullmatch(game["ended_at"])
         assert game["players"] == ["ann", "ben"] or game["players"] == ["ben", "ann"]
         cheater = game["players"].index("ben")
-        assert game["scores"][cheater] == 0.0 and game["scores"][1 - cheater] == 1.0
-        assert game["defaults"][cheater] == "illegal" and game["defaults"][1 - cheater] is None
+        assert game["scores"][cheater] == 0.0
+        assert game["scores"][1 - cheater] == 1.0
+        assert game["defaults"][cheater] == "illegal"
+        assert game["defaults"][1 - cheater] is None
         assert game["reason"].startswith("illegal move ")
         assert game["termination"] == "illegal-move"
         for number, move in enumerate(game["moves"], 1):
             assert list(move) == list(MOVE_FIELDS)
             assert all(isinstance(move[name], kind) for name, kind in MOVE_FIELDS.items())
-            assert move["ply"] == number and 0 <= move["compensation"] <= move["elapsed"]
+            assert move["ply"] == number
+            assert 0 <= move["compensation"] <= move["elapsed"]
             assert 0 < move["clock"] <= 21.0, "a game clock of 20 s plus 1 s increments"
     assert [len(game["moves"]) for game in games] == [1, 0], "ann moved first once"
     for name in MOVE_FIELDS:

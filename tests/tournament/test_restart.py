@@ -19,7 +19,7 @@ from arbiter import protocol
 from arbiter.agents import make_agent
 from arbiter.client.connection import ClientConnection, ConnectionClosed
 from arbiter.client.tournament import play_tournament
-from arbiter.server.records import FullRecord, open_read_only, read_records
+from arbiter.server.storage.records import FullRecord, open_read_only, read_records
 from tests.conftest import BOTH_BACKENDS
 from tests.e2e.helpers import connect, seek
 from tests.tournament.helpers import HOST, Slow, create, director, register, start, status
@@ -166,7 +166,8 @@ async def test_sigkill_mid_tournament_loses_nothing_and_the_game_in_play_resumes
     after = stored(db)
     first, second = sorted(before)
     assert after[first] == before[first], "the finished game stands as it was"
-    assert before[second].status == "playing" and len(before[second].moves) >= 3
+    assert before[second].status == "playing"
+    assert len(before[second].moves) >= 3
     resumed = after[second]
     assert resumed.status == "finished"
     assert resumed.moves[: len(before[second].moves)] == before[second].moves
@@ -183,7 +184,8 @@ async def test_sigkill_mid_tournament_loses_nothing_and_the_game_in_play_resumes
     for match, result in casual_ended.items():
         assert (casual[match].status, casual[match].result) == ("finished", result)
     in_play = casual_matches - set(casual_ended)
-    assert in_play and all(casual[match].status == "aborted" for match in in_play)
+    assert in_play
+    assert all(casual[match].status == "aborted" for match in in_play)
     assert final.status == "finished"
     assert [game["match"] for game in final.games][:2] == [first, second]
     assert all(game["status"] == "finished" for game in final.games)

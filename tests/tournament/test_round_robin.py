@@ -10,7 +10,7 @@ import trio
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
 from arbiter.client.runner import GameRecord
-from arbiter.server.records import open_read_only, read_records
+from arbiter.server.storage.records import open_read_only, read_records
 from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.e2e.helpers import seek
 from tests.tournament.helpers import HOST, create, director, play_as, register, start, status
@@ -57,7 +57,8 @@ async def test_four_player_double_round_robin_with_a_crash_a_timeout_and_an_ille
     assert table["steady"]["against"] == {other: [1.0, 1.0] for other in ENTRANTS[1:]}
     assert table["crasher"]["against"]["steady"] == [0.0, 0.0]
     assert sorted(table["crasher"]["against"]["sleeper"]) == [0.0, 1.0]
-    assert table["steady"]["tiebreak"] == 12.0 and table["crasher"]["tiebreak"] == 4.0
+    assert table["steady"]["tiebreak"] == 12.0
+    assert table["crasher"]["tiebreak"] == 4.0
     assert table["steady"]["rating"] > table["crasher"]["rating"] + 100
     assert table["crasher"]["rating"] == table["sleeper"]["rating"] == table["cheater"]["rating"]
     assert all(line["margin"] > 0 and line["rated_games"] == 6 for line in final.standings)
@@ -121,7 +122,8 @@ async def test_an_absent_player_defaults_after_the_wait_and_the_present_one_move
     assert [record.moves for record in records] == [[], []]
     table = {line["player"]: line for line in final.standings}
     assert (table["here"]["points"], table["here"]["wins"]) == (2.0, 2)
-    assert table["away"]["defaults"]["absent"] == 2 and table["away"]["points"] == 0.0
+    assert table["away"]["defaults"]["absent"] == 2
+    assert table["away"]["points"] == 0.0
     assert table["here"]["rated_games"] == 0, "a game nobody played is not rated"
 
 
@@ -186,7 +188,8 @@ async def test_a_seek_no_game_needs_is_withdrawn_and_later_ones_are_casual(
                     over.add(message.match)
                 elif isinstance(message, protocol.SeekCancelled):
                     withdrawn.append(message.seek)
-        assert len(started) == 2 and over == started
+        assert len(started) == 2
+        assert over == started
         assert withdrawn == [3]
         assert isinstance(await seek(ann), protocol.Seeking)
         casual = await ClientConnection.open(HOST, server.port, "guest")

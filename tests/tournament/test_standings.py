@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.server.ratings import ANCHOR, Pairing, expected_score, fit
-from arbiter.server.standings import GameResult, standings
-from arbiter.server.tournament import local_names, pair_seed, schedule
+from arbiter.server.tournaments.ratings import ANCHOR, Pairing, expected_score, fit
+from arbiter.server.tournaments.standings import GameResult, standings
+from arbiter.server.tournaments.tournament import local_names, pair_seed, schedule
 
 # -- the schedule ------------------------------------------------------------------------------
 
@@ -116,7 +116,8 @@ def test_the_crosstable_lists_each_players_scores_against_each_opponent_in_game_
     assert table["a"].against == {"b": [1.0, 0.5]}
     assert table["b"].against == {"a": [0.0, 0.5]}
     wire = table["a"].to_wire(1)
-    assert wire["against"] == {"b": [1.0, 0.5]} and wire["rank"] == 1
+    assert wire["against"] == {"b": [1.0, 0.5]}
+    assert wire["rank"] == 1
 
 
 def test_absences_and_double_forfeits_are_not_rated() -> None:
@@ -126,7 +127,8 @@ def test_absences_and_double_forfeits_are_not_rated() -> None:
     table = {
         line.player: line for line in standings(["a", "b"], [win("a", "b", 0, None, "absent")])
     }
-    assert table["a"].rating is not None and table["a"].rating.games == 0
+    assert table["a"].rating is not None
+    assert table["a"].rating.games == 0
 
 
 # -- Elo -----------------------------------------------------------------------------------------

@@ -19,9 +19,9 @@ import trio
 import wsproto
 from trio_websocket import HandshakeError, WebSocketConnection, open_websocket_url
 
-from arbiter.server.admission import Admission
 from arbiter.server.app import WebFront, serve
-from arbiter.server.limits import Limits
+from arbiter.server.connection.admission import Admission
+from arbiter.server.connection.limits import Limits
 from arbiter.server.web.front import PAGE_COST, RECORD_COST
 from tests.web.bots import PacedMatch
 
@@ -141,7 +141,8 @@ async def test_the_json_a_page_is_sent_counts_against_the_output_cap(tmp_path: P
             lambda: PacedMatch(port, "shobu", {"no_capture_limit": 10}, pause=0).start()
         )
         await trio.to_thread.run_sync(match.join, 60)
-        assert match.over is not None and len(match.moves) >= 10
+        assert match.over is not None
+        assert len(match.moves) >= 10
         async with open_websocket_url(f"ws://{web}/socket") as socket:
             await socket.send_message(json.dumps(HELLO))
             await heard(socket, "welcome")

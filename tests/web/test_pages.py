@@ -39,7 +39,8 @@ def frame_of(text: str | bytes) -> Any:
     decoder = FrameDecoder()
     decoder.feed(from_page(text))
     body = decoder.next_body()
-    assert isinstance(body, bytearray) and decoder.buffered == 0
+    assert isinstance(body, bytearray)
+    assert decoder.buffered == 0
     return msgpack.unpackb(body)
 
 
@@ -78,4 +79,5 @@ async def test_a_frame_moving_a_match_is_translated_once_for_every_page() -> Non
     frame = encode_frame(moved(1, first))
     assert await pages[0].feed(frame) == await pages[1].feed(frame)
     history = shared.histories.get(3)
-    assert history is not None and history.ply == 1  # the move was played once, not per page
+    assert history is not None
+    assert history.ply == 1

@@ -117,7 +117,8 @@ def test_a_double_forfeit_reads_as_every_client_writes_it(
     forfeits both seats."""
     match = PacedMatch(web_server.port, "kings-court", {"no_capture_limit": 1}, pause=0).start()
     match.join(60)
-    assert match.over is not None and match.over.result == "both_forfeit"
+    assert match.over is not None
+    assert match.over.result == "both_forfeit"
     page.goto(f"{web_server.url}/match/{match.match}")
     expected = verdict(match.over.result, match.over.winner, match.over.reason)
     assert expected.startswith("both forfeit: ")

@@ -1,0 +1,1 @@
+"""Small tools every wing of the server uses: the log, a bounded recently-used mapping, a tally."""

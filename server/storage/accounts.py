@@ -1,0 +1,204 @@
+"""Registered players: names that only the holder of the name's secret token may play under.
+
+A token is shown once, when an admin creates the account (`arbiter-server admin add NAME`), and
+is stored only as a salted scrypt hash: a stolen database file does not give away the tokens,
+and a slow hash makes guessing them from it expensive. A name without an account is free for
+casual play; a name with one needs its token in `hello`, so nobody plays under another team's
+name, in a tournament or out of one.
+
+A registered name is reserved against lookalikes too: `North`, `north ` or `north` spelt with a
+Cyrillic o is refused beside a registered `north` (`name_key`), in a casual `hello` and for a
+new account alike. Casual names are not reserved against each other: two casual players may
+share a name (matches tell them apart by seat and session), which is what registering is for.
+
+Roles: `player` (a team), `admin` (may also create and start tournaments) and `local` (a
+built-in agent the server itself runs in a tournament; its token is replaced every time the
+server starts the agent, and handed to it privately).
+
+The functions here run on a `server.storage.sql_connection.Connection` (a SQLite file or a
+PostgreSQL database): the server calls them on its storage thread, the admin command directly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import time
+import unicodedata
+from dataclasses import dataclass
+
+from arbiter.server.storage.sql_connection import Connection
+
+ROLES = ("player", "admin", "local")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""Account names: letters, digits and `_.-`, up to 64 (protocol names): easy to type on a
+command line and to print in a table."""
+TOKEN_BYTES = 24
+SALT_BYTES = 16
+SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
+"""About 30 ms and 16 MiB a check (OWASP's 2023 minimum for scrypt): slow for a guesser with the
+database, unnoticeable once per connection."""
+
+
+HOMOGLYPHS = str.maketrans(
+    "АВЕЅІЈКМНОРСТХУԚԜаеорсухѕіјԁһԛԝӏ"  # Cyrillic
+    "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνρυχϲ"  # Greek
+    "ıɡ01",  # noqa: RUF001 (Latin: dotless i, script g; and the digits that pass for letters)
+    "ABESIJKMHOPCTXYQWaeopcyxsijdhqwlABEZHIKMNOPTYXoikvpuxcigol",
+)
+"""Letters of other scripts that look like Latin ones, mapped to the Latin letter: the Cyrillic
+and Greek capitals and small letters that most fonts draw as `A`, `o`, `p`... (from Unicode's
+confusables.txt, which UTS #39 builds its skeletons from), and `0`/`1` as `o`/`l`. A small table
+rather than a dependency: registered names are ASCII (`NAME_PATTERN`), so what matters is what
+passes for ASCII letters, and these are the lookalikes a keyboard layout or a copy-paste gives."""
+
+
+def name_key(name: str) -> str:
+    """What a name looks like, give or take case, width, accents, spaces and other scripts'
+    lookalike letters: two names with one key are taken for one. NFKC folds the compatibility
+    forms (full-width letters, the script l); accents and invisible characters (zero-width
+    joiners and the like) are dropped, the homoglyphs become Latin, then Unicode case folding;
+    `rn` reads as `m`, as it does in a small font."""
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", name))
+    kept = "".join(
+        char
+        for char in decomposed
+        if not char.isspace() and unicodedata.category(char) not in ("Mn", "Me", "Cf", "Cc")
+    )
+    return kept.translate(HOMOGLYPHS).casefold().translate(HOMOGLYPHS).replace("rn", "m")
+
+
+def names(db: Connection) -> list[str]:
+    """Every registered name."""
+    return [str(name) for (name,) in db.execute("SELECT name FROM accounts")]
+
+
+def lookalike(db: Connection, name: str) -> str | None:
+    """The registered name that `name` would pass for while not being it, or None.
+
+    It reads every account's name: registered names are teams and admins, tens or hundreds, and
+    a hello that needs no token is cheaper than one that does (its scrypt takes ~30 ms)."""
+    key = name_key(name)
+    for (registered,) in db.execute("SELECT name FROM accounts"):
+        if registered != name and name_key(registered) == key:
+            return str(registered)
+    return None
+
+
+class AccountError(ValueError):
+    """An account request that cannot be honoured; the sentence says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    name: str
+    role: str
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+
+def hash_token(token: str, salt: bytes) -> bytes:
+    return hashlib.scrypt(token.encode(), salt=salt, **SCRYPT)
+
+
+def check_name(name: str) -> str:
+    if not NAME_PATTERN.fullmatch(name):
+        raise AccountError(
+            f"{name!r} cannot be an account name: use 1 to 64 letters, digits, '_', '.' or '-',"
+            " starting with a letter or digit"
+        )
+    return name
+
+
+def create(db: Connection, name: str, role: str = "player") -> str:
+    """Register `name`; returns its token, which is stored nowhere in clear."""
+    if role not in ROLES:
+        raise AccountError(f"no role {role!r} (roles: {', '.join(ROLES)})")
+    check_name(name)
+    taken = lookalike(db, name)
+    if taken is not None:
+        raise AccountError(f"{name!r} is too like the registered name {taken!r}")
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    salt = secrets.token_bytes(SALT_BYTES)
+    cursor = db.execute(
+        "INSERT INTO accounts (name, role, salt, token_hash, created_at) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (name) DO NOTHING",
+        (name, role, salt, hash_token(token, salt), time.time()),
+    )
+    if cursor.rowcount == 0:
+        raise AccountError(f"{name!r} is registered already")
+    return token
+
+
+def renew(db: Connection, name: str) -> str:
+    """A new token for `name`; the old one stops working at once."""
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    salt = secrets.token_bytes(SALT_BYTES)
+    cursor = db.execute(
+        "UPDATE accounts SET salt = ?, token_hash = ? WHERE name = ?",
+        (salt, hash_token(token, salt), name),
+    )
+    if cursor.rowcount == 0:
+        raise AccountError(f"no account {name!r}")
+    return token
+
+
+def remove(db: Connection, name: str) -> None:
+    cursor = db.execute("DELETE FROM accounts WHERE name = ?", (name,))
+    if cursor.rowcount == 0:
+        raise AccountError(f"no account {name!r}")
+
+
+def find(db: Connection, name: str) -> Account | None:
+    row = db.execute("SELECT name, role FROM accounts WHERE name = ?", (name,)).fetchone()
+    return None if row is None else Account(*row)
+
+
+def listing(db: Connection) -> list[Account]:
+    return [Account(*row) for row in db.execute("SELECT name, role FROM accounts ORDER BY name")]
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """What checking a token needs: read from the file in a moment, hashed apart (slowly)."""
+
+    account: Account
+    salt: bytes
+    digest: bytes
+
+
+def credentials(db: Connection, name: str) -> Credentials | None:
+    """The registered name's credentials; for a name that only looks like a registered one
+    (`lookalike`), that one's, which the caller tells by `account.name`."""
+    row = db.execute(
+        "SELECT role, salt, token_hash FROM accounts WHERE name = ?", (name,)
+    ).fetchone()
+    if row is None:
+        registered = lookalike(db, name)
+        return None if registered is None else credentials(db, registered)
+    return Credentials(Account(name, row[0]), row[1], row[2])
+
+
+def check_token(found: Credentials | None, token: str) -> Account | None:
+    """The account if `token` is its token, else None. Pure CPU: the server runs it on a
+    thread of its own, so the hash never holds up the storage thread that moves wait on."""
+    if found is None:
+        hash_token(token, b"\0" * SALT_BYTES)  # the same work either way: no timing oracle
+        return None
+    matches = hmac.compare_digest(hash_token(token, found.salt), found.digest)
+    return found.account if matches else None
+
+
+def issue_local(db: Connection, name: str) -> str:
+    """A fresh token for a built-in agent's account, creating it if needed; never takes over a
+    player's or an admin's name."""
+    account = find(db, name)
+    if account is None:
+        return create(db, name, "local")
+    if account.role != "local":
+        raise AccountError(f"{name!r} is a registered {account.role}, not a built-in agent")
+    return renew(db, name)

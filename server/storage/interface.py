@@ -1,0 +1,223 @@
+"""What the server needs from its store, and nothing of how it keeps it: `Storage`.
+
+The lobby, the matches and the tournaments type against this interface; `server.app` picks the
+implementation by `--db` (`server.storage.engine`): `server.storage.sqlite_store.SQLiteStorage` on
+one SQLite file, or `server.storage.postgres_store.PostgresStorage` on a PostgreSQL database, both
+the same queries (`server.storage.sql_store`) with the same meaning:
+
+- the database numbers matches and tournaments: `create_match` returns the id it gave;
+- every accepted move is stored before the opponent hears of it, yet a match never waits for a
+  move's write: `record_move` only queues it, and the match announces the move from a callback
+  it queues behind the write (`after_commit`), called once the write is committed or refused;
+- a match's creation (with its players, and its place in a tournament's schedule) and its end
+  (result, termination, scores, the kinds of its defaults) are each stored in one transaction;
+- a commit process that dies costs a pause, not a write: the writes in flight are sent to a new
+  one, and stored once; writes fail only when the store refuses them or stays out of reach, and
+  the end of a match that could not be stored is stored as soon as the store takes it again
+  (`finish_unstored`);
+- every query runs off the event loop; `run_writer` is the one task that commits writes, and
+  runs in the server's nursery until it is cancelled; `close()` once it has stopped.
+
+The dataclasses here are what a tournament is stored as; a match's record is
+`server.storage.records.FullRecord`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import trio
+
+if TYPE_CHECKING:
+    from arbiter.games import Termination
+    from arbiter.server.storage.accounts import Account, Credentials
+    from arbiter.server.storage.records import FullRecord, MoveRow
+
+AfterCommit = Callable[[], None]
+"""Run by the writer task once every write queued before it is committed."""
+
+
+class StorageError(Exception):
+    """A write that was not stored: the store refused it (the cause is chained), or the way to
+    it broke before it was committed."""
+
+
+class DatabaseInUse(Exception):
+    """Another server holds the store (a SQLite file's lock, a PostgreSQL database's advisory
+    lock): two would both resume its unfinished matches and run its tournaments. One sentence
+    for either store, naming it and the lock that says so."""
+
+    def __init__(self, store: str, lock: str) -> None:
+        super().__init__(
+            f"another Arbiter server is using {store} (it holds {lock});"
+            " stop it, or give this one its own --db"
+        )
+
+
+class TournamentNameTaken(StorageError):
+    """A tournament of that name is stored already."""
+
+
+class PendingWrite(Protocol):
+    """A queued write (`Storage.record_move`): by the time an `after_commit` callback queued
+    after it runs, `error` is None if it is stored, else why it is not."""
+
+    @property
+    def error(self) -> BaseException | None: ...
+
+
+class Storage(Protocol):
+    """The server's store: matches, moves, results, tournaments and accounts."""
+
+    async def run_writer(
+        self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Commit queued writes until cancelled; started (`nursery.start`) before any write."""
+
+    def after_commit(self, callback: AfterCommit) -> None:
+        """Call `callback` (on the event loop) once every write queued so far is committed."""
+
+    def close(self) -> None:
+        """Let go of the store, once the writer has stopped."""
+
+    # -- matches -------------------------------------------------------------------------
+
+    async def create_match(
+        self,
+        game: str,
+        options: dict[str, Any],
+        time_control: dict[str, Any],
+        illegal: str,
+        seats: Sequence[str],
+        players: Sequence[str],
+        tournament_game: tuple[int, int] | None = None,
+    ) -> int:
+        """Store a new match with its players; returns the id the database gave it, once stored.
+
+        `tournament_game` (tournament id, game number) links it to its place in a tournament's
+        schedule in the same transaction: a restart never finds one without the other.
+        `StorageError` if it could not be stored.
+        """
+        ...
+
+    def record_move(
+        self,
+        match_id: int,
+        ply: int,
+        seat: str,
+        move: str,
+        elapsed: float,
+        compensation: float = 0.0,
+        clock: float | None = None,
+    ) -> PendingWrite:
+        """Queue one accepted move without waiting for it; announce it only `after_commit`."""
+        ...
+
+    def note_default(self, match_id: int, seat: int, kind: str) -> None:
+        """Remember why a seat defaulted (a `standings.DEFAULT_KINDS` kind), to be stored with
+        the match's result by `finish_match`, in the same transaction."""
+
+    async def finish_match(
+        self,
+        match_id: int,
+        result: str,
+        winner: str | None,
+        reason: str,
+        termination: Termination,
+        scores: Sequence[float],
+    ) -> None:
+        """Store the end of a match: result, winning seat, reason in words, termination kind,
+        each seat's score, and the defaults noted for it, together. `StorageError` if not."""
+
+    def finish_unstored(self, match_id: int, reason: str, moves: int) -> None:
+        """Store the end of a match the server could not store (a write refused or lost: a
+        full disk, a database that is down): termination `SERVER_ERROR`, no winner, no points,
+        `reason` in words. Its first `moves` moves are what was stored and announced; any later
+        one stored (its announcement never went out) is dropped with it.
+
+        Returns at once: the write is tried, and tried again in the background with a growing
+        wait, until it is stored or the server stops (a casual match left in play is then
+        aborted at the next start, a tournament game resumed)."""
+
+    async def load_match(self, match_id: int) -> FullRecord | None:
+        """Everything stored about a match, in play or not; None if there is no such match
+        (known without a query for an id above the highest the database has handed out)."""
+        ...
+
+    async def load_moves(self, match_id: int) -> list[MoveRow]:
+        """Every stored move of a match with its times: what resuming it needs."""
+        ...
+
+    # -- tournaments ---------------------------------------------------------------------
+
+    async def create_tournament(self, row: TournamentRow, games: Sequence[ScheduledGame]) -> int:
+        """Store a tournament with its whole schedule; returns the id the database gave it.
+        `TournamentNameTaken` if its name is."""
+        ...
+
+    async def set_tournament_status(self, tournament_id: int, status: str) -> None: ...
+
+    async def load_tournaments(self) -> list[StoredTournament]:
+        """Every tournament with its schedule and the results so far (a server's start-up)."""
+        ...
+
+    # -- accounts (server.storage.accounts) ------------------------------------------------------
+
+    async def find_account(self, name: str) -> Account | None: ...
+
+    async def account_credentials(self, name: str, certain: bool = False) -> Credentials | None:
+        """What checking `name`'s token needs; the check itself (a slow hash) is the caller's,
+        on a thread of its own (`accounts.check_token`). For a name that only looks like a
+        registered one (`accounts.name_key`), that one's: `account.name` tells. Answered from
+        what the server knows of the accounts (`server.storage.registry`), which may be a second
+        old; `certain` asks the store about a name not known (a hello with a token)."""
+        ...
+
+    async def issue_local_token(self, name: str) -> str:
+        """A fresh token for a built-in agent's account (`accounts.issue_local`); raises
+        `accounts.AccountError` for a name a player or an admin holds."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRow:
+    """A tournament as stored: what its director asked for, and where it stands."""
+
+    name: str
+    game: str
+    options: dict[str, Any]
+    time_control: dict[str, Any]
+    rounds: int
+    concurrency: int
+    wait: float
+    entrants: list[str]
+    local: dict[str, str]
+    status: str
+    created_by: str
+    id: int = 0
+
+
+@dataclass(slots=True)
+class ScheduledGame:
+    """One game of a tournament's schedule, with its result once it has one."""
+
+    number: int
+    round: int
+    first: str
+    second: str
+    match: int | None = None
+    status: str = "waiting"
+    """'waiting' (not begun), 'playing' or 'finished': the status of its match."""
+    result: str | None = None
+    winner: int | None = None
+    """The winning seat of a win."""
+    reason: str | None = None
+    defaults: tuple[str | None, str | None] = (None, None)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTournament:
+    row: TournamentRow
+    games: list[ScheduledGame]

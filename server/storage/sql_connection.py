@@ -1,0 +1,111 @@
+"""The one connection interface every shared query runs on, whichever engine stores the games.
+
+Accounts, records, tournaments, the group commit and the schema's versions are written once, as
+SQL with `?` parameters, against `Connection`: the part of `sqlite3.Connection`'s interface they
+use. A `sqlite3.Connection` is one as it is; `server.storage.postgres_database.PostgresConnection`
+is one over psycopg. What differs between the engines and cannot be written once (a column type, how
+to list tables, how to take the schema's lock) is a `Dialect`.
+
+No trio and no psycopg here: the commit process and the reading commands import this.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class Cursor(Protocol):
+    """What a query answers: rows to iterate or fetch, and how many rows a write changed."""
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+    @property
+    def rowcount(self) -> int: ...
+
+    @property
+    def description(self) -> Any: ...
+
+
+class Connection(Protocol):
+    """A connection in autocommit mode (each statement its own transaction unless a `BEGIN`
+    opened one), with `?` parameters."""
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Cursor: ...
+
+    def executemany(self, sql: str, parameters: Sequence[Sequence[Any]], /) -> Cursor: ...
+
+    def getlimit(self, category: int, /) -> int:
+        """How many `?` one statement may bind, for `sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER`."""
+        ...
+
+    def close(self) -> None: ...
+
+    @property
+    def Error(self) -> type[Exception]:
+        """The engine's base error: what a refused statement raises (DB-API's name for it)."""
+        ...
+
+
+PSYCOPG_MISSING = "PostgreSQL needs psycopg: pip install 'arbiter[postgres]'"
+"""Why a `postgresql://` store cannot be opened where the `postgres` extra is not installed."""
+
+
+class CannotOpen(sqlite3.DatabaseError):
+    """A store that cannot be opened (a PostgreSQL server that does not answer or refuses us,
+    psycopg not installed). A `sqlite3.DatabaseError`, so every command that reports a bad
+    `--db` in one sentence (they catch `sqlite3.Error`) reports this one too."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """What the engines spell differently."""
+
+    name: str
+    """How the engine is named in a sentence: 'SQLite', 'PostgreSQL'."""
+    types: dict[str, str]
+    """The schema's column types by role (`server.storage.schema.SCHEMA`): `key` (a row id the
+    database gives), `real` (a double), `bytes`."""
+    tables: str
+    """A query for the names of the tables in the database (ours and any other program's)."""
+    begin_exclusive: tuple[str, ...]
+    """Statements that open a transaction no other connection can change the schema in."""
+    store: str
+    """What a database is called in a refusal: 'file', 'database'."""
+
+
+SQLITE = Dialect(
+    name="SQLite",
+    types={"key": "INTEGER PRIMARY KEY", "real": "REAL", "bytes": "BLOB"},
+    tables="SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'",
+    begin_exclusive=("BEGIN IMMEDIATE",),
+    store="file",
+)
+
+
+def has_column(db: Connection, table: str, column: str) -> bool:
+    """Whether `table` has `column`, asked the same way of every engine: the names of the
+    columns a query answers with."""
+    cursor = db.execute(f"SELECT * FROM {table} LIMIT 0")
+    return any(described[0] == column for described in cursor.description)
+
+
+@contextlib.contextmanager
+def transaction(db: Connection, *begin: str) -> Iterator[None]:
+    """The block's statements stored together or not at all; `begin` opens the transaction
+    (default `BEGIN`), with any statements that must follow it (a lock)."""
+    for statement in begin or ("BEGIN",):
+        db.execute(statement)
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")

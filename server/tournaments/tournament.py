@@ -1,0 +1,774 @@
+"""Tournaments: seed 003's double round robin, played by the entrants' own clients.
+
+Theory of operation. A tournament is created (by an admin) with its whole schedule, stored at
+once; started, it runs one task (`Runner`) that plays the schedule in order, at most
+`concurrency` games at a time and never two games of one entrant at once. A game is *due* when
+it is the first unplayed one whose entrants are both free and a slot is free.
+
+Nothing new is asked of a player's client: it says `hello` with its registered name and token,
+then `seek`s the tournament's game, exactly as for a casual game. While the player has a game of
+a created or running tournament of that game still to play, the lobby keeps such a seek for the
+tournament (it is never paired casually) and the due game takes it: the match begins, under the
+tournament's options and time control. A player with no seek open when its game is due has
+`wait` seconds to open one; then it defaults (`absent`), or both do. The present player still
+gets `match_started` and at once `game_over`, so its client moves on to its next game.
+
+Entrants entered with `local` are run by the server as ordinary clients, under seat names of
+their own (`local-greedy`): one process each (`arbiter tournament play` for a built-in agent, or
+what the launcher says), which connects back over TCP with a token the server issues to it
+privately (in its environment), restarted if it dies while it has games left.
+
+A server killed mid-tournament resumes on restart: finished games stand, and a game that was in
+play is *resumed* from its stored moves, clocks and lag quotas as stored (time that passed while
+the server was down is charged to nobody); its players again have `wait` seconds to come back.
+Only a move the server accepted, stored and announced counts, so resuming loses nothing a player
+was told, and replaying from the first move would throw away moves both sides had seen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+import trio
+
+from arbiter import protocol
+from arbiter.games import Game, GameError, OptionError, Outcome, Termination, get_game
+from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
+from arbiter.server.common import logs
+from arbiter.server.connection.stalls import StallMeter
+from arbiter.server.play.defaults import DefaultKind, lost_by_default
+from arbiter.server.play.match import Match
+from arbiter.server.play.seeks import Seek, Seeks
+from arbiter.server.storage import accounts
+from arbiter.server.storage.accounts import Account
+from arbiter.server.storage.interface import (
+    ScheduledGame,
+    Storage,
+    StoredTournament,
+    TournamentNameTaken,
+    TournamentRow,
+)
+from arbiter.server.storage.records import MoveRow
+from arbiter.server.tournaments.local_agents import (
+    LocalAgents,
+    LocalAgentsError,
+    UnknownEntrant,
+    environment,
+)
+from arbiter.server.tournaments.standings import GameResult, standings
+
+if TYPE_CHECKING:
+    from arbiter.server.connection.session import Session
+
+log = logging.getLogger(__name__)
+
+MAX_ROUNDS = 100
+MAX_GAMES = 65536
+"""A schedule longer than this would not fit one `tournament` message."""
+LOCAL_PREFIX = "local-"
+MAX_LOCAL_BASE = 52
+"""A local seat's name is `local-`, at most this much of its agent's name, and room for `-999`:
+64 characters, an account name's most."""
+LOCAL_RESTART_SECONDS = 1.0
+"""Pause before restarting a built-in agent's process that exited while it had games left."""
+
+
+class TournamentError(ValueError):
+    """A tournament request the server cannot honour: a code for the `error` frame and a
+    sentence for people."""
+
+    def __init__(self, code: ErrorCode, sentence: str) -> None:
+        super().__init__(sentence)
+        self.code = code
+
+
+# -- the schedule (pure) -------------------------------------------------------------------------
+
+
+def schedule(entrants: Sequence[str], rounds: int) -> list[ScheduledGame]:
+    """A double round robin per round: every pair twice, once with each entrant moving first.
+
+    Games come in slots of disjoint pairs (the circle method), so up to n/2 games can run at once
+    from the start; the second leg repeats the first with colours swapped.
+    """
+    slots = _circle(list(entrants))
+    games: list[ScheduledGame] = []
+    for round_number in range(1, rounds + 1):
+        for leg in (0, 1):
+            for pairs in slots:
+                for first, second in pairs:
+                    if leg:
+                        first, second = second, first
+                    games.append(ScheduledGame(len(games) + 1, round_number, first, second))
+    return games
+
+
+def _circle(players: list[str]) -> list[list[tuple[str, str]]]:
+    """n - 1 slots of n / 2 disjoint pairs covering every pair once (a bye pads odd n); the
+    fixed player alternates colours from slot to slot."""
+    padded: list[str | None] = [*players, None] if len(players) % 2 else list(players)
+    size = len(padded)
+    slots = []
+    for slot in range(size - 1):
+        pairs = []
+        for i in range(size // 2):
+            a, b = padded[i], padded[size - 1 - i]
+            if i == 0 and slot % 2:
+                a, b = b, a
+            if a is not None and b is not None:
+                pairs.append((a, b))
+        slots.append(pairs)
+        padded = [padded[0], padded[-1], *padded[1:-1]]
+    return slots
+
+
+def pair_seed(tournament: str, round_number: int, first: str, second: str) -> int:
+    """The random start of a game with a seed option: the same for both colours of a pair in a
+    round, so each side plays the same start once from each seat."""
+    a, b = sorted((first, second))
+    digest = hashlib.sha256(f"{tournament}\0{round_number}\0{a}\0{b}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") >> 1
+
+
+def local_names(entrants: Sequence[tuple[str, str]], taken: Sequence[str]) -> dict[str, str]:
+    """Seat names for the server's own entrants, given as (seat name, agent): `local-` and the
+    name, numbered when it is already used. The prefix keeps them off the names people play
+    under: a local `greedy` never takes the account `arbiter bot --agent greedy` connects as."""
+    names: dict[str, str] = {}
+    for base, agent in entrants:
+        stem = LOCAL_PREFIX + base[:MAX_LOCAL_BASE]
+        name, number = stem, 1
+        while name in names or name in taken:
+            number += 1
+            name = f"{stem}-{number}"
+        names[name] = agent
+    return names
+
+
+# -- one tournament ------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Tournament:
+    """A tournament in memory: its stored row and its schedule with the results so far."""
+
+    row: TournamentRow
+    games: list[ScheduledGame]
+    _shown: tuple[Any, protocol.Tournament] | None = None
+    """The last `tournament` message with what it was built from: followers ask every second,
+    and the table (with its Elo fit) only changes when a game does."""
+
+    @property
+    def name(self) -> str:
+        return self.row.name
+
+    @property
+    def game(self) -> Game[Any, Any]:
+        return get_game(self.row.game)
+
+    @property
+    def control(self) -> TimeControl:
+        return TimeControl.from_wire(self.row.time_control)
+
+    def unfinished(self, player: str) -> bool:
+        """True while `player` has a game here without a result (one in play included: a
+        restart resumes it, and then it needs its player back)."""
+        if self.row.status == "finished":
+            return False
+        return any(player in (g.first, g.second) and g.status != "finished" for g in self.games)
+
+    def results(self) -> list[GameResult]:
+        return [
+            GameResult(g.first, g.second, g.result, g.winner, g.defaults)
+            for g in self.games
+            if g.status == "finished" and g.result is not None
+        ]
+
+    def message(self) -> protocol.Tournament:
+        key = (self.row.status, [(g.status, g.match, g.result) for g in self.games])
+        if self._shown is None or self._shown[0] != key:
+            self._shown = (key, self._message())
+        return self._shown[1]
+
+    def _message(self) -> protocol.Tournament:
+        table = standings(self.row.entrants, self.results())
+        return protocol.Tournament(
+            name=self.name,
+            game=self.row.game,
+            status=self.row.status,
+            entrants=list(self.row.entrants),
+            local=list(self.row.local),
+            options=self.row.options,
+            time=self.row.time_control,
+            rounds=self.row.rounds,
+            concurrency=self.row.concurrency,
+            wait=self.row.wait,
+            games=[describe_game(g) for g in self.games],
+            standings=[line.to_wire(rank) for rank, line in enumerate(table, 1)],
+        )
+
+
+def describe_game(game: ScheduledGame) -> dict[str, Any]:
+    """One schedule entry as the `tournament` message lists it."""
+    entry: dict[str, Any] = {
+        "number": game.number,
+        "round": game.round,
+        "first": game.first,
+        "second": game.second,
+        "match": game.match,
+        "status": game.status,
+    }
+    if game.status == "finished" and game.result is not None:
+        result = GameResult(game.first, game.second, game.result, game.winner, game.defaults)
+        entry |= {
+            "result": game.result,
+            "winner": None if game.winner is None else result.players[game.winner],
+            "reason": game.reason,
+            "scores": list(result.scores),
+            "defaults": list(game.defaults),
+        }
+    return entry
+
+
+class TournamentMatch(Match):
+    """A match that can continue from its stored moves (a game in play when the server
+    stopped)."""
+
+    def restore(self, moves: Sequence[MoveRow]) -> None:
+        """Continue from stored moves: the position, and each seat's clock and lag quota as
+        they stood after its last move."""
+        for row in moves:
+            _, self.state = self.game.apply_text(self.state, row.move)
+            self.moves.append(row.move)
+            clock = self.clocks[self.game.seat_index(row.seat)]
+            clock.lag = clock.lag.after_move(row.compensation)
+            if row.clock is not None:
+                clock.remaining = row.clock
+
+
+# -- the desk: requests, and the seeks kept for tournaments ------------------------------------
+
+
+class Arena(Protocol):
+    """What a tournament needs of the lobby: its grace period, and to run a match as it runs
+    every other (its seats' requests routed to it, its end recorded)."""
+
+    @property
+    def grace(self) -> float: ...
+
+    @property
+    def stalls(self) -> StallMeter: ...
+
+    def adopt(self, match: Match, players: Sequence[Session]) -> None: ...
+
+    async def run_match(self, match: Match) -> Outcome | None:
+        """The match's outcome, or None if a server error stopped it."""
+        ...
+
+    def changed(self) -> None:
+        """A tournament's progress changed (the lobby listing shows it)."""
+        ...
+
+
+class Desk:
+    """The lobby's tournament office: creates, starts and describes tournaments, and finds the
+    seeks of entrants whose games are due."""
+
+    def __init__(self, arena: Arena, seeks: Seeks, storage: Storage, nursery: trio.Nursery) -> None:
+        self.arena = arena
+        self.seeks = seeks
+        self.storage = storage
+        self._nursery = nursery
+        self.tournaments: dict[str, Tournament] = {}
+        self.loaded = trio.Event()
+        self._arrival = trio.Event()
+        self.local_agents: LocalAgents | None = None
+        """The built-in agents this server may run, set by `server.app.serve`."""
+        self.address: tuple[str, int] | None = None
+        """Where our own clients reach this server: `server.app.serve` tells it once it
+        listens."""
+        self._address_known = trio.Event()
+
+    async def load(self) -> None:
+        """Read every stored tournament and resume the running ones (a server's start-up)."""
+        for stored in await self.storage.load_tournaments():
+            self._adopt(stored)
+        self.loaded.set()
+
+    def _adopt(self, stored: StoredTournament) -> Tournament:
+        tournament = Tournament(stored.row, stored.games)
+        self.tournaments[tournament.name] = tournament
+        if tournament.row.status == "running":
+            self._nursery.start_soon(Runner(self, tournament).run)
+        return tournament
+
+    def learn_address(self, address: tuple[str, int]) -> None:
+        if self.address is None:
+            self.address = address
+            self._address_known.set()
+
+    async def wait_for_address(self) -> tuple[str, int]:
+        await self._address_known.wait()
+        assert self.address is not None
+        return self.address
+
+    # -- requests ------------------------------------------------------------------------
+
+    async def handle(
+        self, session: Session, account: Account | None, message: protocol.Message
+    ) -> None:
+        """Answer `tournament_create`, `tournament_start` or `tournament_status`."""
+        await self.loaded.wait()
+        try:
+            match message:
+                case protocol.TournamentCreate():
+                    tournament = await self._create(_admin(account, message.TYPE), message)
+                case protocol.TournamentStart(tournament=name):
+                    _admin(account, message.TYPE)
+                    tournament = await self._start(name)
+                case protocol.TournamentStatus(tournament=name):
+                    tournament = self._find(name)
+                case _:
+                    return
+        except TournamentError as error:
+            session.send_error(error.code, str(error), ref=message.TYPE)
+            return
+        session.send(tournament.message())
+
+    def _find(self, name: str) -> Tournament:
+        tournament = self.tournaments.get(name)
+        if tournament is None:
+            raise TournamentError(ErrorCode.UNKNOWN_TOURNAMENT, f"no tournament {name!r}")
+        return tournament
+
+    async def _create(self, director: Account, request: protocol.TournamentCreate) -> Tournament:
+        taken = TournamentError(
+            ErrorCode.BAD_TOURNAMENT, f"there is a tournament {request.name!r} already"
+        )
+        if request.name in self.tournaments:
+            raise taken
+        row = await self._checked_row(director, request)
+        games = schedule(row.entrants, row.rounds)
+        if len(games) > MAX_GAMES:
+            raise TournamentError(
+                ErrorCode.BAD_TOURNAMENT,
+                f"{len(games)} games are too many for one tournament (at most {MAX_GAMES})",
+            )
+        try:
+            tournament_id = await self.storage.create_tournament(row, games)
+        except TournamentNameTaken:  # the same name, created while we checked this one
+            raise taken from None
+        stored = StoredTournament(replace(row, id=tournament_id), games)
+        logs.event(log, "tournament_created", name=row.name, game=row.game, games=len(games))
+        return self._adopt(stored)
+
+    async def _checked_row(
+        self, director: Account, request: protocol.TournamentCreate
+    ) -> TournamentRow:
+        game = _checked_game(request.game, request.options)
+        control = _checked_control(game, request.time)
+        for player in request.players:
+            account = await self.storage.find_account(player)
+            if account is None or account.role == "local":
+                raise TournamentError(
+                    ErrorCode.BAD_TOURNAMENT,
+                    f"{player!r} is not a registered player (arbiter-server admin add NAME)",
+                )
+        local = await self._checked_local(game, request.local, request.players)
+        entrants = [*request.players, *local]
+        _check_counts(len(entrants), request.rounds, request.concurrency)
+        return TournamentRow(
+            name=request.name,
+            game=game.name,
+            options=dict(request.options),
+            time_control=control.to_wire(),
+            rounds=request.rounds,
+            concurrency=request.concurrency,
+            wait=request.wait,
+            entrants=entrants,
+            local=local,
+            status="created",
+            created_by=director.name,
+        )
+
+    async def _checked_local(
+        self, game: Game[Any, Any], agents: Sequence[str], players: Sequence[str]
+    ) -> dict[str, str]:
+        seats = [(await self._seat_name(game, agent), agent) for agent in agents]
+        local = local_names(seats, players)
+        for name in local:
+            found = await self.storage.account_credentials(name, certain=True)  # lookalikes too
+            account = None if found is None else found.account
+            if account is not None and account.role != "local":
+                raise TournamentError(
+                    ErrorCode.BAD_TOURNAMENT,
+                    f"{account.name!r} is a registered {account.role}'s name: {name!r} cannot"
+                    " name a built-in agent",
+                )
+        return local
+
+    async def _seat_name(self, game: Game[Any, Any], agent: str) -> str:
+        """The seat name of an entrant the launcher can run (asked only when a tournament
+        enters local agents: a launcher may have to run a program to answer)."""
+        if self.local_agents is None:
+            raise TournamentError(
+                ErrorCode.BAD_TOURNAMENT, f"no built-in agent {agent!r}: this server runs none"
+            )
+        try:
+            return await self.local_agents.entrant(game.name, agent)
+        except UnknownEntrant as error:
+            raise TournamentError(ErrorCode.BAD_TOURNAMENT, str(error)) from None
+        except LocalAgentsError as error:
+            raise TournamentError(
+                ErrorCode.BAD_TOURNAMENT, f"this server cannot run built-in agents: {error}"
+            ) from None
+
+    async def _start(self, name: str) -> Tournament:
+        tournament = self._find(name)
+        if tournament.row.status != "created":
+            raise TournamentError(
+                ErrorCode.BAD_TOURNAMENT, f"tournament {name!r} is {tournament.row.status} already"
+            )
+        tournament.row = replace(tournament.row, status="running")
+        await self.storage.set_tournament_status(tournament.row.id, "running")
+        logs.event(log, "tournament_started", name=name, entrants=tournament.row.entrants)
+        self._nursery.start_soon(Runner(self, tournament).run)
+        return tournament
+
+    # -- seeks ---------------------------------------------------------------------------
+
+    def wants(self, player: str, game: str) -> bool:
+        """True when a seek of `player` for `game` is to be kept for a tournament."""
+        return any(t.row.game == game and t.unfinished(player) for t in self.tournaments.values())
+
+    def release_seeks(self, player: str, game: str) -> None:
+        """Withdraw `player`'s kept seeks for `game` once no tournament wants them."""
+        if not self.wants(player, game):
+            self.seeks.release_seeks(player, game)
+
+    def seek_arrived(self) -> None:
+        """A kept seek was opened: wake the games waiting for their players."""
+        self._arrival.set()
+        self._arrival = trio.Event()
+
+    async def next_arrival(self) -> None:
+        await self._arrival.wait()
+
+
+def _admin(account: Account | None, request: str) -> Account:
+    if account is None or not account.is_admin:
+        raise TournamentError(
+            ErrorCode.NOT_ALLOWED,
+            f"{request} needs an admin account: say hello with an admin's name and token",
+        )
+    return account
+
+
+def _checked_game(name: str, options: dict[str, Any]) -> Game[Any, Any]:
+    try:
+        game = get_game(name)
+    except GameError as error:
+        raise TournamentError(ErrorCode.UNKNOWN_GAME, str(error)) from None
+    try:
+        game.resolve_options(options)
+    except OptionError as error:
+        raise TournamentError(ErrorCode.BAD_OPTION, str(error)) from None
+    return game
+
+
+def _checked_control(game: Game[Any, Any], time: dict[str, float]) -> TimeControl:
+    try:
+        if time:
+            return TimeControl.from_wire(time)
+        return TimeControl.parse(game.default_time_control)
+    except TimeControlError as error:
+        raise TournamentError(ErrorCode.BAD_TIME_CONTROL, str(error)) from None
+
+
+def _check_counts(entrants: int, rounds: int, concurrency: int) -> None:
+    if entrants < 2:
+        raise TournamentError(
+            ErrorCode.BAD_TOURNAMENT, f"a tournament needs two entrants or more, not {entrants}"
+        )
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise TournamentError(
+            ErrorCode.BAD_TOURNAMENT, f"rounds must be 1 to {MAX_ROUNDS}, not {rounds}"
+        )
+    if concurrency < 1:
+        raise TournamentError(ErrorCode.BAD_TOURNAMENT, "concurrency must be at least 1")
+
+
+# -- the runner ----------------------------------------------------------------------------------
+
+
+class Runner:
+    """Plays one tournament's schedule to its end, then marks it finished."""
+
+    def __init__(self, desk: Desk, tournament: Tournament) -> None:
+        self.desk = desk
+        self.arena = desk.arena
+        self.seeks = desk.seeks
+        self.storage = desk.storage
+        self.tournament = tournament
+        self._changed = trio.Event()
+        self._launched = {name: trio.Event() for name in tournament.row.local}
+        """Set once a built-in agent's process has been started: its `wait` counts from then."""
+
+    async def run(self) -> None:
+        """Never lets an error out into the server's nursery: a tournament stopped by a bug
+        stays `running` in the file, and resumes when the server restarts."""
+        try:
+            await self._run()
+        except Exception:
+            log.exception("tournament %r stopped on a server error", self.tournament.name)
+
+    async def _run(self) -> None:
+        tournament = self.tournament
+        async with trio.open_nursery() as nursery:
+            for index, (name, agent) in enumerate(tournament.row.local.items()):
+                nursery.start_soon(self._keep_local, name, agent, index)
+            await self._play_schedule()
+            nursery.cancel_scope.cancel()
+        tournament.row = replace(tournament.row, status="finished")
+        await self.storage.set_tournament_status(tournament.row.id, "finished")
+        self.arena.changed()
+        logs.event(log, "tournament_finished", name=tournament.row.name)
+        for player in tournament.row.entrants:
+            self.desk.release_seeks(player, tournament.row.game)
+
+    async def _play_schedule(self) -> None:
+        busy: set[str] = set()
+        started: set[int] = set()
+        limit = self.tournament.row.concurrency
+        async with trio.open_nursery() as games:
+            while True:
+                todo = [
+                    g
+                    for g in self.tournament.games
+                    if g.status != "finished" and g.number not in started
+                ]
+                if not todo and not busy:
+                    return
+                due = next((g for g in todo if not busy & {g.first, g.second}), None)
+                if due is not None and len(busy) // 2 < limit:  # two busy players a game
+                    started.add(due.number)
+                    busy |= {due.first, due.second}
+                    games.start_soon(self._play_and_free, due, busy)
+                    continue
+                await self._changed.wait()
+                self._changed = trio.Event()
+
+    async def _play_and_free(self, game: ScheduledGame, busy: set[str]) -> None:
+        try:
+            await self._play_game(game)
+        finally:
+            busy -= {game.first, game.second}
+            self._changed.set()
+
+    async def _play_game(self, game: ScheduledGame) -> None:
+        moves = await self.storage.load_moves(game.match) if game.match is not None else []
+        logs.event(
+            log, "tournament_game_due", tournament=self.tournament.name, **describe_game(game)
+        )
+        seeks = await self._gather(game)
+        if None in seeks:
+            await self._absent(game, seeks, moves)
+            return
+        present = [seek for seek in seeks if seek is not None]
+        match = await self._open_match(game, present, moves)
+        outcome = await self.arena.run_match(match)
+        if outcome is None:  # a server bug stopped the match: nobody's fault, nobody scores
+            outcome = Outcome.both_forfeit(
+                "the match stopped on a server error", Termination.SERVER_ERROR
+            )
+            await self._store_outcome(match.id, outcome)
+        self._record(game, outcome, match.defaulted)
+
+    async def _gather(self, game: ScheduledGame) -> list[Seek | None]:
+        """Both players' kept seeks, taken together once both are there; after `wait` seconds,
+        whichever is there."""
+        players = (game.first, game.second)
+        name = self.tournament.row.game
+        for player in players:
+            if player in self._launched:
+                await self._launched[player].wait()
+        with trio.move_on_after(self.tournament.row.wait):
+            while not all(self.seeks.kept_seek(player, name) for player in players):
+                await self.desk.next_arrival()
+        return [self.seeks.take_seek(player, name) for player in players]
+
+    async def _open_match(
+        self, game: ScheduledGame, seeks: list[Seek], moves: list[MoveRow]
+    ) -> TournamentMatch:
+        tournament = self.tournament
+        options = await self._options(game)
+        match_id = game.match or await self._create_match(game, options)
+        game.status = "playing"
+        match = TournamentMatch(
+            id=match_id,
+            game=tournament.game,
+            options=options,
+            control=tournament.control,
+            sessions=[seek.session for seek in seeks],
+            hints=(seeks[0].hints, seeks[1].hints),
+            storage=self.storage,
+            grace=self.arena.grace,  # and the default rule: an illegal move forfeits
+            stalls=self.arena.stalls,
+        )
+        match.restore(moves)
+        self.arena.adopt(match, [seek.session for seek in seeks])
+        return match
+
+    async def _create_match(self, game: ScheduledGame, options: dict[str, Any]) -> int:
+        """The match row of a game about to begin, linked to its place in the schedule."""
+        row = self.tournament.row
+        game.match = await self.storage.create_match(
+            row.game,
+            options,
+            row.time_control,
+            "forfeit,forfeit",  # tournament rules for both seats: an illegal move loses
+            self.tournament.game.seats,
+            [game.first, game.second],
+            tournament_game=(row.id, game.number),
+        )
+        return game.match
+
+    async def _options(self, game: ScheduledGame) -> dict[str, Any]:
+        """The game's resolved options: as stored for a game begun before, else the
+        tournament's, with the pair's seed for a random start."""
+        if game.match is not None:
+            record = await self.storage.load_match(game.match)
+            assert record is not None
+            return record.options
+        row = self.tournament.row
+        seed = pair_seed(row.name, game.round, game.first, game.second)
+        return self.tournament.game.resolve_options(row.options, fresh_seed=lambda: seed)
+
+    async def _absent(
+        self, game: ScheduledGame, seeks: list[Seek | None], moves: list[MoveRow]
+    ) -> None:
+        """Default the absent player (or both); tell a present one, whose seek this takes."""
+        tournament = self.tournament
+        players = (game.first, game.second)
+        missing = [seat for seat, seek in enumerate(seeks) if seek is None]
+        waited = f"within {tournament.row.wait:g} s"
+        absent = DefaultKind.ABSENT
+        if len(missing) == 2:
+            outcome = Outcome.both_forfeit(
+                f"neither player came to play {waited}", absent.termination
+            )
+        else:
+            reason = f"{players[missing[0]]} did not come {waited}"
+            outcome = lost_by_default(missing[0], absent, reason)
+        match_id = game.match or await self._create_match(game, await self._options(game))
+        for seat in missing:
+            self.storage.note_default(match_id, seat, absent)
+        await self._store_outcome(match_id, outcome)
+        defaults = (absent if 0 in missing else None, absent if 1 in missing else None)
+        self._record(game, outcome, defaults)
+        for seat, seek in enumerate(seeks):
+            if seek is not None:
+                await self._tell_present(game, seat, seek, outcome, moves)
+
+    async def _tell_present(
+        self,
+        game: ScheduledGame,
+        seat: int,
+        seek: Seek,
+        outcome: Outcome,
+        moves: list[MoveRow],
+    ) -> None:
+        """`match_started` then `game_over`: the present player's client sees its game end."""
+        assert game.match is not None
+        tournament = self.tournament
+        rules = tournament.game
+        options = await self._options(game)
+        state = rules.replay(options, [row.move for row in moves])
+        seats = list(rules.seats)
+        seek.session.send(
+            protocol.MatchStarted(
+                match=game.match,
+                game=rules.name,
+                seat=seats[seat],
+                seats=seats,
+                players=[game.first, game.second],
+                options=options,
+                time=tournament.row.time_control,
+                hints=seek.hints,
+                state=state.to_data(),
+            )
+        )
+        seek.session.send(
+            protocol.GameOver(
+                match=game.match,
+                result=outcome.result.value,
+                winner=None if outcome.winner is None else seats[outcome.winner],
+                reason=outcome.reason,
+                state=state.to_data(),
+                moves=[row.move for row in moves],
+            )
+        )
+        seek.session.finished.add(game.match)
+
+    async def _store_outcome(self, match_id: int, outcome: Outcome) -> None:
+        winner = None if outcome.winner is None else self.tournament.game.seats[outcome.winner]
+        await self.storage.finish_match(
+            match_id,
+            outcome.result.value,
+            winner,
+            outcome.reason,
+            outcome.termination,
+            [outcome.score(seat) for seat in (0, 1)],
+        )
+
+    def _record(
+        self, game: ScheduledGame, outcome: Outcome, defaults: tuple[str | None, str | None]
+    ) -> None:
+        """The result in memory, as `Storage.load_tournaments` would read it back."""
+        game.status = "finished"
+        game.result = outcome.result.value
+        game.winner = outcome.winner
+        game.reason = outcome.reason
+        game.defaults = defaults
+        self.arena.changed()
+        logs.event(
+            log, "tournament_game_finished", tournament=self.tournament.name, **describe_game(game)
+        )
+        for player in (game.first, game.second):
+            self.desk.release_seeks(player, self.tournament.row.game)
+
+    # -- built-in agents -----------------------------------------------------------------
+
+    async def _keep_local(self, name: str, agent: str, index: int) -> None:
+        """Run the agent's client until it has no game left, restarting it if it dies.
+
+        If it cannot run at all its games wait their `wait` and default (`absent`): the
+        tournament goes on without it.
+        """
+        address = await self.desk.wait_for_address()
+        launcher = self.desk.local_agents
+        try:
+            while launcher is not None and self.tournament.unfinished(name):
+                token = await self.storage.issue_local_token(name)
+                self._launched[name].set()
+                told = environment(
+                    address, name, token, self.tournament.row.game, self.tournament.name
+                )
+                await trio.run_process(
+                    launcher.command(self.tournament.name, address, name, agent, index),
+                    env={**os.environ, **told},
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    check=False,
+                )
+                await trio.sleep(LOCAL_RESTART_SECONDS)
+        except (OSError, accounts.AccountError):
+            log.exception("cannot run the built-in agent %r", name)
+        finally:
+            self._launched[name].set()
