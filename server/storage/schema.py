@@ -108,8 +108,7 @@ COMMIT_LOG: Final = """
 CREATE TABLE IF NOT EXISTS commit_log (
     batch BIGINT NOT NULL,          -- the number of the last group commit the commit process ran
     done INTEGER NOT NULL,          -- how many of its writes were committed or refused
-    answers {bytes} NOT NULL        -- msgpack: their answers
-    (server.storage.sqlite_database.Answer)
+    answers {bytes} NOT NULL        -- msgpack: their answers (sqlite_database.Answer)
 )
 """
 """Version 3: one row, updated in the transaction of each group commit, so that a batch resent
