@@ -24,7 +24,7 @@ from arbiter.server.app import (
     DB_HELP,
     FullRecord,
     RecordsFile,
-    StorageError,
+    StoreError,
     default_db,
     missing_records,
     open_records,
@@ -207,7 +207,7 @@ def _read(path: str, read: Callable[[RecordsFile], T]) -> T | None:
             return read(db)
         finally:
             db.close()
-    except StorageError as error:
+    except StoreError as error:
         print(
             f"arbiter: cannot read {path!r} as an Arbiter server's records: {error}",
             file=sys.stderr,

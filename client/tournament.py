@@ -45,7 +45,7 @@ from arbiter.games import GAME_NAMES, Game, get_game
 from arbiter.protocol import TimeControl
 from arbiter.server.app import (
     DB_VARIABLE,
-    StorageError,
+    StoreError,
     UnknownEntrant,
     environment,
     prepare_database,
@@ -378,7 +378,7 @@ def _print_kept_standings(db: str, name: str | None) -> int:
     """The standings of tournament `name` (else the last) in a server's file, read offline."""
     try:
         kept = read_tournaments(db)
-    except StorageError as error:
+    except StoreError as error:
         print(f"arbiter: cannot read tournaments from {str(db)!r}: {error}", file=sys.stderr)
         return 1
     found = [status for status in kept if name in (None, status.name)]
@@ -451,7 +451,7 @@ def _run_local(args: argparse.Namespace) -> int:
         if args.db is not None:  # a file to keep: checked (and made, if new) before anything runs
             prepare_database(args.db)
         chosen = plan(args.db, args.game, args.new)
-    except StorageError as error:
+    except StoreError as error:
         print(f"arbiter: cannot keep the records in {str(args.db)!r}: {error}", file=sys.stderr)
         return 1
     except (LocalError, UnknownEntrant) as error:

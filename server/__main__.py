@@ -6,11 +6,9 @@ import argparse
 import gc
 import logging
 import math
-import sqlite3
 import ssl
 import sys
 from functools import partial
-from pathlib import Path
 
 import trio
 
@@ -28,8 +26,15 @@ from arbiter.server.app import (
 from arbiter.server.common import logs
 from arbiter.server.connection.admission import DEFAULT, Admission
 from arbiter.server.storage import accounts
-from arbiter.server.storage.interface import DatabaseInUse
-from arbiter.server.storage.sqlite_database import ReadOnlyDatabase, is_postgres, open_database
+from arbiter.server.storage.engine import open_database
+from arbiter.server.storage.errors import (
+    DatabaseInUse,
+    NoSuchFile,
+    NotStored,
+    ReadOnlyDatabase,
+    StoreError,
+    failing_as,
+)
 
 log = logging.getLogger("arbiter.server")
 
@@ -71,10 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         trio.run(_run, args.host, args.port, args.db, args.grace, admission, holding, tls, web)
     except* KeyboardInterrupt:
         logs.event(log, "stopped")
-    except* DatabaseInUse as group:
-        log.error("%s", first(group))
-        status = 1
-    except* sqlite3.Error as group:
+    except* StoreError as group:
         log.error("%s", database_sentence(args.db, first(group)))
         status = 1
     except* OSError as group:
@@ -84,8 +86,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def database_sentence(path: str, error: BaseException) -> str:
-    """What went wrong with the server's file, in one sentence naming it."""
-    if isinstance(error, ReadOnlyDatabase):
+    """What went wrong with the server's store, in one sentence naming it."""
+    if isinstance(error, DatabaseInUse):
+        return str(error)
+    if isinstance(error, ReadOnlyDatabase | NotStored):
         return f"cannot write to database {path!r}: {error}"
     return f"cannot open database {path!r}: {error}"
 
@@ -274,7 +278,7 @@ def admin(argv: list[str]) -> int:
     except accounts.AccountError as error:
         print(f"arbiter-server admin: {error}", file=sys.stderr)
         return 1
-    except sqlite3.Error as error:
+    except StoreError as error:
         print(f"arbiter-server admin: {database_sentence(args.db, error)}", file=sys.stderr)
         return 1
     return 0
@@ -282,16 +286,15 @@ def admin(argv: list[str]) -> int:
 
 def _run_admin(args: argparse.Namespace) -> None:
     """Run one admin command on its store. Only `add` makes a new file (before a server's
-    first start): any other command on a file that is not there is a mistyped `--db`. (A
-    PostgreSQL database is not a file: a wrong one is refused when connecting.)"""
-    may_be_new = getattr(args, "makes", False) or is_postgres(args.db)
-    if not may_be_new and not Path(args.db).exists():
-        raise sqlite3.OperationalError(
-            "there is no such file (admin add makes one; give the server's file with --db)"
-        )
-    db = open_database(args.db)
+    first start): any other command on a file that is not there is a mistyped `--db`."""
     try:
-        args.run(db, args)
+        db = open_database(args.db, create=getattr(args, "makes", False))
+    except NoSuchFile as error:
+        hint = "admin add makes one; give the server's file with --db"
+        raise NoSuchFile(f"{error} ({hint})") from None
+    try:
+        with failing_as(NotStored, db.Error):
+            args.run(db, args)
     finally:
         db.close()
 

@@ -6,17 +6,17 @@ addresses through `task_status`, so `await nursery.start(serve, ...)` returns th
 for port 0. `local_server` is the same server on a free port of 127.0.0.1 for the length of an
 `async with` block: what `arbiter referee`, `play`, `check` and `tournament local` referee on.
 
-A client never opens the server's SQLite file itself: the few things it reads or writes there go
+A client never opens the server's store itself: the few things it reads or writes there go
 through the functions below (records for `export` and `replay`, tournaments for offline
-standings, an admin's token for a local tournament's director), so the file's layout stays the
-server's business.
+standings, an admin's token for a local tournament's director), so the store's layout stays the
+server's business. Whatever the store fails at, on either engine, is a `StoreError` with a
+sentence: the one thing a command catches.
 """
 
 from __future__ import annotations
 
 import logging
 import socket
-import sqlite3
 import ssl
 import tempfile
 from collections.abc import AsyncIterator
@@ -34,13 +34,18 @@ from arbiter.server.connection.limits import Limits
 from arbiter.server.play.admitted import serve_admitted
 from arbiter.server.play.lobby import Lobby
 from arbiter.server.storage import accounts
-from arbiter.server.storage.engine import DB_HELP, DB_VARIABLE, connect_storage, default_db
-from arbiter.server.storage.interface import DatabaseInUse
+from arbiter.server.storage.engine import (
+    DB_HELP,
+    DB_VARIABLE,
+    connect_storage,
+    default_db,
+    open_database,
+)
+from arbiter.server.storage.engine import open_read_only as open_records
+from arbiter.server.storage.errors import DatabaseInUse, NotStored, StoreError, failing_as
 from arbiter.server.storage.records import FullRecord, MoveRow, missing_records, read_records
-from arbiter.server.storage.records import open_read_only as open_records
 from arbiter.server.storage.sql_connection import Connection
 from arbiter.server.storage.sql_store import load_tournaments
-from arbiter.server.storage.sqlite_database import open_database
 from arbiter.server.tournaments.local_agents import (
     AgentProgram,
     LocalAgents,
@@ -66,7 +71,7 @@ __all__ = [
     "LocalAgentsError",
     "MoveRow",
     "RecordsFile",
-    "StorageError",
+    "StoreError",
     "UnknownEntrant",
     "WebFront",
     "admin_token",
@@ -98,11 +103,9 @@ byte, 0 for any frame under 16 MiB: so one byte tells a plain client from a TLS 
 
 log = logging.getLogger(__name__)
 
-StorageError = sqlite3.Error
-"""What a server's store that cannot be opened or read raises (not there, not SQLite, not ours,
-a PostgreSQL server that does not answer)."""
 RecordsFile: TypeAlias = Connection
-"""A server's store opened read-only by `open_records`, for `read_records`; close it after."""
+"""A server's store opened read-only by `open_records`, for `read_records`; close it after. A
+read that fails raises `StoreError` (`Unreadable`), whichever engine keeps the store."""
 
 
 @dataclass
@@ -156,7 +159,7 @@ async def serve(
             if web is not None:
                 from arbiter.server.web.front import serve_web  # only a web server loads it
 
-                web.url = await nursery.start(serve_web, lobby, doorway, host, web.port, db_path)
+                web.url = await nursery.start(serve_web, lobby, doorway, host, web.port, storage)
             task_status.started(listeners)
     finally:
         storage.close()
@@ -292,27 +295,29 @@ async def local_server(
 
 
 def prepare_database(db_path: str | Path) -> None:
-    """Make (or check) a server's file before a server runs on it; `StorageError` if it cannot
+    """Make (or check) a server's store before a server runs on it; `StoreError` if it cannot
     be one."""
     open_database(db_path).close()
 
 
 def admin_token(db_path: str | Path, name: str) -> str:
     """A fresh token for the admin `name` in a server's file, registering it on first use (what
-    `arbiter-server admin add NAME --role admin` or `admin token NAME` print)."""
+    `arbiter-server admin add NAME --role admin` or `admin token NAME` print). `StoreError` if
+    the store cannot be opened or does not take it."""
     db = open_database(db_path)
     try:
-        if accounts.find(db, name) is None:
-            return accounts.create(db, name, "admin")
-        return accounts.renew(db, name)
+        with failing_as(NotStored, db.Error):
+            if accounts.find(db, name) is None:
+                return accounts.create(db, name, "admin")
+            return accounts.renew(db, name)
     finally:
         db.close()
 
 
 def read_tournaments(db_path: str | Path) -> list[protocol.Tournament]:
     """Every tournament in a server's file, oldest first, as `tournament_status` describes it
-    (standings included), read without a server: safe beside a running one. `StorageError` if
-    the file cannot be read."""
+    (standings included), read without a server: safe beside a running one. `StoreError` if
+    the store cannot be read."""
     db = open_records(db_path)
     try:
         stored = load_tournaments(db)

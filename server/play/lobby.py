@@ -40,7 +40,9 @@ from arbiter.server.play.seeks import Seek, Seeks
 from arbiter.server.play.snapshots import Shown, nothing_to_show, snapshots
 from arbiter.server.play.time_defaults import default_time_control
 from arbiter.server.storage.accounts import Account
-from arbiter.server.storage.interface import Storage, StorageError
+from arbiter.server.storage.errors import NotStored
+from arbiter.server.storage.interface import Storage
+from arbiter.server.storage.statuses import IllegalMove
 from arbiter.server.tournaments.tournament import Desk
 
 log = logging.getLogger(__name__)
@@ -418,11 +420,11 @@ class Lobby:
                 game.name,
                 options,
                 first.time_control.to_wire(),
-                f"{first.illegal},{second.illegal}",
+                (IllegalMove(first.illegal), IllegalMove(second.illegal)),
                 game.seats,
                 [session.name for session in sessions],
             )
-        except StorageError as error:
+        except NotStored as error:
             log.error("a new %s match could not be stored: %s", game.name, error)
             for session in sessions:
                 session.send_error(

@@ -56,7 +56,7 @@ from arbiter.server.connection.peer import Peer
 from arbiter.server.connection.stalls import StallMeter
 from arbiter.server.play.commit_gate import CommitGate
 from arbiter.server.play.defaults import DefaultKind, lost_by_default
-from arbiter.server.storage.interface import StorageError
+from arbiter.server.storage.errors import NotStored
 
 if TYPE_CHECKING:
     from arbiter.server.storage.interface import Storage
@@ -494,7 +494,7 @@ class Match:
         if failure is None:
             try:
                 await self._store_result(outcome)
-            except StorageError as error:
+            except NotStored as error:
                 failure = error
         if failure is not None:
             outcome = self.outcome = UNSTORED

@@ -180,7 +180,8 @@ def credentials(db: Connection, name: str) -> Credentials | None:
     if row is None:
         registered = lookalike(db, name)
         return None if registered is None else credentials(db, registered)
-    return Credentials(Account(name, row[0]), row[1], row[2])
+    role, salt, digest = row
+    return Credentials(Account(name, role), salt, digest)
 
 
 def check_token(found: Credentials | None, token: str) -> Account | None:

@@ -13,11 +13,11 @@ closes (the server stopped, or was killed).
 A process that dies (killed, or its database connection lost) leaves its batch unanswered: the
 server starts another and sends the batch again. The first batch a process gets may be such a
 resend, so for that one it reads the commit log first
-(`server.storage.sqlite_database.commit_batch`). A connection the database dropped is found after a
+(`server.storage.group_commit.commit_batch`). A connection the database dropped is found after a
 batch that met errors (a probe query fails): the process then ends without answering, so that batch
 too is sent again, on a new connection.
 
-The batch logic itself is `server.storage.sqlite_database.commit_batch`.
+The batch logic itself is `server.storage.group_commit.commit_batch`.
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import sqlite3
 import sys
 
 import msgpack
 
+from arbiter.server.storage.engine import open_database
+from arbiter.server.storage.errors import CannotOpen
+from arbiter.server.storage.group_commit import commit_batch
 from arbiter.server.storage.sql_connection import Connection
-from arbiter.server.storage.sqlite_database import commit_batch, open_database
 
 TARGET = "ARBITER_COMMIT_DB"
 """The environment variable that names the store to the process."""
@@ -70,7 +71,7 @@ def main(argv: list[str]) -> int:
     with socket.socket(fileno=int(fd)) as sock:
         try:
             db = open_database(os.environ[TARGET])
-        except sqlite3.Error as error:  # every store's failure to open (`sql.CannotOpen`...)
+        except CannotOpen as error:
             print(f"the commit process cannot open the store: {error}", file=sys.stderr)
             return 1
         try:

@@ -1,19 +1,26 @@
-"""Which storage a server's `--db` names: `connect_storage(target)`.
+"""Which engine `--db` names, decided here alone: a `postgresql://` URL is a PostgreSQL database
+(which needs the `postgres` extra: psycopg), anything else a SQLite file's path, the default.
 
-A `postgresql://` URL is a PostgreSQL database (`server.storage.postgres_store`, which needs the
-`postgres` extra: psycopg); anything else is a SQLite file's path, the default.
+Everything that opens a store by its `--db` comes through here: the server's storage
+(`connect_storage`), the commands and the commit process (`open_database`, `open_read_only`).
+What follows from the engine after that is the opened object's business (a `Dialect`, a
+storage subclass), so nothing else asks which engine it is.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
-from arbiter.server.storage.sql_connection import PSYCOPG_MISSING, CannotOpen
-from arbiter.server.storage.sql_store import SQLStorage
-from arbiter.server.storage.sqlite_database import is_postgres
-from arbiter.server.storage.sqlite_store import SQLiteStorage
+from arbiter.server.storage.errors import CannotOpen, NoSuchFile, Unreadable, failing_as
+from arbiter.server.storage.sql_connection import Connection, Cursor
+from arbiter.server.storage.sqlite_database import open_sqlite, open_sqlite_read_only
+
+if TYPE_CHECKING:
+    from arbiter.server.storage.sql_store import SQLStorage
 
 DB_VARIABLE: Final = "ARBITER_DB"
 """The environment variable that gives `--db` its default: a file, or a PostgreSQL URL (which
@@ -24,18 +31,119 @@ DB_HELP: Final = (
     f" (default: ${DB_VARIABLE}, else arbiter.db)"
 )
 
+POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
+
+PSYCOPG_MISSING: Final = "PostgreSQL needs psycopg: pip install 'arbiter[postgres]'"
+"""Why a `postgresql://` store cannot be opened where the `postgres` extra is not installed."""
+
 
 def default_db() -> str:
     """`--db`'s default: `ARBITER_DB`, else `arbiter.db` in the current folder."""
     return os.environ.get(DB_VARIABLE) or "arbiter.db"
 
 
+def _is_postgres(target: str | Path) -> bool:
+    return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
+
+
+def open_database(target: str | Path, *, create: bool = True) -> Connection:
+    """The store `target` names, its schema made the latest, for the commands that write it
+    and for the commit process. Unless `create`, a SQLite file that is not there is
+    `NoSuchFile` rather than made: a mistyped `--db` (a PostgreSQL database is never made: a
+    wrong one is refused when connecting). `CannotOpen` (or another of its kinds) if it cannot
+    be used."""
+    if not _is_postgres(target):
+        if not create and not Path(target).exists():
+            raise NoSuchFile("there is no such file")
+        return open_sqlite(target)
+    with _psycopg_needed():
+        from arbiter.server.storage.postgres_database import open_postgres
+    return open_postgres(str(target))
+
+
+def open_read_only(target: str | Path) -> Connection:
+    """The store `target` names, for reading only (safe beside a running server), its schema as
+    found. Any error of its engine while reading it is `Unreadable`; `CannotOpen` if it cannot be
+    opened."""
+    if _is_postgres(target):
+        with _psycopg_needed():
+            from arbiter.server.storage.postgres_database import open_postgres
+        return ReadingConnection(open_postgres(str(target), read_only=True))
+    return ReadingConnection(open_sqlite_read_only(target))
+
+
 def connect_storage(target: str | Path) -> SQLStorage:
-    """The storage `target` names, this server's (see each storage's `connect`)."""
-    if not is_postgres(target):
+    """The storage `target` names, for this server alone (see each storage's `connect`).
+
+    The storages are imported here rather than at the top: they run on trio, and the commit
+    process, which opens its database through this module, starts without it."""
+    if not _is_postgres(target):
+        from arbiter.server.storage.sqlite_store import SQLiteStorage
+
         return SQLiteStorage.connect(target)
-    try:
+    with _psycopg_needed():
         from arbiter.server.storage.postgres_store import PostgresStorage
+
+    return PostgresStorage.connect(str(target))
+
+
+@contextmanager
+def _psycopg_needed() -> Iterator[None]:
+    """The block's imports of the PostgreSQL modules; `CannotOpen` saying so if psycopg is not
+    installed."""
+    try:
+        yield
     except ImportError as error:
         raise CannotOpen(f"{PSYCOPG_MISSING} ({error})") from error
-    return PostgresStorage.connect(str(target))
+
+
+class ReadingConnection:
+    """A read-only connection whose engine's errors come out as `Unreadable`, whether a query
+    fails or the rows it answers do: what a reader of either engine catches is one type."""
+
+    Error = Unreadable
+
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+        self._engine_error = connection.Error
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
+        with failing_as(Unreadable, self._engine_error):
+            return ReadingCursor(self._connection.execute(sql, parameters), self._engine_error)
+
+    def executemany(self, sql: str, parameters: Sequence[Sequence[Any]], /) -> Cursor:
+        raise Unreadable("a read-only connection runs no writes")
+
+    def getlimit(self, category: int, /) -> int:
+        return self._connection.getlimit(category)
+
+    def close(self) -> None:
+        with failing_as(Unreadable, self._engine_error):
+            self._connection.close()
+
+
+class ReadingCursor:
+    """A cursor of a `ReadingConnection`: its engine's errors as `Unreadable`."""
+
+    def __init__(self, cursor: Cursor, engine_error: type[Exception]) -> None:
+        self._cursor = cursor
+        self._engine_error = engine_error
+
+    def fetchone(self) -> Any:
+        with failing_as(Unreadable, self._engine_error):
+            return self._cursor.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        with failing_as(Unreadable, self._engine_error):
+            return self._cursor.fetchall()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    @property
+    def description(self) -> Any:
+        return self._cursor.description

@@ -19,7 +19,8 @@ the same queries (`server.storage.sql_store`) with the same meaning:
   runs in the server's nursery until it is cancelled; `close()` once it has stopped.
 
 The dataclasses here are what a tournament is stored as; a match's record is
-`server.storage.records.FullRecord`.
+`server.storage.records.FullRecord`. What it raises is `server.storage.errors`'s, whichever
+engine keeps the store.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
+from arbiter.server.storage.statuses import GameStatus, IllegalMove, TournamentStatus
+
 if TYPE_CHECKING:
     from arbiter.games import Termination
     from arbiter.server.storage.accounts import Account, Credentials
@@ -37,27 +40,6 @@ if TYPE_CHECKING:
 
 AfterCommit = Callable[[], None]
 """Run by the writer task once every write queued before it is committed."""
-
-
-class StorageError(Exception):
-    """A write that was not stored: the store refused it (the cause is chained), or the way to
-    it broke before it was committed."""
-
-
-class DatabaseInUse(Exception):
-    """Another server holds the store (a SQLite file's lock, a PostgreSQL database's advisory
-    lock): two would both resume its unfinished matches and run its tournaments. One sentence
-    for either store, naming it and the lock that says so."""
-
-    def __init__(self, store: str, lock: str) -> None:
-        super().__init__(
-            f"another Arbiter server is using {store} (it holds {lock});"
-            " stop it, or give this one its own --db"
-        )
-
-
-class TournamentNameTaken(StorageError):
-    """A tournament of that name is stored already."""
 
 
 class PendingWrite(Protocol):
@@ -89,16 +71,17 @@ class Storage(Protocol):
         game: str,
         options: dict[str, Any],
         time_control: dict[str, Any],
-        illegal: str,
+        illegal: tuple[IllegalMove, ...],
         seats: Sequence[str],
         players: Sequence[str],
         tournament_game: tuple[int, int] | None = None,
     ) -> int:
         """Store a new match with its players; returns the id the database gave it, once stored.
+        `illegal` is each seat's rule for an illegal move.
 
         `tournament_game` (tournament id, game number) links it to its place in a tournament's
         schedule in the same transaction: a restart never finds one without the other.
-        `StorageError` if it could not be stored.
+        `errors.NotStored` if it could not be stored.
         """
         ...
 
@@ -129,7 +112,7 @@ class Storage(Protocol):
         scores: Sequence[float],
     ) -> None:
         """Store the end of a match: result, winning seat, reason in words, termination kind,
-        each seat's score, and the defaults noted for it, together. `StorageError` if not."""
+        each seat's score, and the defaults noted for it, together. `errors.NotStored` if not."""
 
     def finish_unstored(self, match_id: int, reason: str, moves: int) -> None:
         """Store the end of a match the server could not store (a write refused or lost: a
@@ -150,6 +133,12 @@ class Storage(Protocol):
         """Every stored move of a match with its times: what resuming it needs."""
         ...
 
+    async def finished_games(self, player: str, limit: int) -> list[FullRecord]:
+        """The latest `limit` finished matches `player` played, newest first: what a player's
+        page lists. Read apart from the server's own queries (a page's read never delays a
+        match's); `errors.Unreadable` if the store cannot be read now."""
+        ...
+
     # -- tournaments ---------------------------------------------------------------------
 
     async def create_tournament(self, row: TournamentRow, games: Sequence[ScheduledGame]) -> int:
@@ -157,13 +146,13 @@ class Storage(Protocol):
         `TournamentNameTaken` if its name is."""
         ...
 
-    async def set_tournament_status(self, tournament_id: int, status: str) -> None: ...
+    async def set_tournament_status(self, tournament_id: int, status: TournamentStatus) -> None: ...
 
     async def load_tournaments(self) -> list[StoredTournament]:
         """Every tournament with its schedule and the results so far (a server's start-up)."""
         ...
 
-    # -- accounts (server.storage.accounts) ------------------------------------------------------
+    # -- accounts (server.storage.accounts) ----------------------------------------------
 
     async def find_account(self, name: str) -> Account | None: ...
 
@@ -194,7 +183,7 @@ class TournamentRow:
     wait: float
     entrants: list[str]
     local: dict[str, str]
-    status: str
+    status: TournamentStatus
     created_by: str
     id: int = 0
 
@@ -208,8 +197,7 @@ class ScheduledGame:
     first: str
     second: str
     match: int | None = None
-    status: str = "waiting"
-    """'waiting' (not begun), 'playing' or 'finished': the status of its match."""
+    status: GameStatus = GameStatus.WAITING
     result: str | None = None
     winner: int | None = None
     """The winning seat of a win."""

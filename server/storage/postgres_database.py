@@ -10,7 +10,8 @@ the server runs on trio. Every call here is made off the event loop: queries on 
 (`trio.to_thread`), group commits in the commit process (`server.storage.commit_writer`), as for
 SQLite.
 
-No trio here, as in `server.storage.sqlite_database`: the commit process imports this.
+No trio here, as in `server.storage.sqlite_database`: the commit process opens its database
+through this.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from typing import Any, Final
 
 import psycopg
 
+from arbiter.server.storage.errors import CannotOpen, failing_as
 from arbiter.server.storage.schema import prepare, refuse_newer
-from arbiter.server.storage.sql_connection import CannotOpen, Dialect
+from arbiter.server.storage.sql_connection import Dialect
 
 SCHEMA_LOCK: Final = int.from_bytes(b"ARBT", "big")
 """The advisory lock schema changes hold, numbered as SQLite files are stamped (application_id)."""
@@ -83,27 +85,19 @@ def _psycopg_sql(sql: str) -> Any:
 def open_postgres(url: str, *, read_only: bool = False) -> PostgresConnection:
     """A connection to the database `url` names, its schema made the latest (unless
     `read_only`: then every transaction is read-only, and the schema is as found).
-    `sql.CannotOpen` if the server cannot be reached or refuses us."""
-    try:
+    `CannotOpen` if the server cannot be reached or refuses us, or the database is not one
+    this Arbiter can use (`NotArbiterFile`, `NewerSchema`)."""
+    with failing_as(CannotOpen, psycopg.Error, "cannot connect"):
         connection = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_SECONDS)
-    except psycopg.Error as error:
-        raise CannotOpen(f"cannot connect: {_sentence(error)}") from error
     db = PostgresConnection(connection)
     try:
-        if read_only:
-            db.execute("SET default_transaction_read_only = on")
-            refuse_newer(db, POSTGRES)
-        else:
-            prepare(db, POSTGRES)
-    except psycopg.Error as error:
-        db.close()
-        raise CannotOpen(_sentence(error)) from error
+        with failing_as(CannotOpen, psycopg.Error):
+            if read_only:
+                db.execute("SET default_transaction_read_only = on")
+                refuse_newer(db, POSTGRES)
+            else:
+                prepare(db, POSTGRES)
     except BaseException:
         db.close()
         raise
     return db
-
-
-def _sentence(error: psycopg.Error) -> str:
-    """libpq's message on one line (it writes one line per address it tried, and hints)."""
-    return " ".join(str(error).split())

@@ -24,7 +24,7 @@ from typing import ClassVar, Final
 
 import psycopg
 
-from arbiter.server.storage.interface import DatabaseInUse
+from arbiter.server.storage.errors import CannotOpen, DatabaseInUse, failing_as
 from arbiter.server.storage.postgres_database import POSTGRES, PostgresConnection, open_postgres
 from arbiter.server.storage.sql_store import SQLStorage, abort_casual_matches
 
@@ -45,12 +45,13 @@ class PostgresStorage(SQLStorage):
     @classmethod
     def connect(cls, url: str) -> PostgresStorage:
         """Connect, make the schema the latest, take the database for this server alone, and
-        end the casual matches a killed server left in play. `sql.CannotOpen` if the database
+        end the casual matches a killed server left in play. `CannotOpen` if the database
         cannot be reached, `DatabaseInUse` if another server has it."""
         db = open_postgres(url)
         try:
-            _claim(db)
-            abort_casual_matches(db)
+            with failing_as(CannotOpen, psycopg.Error):
+                _claim(db)
+                abort_casual_matches(db)
         except BaseException:
             db.close()
             raise

@@ -2,22 +2,23 @@
 spectator of a finished match is shown, and what a restarted server resumes from. One record
 type (`FullRecord`) and one reader (`read_records`) for all of them, on either engine
 (`server.storage.sql_connection.Connection`). No trio, so the reading commands start without the
-server's event-loop side, and can run beside a live server on a read-only connection (which cannot
-upgrade an older file: the reader copes with one).
+server's event-loop side, and can run beside a live server on a read-only connection
+(`server.storage.engine.open_read_only`, which cannot upgrade an older file: the reader copes with
+one).
+
+Each query's rows are built by column name into a dataclass of its own (`sql_connection.rows_as`).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from arbiter.server.storage.schema import refuse_newer
-from arbiter.server.storage.sql_connection import SQLITE, Connection, has_column
-from arbiter.server.storage.sqlite_database import is_postgres
+from arbiter.games import Termination
+from arbiter.server.storage.sql_connection import Connection, has_column, rows_as
+from arbiter.server.storage.statuses import MatchStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,8 @@ class FullRecord:
     options: dict[str, Any]
     time_control: dict[str, Any]
     illegal: str
-    status: str
+    """Each seat's `statuses.IllegalMove` rule, as stored: 'forfeit,forfeit', 'retry,forfeit'."""
+    status: MatchStatus
     started_at: float
     ended_at: float | None
     seats: list[str]
@@ -48,7 +50,7 @@ class FullRecord:
     result: str | None
     winner: str | None
     reason: str | None
-    termination: str | None
+    termination: Termination | None
     """How it ended, a `games.Termination` value ('rule', 'time', 'resignation'...); None while
     in play, and for a game stored before terminations were."""
     scores: list[float | None]
@@ -64,33 +66,43 @@ class FullRecord:
 
 
 def read_moves(db: Connection, match_id: int) -> list[MoveRow]:
-    return [
-        MoveRow(*row)
-        for row in db.execute(
-            "SELECT ply, seat, move, elapsed, compensation, clock, stored_at FROM moves"
-            " WHERE match_id = ? ORDER BY ply",
-            (match_id,),
-        )
-    ]
+    cursor = db.execute(
+        "SELECT ply, seat, move, elapsed, compensation, clock, stored_at FROM moves"
+        " WHERE match_id = ? ORDER BY ply",
+        (match_id,),
+    )
+    return rows_as(MoveRow, cursor)
 
 
-def open_read_only(path: str | Path) -> Connection:
-    """A server's store opened for reading only (safe beside a running server): a SQLite file,
-    or a PostgreSQL database for a URL. `sqlite3.OperationalError` if there is no such file,
-    `sql.CannotOpen` if the database cannot be reached."""
-    if is_postgres(path):
-        from arbiter.server.storage.postgres_database import open_postgres
+@dataclass(frozen=True, slots=True)
+class _MatchRow:
+    """A match's row with its place in a tournament, as `read_records` selects it."""
 
-        return open_postgres(str(path), read_only=True)
-    if not Path(path).is_file():
-        raise sqlite3.OperationalError(f"no database file {str(path)!r}")
-    db = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        refuse_newer(db, SQLITE)
-    except BaseException:
-        db.close()
-        raise
-    return db
+    id: int
+    game: str
+    options: str
+    time_control: str
+    illegal: str
+    status: str
+    started_at: float
+    ended_at: float | None
+    result: str | None
+    winner: str | None
+    reason: str | None
+    termination: str | None
+    tournament: str | None
+    round: int | None
+    number: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class _SeatRow:
+    """One seat of a match: who sat there, what they scored, the kind of their default."""
+
+    seat: str
+    player: str
+    score: float | None
+    default_kind: str | None
 
 
 def read_records(
@@ -105,7 +117,8 @@ def read_records(
     where: list[str] = ["TRUE"]
     args: list[Any] = []
     if not unfinished:
-        where.append("m.status = 'finished'")
+        where.append("m.status = ?")
+        args.append(MatchStatus.FINISHED.value)
     if matches is not None:
         where.append(f"m.id IN ({', '.join('?' * len(matches))})")
         args += list(matches)
@@ -113,16 +126,29 @@ def read_records(
         where.append("t.name = ?")
         args.append(tournament)
     termination = "m.termination" if has_column(db, "matches", "termination") else "NULL"
-    rows = db.execute(
+    cursor = db.execute(
         "SELECT m.id, m.game, m.options, m.time_control, m.illegal, m.status, m.started_at,"
-        f" m.ended_at, m.result, m.winner, m.reason, t.name, g.round, g.number, {termination}"
+        " m.ended_at, m.result, m.winner, m.reason, t.name AS tournament, g.round, g.number,"
+        f" {termination} AS termination"
         " FROM matches m LEFT JOIN tournament_games g ON g.match_id = m.id"
         " LEFT JOIN tournaments t ON t.id = g.tournament_id"
         f" WHERE {' AND '.join(where)} ORDER BY m.id",
         args,
-    ).fetchall()
-    for row in rows:
+    )
+    for row in rows_as(_MatchRow, cursor):
         yield _full_record(db, row)
+
+
+def finished_games(db: Connection, player: str, limit: int) -> list[FullRecord]:
+    """The latest `limit` finished matches `player` played, newest first."""
+    cursor = db.execute(
+        "SELECT r.match_id FROM results r JOIN players p ON p.id = r.player_id"
+        " JOIN matches m ON m.id = r.match_id"
+        " WHERE p.name = ? AND m.status = ? ORDER BY r.match_id DESC LIMIT ?",
+        (player, MatchStatus.FINISHED.value, limit),
+    )
+    found = [match_id for (match_id,) in cursor.fetchall()]
+    return list(reversed(list(read_records(db, matches=found)))) if found else []
 
 
 def missing_records(
@@ -144,41 +170,42 @@ def missing_records(
         row = db.execute("SELECT status FROM matches WHERE id = ?", (match_id,)).fetchone()
         if row is None:
             return f"no match {match_id}"
-        if row[0] != "finished" and not unfinished:
-            return f"match {match_id} is {row[0]}, not finished (add --unfinished to include it)"
+        (status,) = row
+        if status != MatchStatus.FINISHED and not unfinished:
+            return f"match {match_id} is {status}, not finished (add --unfinished to include it)"
     return ""
 
 
-def _full_record(db: Connection, row: Sequence[Any]) -> FullRecord:
-    match_id = row[0]
-    seats = db.execute(
-        "SELECT r.seat, p.name, r.score,"
+def _full_record(db: Connection, row: _MatchRow) -> FullRecord:
+    cursor = db.execute(
+        "SELECT r.seat, p.name AS player, r.score,"
         " (SELECT kind FROM defaults d WHERE d.match_id = r.match_id"
-        " AND d.seat_index = r.seat_index)"
+        " AND d.seat_index = r.seat_index) AS default_kind"
         " FROM results r JOIN players p ON p.id = r.player_id"
         " WHERE r.match_id = ? ORDER BY r.seat_index",
-        (match_id,),
-    ).fetchall()
+        (row.id,),
+    )
+    seats = rows_as(_SeatRow, cursor)
     tournament = None
-    if row[11] is not None:
-        tournament = {"name": row[11], "round": row[12], "game": row[13]}
+    if row.tournament is not None:
+        tournament = {"name": row.tournament, "round": row.round, "game": row.number}
     return FullRecord(
-        id=match_id,
-        game=row[1],
-        options=json.loads(row[2]),
-        time_control=json.loads(row[3]),
-        illegal=row[4],
-        status=row[5],
-        started_at=row[6],
-        ended_at=row[7],
-        seats=[seat[0] for seat in seats],
-        players=[seat[1] for seat in seats],
-        result=row[8],
-        winner=row[9],
-        reason=row[10],
-        termination=row[14],
-        scores=[seat[2] for seat in seats],
-        defaults=[seat[3] for seat in seats],
+        id=row.id,
+        game=row.game,
+        options=json.loads(row.options),
+        time_control=json.loads(row.time_control),
+        illegal=row.illegal,
+        status=MatchStatus(row.status),
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+        seats=[seat.seat for seat in seats],
+        players=[seat.player for seat in seats],
+        result=row.result,
+        winner=row.winner,
+        reason=row.reason,
+        termination=None if row.termination is None else Termination(row.termination),
+        scores=[seat.score for seat in seats],
+        defaults=[seat.default_kind for seat in seats],
         tournament=tournament,
-        moves=read_moves(db, match_id),
+        moves=read_moves(db, row.id),
     )

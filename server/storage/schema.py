@@ -13,10 +13,10 @@ dialect's (`server.storage.sql_connection.Dialect.types`).
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Callable
 from typing import Final
 
+from arbiter.server.storage.errors import NewerSchema, NotArbiterFile
 from arbiter.server.storage.sql_connection import Connection, Dialect, has_column, transaction
 
 TABLES: Final = """
@@ -153,15 +153,6 @@ VERSION: Final = max(MIGRATIONS)
 """The version this Arbiter writes."""
 
 
-class NewerSchema(sqlite3.DatabaseError):
-    """A store written by a later Arbiter. (Its engine's or not, a `sqlite3.DatabaseError`: the
-    commands that open a store report those in one sentence.)"""
-
-
-class NotArbiterFile(sqlite3.DatabaseError):
-    """The store belongs to another program (a mistyped `--db`): we write nothing to it."""
-
-
 def refuse_foreign(db: Connection, dialect: Dialect) -> None:
     """`NotArbiterFile` if the store holds tables that are not ours."""
     others = sorted({name for (name,) in db.execute(dialect.tables)} - OUR_TABLES)
@@ -184,8 +175,8 @@ def stored_version(db: Connection, dialect: Dialect) -> int:
 
 def prepare(db: Connection, dialect: Dialect) -> None:
     """Make the store's schema the latest: create it in an empty store, or run the migrations
-    an older one lacks (a SQLite file is backed up first: `database.open_sqlite`; PostgreSQL's
-    migrations are one transaction, and its backups `pg_dump`'s).
+    an older one lacks (a SQLite file is backed up first: `sqlite_database.open_sqlite`;
+    PostgreSQL's migrations are one transaction, and its backups `pg_dump`'s).
 
     `NotArbiterFile` if the store holds another program's tables and no stamp of ours;
     `NewerSchema` if a later Arbiter wrote it. Either way nothing is written to it.

@@ -12,10 +12,11 @@ No trio and no psycopg here: the commit process and the reading commands import 
 from __future__ import annotations
 
 import contextlib
-import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
+
+Row = TypeVar("Row")
 
 
 class Cursor(Protocol):
@@ -54,16 +55,6 @@ class Connection(Protocol):
         ...
 
 
-PSYCOPG_MISSING = "PostgreSQL needs psycopg: pip install 'arbiter[postgres]'"
-"""Why a `postgresql://` store cannot be opened where the `postgres` extra is not installed."""
-
-
-class CannotOpen(sqlite3.DatabaseError):
-    """A store that cannot be opened (a PostgreSQL server that does not answer or refuses us,
-    psycopg not installed). A `sqlite3.DatabaseError`, so every command that reports a bad
-    `--db` in one sentence (they catch `sqlite3.Error`) reports this one too."""
-
-
 @dataclass(frozen=True, slots=True)
 class Dialect:
     """What the engines spell differently."""
@@ -88,6 +79,15 @@ SQLITE = Dialect(
     begin_exclusive=("BEGIN IMMEDIATE",),
     store="file",
 )
+
+
+def rows_as(row: Callable[..., Row], cursor: Cursor) -> list[Row]:
+    """The cursor's rows, each built as `row(**columns)`: by the names the query gives its
+    columns (`AS` names that match `row`'s fields), never by position. Each query says once, in
+    its dataclass, what its rows are, and reads the same on either engine (the column names are
+    DB-API's, in `description`)."""
+    names = [described[0] for described in cursor.description]
+    return [row(**dict(zip(names, values, strict=True))) for values in cursor.fetchall()]
 
 
 def has_column(db: Connection, table: str, column: str) -> bool:

@@ -18,7 +18,10 @@ load, they waited for the interpreter lock statement by statement and queued beh
 The database numbers a new match: its INSERT returns the id (`RETURNING id`), which the
 statements stored with it (its results rows, its place in a tournament) take in the same
 transaction, and the commit process's answer brings back
-(`server.storage.sqlite_database.commit_batch`).
+(`server.storage.group_commit.commit_batch`).
+
+Whatever an engine raises leaves as one of `server.storage.errors`' kinds: a write not stored is
+`NotStored`, a query that failed `Unreadable`, each with its engine's error as the cause.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, ClassVar, Final, TypeVar
@@ -42,18 +46,38 @@ import trio
 from arbiter.games import Result, Termination
 from arbiter.server.storage import accounts
 from arbiter.server.storage.commit_writer import TARGET
+from arbiter.server.storage.engine import open_read_only
+from arbiter.server.storage.errors import (
+    CannotOpen,
+    NotStored,
+    StoreError,
+    TournamentNameTaken,
+    Unreadable,
+    failing_as,
+)
+from arbiter.server.storage.group_commit import NEW_ID, RETURNING_ID, Statement, last_batch
 from arbiter.server.storage.interface import (
     AfterCommit,
     ScheduledGame,
-    StorageError,
     StoredTournament,
-    TournamentNameTaken,
     TournamentRow,
 )
-from arbiter.server.storage.records import FullRecord, MoveRow, read_moves, read_records
+from arbiter.server.storage.records import (
+    FullRecord,
+    MoveRow,
+    finished_games,
+    read_moves,
+    read_records,
+)
 from arbiter.server.storage.registry import Registry
-from arbiter.server.storage.sql_connection import Connection, Dialect, transaction
-from arbiter.server.storage.sqlite_database import NEW_ID, RETURNING_ID, Statement, last_batch
+from arbiter.server.storage.sql_connection import Connection, Dialect, rows_as, transaction
+from arbiter.server.storage.statuses import (
+    GameStatus,
+    IllegalMove,
+    MatchStatus,
+    TournamentStatus,
+    illegal_text,
+)
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -71,6 +95,9 @@ UNSTORED_RETRY: Final = (0.5, 30.0)
 (`SQLStorage.finish_unstored`): the wait doubles after each failure."""
 
 ABORTED_REASON = "the server stopped while the game was in play"
+PAGE_READS: Final = 2
+"""Reads for pages at once (`finished_games`), each a thread with a connection of its own: a
+crowd of page requests waits its turn rather than taking the interpreter from the games."""
 
 
 def abort_casual_matches(db: Connection) -> int:
@@ -83,10 +110,16 @@ def abort_casual_matches(db: Connection) -> int:
     is stored as `aborted`, with no result and no scores, its moves kept (docs/records.md).
     """
     cursor = db.execute(
-        "UPDATE matches SET status = 'aborted', ended_at = ?, reason = ?, termination = ?"
-        " WHERE status = 'playing' AND id NOT IN"
+        "UPDATE matches SET status = ?, ended_at = ?, reason = ?, termination = ?"
+        " WHERE status = ? AND id NOT IN"
         " (SELECT match_id FROM tournament_games WHERE match_id IS NOT NULL)",
-        (time.time(), ABORTED_REASON, Termination.ABORTED.value),
+        (
+            MatchStatus.ABORTED.value,
+            time.time(),
+            ABORTED_REASON,
+            Termination.ABORTED.value,
+            MatchStatus.PLAYING.value,
+        ),
     )
     if cursor.rowcount:
         log.warning("%d casual matches left in play by the last run: aborted", cursor.rowcount)
@@ -103,7 +136,7 @@ def highest_match_id(db: Connection) -> int:
 class QueuedWrite:
     """Statements queued for the next group commit, stored together or not at all (a
     `storage.PendingWrite`): `error` is set if they could not be stored, `key` to the id a keyed
-    write's first statement returned (`server.storage.sqlite_database.Write`)."""
+    write's first statement returned (`server.storage.group_commit.Write`)."""
 
     statements: list[Statement]
     done: trio.Event | None = None
@@ -119,7 +152,7 @@ class _CommitProcess:
 
     Started on the first batch, and again after it dies: the batch in flight is then sent again
     to the new process, which commits it unless the dead one had (the batches are numbered, and
-    the commit log says which was committed last: `server.storage.sqlite_database.commit_batch`), so
+    the commit log says which was committed last: `server.storage.group_commit.commit_batch`), so
     a killed commit process costs a pause, not a move. After `RESTART_DELAYS` are spent without an
     answer (a database that is down), the batch's writes fail. A thread would be simpler, but it
     shares the interpreter lock with the event loop: at 500 matches its commits took ten times their
@@ -155,7 +188,7 @@ class _CommitProcess:
                     lost = error
                     await trio.sleep(delay)
             else:
-                failed = StorageError(f"the commit process stopped: {lost}")
+                failed = NotStored(f"the commit process stopped: {lost}")
                 for write in batch:
                     write.error = failed
                 return
@@ -227,6 +260,7 @@ class SQLStorage:
         self._queued = trio.lowlevel.ParkingLot()
         self._query_lock = trio.Lock()
         """One worker-thread query at a time: they share one connection."""
+        self._page_reads = trio.CapacityLimiter(PAGE_READS)
         self._defaults: dict[int, dict[int, str]] = {}
         """Default kinds noted for matches about to finish: match id -> seat -> kind."""
         self._last_batch = last_batch(connection)
@@ -310,16 +344,24 @@ class SQLStorage:
         write = QueuedWrite(list(statements), done)
         self._enqueue(write)
         await done.wait()
-        if isinstance(write.error, StorageError):
+        if isinstance(write.error, StoreError):
             raise write.error
         if write.error is not None:
-            raise StorageError(f"{self.DIALECT.name} refused it: {write.error}") from write.error
+            raise NotStored(f"{self.DIALECT.name} refused it: {write.error}") from write.error
         return write
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        """`fn(*args)` on a worker thread, one at a time: they share one connection."""
+    async def _run(
+        self, fn: Callable[..., T], *args: Any, failure: type[StoreError] = Unreadable
+    ) -> T:
+        """`fn(*args)` on a worker thread, one at a time: they share one connection. An error of
+        the engine is raised as `failure` (a write's is `NotStored`)."""
+
+        def run() -> T:
+            with failing_as(failure, self._db.Error, f"{self.DIALECT.name} failed"):
+                return fn(*args)
+
         async with self._query_lock:
-            return await trio.to_thread.run_sync(fn, *args)
+            return await trio.to_thread.run_sync(run)
 
     # -- writes on the match path --------------------------------------------------------
 
@@ -328,7 +370,7 @@ class SQLStorage:
         game: str,
         options: dict[str, Any],
         time_control: dict[str, Any],
-        illegal: str,
+        illegal: tuple[IllegalMove, ...],
         seats: Sequence[str],
         players: Sequence[str],
         tournament_game: tuple[int, int] | None = None,
@@ -337,8 +379,15 @@ class SQLStorage:
         statements: list[Statement] = [
             (
                 "INSERT INTO matches (game, options, time_control, illegal, status, started_at)"
-                " VALUES (?, ?, ?, ?, 'playing', ?)" + RETURNING_ID,
-                (game, json.dumps(options), json.dumps(time_control), illegal, now),
+                " VALUES (?, ?, ?, ?, ?, ?)" + RETURNING_ID,
+                (
+                    game,
+                    json.dumps(options),
+                    json.dumps(time_control),
+                    illegal_text(illegal),
+                    MatchStatus.PLAYING.value,
+                    now,
+                ),
             )
         ]
         for name in players:
@@ -415,9 +464,17 @@ class SQLStorage:
                 for seat, kind in defaults.items()
             ),
             (
-                "UPDATE matches SET status = 'finished', ended_at = ?, result = ?, winner = ?,"
+                "UPDATE matches SET status = ?, ended_at = ?, result = ?, winner = ?,"
                 " reason = ?, termination = ? WHERE id = ?",
-                (time.time(), result, winner, reason, termination.value, match_id),
+                (
+                    MatchStatus.FINISHED.value,
+                    time.time(),
+                    result,
+                    winner,
+                    reason,
+                    termination.value,
+                    match_id,
+                ),
             ),
             *(
                 (
@@ -434,9 +491,16 @@ class SQLStorage:
         write = QueuedWrite(
             [
                 (
-                    "UPDATE matches SET status = 'finished', ended_at = ?, result = ?,"
+                    "UPDATE matches SET status = ?, ended_at = ?, result = ?,"
                     " winner = NULL, reason = ?, termination = ? WHERE id = ?",
-                    (time.time(), UNSTORED_RESULT, reason, SERVER_ERROR, match_id),
+                    (
+                        MatchStatus.FINISHED.value,
+                        time.time(),
+                        UNSTORED_RESULT,
+                        reason,
+                        SERVER_ERROR,
+                        match_id,
+                    ),
                 ),
                 ("UPDATE results SET score = 0 WHERE match_id = ?", (match_id,)),
                 ("DELETE FROM moves WHERE match_id = ? AND ply > ?", (match_id, moves)),
@@ -470,11 +534,27 @@ class SQLStorage:
         """Every stored move of a match with its times: what resuming it needs."""
         return await self._run(read_moves, self._db, match_id)
 
+    async def finished_games(self, player: str, limit: int) -> list[FullRecord]:
+        """A player's latest finished matches, read on a connection of the read's own: pages
+        never queue behind the server's queries, and a store that went away under the server
+        is found at the next read (`Unreadable`) rather than missed."""
+        return await trio.to_thread.run_sync(
+            self._finished_games, player, limit, limiter=self._page_reads
+        )
+
+    def _finished_games(self, player: str, limit: int) -> list[FullRecord]:
+        try:
+            db = open_read_only(self._target)
+        except CannotOpen as error:
+            raise Unreadable(str(error)) from error
+        with closing(db):
+            return finished_games(db, player, limit)
+
     # -- tournaments ---------------------------------------------------------------------
 
     async def create_tournament(self, row: TournamentRow, games: Sequence[ScheduledGame]) -> int:
         """Insert a tournament with its whole schedule; returns its id."""
-        tournament_id = await self._run(self._create_tournament, row, games)
+        tournament_id = await self._run(self._create_tournament, row, games, failure=NotStored)
         if tournament_id is None:
             raise TournamentNameTaken(f"there is a tournament {row.name!r} already")
         return tournament_id
@@ -497,7 +577,7 @@ class SQLStorage:
                     row.wait,
                     json.dumps(row.entrants),
                     json.dumps(row.local),
-                    row.status,
+                    row.status.value,
                     row.created_by,
                     time.time(),
                 ),
@@ -512,9 +592,9 @@ class SQLStorage:
             )
         return int(tournament_id)
 
-    async def set_tournament_status(self, tournament_id: int, status: str) -> None:
+    async def set_tournament_status(self, tournament_id: int, status: TournamentStatus) -> None:
         await self._write(
-            ("UPDATE tournaments SET status = ? WHERE id = ?", (status, tournament_id))
+            ("UPDATE tournaments SET status = ? WHERE id = ?", (status.value, tournament_id))
         )
 
     async def load_tournaments(self) -> list[StoredTournament]:
@@ -532,50 +612,103 @@ class SQLStorage:
         return await self._registry.credentials(name, certain)
 
     async def issue_local_token(self, name: str) -> str:
-        token = await self._run(accounts.issue_local, self._db, name)
+        token = await self._run(accounts.issue_local, self._db, name, failure=NotStored)
         self._registry.forget(name)
         return token
+
+
+@dataclass(frozen=True, slots=True)
+class _ScheduleRow:
+    """One game of a tournament's schedule with its match's outcome, as `load_tournaments`
+    selects it."""
+
+    tournament_id: int
+    number: int
+    round: int
+    first: str
+    second: str
+    match_id: int | None
+    status: str | None
+    result: str | None
+    reason: str | None
+    winner: int | None
+    """The winning seat's index, for a win."""
+    first_default: str | None
+    second_default: str | None
+
+    def game(self) -> ScheduledGame:
+        return ScheduledGame(
+            number=self.number,
+            round=self.round,
+            first=self.first,
+            second=self.second,
+            match=self.match_id,
+            status=GameStatus(self.status or GameStatus.WAITING),
+            result=self.result,
+            winner=self.winner,
+            reason=self.reason,
+            defaults=(self.first_default, self.second_default),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _TournamentRow:
+    """A tournament's row as stored: its JSON columns still text."""
+
+    id: int
+    name: str
+    game: str
+    options: str
+    time_control: str
+    rounds: int
+    concurrency: int
+    wait: float
+    entrants: str
+    local: str
+    status: str
+    created_by: str
+
+    def tournament(self) -> TournamentRow:
+        return TournamentRow(
+            id=self.id,
+            name=self.name,
+            game=self.game,
+            options=json.loads(self.options),
+            time_control=json.loads(self.time_control),
+            rounds=self.rounds,
+            concurrency=self.concurrency,
+            wait=self.wait,
+            entrants=json.loads(self.entrants),
+            local=json.loads(self.local),
+            status=TournamentStatus(self.status),
+            created_by=self.created_by,
+        )
 
 
 def load_tournaments(db: Connection) -> list[StoredTournament]:
     """Every tournament in a store with its schedule and results so far: what a server
     resumes at start-up, and what `arbiter tournament standings --db` reads without one."""
     games: dict[int, list[ScheduledGame]] = {}
-    for row in db.execute(
+    schedule = db.execute(
         "SELECT g.tournament_id, g.number, g.round, g.first, g.second, g.match_id,"
         " m.status, m.result, m.reason,"
-        " CASE WHEN m.winner IS NULL THEN NULL WHEN m.winner = r.seat THEN 0 ELSE 1 END,"
-        " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 0),"
+        " CASE WHEN m.winner IS NULL THEN NULL WHEN m.winner = r.seat THEN 0 ELSE 1 END"
+        " AS winner,"
+        " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 0)"
+        " AS first_default,"
         " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 1)"
+        " AS second_default"
         " FROM tournament_games g LEFT JOIN matches m ON m.id = g.match_id"
         " LEFT JOIN results r ON r.match_id = g.match_id AND r.seat_index = 0"
         " ORDER BY g.tournament_id, g.number"
-    ):
-        number, round_, first, second = row[1:5]
-        game = ScheduledGame(number, round_, first, second, row[5], row[6] or "waiting")
-        game.result, game.reason, game.winner = row[7], row[8], row[9]
-        game.defaults = (row[10], row[11])
-        games.setdefault(row[0], []).append(game)
+    )
+    for row in rows_as(_ScheduleRow, schedule):
+        games.setdefault(row.tournament_id, []).append(row.game())
+    tournaments = db.execute(
+        "SELECT id, name, game, options, time_control, rounds, concurrency, wait,"
+        " entrants, local, status, created_by FROM tournaments ORDER BY id"
+    )
     return [
-        StoredTournament(
-            TournamentRow(
-                id=row[0],
-                name=row[1],
-                game=row[2],
-                options=json.loads(row[3]),
-                time_control=json.loads(row[4]),
-                rounds=row[5],
-                concurrency=row[6],
-                wait=row[7],
-                entrants=json.loads(row[8]),
-                local=json.loads(row[9]),
-                status=row[10],
-                created_by=row[11],
-            ),
-            games.get(row[0], []),
-        )
-        for row in db.execute(
-            "SELECT id, name, game, options, time_control, rounds, concurrency, wait,"
-            " entrants, local, status, created_by FROM tournaments ORDER BY id"
-        )
+        StoredTournament(row.tournament(), games.get(row.id, []))
+        for row in rows_as(_TournamentRow, tournaments)
     ]

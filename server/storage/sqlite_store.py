@@ -19,10 +19,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import ClassVar
 
-from arbiter.server.storage.interface import DatabaseInUse
+from arbiter.server.storage.errors import (
+    CannotOpen,
+    DatabaseInUse,
+    ReadOnlyDatabase,
+    failing_as,
+)
 from arbiter.server.storage.sql_connection import SQLITE
 from arbiter.server.storage.sql_store import SQLStorage, abort_casual_matches
-from arbiter.server.storage.sqlite_database import PRIVATE_FILE, ReadOnlyDatabase, open_sqlite
+from arbiter.server.storage.sqlite_database import PRIVATE_FILE, open_sqlite
 
 
 def _open_lock(lock_path: str) -> int:
@@ -59,7 +64,8 @@ class SQLiteStorage(SQLStorage):
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 raise DatabaseInUse(repr(str(path)), repr(lock_path)) from None
-            abort_casual_matches(db)
+            with failing_as(CannotOpen, sqlite3.Error):
+                abort_casual_matches(db)
             storage = cls(db, Path(path), lock)
             on_failure.pop_all()
         return storage

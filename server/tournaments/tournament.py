@@ -47,14 +47,15 @@ from arbiter.server.play.match import Match
 from arbiter.server.play.seeks import Seek, Seeks
 from arbiter.server.storage import accounts
 from arbiter.server.storage.accounts import Account
+from arbiter.server.storage.errors import TournamentNameTaken
 from arbiter.server.storage.interface import (
     ScheduledGame,
     Storage,
     StoredTournament,
-    TournamentNameTaken,
     TournamentRow,
 )
 from arbiter.server.storage.records import MoveRow
+from arbiter.server.storage.statuses import GameStatus, IllegalMove, TournamentStatus
 from arbiter.server.tournaments.local_agents import (
     LocalAgents,
     LocalAgentsError,
@@ -393,7 +394,7 @@ class Desk:
             wait=request.wait,
             entrants=entrants,
             local=local,
-            status="created",
+            status=TournamentStatus.CREATED,
             created_by=director.name,
         )
 
@@ -435,8 +436,8 @@ class Desk:
             raise TournamentError(
                 ErrorCode.BAD_TOURNAMENT, f"tournament {name!r} is {tournament.row.status} already"
             )
-        tournament.row = replace(tournament.row, status="running")
-        await self.storage.set_tournament_status(tournament.row.id, "running")
+        tournament.row = replace(tournament.row, status=TournamentStatus.RUNNING)
+        await self.storage.set_tournament_status(tournament.row.id, TournamentStatus.RUNNING)
         logs.event(log, "tournament_started", name=name, entrants=tournament.row.entrants)
         self._nursery.start_soon(Runner(self, tournament).run)
         return tournament
@@ -535,8 +536,8 @@ class Runner:
                 nursery.start_soon(self._keep_local, name, agent, index)
             await self._play_schedule()
             nursery.cancel_scope.cancel()
-        tournament.row = replace(tournament.row, status="finished")
-        await self.storage.set_tournament_status(tournament.row.id, "finished")
+        tournament.row = replace(tournament.row, status=TournamentStatus.FINISHED)
+        await self.storage.set_tournament_status(tournament.row.id, TournamentStatus.FINISHED)
         self.arena.changed()
         logs.event(log, "tournament_finished", name=tournament.row.name)
         for player in tournament.row.entrants:
@@ -609,7 +610,7 @@ class Runner:
         tournament = self.tournament
         options = await self._options(game)
         match_id = game.match or await self._create_match(game, options)
-        game.status = "playing"
+        game.status = GameStatus.PLAYING
         match = TournamentMatch(
             id=match_id,
             game=tournament.game,
@@ -632,7 +633,7 @@ class Runner:
             row.game,
             options,
             row.time_control,
-            "forfeit,forfeit",  # tournament rules for both seats: an illegal move loses
+            (IllegalMove.FORFEIT, IllegalMove.FORFEIT),  # tournament rules: an illegal move loses
             self.tournament.game.seats,
             [game.first, game.second],
             tournament_game=(row.id, game.number),
@@ -731,7 +732,7 @@ class Runner:
         self, game: ScheduledGame, outcome: Outcome, defaults: tuple[str | None, str | None]
     ) -> None:
         """The result in memory, as `Storage.load_tournaments` would read it back."""
-        game.status = "finished"
+        game.status = GameStatus.FINISHED
         game.result = outcome.result.value
         game.winner = outcome.winner
         game.reason = outcome.reason

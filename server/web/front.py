@@ -12,8 +12,8 @@ the caps on connections (in all and per address) while it is open, every request
 from its address's request budget (429 past it; an address that keeps asking is barred, its
 connections closed at the door, `Rationed`), and hypercorn's deadlines close a connection that does
 not finish its request's headers (`keep_alive_timeout`) or sends nothing (`read_timeout`). The
-records (`/records/...`) are read on at most `RECORD_READS` threads at once, and a finished
-match's ending is kept once read.
+records (`/records/...`) are the server's `Storage`'s to read (`server.web.stored`): a store
+that fails is a 503 with a sentence, whichever engine keeps it.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import logging
 import math
 import socket
 import struct
-import time
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -46,27 +45,20 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from arbiter import protocol
-from arbiter.server.common.recent import Recent
 from arbiter.server.connection.admission import Admission, Doorway
 from arbiter.server.play.admitted import serve_admitted
 from arbiter.server.play.lobby import Lobby
+from arbiter.server.storage.errors import StoreError
+from arbiter.server.storage.interface import Storage
 from arbiter.server.web.pages import shared_by_pages
 from arbiter.server.web.socket import WebSocketStream
-from arbiter.server.web.stored import Unreadable, match_ending, player_games
+from arbiter.server.web.stored import Records
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
 PAGES = ("/", "/match/{match:int}", "/tournament/{name}", "/player/{name}", "/play")
 """The paths that show the shell; its modules read the path."""
-RECORD_READS = 2
-"""Reads of the store for pages at once (each a thread with a connection of its own): a crowd
-of requests waits its turn rather than taking the storage and the interpreter from the games."""
-KEPT_ENDINGS = 4096
-"""Finished matches' endings kept once read (a few hundred bytes each; they never change)."""
-PLAYER_SECONDS = 5.0
-"""How long a player page's games are reused before they are read again."""
-KEPT_PLAYERS = 256
 MESSAGE_SIZE = 4 * protocol.DEFAULT_MAX_FRAME
 """The largest WebSocket message hypercorn takes: the JSON of any frame a client may send, so a
 message past the protocol's 64 KiB reaches the session and is refused `frame_too_large` with an
@@ -221,68 +213,6 @@ class Rationed:
         return 429, f"{sentence}: wait a moment", (b"retry-after", b"1")
 
 
-@dataclass
-class Reading:
-    """One read of the store under way, and what it found, for those who wait for it."""
-
-    done: trio.Event = field(default_factory=trio.Event)
-    found: Any = None
-    failed: Unreadable | None = None
-
-
-class Records:
-    """The reads of the store behind `/records/...`: on threads, `RECORD_READS` at once, the
-    endings of finished matches kept, a player's games reused for `PLAYER_SECONDS`. A crowd
-    asking for the same thing at once shares one read of it rather than queueing a read each
-    (a player's page reads up to 200 whole records)."""
-
-    def __init__(self, db_path: str | Path) -> None:
-        self.db_path = db_path
-        self._reads = trio.CapacityLimiter(RECORD_READS)
-        self._endings: Recent[int, dict[str, Any]] = Recent(KEPT_ENDINGS)
-        self._players: Recent[str, tuple[float, dict[str, Any]]] = Recent(KEPT_PLAYERS)
-        self._under_way: dict[tuple[str, object], Reading] = {}
-
-    async def _read(self, key: tuple[str, object], read: Callable[[], Any], what: str) -> Any:
-        """`read()` on a thread, or the result of the same read (`key`) already under way."""
-        reading = self._under_way.get(key)
-        if reading is not None:
-            await reading.done.wait()
-            if reading.failed is not None:
-                raise reading.failed
-            return reading.found
-        reading = self._under_way[key] = Reading()
-        try:
-            reading.found = await trio.to_thread.run_sync(read, limiter=self._reads)
-            return reading.found
-        except Unreadable as error:
-            log.error("cannot read the records for %s: %s", what, error)
-            reading.failed = error
-            raise
-        finally:
-            del self._under_way[key]
-            reading.done.set()
-
-    async def ending(self, match: int) -> dict[str, Any] | None:
-        found = self._endings.get(match)
-        if found is None:
-            read = functools.partial(match_ending, self.db_path, match)
-            found = await self._read(("ending", match), read, "a match's ending")
-            if found is not None:  # a match in play has none yet
-                self._endings.put(match, found)
-        return found
-
-    async def games_of(self, name: str) -> dict[str, Any]:
-        kept = self._players.get(name)
-        if kept is not None and time.monotonic() - kept[0] < PLAYER_SECONDS:
-            return kept[1]
-        read = functools.partial(player_games, self.db_path, name)
-        games = await self._read(("player", name), read, "a player page")
-        found = {"player": name, "games": games}
-        self._players.put(name, (time.monotonic(), found))
-        return found
-
-
 MEDIA_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
@@ -308,15 +238,15 @@ def shipped() -> dict[str, Response]:
 UNREADABLE = "the records cannot be read now (the server's log says why): try again later"
 
 
-def web_app(lobby: Lobby, doorway: Doorway, door: Door, db_path: str | Path) -> ASGIApp:
+def web_app(lobby: Lobby, doorway: Doorway, door: Door, storage: Storage) -> ASGIApp:
     """The pages, the static files, the WebSocket endpoint and the records of one server."""
     shared = shared_by_pages()
-    records = Records(db_path)
+    records = Records(storage)
 
     async def answer(read: Awaitable[dict[str, Any] | None]) -> JSONResponse:
         try:
             found = await read
-        except Unreadable:
+        except StoreError:  # any of them, whichever engine: the log has the sentence
             return JSONResponse({"error": UNREADABLE}, status_code=503)
         if found is None:
             return JSONResponse({"error": "no finished match by that number"}, status_code=404)
@@ -393,7 +323,7 @@ async def serve_web(
     doorway: Doorway,
     host: str,
     port: int,
-    db_path: str | Path,
+    storage: Storage,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the web front until cancelled; reports its address (`http://HOST:PORT`).
@@ -404,7 +334,7 @@ async def serve_web(
     door = Door(doorway)
     config = web_config(doorway.admission)
     # (Starlette types ASGI's messages as plain mappings, hypercorn as typed dicts)
-    app = ASGIWrapper(cast(ASGIFramework, web_app(lobby, doorway, door, db_path)))
+    app = ASGIWrapper(cast(ASGIFramework, web_app(lobby, doorway, door, storage)))
     serve_http = functools.partial(TCPServer, app, config, WorkerContext(None), ConnectionState({}))
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound = listeners[0].socket.getsockname()

@@ -1,72 +1,119 @@
-"""What pages read from the store itself, where the protocol has no request for it: a player's
-finished games (the player page), and how a finished match ended (its termination kind, which
-`game_over` does not carry). Read on a thread, through a read-only connection of its own (safe
-beside the server's writer), from either engine: a SQLite file or a PostgreSQL URL. Whatever
-either engine raises, and a store that cannot be opened, comes out as `Unreadable`."""
+"""What pages read from the store where the protocol has no request for it: a player's finished
+games (the player page), and how a finished match ended (its termination kind, which `game_over`
+does not carry). Asked of the server's `Storage`, like everything else it keeps: the web front
+holds no SQL and knows no engine. Whatever the store fails at arrives as a
+`server.storage.errors.StoreError`, which the routes answer with a sentence.
+
+`Records` keeps what does not change (a finished match's ending) and reuses a player's games for a
+few seconds; a crowd asking for the same thing at once shares one read of it rather than queueing
+a read each (a player's page reads up to `SHOWN_GAMES` whole records).
+"""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
-from pathlib import Path
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from arbiter.server.storage.records import FullRecord, open_read_only, read_records
-from arbiter.server.storage.sql_connection import Connection
+import trio
+
+from arbiter.server.common.recent import Recent
+from arbiter.server.storage.errors import StoreError
+from arbiter.server.storage.interface import Storage
+from arbiter.server.storage.records import FullRecord
+from arbiter.server.storage.statuses import MatchStatus
+
+log = logging.getLogger(__name__)
 
 LISTED = ("game", "seats", "players", "result", "winner", "reason", "termination", "scores")
 """The fields of a `FullRecord` the pages show as they are."""
 SHOWN_GAMES = 200
 """The player's latest finished games listed; older ones are in `arbiter export`."""
-
-
-class Unreadable(Exception):
-    """The store cannot be read now (the sentence says why)."""
-
-
-@contextmanager
-def reading(db_path: str | Path) -> Iterator[Connection]:
-    """A read-only connection to the store; `Unreadable` for any error of its engine."""
-    try:
-        db = open_read_only(db_path)
-    except sqlite3.Error as error:  # both engines' "cannot open" (`sql.CannotOpen` included)
-        raise Unreadable(str(error)) from error
-    with closing(db):
-        try:
-            yield db
-        except db.Error as error:
-            raise Unreadable(str(error)) from error
-
-
-def player_games(db_path: str | Path, name: str) -> list[dict[str, Any]]:
-    """The latest `SHOWN_GAMES` finished games `name` played, newest first."""
-    with reading(db_path) as db:
-        rows = db.execute(
-            "SELECT r.match_id FROM results r JOIN players p ON p.id = r.player_id"
-            " JOIN matches m ON m.id = r.match_id"
-            " WHERE p.name = ? AND m.status = 'finished' ORDER BY r.match_id DESC LIMIT ?",
-            (name, SHOWN_GAMES),
-        ).fetchall()
-        records = list(read_records(db, matches=[row[0] for row in rows])) if rows else []
-    return [
-        {
-            **shown(record),
-            "moves": len(record.moves),
-            "tournament": record.tournament and record.tournament["name"],
-        }
-        for record in reversed(records)
-    ]
-
-
-def match_ending(db_path: str | Path, match: int) -> dict[str, Any] | None:
-    """How finished match `match` ended (result, winner, reason, termination), or None while it
-    is in play or when there is no such match."""
-    with reading(db_path) as db:
-        found = next(read_records(db, matches=[match]), None)
-    return None if found is None else shown(found)
+KEPT_ENDINGS = 4096
+"""Finished matches' endings kept once read (a few hundred bytes each; they never change)."""
+PLAYER_SECONDS = 5.0
+"""How long a player page's games are reused before they are read again."""
+KEPT_PLAYERS = 256
 
 
 def shown(record: FullRecord) -> dict[str, Any]:
     """A finished match as both views give it: its number and its `LISTED` fields."""
     return {"match": record.id, **{field: getattr(record, field) for field in LISTED}}
+
+
+def listed(record: FullRecord) -> dict[str, Any]:
+    """A finished match as the player page lists it: `shown`, its length and its tournament."""
+    tournament = record.tournament and record.tournament["name"]
+    return {**shown(record), "moves": len(record.moves), "tournament": tournament}
+
+
+@dataclass
+class Reading:
+    """One read of the store under way, and what it found, for those who wait for it."""
+
+    done: trio.Event = field(default_factory=trio.Event)
+    found: Any = None
+    failed: StoreError | None = None
+
+
+class Records:
+    """The reads of the store behind `/records/...`, kept and shared as the module says."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self._endings: Recent[int, dict[str, Any]] = Recent(KEPT_ENDINGS)
+        self._players: Recent[str, tuple[float, dict[str, Any]]] = Recent(KEPT_PLAYERS)
+        self._under_way: dict[tuple[str, object], Reading] = {}
+
+    async def _read(
+        self, key: tuple[str, object], read: Callable[[], Awaitable[Any]], what: str
+    ) -> Any:
+        """`await read()`, or the result of the same read (`key`) already under way."""
+        reading = self._under_way.get(key)
+        if reading is not None:
+            await reading.done.wait()
+            if reading.failed is not None:
+                raise reading.failed
+            return reading.found
+        reading = self._under_way[key] = Reading()
+        try:
+            reading.found = await read()
+            return reading.found
+        except StoreError as error:
+            log.error("cannot read the records for %s: %s", what, error)
+            reading.failed = error
+            raise
+        finally:
+            del self._under_way[key]
+            reading.done.set()
+
+    async def ending(self, match: int) -> dict[str, Any] | None:
+        """How finished match `match` ended (result, winner, reason, termination), or None while
+        it is in play or when there is no such match."""
+        found = self._endings.get(match)
+        if found is None:
+            found = await self._read(("ending", match), lambda: self._ending(match), "an ending")
+            if found is not None:  # a match in play has none yet
+                self._endings.put(match, found)
+        return found
+
+    async def _ending(self, match: int) -> dict[str, Any] | None:
+        record = await self.storage.load_match(match)
+        if record is None or record.status != MatchStatus.FINISHED:
+            return None
+        return shown(record)
+
+    async def games_of(self, name: str) -> dict[str, Any]:
+        """The latest `SHOWN_GAMES` finished games `name` played, newest first."""
+        kept = self._players.get(name)
+        if kept is not None and time.monotonic() - kept[0] < PLAYER_SECONDS:
+            return kept[1]
+        games = await self._read(("player", name), lambda: self._games_of(name), "a player")
+        found = {"player": name, "games": games}
+        self._players.put(name, (time.monotonic(), found))
+        return found
+
+    async def _games_of(self, name: str) -> list[dict[str, Any]]:
+        return [listed(record) for record in await self.storage.finished_games(name, SHOWN_GAMES)]

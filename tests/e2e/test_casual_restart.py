@@ -12,7 +12,8 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
-from arbiter.server.storage.records import open_read_only, read_records
+from arbiter.server.storage.engine import open_read_only
+from arbiter.server.storage.records import read_records
 from tests.conftest import BOTH_BACKENDS
 from tests.e2e.helpers import connect, play_randomly, seek, until
 from tests.processes import CLI, ROOT, start_server

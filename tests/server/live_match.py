@@ -11,7 +11,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
-from arbiter.server.storage.records import open_read_only
+from arbiter.server.storage.engine import open_read_only
 from tests.e2e.helpers import connect, until
 
 LONG_GAME = {"no_capture_limit": 200}

@@ -20,8 +20,11 @@ from arbiter.server.play.lobby import Lobby
 from arbiter.server.play.match import Match
 from arbiter.server.storage.engine import connect_storage
 from arbiter.server.storage.sql_store import SQLStorage
+from arbiter.server.storage.statuses import IllegalMove
 
 M = TypeVar("M", bound=protocol.Message)
+FORFEITS = (IllegalMove.FORFEIT, IllegalMove.FORFEIT)
+"""Both seats' rule for an illegal move where a test does not care: it loses the game."""
 
 
 @asynccontextmanager

@@ -26,7 +26,7 @@ from arbiter.server.connection.admission import (
 )
 from arbiter.server.connection.session import Session
 from arbiter.server.storage import accounts
-from arbiter.server.storage.sqlite_database import open_database
+from arbiter.server.storage.engine import open_database
 from tests.conftest import HOST, RunningServer
 from tests.e2e.helpers import connect, until
 from tests.processes import ROOT, SERVER

@@ -17,7 +17,7 @@ from arbiter.client.tournament import request
 from arbiter.server.app import (
     AgentProgram,
     LocalAgentsError,
-    StorageError,
+    StoreError,
     UnknownEntrant,
     admin_token,
     local_server,
@@ -87,10 +87,10 @@ async def test_a_local_server_on_a_given_file_keeps_its_records(
 
 
 def test_the_server_s_file_is_reached_through_server_app(tmp_path: Path) -> None:
-    with pytest.raises(StorageError):
+    with pytest.raises(StoreError):
         open_records(tmp_path / "missing.db")
     (tmp_path / "junk.db").write_text("not a database " * 100)
-    with pytest.raises(StorageError):
+    with pytest.raises(StoreError):
         prepare_database(tmp_path / "junk.db")
     prepare_database(tmp_path / "new.db")
     first = admin_token(tmp_path / "new.db", "boss")

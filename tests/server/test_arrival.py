@@ -14,8 +14,8 @@ from arbiter import protocol
 from arbiter.client.connection import ServerError
 from arbiter.server.connection.limits import Limits
 from arbiter.server.connection.session import MAX_HELD
+from arbiter.server.storage.engine import open_database
 from arbiter.server.storage.sql_connection import transaction
-from arbiter.server.storage.sqlite_database import open_database
 from tests.conftest import RunningServer
 from tests.e2e.helpers import connect, seek, until
 

@@ -12,7 +12,7 @@ from arbiter import protocol
 from arbiter.server.connection.peer import OnWritten
 from arbiter.server.play.commit_gate import CommitGate
 from arbiter.server.storage.interface import Storage
-from tests.server.memory import writing_to
+from tests.server.memory import FORFEITS, writing_to
 
 
 class Recorder:
@@ -43,7 +43,9 @@ def pong(nonce: int) -> protocol.Pong:
 
 
 async def test_frames_wait_for_their_commit_and_keep_their_order(storage: Storage) -> None:
-    match = await storage.create_match("kings-court", {}, {"move": 5.0}, "", ["w", "b"], ["a", "b"])
+    match = await storage.create_match(
+        "kings-court", {}, {"move": 5.0}, FORFEITS, ["w", "b"], ["a", "b"]
+    )
     lost: list[BaseException] = []
     gate = CommitGate(storage, lost.append)
     mover, other = Recorder(), Recorder()

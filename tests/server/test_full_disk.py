@@ -22,7 +22,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ServerError
-from arbiter.server.storage.sqlite_database import open_database
+from arbiter.server.storage.engine import open_database
 from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.postgres import RUN_AS, Cluster
 from tests.server.live_match import answer, next_turn, pair, play, rows, stored_moves

@@ -15,9 +15,10 @@ import psycopg
 import pytest
 
 from arbiter.server.storage import schema
+from arbiter.server.storage.engine import open_database
 from arbiter.server.storage.postgres_database import POSTGRES
 from arbiter.server.storage.sql_connection import SQLITE
-from arbiter.server.storage.sqlite_database import SCHEMA, backup_path, open_database
+from arbiter.server.storage.sqlite_database import SCHEMA, backup_path
 from tests.conftest import BOTH_BACKENDS
 from tests.postgres import Cluster
 from tests.processes import CLI, ROOT, SERVER

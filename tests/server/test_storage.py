@@ -17,28 +17,18 @@ import pytest
 import trio
 
 from arbiter.games import Termination
-from arbiter.server.storage.interface import (
-    DatabaseInUse,
-    ScheduledGame,
-    StorageError,
-    TournamentRow,
-)
-from arbiter.server.storage.records import open_read_only, read_records
+from arbiter.server.storage.engine import open_database, open_read_only
+from arbiter.server.storage.errors import DatabaseInUse, NotArbiterFile, NotStored
+from arbiter.server.storage.group_commit import NEW_ID, RETURNING_ID, commit_batch, last_batch
+from arbiter.server.storage.interface import ScheduledGame, TournamentRow
+from arbiter.server.storage.records import read_records
 from arbiter.server.storage.sql_store import SQLStorage
-from arbiter.server.storage.sqlite_database import (
-    APPLICATION_ID,
-    NEW_ID,
-    RETURNING_ID,
-    SCHEMA,
-    NotArbiterFile,
-    commit_batch,
-    last_batch,
-    open_database,
-)
+from arbiter.server.storage.sqlite_database import APPLICATION_ID, SCHEMA
 from arbiter.server.storage.sqlite_store import SQLiteStorage
+from arbiter.server.storage.statuses import TournamentStatus
 from tests.conftest import BOTH_BACKENDS
 from tests.processes import commit_writers
-from tests.server.memory import writing_to
+from tests.server.memory import FORFEITS, writing_to
 
 INTEGRITY_ERRORS = (sqlite3.IntegrityError, psycopg.IntegrityError)
 """What each engine raises for a row that breaks a key."""
@@ -48,7 +38,7 @@ INTEGRITY_ERROR_NAMES = ("IntegrityError", "ForeignKeyViolation")
 
 async def _new_match(storage: SQLStorage) -> int:
     return await storage.create_match(
-        "kings-court", {}, {"move": 5.0}, "forfeit,forfeit", ["white", "black"], ["a", "b"]
+        "kings-court", {}, {"move": 5.0}, FORFEITS, ["white", "black"], ["a", "b"]
     )
 
 
@@ -217,7 +207,7 @@ async def test_a_match_is_created_and_finished_in_one_piece_each(
         match_id = await _new_match(storage)
         move = storage.record_move(match_id, 1, "white", "B4C4", 0.1)
         storage.note_default(match_id, 1, "time")
-        with pytest.raises(StorageError, match="no score for black") as refused:
+        with pytest.raises(NotStored, match="no score for black") as refused:
             await storage.finish_match(
                 match_id, "win", "white", "time", Termination.TIME, [1.0, 0.0]
             )
@@ -352,7 +342,7 @@ async def test_matches_created_together_have_their_own_rows(db: Path | str, back
     async with writing_to(db) as storage:
         tournament = await storage.create_tournament(
             TournamentRow("cup", "kings-court", {}, {"move": 5.0}, 1, 1, 10.0, ["c", "d"], {},
-                          "running", "director"),
+                          TournamentStatus.RUNNING, "director"),
             [ScheduledGame(1, 1, "c", "d")],
         )  # fmt: skip
         ids: list[int] = []
@@ -360,7 +350,7 @@ async def test_matches_created_together_have_their_own_rows(db: Path | str, back
         async def create(players: list[str], link: tuple[int, int] | None) -> None:
             ids.append(
                 await storage.create_match(
-                    "kings-court", {}, {}, "forfeit,forfeit", ["white", "black"], players, link
+                    "kings-court", {}, {}, FORFEITS, ["white", "black"], players, link
                 )
             )
 
@@ -386,9 +376,9 @@ async def test_matches_created_together_have_their_own_rows(db: Path | str, back
 async def test_a_match_refused_by_the_store_leaves_nothing(db: Path | str, backend: str) -> None:
     _refusing(db, backend, "players", "INSERT", "NEW.name = 'x'", "no x")
     async with writing_to(db) as storage:
-        with pytest.raises(StorageError, match="no x"):
+        with pytest.raises(NotStored, match="no x"):
             await storage.create_match(
-                "kings-court", {}, {}, "forfeit,forfeit", ["white", "black"], ["a", "x"]
+                "kings-court", {}, {}, FORFEITS, ["white", "black"], ["a", "x"]
             )
         # SQLite numbers a match the largest id plus one, so the refused one took no number;
         # PostgreSQL's sequence does not give back the two it drew (its batch, then alone).

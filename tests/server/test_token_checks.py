@@ -17,7 +17,7 @@ from arbiter.server.connection.admission import Admission
 from arbiter.server.connection.token_checks import SUSPECT_WAIT, TOKEN_WAIT, TokenChecks, TokensBusy
 from arbiter.server.storage import accounts
 from arbiter.server.storage.accounts import Credentials
-from arbiter.server.storage.sqlite_database import open_database
+from arbiter.server.storage.engine import open_database
 from tests.conftest import HOST, RunningServer
 from tests.server.test_admission import Raw, _register
 

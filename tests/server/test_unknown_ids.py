@@ -11,7 +11,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.server.storage.sql_store import SQLStorage
-from tests.server.memory import Client, connect, lobby_on_file, pair, writing_to
+from tests.server.memory import FORFEITS, Client, connect, lobby_on_file, pair, writing_to
 
 
 async def refused(client: Client, match_id: int) -> None:
@@ -46,7 +46,7 @@ async def test_an_aborted_match_is_read_once_then_refused_from_memory(
     db = tmp_path / "arbiter.db"
     async with writing_to(db) as storage:  # a casual match the last run left in play
         aborted = await storage.create_match(
-            "kings-court", {}, {"move": 5.0}, "forfeit,forfeit", ["white", "black"], ["a", "b"]
+            "kings-court", {}, {"move": 5.0}, FORFEITS, ["white", "black"], ["a", "b"]
         )
     async with lobby_on_file(db) as lobby:  # opening the store aborts it
         cat = await connect(lobby, nursery, "cat")

@@ -19,7 +19,7 @@ from arbiter.client.runner import GameRecord, MessageHook
 from arbiter.client.tournament import AgentFailed, play_tournament, request
 from arbiter.games import Game, State
 from arbiter.server.storage import accounts
-from arbiter.server.storage.sqlite_database import open_database
+from arbiter.server.storage.engine import open_database
 from tests.processes import CLI, ROOT
 
 HOST = "127.0.0.1"

@@ -15,8 +15,8 @@ from arbiter import protocol
 from arbiter.client.connection import ClientConnection, ServerError
 from arbiter.client.tournament import request
 from arbiter.server.storage import accounts
+from arbiter.server.storage.engine import open_database
 from arbiter.server.storage.sql_connection import Connection
-from arbiter.server.storage.sqlite_database import open_database
 from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.e2e.helpers import seek, until
 from tests.tournament.helpers import HOST, create, director, register, status

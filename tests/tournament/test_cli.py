@@ -7,7 +7,8 @@ from pathlib import Path
 
 import trio
 
-from arbiter.server.storage.records import open_read_only, read_records
+from arbiter.server.storage.engine import open_read_only
+from arbiter.server.storage.records import read_records
 from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.tournament.helpers import arbiter, register, text
 

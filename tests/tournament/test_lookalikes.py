@@ -11,7 +11,7 @@ import pytest
 
 from arbiter.client.connection import ClientConnection, ServerError
 from arbiter.server.storage import accounts
-from arbiter.server.storage.sqlite_database import open_database
+from arbiter.server.storage.engine import open_database
 from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.tournament.helpers import HOST, create, director, register
 

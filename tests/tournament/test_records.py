@@ -15,7 +15,8 @@ import pytest
 import trio
 
 from arbiter.client.records import SCHEMA, export, frames, step
-from arbiter.server.storage.records import open_read_only, read_records
+from arbiter.server.storage.engine import open_read_only
+from arbiter.server.storage.records import read_records
 from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.processes import CLI
 from tests.tournament.helpers import create, director, play_as, register, start

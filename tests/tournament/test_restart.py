@@ -19,7 +19,8 @@ from arbiter import protocol
 from arbiter.agents import make_agent
 from arbiter.client.connection import ClientConnection, ConnectionClosed
 from arbiter.client.tournament import play_tournament
-from arbiter.server.storage.records import FullRecord, open_read_only, read_records
+from arbiter.server.storage.engine import open_read_only
+from arbiter.server.storage.records import FullRecord, read_records
 from tests.conftest import BOTH_BACKENDS
 from tests.e2e.helpers import connect, seek
 from tests.tournament.helpers import HOST, Slow, create, director, register, start, status

@@ -10,7 +10,8 @@ import trio
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
 from arbiter.client.runner import GameRecord
-from arbiter.server.storage.records import open_read_only, read_records
+from arbiter.server.storage.engine import open_read_only
+from arbiter.server.storage.records import read_records
 from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.e2e.helpers import seek
 from tests.tournament.helpers import HOST, create, director, play_as, register, start, status

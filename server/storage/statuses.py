@@ -1,0 +1,57 @@
+"""The words the store keeps as text and the server reads back: where a match, a tournament and
+a tournament's game stand, and each seat's rule for an illegal move.
+
+String enums, so a stored value is the same text it always was (no migration) and compares equal
+to it, while the code names the few values there are. Bound as `.value`: a plain `str` is what
+every engine's driver stores as text as it is.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from typing import Final
+
+
+class MatchStatus(enum.StrEnum):
+    """`matches.status`."""
+
+    PLAYING = "playing"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+    """A casual match in play when its server stopped: nobody could take its seats back, so it
+    has no result and no scores (its moves are kept)."""
+
+
+class TournamentStatus(enum.StrEnum):
+    """`tournaments.status`."""
+
+    CREATED = "created"
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+class GameStatus(enum.StrEnum):
+    """Where one game of a tournament's schedule stands: its match's status, or `WAITING`
+    before it has one (a tournament's match is never aborted: it resumes)."""
+
+    WAITING = "waiting"
+    PLAYING = MatchStatus.PLAYING.value
+    FINISHED = MatchStatus.FINISHED.value
+
+
+class IllegalMove(enum.StrEnum):
+    """A seat's rule for an illegal move (`matches.illegal` keeps one per seat)."""
+
+    FORFEIT = "forfeit"
+    """The move loses the game (a tournament's rule, and the default)."""
+    RETRY = "retry"
+    """The move is refused, and the seat moves again while its clock runs on (for people)."""
+
+
+SEPARATOR: Final = ","
+
+
+def illegal_text(rules: Sequence[IllegalMove]) -> str:
+    """Each seat's rule as `matches.illegal` keeps them: 'forfeit,retry'."""
+    return SEPARATOR.join(rule.value for rule in rules)
