@@ -123,11 +123,17 @@ class Cluster:
             admin.execute(f"CREATE DATABASE {name}")
         return self.url(name)
 
+    def halt(self) -> None:
+        """Stop the cluster's server at once, keeping its folder: a database gone under a
+        running Arbiter. `stop()` removes it after."""
+        self._run(*self._stop())
+
     def stop(self) -> None:
-        """Stop the cluster at once (nothing in it is kept), remove its folder, and end its
-        watchdog."""
+        """Stop the cluster at once (nothing in it is kept; halted already is fine), remove its
+        folder, and end its watchdog."""
         try:
-            self._run(*self._stop())
+            if (self.folder / "data" / "postmaster.pid").exists():
+                self._run(*self._stop())
         finally:
             self.remove()
 
