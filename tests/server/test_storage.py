@@ -18,14 +18,14 @@ import trio
 
 from arbiter.games import Termination
 from arbiter.server.storage.engine import open_database, open_read_only
-from arbiter.server.storage.errors import DatabaseInUse, NotArbiterFile, NotStored
+from arbiter.server.storage.errors import DatabaseInUse, NotArbiterFile, NotStored, Unreadable
 from arbiter.server.storage.group_commit import NEW_ID, RETURNING_ID, commit_batch, last_batch
 from arbiter.server.storage.interface import ScheduledGame, TournamentRow
 from arbiter.server.storage.records import read_records
 from arbiter.server.storage.sql_store import SQLStorage
 from arbiter.server.storage.sqlite_database import APPLICATION_ID, SCHEMA
 from arbiter.server.storage.sqlite_store import SQLiteStorage
-from arbiter.server.storage.statuses import TournamentStatus
+from arbiter.server.storage.statuses import MatchStatus, TournamentStatus
 from tests.conftest import BOTH_BACKENDS
 from tests.processes import commit_writers
 from tests.server.memory import FORFEITS, writing_to
@@ -415,6 +415,38 @@ async def test_a_finished_match_reads_back_whole_with_its_termination(db: Path |
     assert record.moves[0].compensation == 0.01
     with closing(open_read_only(db)) as reader:
         assert list(read_records(reader)) == [record]
+
+
+@BOTH_BACKENDS
+async def test_a_players_finished_games_newest_first(db: Path | str) -> None:
+    """What the player page lists: finished matches only, the latest first, at most `limit`."""
+    async with writing_to(db) as storage:
+        first, second, _in_play = [await _new_match(storage) for _ in range(3)]
+        for match_id in (first, second):
+            await storage.finish_match(
+                match_id, "draw", None, "agreed", Termination.RULE, [0.5] * 2
+            )
+        assert [game.id for game in await storage.finished_games("a", 10)] == [second, first]
+        assert [game.id for game in await storage.finished_games("b", 1)] == [second]
+        assert await storage.finished_games("nobody", 10) == []
+        (shown,) = await storage.finished_games("a", 1)
+    assert (shown.status, shown.termination) == (MatchStatus.FINISHED, Termination.RULE)
+
+
+@BOTH_BACKENDS
+async def test_a_read_the_store_fails_is_unreadable_whichever_engine(db: Path | str) -> None:
+    """One error type for a failed read, with the engine's sentence: here a table another
+    program dropped under the server."""
+    async with writing_to(db) as storage:
+        match_id = await _new_match(storage)
+        await storage.finish_match(match_id, "draw", None, "agreed", Termination.RULE, [0.5] * 2)
+        with closing(open_database(db)) as other:
+            other.execute("DROP TABLE moves")
+        with pytest.raises(Unreadable, match=r"(SQLite|PostgreSQL) failed: .*moves") as failed:
+            await storage.load_moves(match_id)
+        assert isinstance(failed.value.__cause__, sqlite3.Error | psycopg.Error)
+        with pytest.raises(Unreadable, match="moves"):
+            await storage.finished_games("a", 10)
 
 
 OLD_MATCHES = """
