@@ -34,13 +34,8 @@ from arbiter.server.connection.limits import Limits
 from arbiter.server.play.admitted import serve_admitted
 from arbiter.server.play.lobby import Lobby
 from arbiter.server.storage import accounts
-from arbiter.server.storage.engine import (
-    DB_HELP,
-    DB_VARIABLE,
-    connect_storage,
-    default_db,
-    open_database,
-)
+from arbiter.server.storage.connect import connect_storage
+from arbiter.server.storage.engine import DB_HELP, DB_VARIABLE, default_db, open_database
 from arbiter.server.storage.engine import open_read_only as open_records
 from arbiter.server.storage.errors import DatabaseInUse, NotStored, StoreError, failing_as
 from arbiter.server.storage.records import FullRecord, MoveRow, missing_records, read_records

@@ -1,26 +1,24 @@
 """Which engine `--db` names, decided here alone: a `postgresql://` URL is a PostgreSQL database
 (which needs the `postgres` extra: psycopg), anything else a SQLite file's path, the default.
 
-Everything that opens a store by its `--db` comes through here: the server's storage
-(`connect_storage`), the commands and the commit process (`open_database`, `open_read_only`).
-What follows from the engine after that is the opened object's business (a `Dialect`, a
-storage subclass), so nothing else asks which engine it is.
+Everything that opens a store by its `--db` asks here: the commands and the commit process
+(`open_database`, `open_read_only`), and the server's storage (`server.storage.connect`, by
+`engine_of`). What follows from the engine after that is the opened object's business (a
+`Dialect`, a storage subclass), so nothing else tells the engines apart.
 """
 
 from __future__ import annotations
 
+import enum
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from arbiter.server.storage.errors import CannotOpen, NoSuchFile, Unreadable, failing_as
 from arbiter.server.storage.sql_connection import Connection, Cursor
 from arbiter.server.storage.sqlite_database import open_sqlite, open_sqlite_read_only
-
-if TYPE_CHECKING:
-    from arbiter.server.storage.sql_store import SQLStorage
 
 DB_VARIABLE: Final = "ARBITER_DB"
 """The environment variable that gives `--db` its default: a file, or a PostgreSQL URL (which
@@ -42,8 +40,17 @@ def default_db() -> str:
     return os.environ.get(DB_VARIABLE) or "arbiter.db"
 
 
-def _is_postgres(target: str | Path) -> bool:
-    return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
+class Engine(enum.Enum):
+    """The engines a store can be kept by."""
+
+    SQLITE = "SQLite"
+    POSTGRESQL = "PostgreSQL"
+
+
+def engine_of(target: str | Path) -> Engine:
+    """The engine that keeps the store `target` names."""
+    postgres = isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
+    return Engine.POSTGRESQL if postgres else Engine.SQLITE
 
 
 def open_database(target: str | Path, *, create: bool = True) -> Connection:
@@ -52,11 +59,11 @@ def open_database(target: str | Path, *, create: bool = True) -> Connection:
     `NoSuchFile` rather than made: a mistyped `--db` (a PostgreSQL database is never made: a
     wrong one is refused when connecting). `CannotOpen` (or another of its kinds) if it cannot
     be used."""
-    if not _is_postgres(target):
+    if engine_of(target) is Engine.SQLITE:
         if not create and not Path(target).exists():
             raise NoSuchFile("there is no such file")
         return open_sqlite(target)
-    with _psycopg_needed():
+    with psycopg_needed():
         from arbiter.server.storage.postgres_database import open_postgres
     return open_postgres(str(target))
 
@@ -65,30 +72,15 @@ def open_read_only(target: str | Path) -> Connection:
     """The store `target` names, for reading only (safe beside a running server), its schema as
     found. Any error of its engine while reading it is `Unreadable`; `CannotOpen` if it cannot be
     opened."""
-    if _is_postgres(target):
-        with _psycopg_needed():
+    if engine_of(target) is Engine.POSTGRESQL:
+        with psycopg_needed():
             from arbiter.server.storage.postgres_database import open_postgres
         return ReadingConnection(open_postgres(str(target), read_only=True))
     return ReadingConnection(open_sqlite_read_only(target))
 
 
-def connect_storage(target: str | Path) -> SQLStorage:
-    """The storage `target` names, for this server alone (see each storage's `connect`).
-
-    The storages are imported here rather than at the top: they run on trio, and the commit
-    process, which opens its database through this module, starts without it."""
-    if not _is_postgres(target):
-        from arbiter.server.storage.sqlite_store import SQLiteStorage
-
-        return SQLiteStorage.connect(target)
-    with _psycopg_needed():
-        from arbiter.server.storage.postgres_store import PostgresStorage
-
-    return PostgresStorage.connect(str(target))
-
-
 @contextmanager
-def _psycopg_needed() -> Iterator[None]:
+def psycopg_needed() -> Iterator[None]:
     """The block's imports of the PostgreSQL modules; `CannotOpen` saying so if psycopg is not
     installed."""
     try:

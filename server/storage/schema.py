@@ -113,7 +113,7 @@ CREATE TABLE IF NOT EXISTS commit_log (
 """
 """Version 3: one row, updated in the transaction of each group commit, so that a batch resent
 after its commit process died is not committed twice, and the answers it got (the ids of new
-matches) are read back (`server.storage.sqlite_database.commit_batch`)."""
+matches) are read back (`server.storage.group_commit.commit_batch`)."""
 
 OUR_TABLES: Final = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", TABLES + COMMIT_LOG))
 STAMP: Final = "arbiter_schema"

@@ -6,14 +6,14 @@ The calls block, so they never run on the event loop. Every accepted move must b
 before the opponent hears of it, which puts a write on the server's per-move path. Instead of
 one transaction per move, one writer task drains every write queued while the previous batch was
 committing and has them committed together (group commit) by a process of its own
-(`server.storage.commit_writer`, which shares no interpreter lock with the event loop), so 500
+(`server.storage.commit_writer`, which shares no interpreter lock with the event loop), so many
 concurrent matches cost one round trip and one commit per batch rather than per move. A match
 does not wait for its move's commit: it queues the announcement behind the write
 (`after_commit`), and the writer sends it once the batch holding the move is committed. Other
 queries (accounts, tournaments, loading a match) run on worker threads; creating and finishing
 a match go through the writer too, each a few statements stored together: on a thread, under
-load, they waited for the interpreter lock statement by statement and queued behind each other
-(bench/server.py at 100 matches: a quarter of a second from a seek to `match_started`).
+load, they would wait for the interpreter lock statement by statement and queue behind each
+other, delaying every new match's start.
 
 The database numbers a new match: its INSERT returns the id (`RETURNING id`), which the
 statements stored with it (its results rows, its place in a tournament) take in the same
@@ -155,9 +155,8 @@ class _CommitProcess:
     the commit log says which was committed last: `server.storage.group_commit.commit_batch`), so
     a killed commit process costs a pause, not a move. After `RESTART_DELAYS` are spent without an
     answer (a database that is down), the batch's writes fail. A thread would be simpler, but it
-    shares the interpreter lock with the event loop: at 500 matches its commits took ten times their
-    SQLite time and slowed every move (bench/server.py: 5,320 moves/s with a thread, about 5,960
-    with this).
+    shares the interpreter lock with the event loop: under load its commits wait on the loop, and
+    every move on them.
     """
 
     def __init__(

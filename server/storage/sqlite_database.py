@@ -29,8 +29,8 @@ from arbiter.server.storage.schema import (
 from arbiter.server.storage.sql_connection import SQLITE, transaction
 
 SCHEMA: Final = schema(SQLITE)
-"""Version 1's tables in SQLite's types: what Arbiter wrote before versions (and the start of a
-new file, which the migrations then bring to the latest)."""
+"""Version 1's tables in SQLite's types: an unstamped Arbiter file holds these (and a new file
+starts with them, which the migrations then bring to the latest)."""
 
 APPLICATION_ID = int.from_bytes(b"ARBT", "big")
 """Stamped in the file's header (`PRAGMA application_id`): the file is an Arbiter server's."""

@@ -1,9 +1,9 @@
 """The words the store keeps as text and the server reads back: where a match, a tournament and
 a tournament's game stand, and each seat's rule for an illegal move.
 
-String enums, so a stored value is the same text it always was (no migration) and compares equal
-to it, while the code names the few values there are. Bound as `.value`: a plain `str` is what
-every engine's driver stores as text as it is.
+String enums, so a stored value is its text as the schema documents it (no migration) and
+compares equal to it, while the code names the few values there are. Bound as `.value`: a plain
+`str` is what every engine's driver stores as text as it is.
 """
 
 from __future__ import annotations

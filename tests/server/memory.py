@@ -18,7 +18,7 @@ from arbiter.server.connection.admission import UNLIMITED
 from arbiter.server.connection.session import Session
 from arbiter.server.play.lobby import Lobby
 from arbiter.server.play.match import Match
-from arbiter.server.storage.engine import connect_storage
+from arbiter.server.storage.connect import connect_storage
 from arbiter.server.storage.sql_store import SQLStorage
 from arbiter.server.storage.statuses import IllegalMove
 
