@@ -40,7 +40,7 @@ from arbiter.server.storage.engine import open_read_only as open_records
 from arbiter.server.storage.errors import DatabaseInUse, NotStored, StoreError, failing_as
 from arbiter.server.storage.records import FullRecord, MoveRow, missing_records, read_records
 from arbiter.server.storage.sql_connection import Connection
-from arbiter.server.storage.sql_store import load_tournaments
+from arbiter.server.storage.tournament_rows import load_tournaments
 from arbiter.server.tournaments.local_agents import (
     AgentProgram,
     LocalAgents,

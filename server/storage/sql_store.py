@@ -2,18 +2,13 @@
 `server.storage.sqlite_store`) and `PostgresStorage` (`server.storage.postgres_store`) are, but for
 how they open it. Every query is written once, on `server.storage.sql_connection.Connection`.
 
-The calls block, so they never run on the event loop. Every accepted move must be stored
-before the opponent hears of it, which puts a write on the server's per-move path. Instead of
-one transaction per move, one writer task drains every write queued while the previous batch was
-committing and has them committed together (group commit) by a process of its own
-(`server.storage.commit_writer`, which shares no interpreter lock with the event loop), so many
-concurrent matches cost one round trip and one commit per batch rather than per move. A match
-does not wait for its move's commit: it queues the announcement behind the write
-(`after_commit`), and the writer sends it once the batch holding the move is committed. Other
-queries (accounts, tournaments, loading a match) run on worker threads; creating and finishing
-a match go through the writer too, each a few statements stored together: on a thread, under
-load, they would wait for the interpreter lock statement by statement and queue behind each
-other, delaying every new match's start.
+The calls block, so they never run on the event loop. Writes go through the group commit
+(`server.storage.write_queue`): a move only queues its write, and the match announces it from a
+callback queued behind it (`after_commit`); creating and finishing a match go through it too, each
+a few statements stored together, so under load they do not wait for the interpreter lock
+statement by statement on a thread. Other queries (accounts, tournaments, loading a match) run on
+worker threads, one at a time on the storage's connection; a page's read on a connection of its
+own.
 
 The database numbers a new match: its INSERT returns the id (`RETURNING id`), which the
 statements stored with it (its results rows, its place in a tournament) take in the same
@@ -26,26 +21,18 @@ Whatever an engine raises leaves as one of `server.storage.errors`' kinds: a wri
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
-import os
-import socket
-import sys
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import closing
-from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, ClassVar, Final, TypeVar
 
-import msgpack
 import trio
 
 from arbiter.games import Result, Termination
 from arbiter.server.storage import accounts
-from arbiter.server.storage.commit_writer import TARGET
 from arbiter.server.storage.engine import open_read_only
 from arbiter.server.storage.errors import (
     CannotOpen,
@@ -70,30 +57,23 @@ from arbiter.server.storage.records import (
     read_records,
 )
 from arbiter.server.storage.registry import Registry
-from arbiter.server.storage.sql_connection import Connection, Dialect, rows_as, transaction
+from arbiter.server.storage.sql_connection import Connection, Dialect
 from arbiter.server.storage.statuses import (
-    GameStatus,
     IllegalMove,
     MatchStatus,
     TournamentStatus,
     illegal_text,
 )
+from arbiter.server.storage.tournament_rows import insert_tournament, load_tournaments
+from arbiter.server.storage.write_queue import FIRST_RETRY, QueuedWrite, WriteQueue
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
-RESTART_DELAYS: Final = (0.0, 0.25, 1.0, 3.0)
-"""How long to wait after each commit process that died before starting the next, for one
-batch: four processes in about 4 s (a killed one is replaced at once; a database that is
-restarting gets a few seconds) before its writes fail."""
 UNSTORED_RESULT: Final = Result.BOTH_FORFEIT.value
 """The result of a match that ended because the server could not store it: no winner, no
 points (as a tournament scores a match a server error stopped)."""
 SERVER_ERROR: Final = Termination.SERVER_ERROR.value
-UNSTORED_RETRY: Final = (0.5, 30.0)
-"""The first and the longest wait between attempts at a write that must be stored in the end
-(`SQLStorage.finish_unstored`): the wait doubles after each failure."""
-
 ABORTED_REASON = "the server stopped while the game was in play"
 PAGE_READS: Final = 2
 """Reads for pages at once (`finished_games`), each a thread with a connection of its own: a
@@ -132,111 +112,56 @@ def highest_match_id(db: Connection) -> int:
     return int(highest)
 
 
-@dataclass(slots=True)
-class QueuedWrite:
-    """Statements queued for the next group commit, stored together or not at all (a
-    `storage.PendingWrite`): `error` is set if they could not be stored, `key` to the id a keyed
-    write's first statement returned (`server.storage.group_commit.Write`)."""
-
-    statements: list[Statement]
-    done: trio.Event | None = None
-    error: BaseException | None = None
-    key: int | None = None
-    retry: float | None = None
-    """For a write that must be stored in the end: how long to wait before trying it again if
-    this attempt fails."""
-
-
-class _CommitProcess:
-    """`server.storage.commit_writer` beside the server: a batch out, one answer per write back.
-
-    Started on the first batch, and again after it dies: the batch in flight is then sent again
-    to the new process, which commits it unless the dead one had (the batches are numbered, and
-    the commit log says which was committed last: `server.storage.group_commit.commit_batch`), so
-    a killed commit process costs a pause, not a move. After `RESTART_DELAYS` are spent without an
-    answer (a database that is down), the batch's writes fail. A thread would be simpler, but it
-    shares the interpreter lock with the event loop: under load its commits wait on the loop, and
-    every move on them.
-    """
-
-    def __init__(
-        self, target: str, errors: Callable[[str, str], Exception], last_batch: int
-    ) -> None:
-        self._target = target
-        self._errors = errors
-        self._numbers = itertools.count(last_batch + 1)
-        self._process: trio.Process | None = None
-        self._stream: trio.SocketStream | None = None
-        self._answers = msgpack.Unpacker(raw=False)
-
-    async def commit(self, batch: list[QueuedWrite]) -> None:
-        """Commit `batch`, setting each write's `error` if it was refused or lost, and a keyed
-        write's `key`. Shielded: an answer left unread would be taken for the next batch's (the
-        wait is one commit, or the restarts' delays)."""
-        message = msgpack.packb([next(self._numbers), [w.statements for w in batch]])
-        with trio.CancelScope(shield=True):
-            for delay in RESTART_DELAYS:
-                try:
-                    stream = self._stream or await self._start()
-                    await stream.send_all(message)
-                    answer = await self._next_answer(stream)
-                    break
-                except (OSError, EOFError, trio.BrokenResourceError) as error:
-                    await self.stop()
-                    log.warning("the commit process stopped (%s): starting another", error)
-                    lost = error
-                    await trio.sleep(delay)
-            else:
-                failed = NotStored(f"the commit process stopped: {lost}")
-                for write in batch:
-                    write.error = failed
-                return
-        for write, given in zip(batch, answer, strict=True):
-            if isinstance(given, int):
-                write.key = given
-            elif given is not None:
-                write.error = self._errors(*given)
-
-    async def _start(self) -> trio.SocketStream:
-        ours, theirs = socket.socketpair()
-        try:
-            command = [
-                sys.executable,
-                "-m",
-                "arbiter.server.storage.commit_writer",
-                str(theirs.fileno()),
-            ]
-            self._process = await trio.lowlevel.open_process(
-                command, pass_fds=(theirs.fileno(),), env={**os.environ, TARGET: self._target}
+def _new_match(
+    game: str,
+    options: dict[str, Any],
+    time_control: dict[str, Any],
+    illegal: tuple[IllegalMove, ...],
+    seats: Sequence[str],
+    players: Sequence[str],
+    tournament_game: tuple[int, int] | None,
+) -> list[Statement]:
+    """A new match's keyed write: its row, its players (new names registered), their seats,
+    and its place in a tournament's schedule (`Storage.create_match`)."""
+    now = time.time()
+    statements: list[Statement] = [
+        (
+            "INSERT INTO matches (game, options, time_control, illegal, status, started_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)" + RETURNING_ID,
+            (
+                game,
+                json.dumps(options),
+                json.dumps(time_control),
+                illegal_text(illegal),
+                MatchStatus.PLAYING.value,
+                now,
+            ),
+        )
+    ]
+    for name in players:
+        statements.append(
+            (
+                "INSERT INTO players (name, created_at) VALUES (?, ?)"
+                " ON CONFLICT (name) DO NOTHING",
+                (name, now),
             )
-        finally:
-            theirs.close()
-        self._stream = trio.SocketStream(trio.socket.from_stdlib_socket(ours))
-        self._answers = msgpack.Unpacker(raw=False)
-        return self._stream
-
-    async def _next_answer(self, stream: trio.SocketStream) -> list[list[str] | int | None]:
-        while True:
-            for answer in self._answers:
-                return answer  # type: ignore[no-any-return]  # msgpack: untyped values
-            data = await stream.receive_some(1 << 16)
-            if not data:
-                raise EOFError("it closed its socket")
-            self._answers.feed(data)
-
-    async def stop(self) -> None:
-        """Close the socket, which ends the process; kill it if it does not end."""
-        with trio.CancelScope(shield=True):
-            if self._stream is not None:
-                await trio.aclose_forcefully(self._stream)
-                self._stream = None
-            if self._process is not None:
-                with trio.move_on_after(5):
-                    await self._process.wait()
-                if self._process.returncode is None:
-                    self._process.kill()
-                    await self._process.wait()
-                self._process = None
+        )
+    for index, (seat, name) in enumerate(zip(seats, players, strict=True)):
+        statements.append(
+            (
+                "INSERT INTO results (match_id, seat_index, seat, player_id)"
+                " SELECT ?, ?, ?, id FROM players WHERE name = ?",
+                (NEW_ID, index, seat, name),
+            )
+        )
+    if tournament_game is not None:
+        statements.append(
+            (
+                "UPDATE tournament_games SET match_id = ? WHERE tournament_id = ? AND number = ?",
+                (NEW_ID, *tournament_game),
+            )
+        )
+    return statements
 
 
 class SQLStorage:
@@ -251,19 +176,12 @@ class SQLStorage:
     def __init__(self, connection: Connection, target: str) -> None:
         self._db = connection
         self._target = target
-        # Unbounded: queueing never blocks. What is queued is bounded by the live matches: each
-        # has at most one move (and its announcement) waiting, as its next move needs it sent.
-        # A plain deque and a parking lot rather than a memory channel: two items per move go
-        # through here, and the writer takes them all at once anyway.
-        self._queue: deque[QueuedWrite | AfterCommit] = deque()
-        self._queued = trio.lowlevel.ParkingLot()
+        self._writes = WriteQueue(target, self._refusal, last_batch(connection), self.DIALECT)
         self._query_lock = trio.Lock()
         """One worker-thread query at a time: they share one connection."""
         self._page_reads = trio.CapacityLimiter(PAGE_READS)
         self._defaults: dict[int, dict[int, str]] = {}
         """Default kinds noted for matches about to finish: match id -> seat -> kind."""
-        self._last_batch = last_batch(connection)
-        """The last group commit's number: this server's are numbered after it."""
         self._registry = Registry(
             lambda: self._run(accounts.names, self._db),
             lambda name: self._run(accounts.credentials, self._db, name),
@@ -288,66 +206,14 @@ class SQLStorage:
         self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
         """The group-commit loop; runs until cancelled."""
-        committer = _CommitProcess(self._target, self._refusal, self._last_batch)
-        try:
-            async with trio.open_nursery() as retries:
-                task_status.started()
-                while True:
-                    while not self._queue:
-                        await self._queued.park()
-                    batch = list(self._queue)
-                    self._queue.clear()
-                    writes = [item for item in batch if isinstance(item, QueuedWrite)]
-                    if writes:
-                        await committer.commit(writes)
-                    for item in batch:
-                        if not isinstance(item, QueuedWrite):
-                            self._call_back(item)
-                        elif item.error is not None and item.retry is not None:
-                            retries.start_soon(self._try_again, item)
-                        elif item.done is not None:
-                            item.done.set()
-        finally:
-            await committer.stop()
-
-    async def _try_again(self, write: QueuedWrite) -> None:
-        """Queue a write that must be stored again, after its wait (doubled for the next)."""
-        assert write.retry is not None
-        log.error("could not store a write (%s): trying again in %g s", write.error, write.retry)
-        await trio.sleep(write.retry)
-        write.error, write.retry = None, min(2 * write.retry, UNSTORED_RETRY[1])
-        self._enqueue(write)
-
-    def _enqueue(self, item: QueuedWrite | AfterCommit) -> None:
-        self._queue.append(item)
-        if self._queued:
-            self._queued.unpark()
-
-    @staticmethod
-    def _call_back(callback: AfterCommit) -> None:
-        try:
-            callback()
-        except Exception:  # one match's bug must not stop every match's storage
-            log.exception("after-commit callback failed")
+        await self._writes.run(task_status=task_status)
 
     def after_commit(self, callback: AfterCommit) -> None:
         """Call `callback` (on the event loop) once every write queued so far is committed."""
-        self._enqueue(callback)
+        self._writes.put(callback)
 
     def close(self) -> None:
         self._db.close()
-
-    async def _write(self, *statements: Statement) -> QueuedWrite:
-        """Store `statements` together in the next group commit, and wait until they are."""
-        done = trio.Event()
-        write = QueuedWrite(list(statements), done)
-        self._enqueue(write)
-        await done.wait()
-        if isinstance(write.error, StoreError):
-            raise write.error
-        if write.error is not None:
-            raise NotStored(f"{self.DIALECT.name} refused it: {write.error}") from write.error
-        return write
 
     async def _run(
         self, fn: Callable[..., T], *args: Any, failure: type[StoreError] = Unreadable
@@ -374,46 +240,10 @@ class SQLStorage:
         players: Sequence[str],
         tournament_game: tuple[int, int] | None = None,
     ) -> int:
-        now = time.time()
-        statements: list[Statement] = [
-            (
-                "INSERT INTO matches (game, options, time_control, illegal, status, started_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)" + RETURNING_ID,
-                (
-                    game,
-                    json.dumps(options),
-                    json.dumps(time_control),
-                    illegal_text(illegal),
-                    MatchStatus.PLAYING.value,
-                    now,
-                ),
-            )
-        ]
-        for name in players:
-            statements.append(
-                (
-                    "INSERT INTO players (name, created_at) VALUES (?, ?)"
-                    " ON CONFLICT (name) DO NOTHING",
-                    (name, now),
-                )
-            )
-        for index, (seat, name) in enumerate(zip(seats, players, strict=True)):
-            statements.append(
-                (
-                    "INSERT INTO results (match_id, seat_index, seat, player_id)"
-                    " SELECT ?, ?, ?, id FROM players WHERE name = ?",
-                    (NEW_ID, index, seat, name),
-                )
-            )
-        if tournament_game is not None:
-            statements.append(
-                (
-                    "UPDATE tournament_games SET match_id = ?"
-                    " WHERE tournament_id = ? AND number = ?",
-                    (NEW_ID, *tournament_game),
-                )
-            )
-        write = await self._write(*statements)
+        statements = _new_match(
+            game, options, time_control, illegal, seats, players, tournament_game
+        )
+        write = await self._writes.write(*statements)
         assert write.key is not None  # a keyed write that was stored
         self._last_match_id = max(self._last_match_id or 0, write.key)
         return write.key
@@ -438,7 +268,7 @@ class SQLStorage:
                 )
             ]
         )
-        self._enqueue(write)
+        self._writes.put(write)
         return write
 
     async def finish_match(
@@ -453,7 +283,7 @@ class SQLStorage:
         """Store the result, its termination, the seats' scores and the kinds of any defaults,
         together."""
         defaults = self._defaults.pop(match_id, {})
-        await self._write(
+        await self._writes.write(
             *(
                 (
                     "INSERT INTO defaults (match_id, seat_index, kind) VALUES (?, ?, ?)"
@@ -504,9 +334,9 @@ class SQLStorage:
                 ("UPDATE results SET score = 0 WHERE match_id = ?", (match_id,)),
                 ("DELETE FROM moves WHERE match_id = ? AND ply > ?", (match_id, moves)),
             ],
-            retry=UNSTORED_RETRY[0],
+            retry=FIRST_RETRY,
         )
-        self._enqueue(write)
+        self._writes.put(write)
 
     def note_default(self, match_id: int, seat: int, kind: str) -> None:
         """Remember why a seat defaulted. It is written with the match's result, in the same
@@ -553,46 +383,13 @@ class SQLStorage:
 
     async def create_tournament(self, row: TournamentRow, games: Sequence[ScheduledGame]) -> int:
         """Insert a tournament with its whole schedule; returns its id."""
-        tournament_id = await self._run(self._create_tournament, row, games, failure=NotStored)
+        tournament_id = await self._run(insert_tournament, self._db, row, games, failure=NotStored)
         if tournament_id is None:
             raise TournamentNameTaken(f"there is a tournament {row.name!r} already")
         return tournament_id
 
-    def _create_tournament(self, row: TournamentRow, games: Sequence[ScheduledGame]) -> int | None:
-        """The new tournament's id; None if its name is taken (and nothing stored)."""
-        with transaction(self._db):
-            created = self._db.execute(
-                "INSERT INTO tournaments (name, game, options, time_control, rounds, concurrency,"
-                " wait, entrants, local, status, created_by, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (name) DO NOTHING" + RETURNING_ID,
-                (
-                    row.name,
-                    row.game,
-                    json.dumps(row.options),
-                    json.dumps(row.time_control),
-                    row.rounds,
-                    row.concurrency,
-                    row.wait,
-                    json.dumps(row.entrants),
-                    json.dumps(row.local),
-                    row.status.value,
-                    row.created_by,
-                    time.time(),
-                ),
-            ).fetchone()
-            if created is None:
-                return None
-            (tournament_id,) = created
-            self._db.executemany(
-                "INSERT INTO tournament_games (tournament_id, number, round, first, second)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(tournament_id, g.number, g.round, g.first, g.second) for g in games],
-            )
-        return int(tournament_id)
-
     async def set_tournament_status(self, tournament_id: int, status: TournamentStatus) -> None:
-        await self._write(
+        await self._writes.write(
             ("UPDATE tournaments SET status = ? WHERE id = ?", (status.value, tournament_id))
         )
 
@@ -614,100 +411,3 @@ class SQLStorage:
         token = await self._run(accounts.issue_local, self._db, name, failure=NotStored)
         self._registry.forget(name)
         return token
-
-
-@dataclass(frozen=True, slots=True)
-class _ScheduleRow:
-    """One game of a tournament's schedule with its match's outcome, as `load_tournaments`
-    selects it."""
-
-    tournament_id: int
-    number: int
-    round: int
-    first: str
-    second: str
-    match_id: int | None
-    status: str | None
-    result: str | None
-    reason: str | None
-    winner: int | None
-    """The winning seat's index, for a win."""
-    first_default: str | None
-    second_default: str | None
-
-    def game(self) -> ScheduledGame:
-        return ScheduledGame(
-            number=self.number,
-            round=self.round,
-            first=self.first,
-            second=self.second,
-            match=self.match_id,
-            status=GameStatus(self.status or GameStatus.WAITING),
-            result=self.result,
-            winner=self.winner,
-            reason=self.reason,
-            defaults=(self.first_default, self.second_default),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class _TournamentRow:
-    """A tournament's row as stored: its JSON columns still text."""
-
-    id: int
-    name: str
-    game: str
-    options: str
-    time_control: str
-    rounds: int
-    concurrency: int
-    wait: float
-    entrants: str
-    local: str
-    status: str
-    created_by: str
-
-    def tournament(self) -> TournamentRow:
-        return TournamentRow(
-            id=self.id,
-            name=self.name,
-            game=self.game,
-            options=json.loads(self.options),
-            time_control=json.loads(self.time_control),
-            rounds=self.rounds,
-            concurrency=self.concurrency,
-            wait=self.wait,
-            entrants=json.loads(self.entrants),
-            local=json.loads(self.local),
-            status=TournamentStatus(self.status),
-            created_by=self.created_by,
-        )
-
-
-def load_tournaments(db: Connection) -> list[StoredTournament]:
-    """Every tournament in a store with its schedule and results so far: what a server
-    resumes at start-up, and what `arbiter tournament standings --db` reads without one."""
-    games: dict[int, list[ScheduledGame]] = {}
-    schedule = db.execute(
-        "SELECT g.tournament_id, g.number, g.round, g.first, g.second, g.match_id,"
-        " m.status, m.result, m.reason,"
-        " CASE WHEN m.winner IS NULL THEN NULL WHEN m.winner = r.seat THEN 0 ELSE 1 END"
-        " AS winner,"
-        " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 0)"
-        " AS first_default,"
-        " (SELECT kind FROM defaults WHERE match_id = g.match_id AND seat_index = 1)"
-        " AS second_default"
-        " FROM tournament_games g LEFT JOIN matches m ON m.id = g.match_id"
-        " LEFT JOIN results r ON r.match_id = g.match_id AND r.seat_index = 0"
-        " ORDER BY g.tournament_id, g.number"
-    )
-    for row in rows_as(_ScheduleRow, schedule):
-        games.setdefault(row.tournament_id, []).append(row.game())
-    tournaments = db.execute(
-        "SELECT id, name, game, options, time_control, rounds, concurrency, wait,"
-        " entrants, local, status, created_by FROM tournaments ORDER BY id"
-    )
-    return [
-        StoredTournament(row.tournament(), games.get(row.id, []))
-        for row in rows_as(_TournamentRow, tournaments)
-    ]
