@@ -26,16 +26,18 @@ from typing import Any
 import trio
 
 from arbiter import protocol
-from arbiter.games import GAME_NAMES, Game, GameError, OptionError, Outcome, get_game
+from arbiter.games import GameError, OptionError, Outcome, get_game
 from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
 from arbiter.server.connection.admission import DEFAULT, Admission
 from arbiter.server.connection.limits import Limits
 from arbiter.server.connection.session import OutputBudget, Session
 from arbiter.server.connection.stalls import StallMeter
 from arbiter.server.connection.token_checks import TokenChecks, TokensBusy
+from arbiter.server.play import messages
 from arbiter.server.play.listing import listing
 from arbiter.server.play.lobby_feed import LobbyFeed
 from arbiter.server.play.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
+from arbiter.server.play.messages import Ending, Table
 from arbiter.server.play.seeks import Seek, Seeks
 from arbiter.server.play.snapshots import Shown, nothing_to_show, snapshots
 from arbiter.server.play.time_defaults import default_time_control
@@ -44,8 +46,6 @@ from arbiter.server.storage.interface import Storage, StorageError
 from arbiter.server.tournaments.tournament import Desk
 
 log = logging.getLogger(__name__)
-
-SERVER_NAME = "arbiter 0.1.0"
 
 
 class Lobby:
@@ -67,9 +67,7 @@ class Lobby:
         """The bytes queued for all sessions, which share it."""
         self.snapshots = snapshots(self.limits.snapshot_cache_bytes)
         """Finished matches as a spectator is shown them, encoded."""
-        self._games = protocol.Encoded(
-            protocol.Games(games=[describe_game(get_game(name)) for name in GAME_NAMES])
-        )
+        self._games = protocol.Encoded(messages.games())
         """The answer to `list_games`, which never changes: encoded once."""
         self.nothing_to_show = nothing_to_show()
         """Ids whose watch is refused without a read: matches that will never be shown."""
@@ -162,11 +160,7 @@ class Lobby:
         account = self.accounts.get(session)
         if account is not None:
             self._sign_in(account.name, session)
-        session.send(
-            protocol.Welcome(
-                version=protocol.PROTOCOL_VERSION, session=session.token, server=SERVER_NAME
-            )
-        )
+        session.send(messages.welcome(session.token))
         session.welcomed.set()
         if hello.resume is not None:
             self._resume(session, hello.resume)
@@ -273,13 +267,7 @@ class Lobby:
                 return
             self.seeks.add(mine)
             session.send(
-                protocol.Seeking(
-                    seek=mine.id,
-                    game=game.name,
-                    options=mine.options,
-                    time=time_control.to_wire(),
-                    opponent=mine.opponent,
-                )
+                messages.seeking(mine.id, game.name, mine.options, time_control, mine.opponent)
             )
             if mine.kept:
                 self.desk.seek_arrived()
@@ -292,7 +280,7 @@ class Lobby:
                 ErrorCode.UNKNOWN_SEEK, f"no open seek {seek_id} of yours", ref="cancel_seek"
             )
             return
-        session.send(protocol.SeekCancelled(seek=seek_id))
+        session.send(messages.seek_cancelled(seek_id))
 
     def _lobby(self, session: Session, follow: bool) -> None:
         """Answer `lobby` with a listing; with `follow`, keep sending fresh ones, else stop."""
@@ -380,30 +368,20 @@ class Lobby:
                 match_id,
             )
             return None
-        watching = protocol.Encoded(
-            protocol.Watching(
-                match=record.id,
-                game=record.game,
-                seats=record.seats,
-                players=record.players,
-                options=record.options,
-                time=record.time_control,
-                state=state.to_data(),
-                moves=record.notation,
-            )
+        table = Table(
+            record.id,
+            get_game(record.game),
+            record.players,
+            record.options,
+            record.time_control,
+            state,
+            record.notation,
         )
         assert record.result is not None
         assert record.reason is not None
-        over = protocol.Encoded(
-            protocol.GameOver(
-                match=record.id,
-                result=record.result,
-                winner=record.winner,
-                reason=record.reason,
-                state=state.to_data(),
-                moves=record.notation,
-            )
-        )
+        ending = Ending(record.result, record.winner, record.reason, record.termination)
+        watching = protocol.Encoded(messages.watching(table))
+        over = protocol.Encoded(messages.game_over(table, ending))
         self.snapshots.put(match_id, (watching, over))
         return watching, over
 
@@ -504,22 +482,3 @@ class Lobby:
             self._away_names[session.token] = session.name
         for match in self.matches.values():
             match.spectators.discard(session)
-
-
-def describe_game(game: Game[Any, Any]) -> dict[str, Any]:
-    """A game as the `games` message lists it."""
-    return {
-        "name": game.name,
-        "title": game.title,
-        "seats": list(game.seats),
-        "options": [
-            {
-                "name": option.name,
-                "type": option.kind.__name__,
-                "default": option.default,
-                "help": option.help,
-            }
-            for option in game.options
-        ],
-        "notation": game.notation_help,
-    }

@@ -42,8 +42,10 @@ from arbiter.games import Game, GameError, OptionError, Outcome, Termination, ge
 from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
 from arbiter.server.common import logs
 from arbiter.server.connection.stalls import StallMeter
+from arbiter.server.play import messages
 from arbiter.server.play.defaults import DefaultKind, lost_by_default
 from arbiter.server.play.match import Match
+from arbiter.server.play.messages import Ending, Table
 from arbiter.server.play.seeks import Seek, Seeks
 from arbiter.server.storage import accounts
 from arbiter.server.storage.accounts import Account
@@ -690,30 +692,18 @@ class Runner:
         rules = tournament.game
         options = await self._options(game)
         state = rules.replay(options, [row.move for row in moves])
-        seats = list(rules.seats)
-        seek.session.send(
-            protocol.MatchStarted(
-                match=game.match,
-                game=rules.name,
-                seat=seats[seat],
-                seats=seats,
-                players=[game.first, game.second],
-                options=options,
-                time=tournament.row.time_control,
-                hints=seek.hints,
-                state=state.to_data(),
-            )
+        moved = [row.move for row in moves]
+        table = Table(
+            game.match,
+            rules,
+            [game.first, game.second],
+            options,
+            tournament.row.time_control,
+            state,
+            moved,
         )
-        seek.session.send(
-            protocol.GameOver(
-                match=game.match,
-                result=outcome.result.value,
-                winner=None if outcome.winner is None else seats[outcome.winner],
-                reason=outcome.reason,
-                state=state.to_data(),
-                moves=[row.move for row in moves],
-            )
-        )
+        seek.session.send(messages.match_started(table, seat, seek.hints, "forfeit"))
+        seek.session.send(messages.game_over(table, Ending.of(outcome, rules.seats)))
         seek.session.finished.add(game.match)
 
     async def _store_outcome(self, match_id: int, outcome: Outcome) -> None:
