@@ -38,6 +38,7 @@ from arbiter.server.play.listing import listing
 from arbiter.server.play.lobby_feed import LobbyFeed
 from arbiter.server.play.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from arbiter.server.play.messages import Ending, Table
+from arbiter.server.play.seating import Seating
 from arbiter.server.play.seeks import Seek, Seeks
 from arbiter.server.play.snapshots import Shown, nothing_to_show, snapshots
 from arbiter.server.play.time_defaults import default_time_control
@@ -77,12 +78,8 @@ class Lobby:
         self.feed = LobbyFeed(lambda: self.listing(following=True))
         """Who follows the lobby listing; told of every change."""
         self.seeks.on_change = self.feed.changed
-        self._players: dict[int, list[Session]] = {}
-        """Each live match's players by seat (the new session once one resumed its seat)."""
-        self._away: dict[str, list[tuple[Match, int]]] = {}
-        """Seats of dropped connections by session id, until resumed or their match ends."""
-        self._away_names: dict[str, str] = {}
-        """The name each session id in `_away` played under: only that name resumes it."""
+        self.seating = Seating()
+        """Who sits where, who is away, what each connection finished and was shown."""
         self.accounts: dict[Session, Account] = {}
         """Sessions that said hello with a registered name and its token."""
         self._signed_in: dict[str, Session] = {}
@@ -195,16 +192,11 @@ class Lobby:
             f"a newer connection said hello as {name!r}: this one closes",
         )
         self.forget(older)
-        older.seats.clear()
 
     def _resume(self, session: Session, session_id: str) -> None:
         """Give the seats of a dropped session to this one, if it plays under the same name
         (a registered name's token was checked by `_check_name`)."""
-        if self._away_names.get(session_id) != session.name:
-            seats = []
-        else:
-            self._away_names.pop(session_id)
-            seats = [(m, seat) for m, seat in self._away.pop(session_id, []) if m.outcome is None]
+        seats = self.seating.resume(session, session_id)
         if not seats:
             session.send_error(
                 ErrorCode.UNKNOWN_SESSION,
@@ -215,8 +207,6 @@ class Lobby:
             )
             return
         for match, seat in seats:
-            session.seats[match.id] = (match, seat)
-            self._players[match.id][seat] = session
             match.deliver(Reconnected(seat, session))
 
     async def _seek(self, session: Session, seek: protocol.Seek) -> None:
@@ -301,9 +291,9 @@ class Lobby:
         )
 
     def _to_match(self, session: Session, match_id: int, ref: str, event: Any) -> None:
-        seated = session.seats.get(match_id)
+        seated = self.seating.seat_of(session, match_id)
         if seated is None:
-            if match_id in session.finished:
+            if self.seating.has_finished(session, match_id):
                 session.send_error(ErrorCode.GAME_OVER, f"match {match_id} is over", ref, match_id)
             elif match_id in self.matches:
                 session.send_error(
@@ -331,7 +321,7 @@ class Lobby:
                     match_id,
                 )
             return
-        if session.was_shown(match_id):
+        if self.seating.was_shown(session, match_id):
             session.send_error(
                 ErrorCode.ALREADY_WATCHING,
                 f"you were shown finished match {match_id} already: it does not change",
@@ -346,7 +336,7 @@ class Lobby:
         if shown is not None:  # two writes of the kept frames rather than a joined copy
             session.send(shown[0])
             session.send(shown[1])
-            session.remember_shown(match_id)
+            self.seating.shown(session, match_id)
 
     async def _show_finished(self, session: Session, match_id: int) -> Shown | None:
         """A finished match's frames for a spectator, read back and replayed (then kept), or
@@ -432,9 +422,7 @@ class Lobby:
     def adopt(self, match: Match, players: Sequence[Session]) -> None:
         """Make a match reachable: its seats' moves and resignations are routed to it."""
         self.matches[match.id] = match
-        self._players[match.id] = list(players)
-        for seat, session in enumerate(players):
-            session.seats[match.id] = (match, seat)
+        self.seating.seat(match, players)
         self.feed.changed()
 
     async def run_match(self, match: Match) -> Outcome | None:
@@ -453,20 +441,13 @@ class Lobby:
             return None
         finally:
             del self.matches[match.id]
-            for session in self._players.pop(match.id):
-                session.seats.pop(match.id, None)
-                session.finished.add(match.id)
-                self._release_away_seat(session.token, match)
+            self.seating.ended(match)
             self.feed.changed()
 
-    def _release_away_seat(self, token: str, match: Match) -> None:
-        """Forget a dropped client's seat in a match that ended; its other seats stay resumable."""
-        seats = [(other, seat) for other, seat in self._away.get(token, ()) if other is not match]
-        if seats:
-            self._away[token] = seats
-        else:
-            self._away.pop(token, None)
-            self._away_names.pop(token, None)
+    def finished_unplayed(self, session: Session, match_id: int) -> None:
+        """`session` was told of a match that ended without it playing (a tournament game it
+        was absent from): a late move to it is answered `game_over`."""
+        self.seating.finished(session, match_id)
 
     def forget(self, session: Session) -> None:
         """A session closed: drop its seeks, default its matches, stop sending it moves."""
@@ -475,10 +456,7 @@ class Lobby:
             del self._signed_in[account.name]
         self.seeks.drop(session)
         self.feed.unfollow(session)
-        for match, seat in list(session.seats.values()):
+        for match, seat in self.seating.leave(session, session.token):
             match.deliver(Disconnected(seat))
-        if session.seats:
-            self._away[session.token] = list(session.seats.values())
-            self._away_names[session.token] = session.name
         for match in self.matches.values():
             match.spectators.discard(session)

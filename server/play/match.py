@@ -178,7 +178,8 @@ class Match:
     options: dict[str, Any]
     control: TimeControl
     sessions: list[Peer]
-    """Who plays each seat: replaced when a seat's client reconnects."""
+    """Who plays each seat: a seat's client that reconnects takes its place, written by
+    `server.play.seating`, the registry of who sits where."""
     hints: tuple[bool, bool]
     storage: Storage
     illegal: tuple[str, str] = ("forfeit", "forfeit")
@@ -388,8 +389,8 @@ class Match:
         return GOES_ON
 
     def _take_back(self, seat: Seat, session: Peer, turn: Turn | None) -> None:
-        """A reconnected client resumes its seat: the whole match, then its turn if it is one."""
-        self.sessions[seat] = session
+        """A reconnected client resumes its seat (`server.play.seating` seated it): the whole
+        match, then its turn if it is one."""
         self.away.pop(seat, None)
         self._gate.tell(session, self._resumed_message(seat, to_move=turn is not None))
         if turn is not None:

@@ -277,6 +277,10 @@ class Arena(Protocol):
         """A tournament's progress changed (the lobby listing shows it)."""
         ...
 
+    def finished_unplayed(self, session: Session, match_id: int) -> None:
+        """`session` was told its match ended without it playing (it was absent)."""
+        ...
+
 
 class Desk:
     """The lobby's tournament office: creates, starts and describes tournaments, and finds the
@@ -704,7 +708,7 @@ class Runner:
         )
         seek.session.send(messages.match_started(table, seat, seek.hints, "forfeit"))
         seek.session.send(messages.game_over(table, Ending.of(outcome, rules.seats)))
-        seek.session.finished.add(game.match)
+        self.arena.finished_unplayed(seek.session, game.match)
 
     async def _store_outcome(self, match_id: int, outcome: Outcome) -> None:
         winner = None if outcome.winner is None else self.tournament.game.seats[outcome.winner]
