@@ -26,25 +26,26 @@ from typing import Any
 import trio
 
 from arbiter import protocol
-from arbiter.games import GameError, OptionError, Outcome, get_game
-from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
+from arbiter.games import GameError, Outcome, get_game
+from arbiter.protocol import ErrorCode
 from arbiter.server.connection.admission import DEFAULT, Admission
 from arbiter.server.connection.limits import Limits
 from arbiter.server.connection.session import OutputBudget, Session
 from arbiter.server.connection.stalls import StallMeter
 from arbiter.server.connection.token_checks import TokenChecks, TokensBusy
 from arbiter.server.play import messages
+from arbiter.server.play.defaults import Illegal
 from arbiter.server.play.listing import listing
 from arbiter.server.play.lobby_feed import LobbyFeed
 from arbiter.server.play.match import Disconnected, Match, MoveArrived, Reconnected, Resigned
 from arbiter.server.play.messages import Ending, Table
 from arbiter.server.play.seating import Seating
+from arbiter.server.play.seek_terms import TermsRefused, checked_terms
 from arbiter.server.play.seeks import Seek, Seeks
 from arbiter.server.play.snapshots import Shown, nothing_to_show, snapshots
-from arbiter.server.play.time_defaults import default_time_control
+from arbiter.server.play.tournament_desk import NoTournaments, TournamentDesk
 from arbiter.server.storage.accounts import Account
 from arbiter.server.storage.interface import Storage, StorageError
-from arbiter.server.tournaments.tournament import Desk
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +87,13 @@ class Lobby:
         """The one live session of each registered name: a newer hello replaces it."""
         self._tokens = TokenChecks(admission)
         """Token checks: a few at once, guessers' paced apart, verified tokens remembered."""
-        self.desk = Desk(self, self.seeks, storage, nursery)
-        nursery.start_soon(self.desk.load)
+        self.tournaments: TournamentDesk = NoTournaments()
+        """The tournaments plugged in (`plug_in`), asked of seeks kept for their games."""
         nursery.start_soon(self.feed.run)
+
+    def plug_in(self, tournaments: TournamentDesk) -> None:
+        """Run `tournaments` in this lobby (`server.app` plugs in `server.tournaments`)."""
+        self.tournaments = tournaments
 
     # -- requests --------------------------------------------------------------------------
 
@@ -123,7 +128,7 @@ class Lobby:
                 | protocol.TournamentStart()
                 | protocol.TournamentStatus()
             ):
-                await self.desk.handle(session, self.accounts.get(session), message)
+                await self.tournaments.handle(session, self.accounts.get(session), message)
                 if not isinstance(message, protocol.TournamentStatus):
                     self.feed.changed()
 
@@ -217,26 +222,14 @@ class Lobby:
                 ref="seek",
             )
             return
+        illegal = Illegal(seek.illegal)
         try:
-            game = get_game(seek.game)
-        except GameError as error:
-            session.send_error(ErrorCode.UNKNOWN_GAME, str(error), ref="seek")
-            return
-        try:
-            game.resolve_options(seek.options)
-        except OptionError as error:
-            session.send_error(ErrorCode.BAD_OPTION, str(error), ref="seek")
-            return
-        try:
-            if seek.time:
-                time_control = TimeControl.from_wire(seek.time)
-            else:
-                time_control = default_time_control(game, seek.illegal)
-        except TimeControlError as error:
-            session.send_error(ErrorCode.BAD_TIME_CONTROL, str(error), ref="seek")
+            game, time_control = checked_terms(seek.game, seek.options, seek.time, illegal)
+        except TermsRefused as refused:
+            session.send_error(refused.code, str(refused), ref="seek")
             return
         account = self.accounts.get(session)
-        await self.desk.loaded.wait()  # only waits at start-up, while tournaments are read back
+        await self.tournaments.ready()
         mine = Seek(
             self.seeks.next_id(),
             session,
@@ -244,11 +237,11 @@ class Lobby:
             dict(seek.options),
             time_control,
             seek.hints,
-            seek.illegal,
+            illegal,
             player=None if account is None else account.name,
             opponent=seek.opponent,
         )
-        mine.kept = mine.player is not None and self.desk.wants(mine.player, game.name)
+        mine.kept = mine.player is not None and self.tournaments.wants(mine.player, game.name)
         waiting = None if mine.kept else self.seeks.pop_partner(mine)
         if waiting is None:
             refusal = self.seeks.make_room(mine)
@@ -260,7 +253,7 @@ class Lobby:
                 messages.seeking(mine.id, game.name, mine.options, time_control, mine.opponent)
             )
             if mine.kept:
-                self.desk.seek_arrived()
+                self.tournaments.seek_arrived()
             return
         await self._start_match(waiting, mine)
 
@@ -285,7 +278,7 @@ class Lobby:
         return listing(
             self.seeks,
             self.matches.values(),
-            self.desk.tournaments.values(),
+            self.tournaments.listed(),
             trio.current_time(),
             following,
         )

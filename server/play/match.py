@@ -56,7 +56,7 @@ from arbiter.server.connection.peer import Peer
 from arbiter.server.connection.stalls import StallMeter
 from arbiter.server.play import messages
 from arbiter.server.play.commit_gate import CommitGate
-from arbiter.server.play.defaults import DefaultKind, lost_by_default
+from arbiter.server.play.defaults import DefaultKind, Illegal, lost_by_default
 from arbiter.server.play.messages import Ending, Table
 from arbiter.server.storage.interface import StorageError
 
@@ -182,8 +182,8 @@ class Match:
     `server.play.seating`, the registry of who sits where."""
     hints: tuple[bool, bool]
     storage: Storage
-    illegal: tuple[str, str] = ("forfeit", "forfeit")
-    """What an illegal move costs each seat: the game (`forfeit`) or only the move (`retry`)."""
+    illegal: tuple[Illegal, Illegal] = (Illegal.FORFEIT, Illegal.FORFEIT)
+    """What an illegal move costs each seat."""
     grace: float = 10.0
     stalls: StallMeter = field(default_factory=StallMeter)
     """The server's loop lateness, credited to each turn (a meter never started counts none)."""
@@ -381,7 +381,7 @@ class Match:
                     1 - quitter, f"{self.game.seats[quitter]} resigned", Termination.RESIGNATION
                 )
             case MoveArrived(seat=other, text=text) if other != seat:
-                if self.illegal[other] == "forfeit":
+                if self.illegal[other] == Illegal.FORFEIT:
                     return self._default(other, DefaultKind.ILLEGAL, f"move out of turn ({text})")
                 self._refuse(other, text, ErrorCode.NOT_YOUR_TURN, "it is not your turn")
             case MoveArrived(text=text, at=at):
@@ -405,7 +405,7 @@ class Match:
                 code = ErrorCode.INVALID_MOVE
             reason = clip(str(error))
             self._refuse(seat, text, code, reason)
-            if self.illegal[seat] == "forfeit":
+            if self.illegal[seat] == Illegal.FORFEIT:
                 return self._default(seat, DefaultKind.ILLEGAL, reason)
             return GOES_ON
         charge = turn.clock.charge(elapsed, turn.lag)
@@ -484,7 +484,7 @@ class Match:
         failure = self._gate.lost_write
         if failure is None:
             try:
-                await self._store_result(outcome)
+                await store_outcome(self.storage, self.id, self.game.seats, outcome)
             except StorageError as error:
                 failure = error
         if failure is not None:
@@ -508,17 +508,6 @@ class Match:
             self._gate.tell(session, over)
         self._gate.flush()  # nothing is held after the drain: sent at once
         return outcome
-
-    async def _store_result(self, outcome: Outcome) -> None:
-        winner = None if outcome.winner is None else self.game.seats[outcome.winner]
-        await self.storage.finish_match(
-            self.id,
-            outcome.result.value,
-            winner,
-            outcome.reason,
-            outcome.termination,
-            [outcome.score(seat) for seat in (0, 1)],
-        )
 
     def _forget_unstored_moves(self) -> None:
         """Keep only the moves that were stored, in order (all a client was told of)."""
@@ -587,6 +576,21 @@ class Match:
             "clocks": clocks,
             "time": self.control.to_wire(),
         }
+
+
+async def store_outcome(
+    storage: Storage, match_id: int, seats: Sequence[str], outcome: Outcome
+) -> None:
+    """Store how a match ended: its result, winner, reason, termination and both scores."""
+    ending = Ending.of(outcome, seats)
+    await storage.finish_match(
+        match_id,
+        ending.result,
+        ending.winner,
+        ending.reason,
+        outcome.termination,
+        [outcome.score(seat) for seat in (0, 1)],
+    )
 
 
 def clip(sentence: str, limit: int = 1000) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 from arbiter import protocol
 from arbiter.games import GAME_NAMES, Game, Outcome, Seat, State, get_game
 from arbiter.protocol import ErrorCode, TimeControl
+from arbiter.server.play.defaults import Illegal
 
 SERVER_NAME = "arbiter 0.1.0"
 
@@ -106,7 +107,7 @@ def seek_cancelled(seek: int) -> protocol.SeekCancelled:
 # -- a match: seats, spectators, its end -----------------------------------------------------
 
 
-def _seat_view(table: Table, seat: Seat, hints: bool, illegal: str) -> dict[str, Any]:
+def _seat_view(table: Table, seat: Seat, hints: bool, illegal: Illegal) -> dict[str, Any]:
     """What `match_started` and `resumed` both tell a seat about its match."""
     return {
         "match": table.match,
@@ -122,7 +123,7 @@ def _seat_view(table: Table, seat: Seat, hints: bool, illegal: str) -> dict[str,
     }
 
 
-def match_started(table: Table, seat: Seat, hints: bool, illegal: str) -> protocol.MatchStarted:
+def match_started(table: Table, seat: Seat, hints: bool, illegal: Illegal) -> protocol.MatchStarted:
     return protocol.MatchStarted(**_seat_view(table, seat, hints, illegal))
 
 
@@ -130,7 +131,7 @@ def resumed(
     table: Table,
     seat: Seat,
     hints: bool,
-    illegal: str,
+    illegal: Illegal,
     clocks: list[float] | None,
     to_move: bool,
 ) -> protocol.Resumed:

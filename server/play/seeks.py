@@ -40,6 +40,7 @@ from arbiter.protocol import ErrorCode, TimeControl
 from arbiter.server.common.tally import Tally
 from arbiter.server.connection.limits import Limits
 from arbiter.server.play import messages
+from arbiter.server.play.defaults import Illegal
 
 if TYPE_CHECKING:
     from arbiter.server.connection.session import Session
@@ -63,7 +64,7 @@ class Seek:
     options: dict[str, Any]
     time_control: TimeControl
     hints: bool
-    illegal: str
+    illegal: Illegal
     player: str | None = None
     """The registered player who seeks, if the session said hello with a token."""
     opponent: str | None = None
