@@ -147,7 +147,7 @@ async def serve(
             await nursery.start(storage.run_writer)
             lobby = Lobby(storage, nursery, grace, admission, limits)
             await nursery.start(lobby.stalls.run)
-            desk = Desk(lobby, lobby.seeks, storage, nursery)
+            desk = Desk(lobby.live, lobby.seeks, storage, nursery)
             desk.local_agents = local_agents or AgentProgram.arbiter()
             desk.learn_address(listeners[0].socket.getsockname()[:2])
             lobby.plug_in(desk)

@@ -269,8 +269,9 @@ class TournamentMatch(Match):
 
 
 class Arena(Protocol):
-    """What a tournament needs of the lobby: its grace period, and to run a match as it runs
-    every other (its seats' requests routed to it, its end recorded)."""
+    """What a tournament needs of play's live matches (`server.play.live_matches`): their
+    grace period, and to run a match as every other runs (its seats' requests routed to it,
+    its end recorded)."""
 
     @property
     def grace(self) -> float: ...
