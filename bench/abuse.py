@@ -24,7 +24,7 @@ if one failed or took over 5 s), and for storage faults the matches left `playin
 bots had left and the moves the bots were told were accepted against those stored. Lines under
 the table give each attack's own figures.
 
-The goals (issue 24), every attack: peak memory under 300 MB and released after it; p99 within
+The goals, every attack: peak memory under 300 MB and released after it; p99 within
 2x the baseline; no forfeit; every attacker cut off or throttled within 10 s; bystanders
 served; after a fault no match left `playing` and no acknowledged move lost. The script exits 1
 when any is missed.

@@ -1,7 +1,7 @@
 """The shape of the package: one installed name, and rooms that import one way.
 
 `make lint` runs the import contracts too; they are here as well so that `make test` (and so CI)
-fails the moment a room reaches where DESIGN.md says it may not.
+fails the moment a room reaches where docs/architecture.md says it may not.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Player modules (seed 000's `Player` API) through the adapter: translation, isolation, crashes,
-and whole games through a real server."""
+"""Player modules (the original referee's `Player` API) through the adapter: translation,
+isolation, crashes, and whole games through a real server."""
 
 from __future__ import annotations
 

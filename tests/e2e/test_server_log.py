@@ -1,4 +1,4 @@
-"""`arbiter-server`'s log (issue 15, item 8): one line per connection opened and closed, match
+"""`arbiter-server`'s log: one line per connection opened and closed, match
 started and ended, seat defaulted and tournament step, as text or JSON lines, never a line per
 move and never a token. A real server process; its stderr goes to a file the test reads."""
 

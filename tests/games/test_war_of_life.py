@@ -1,4 +1,4 @@
-"""War of Life: every rule of seed 001 and every RULINGS.md ruling, on boards written as text.
+"""War of Life: every rule and ruling of docs/games/war-of-life.md, on boards written as text.
 
 Boards are 8 row strings, rank 8 first ('b' blue, 'r' red, '.' empty), the game's own data form.
 """

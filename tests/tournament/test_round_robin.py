@@ -1,4 +1,4 @@
-"""Tournaments over real TCP: seed 003's double round robin, its defaults and its standings."""
+"""Tournaments over real TCP: the double round robin, its defaults and its standings."""
 
 from __future__ import annotations
 
