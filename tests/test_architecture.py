@@ -16,6 +16,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 ROOMS = ("games", "protocol", "server", "client", "agents", "bridges")
 BIN = Path(sys.executable).parent
@@ -41,19 +43,26 @@ def test_the_import_contracts_hold(tmp_path: Path) -> None:
     assert "0 broken" in run.stdout
 
 
-def test_the_wheel_installs_one_top_level_name(tmp_path: Path) -> None:
-    source = tmp_path / "source"  # a copy: building in the checkout would leave build/ there
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel `pip` builds from the checkout, as a student would install it."""
+    folder = tmp_path_factory.mktemp("wheel")
+    source = folder / "source"  # a copy: building in the checkout would leave build/ there
     for room in ROOMS:
         shutil.copytree(ROOT / room, source / room, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(folder), str(source)],
         check=True,
         capture_output=True,
         timeout=300,
     )
-    (wheel,) = tmp_path.glob("arbiter-*.whl")
+    (built,) = folder.glob("arbiter-*.whl")
+    return built
+
+
+def test_the_wheel_installs_one_top_level_name(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         tops = {name.split("/")[0] for name in archive.namelist()}
         names = set(archive.namelist())
@@ -63,6 +72,36 @@ def test_the_wheel_installs_one_top_level_name(tmp_path: Path) -> None:
     assert "arbiter/agents/templates/amazons.py" in names
     for page in ("index.html", "app.js", "boards.js", "style.css"):  # the web front's files
         assert f"arbiter/server/web/static/{page}" in names
+    for room in ROOMS:  # `arbiter` is a namespace package: each room carries PEP 561's marker
+        assert f"arbiter/{room}/py.typed" in names
+
+
+def test_a_students_mypy_sees_the_installed_packages_types(wheel: Path, tmp_path: Path) -> None:
+    """Without the marker mypy refuses to read an installed package ("missing library stubs or
+    py.typed marker") and the student's mistake below goes unseen."""
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "-t", str(site), str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    student = tmp_path / "student"
+    student.mkdir()
+    (student / "player.py").write_text(
+        "from arbiter.games import get_game\n\nmoves: int = get_game('amazons')\n"
+    )
+    run = subprocess.run(
+        [str(BIN / "mypy"), "--strict", "player.py"],
+        cwd=student,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "player.py:3: error: Incompatible types in assignment" in run.stdout, run.stdout
+    assert '"Game[Any, Any]"' in run.stdout, run.stdout
+    assert "py.typed" not in run.stdout
 
 
 def test_a_students_folder_cannot_shadow_the_package(tmp_path: Path) -> None:
