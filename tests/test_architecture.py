@@ -1,4 +1,5 @@
-"""The shape of the package: one installed name, and rooms that import one way.
+"""The shape of the package: one installed name whose types a student's mypy reads, rooms that
+import one way, and a server whose every module docs/architecture.md names.
 
 `make lint` runs the import contracts too; they are here as well so that `make test` (and so CI)
 fails the moment a room reaches where docs/architecture.md says it may not.
@@ -146,3 +147,19 @@ def test_nothing_imports_a_room_by_its_folder_name() -> None:
                     names = [name for name in names if name in ROOMS]
                 strays += [f"{path.relative_to(ROOT)}:{node.lineno} {name}" for name in names]
     assert not strays, strays
+
+
+def test_every_server_module_has_its_row_in_the_architecture() -> None:
+    """docs/architecture.md names each module of server/ with its one job, wing by wing: a new
+    module without a row, or a row for a module that is gone, fails here."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("\n## The server, by wings\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    named = {name for row in rows for name in re.findall(r"`([\w/]+\.py)`", row.split("|")[1])}
+    modules = {
+        path.relative_to(ROOT / "server").as_posix()
+        for path in (ROOT / "server").rglob("*.py")
+        if path.name != "__init__.py"
+    }
+    assert not modules - named, f"no row in docs/architecture.md: {sorted(modules - named)}"
+    assert not named - modules, f"rows for no module: {sorted(named - modules)}"
