@@ -10,7 +10,7 @@ from arbiter.client.play.boards import BoardDrawing, Position
 from arbiter.client.play.boards.grid import Block, Cell, Square, owner_counts
 
 MOVE_LIMIT = 250
-"""Moves of both players before the game is an exhausted draw (RULINGS.md)."""
+"""Moves of both players before the game is an exhausted draw."""
 
 
 class WarOfLifeDrawing(BoardDrawing):

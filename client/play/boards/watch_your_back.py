@@ -11,7 +11,7 @@ from arbiter.client.play.boards.grid import DIM_STYLE, Cell
 
 PLACEMENTS = 24
 SHRINKS = (128, 192)
-"""Moving-phase moves after which the board shrinks (RULINGS.md)."""
+"""Moving-phase moves after which the board shrinks."""
 
 
 class WatchYourBackDrawing(BoardDrawing):
