@@ -192,6 +192,14 @@ class Boards:
     def square_name(self, square: BoardSquare) -> str:
         return self.grids[square.grid].name(square.row, square.column)
 
+    def square_names(self, move: str) -> list[str]:
+        """The names of the squares `move` touches (`bd:a1` on a board of several)."""
+        return [self.square_name(square) for square in self.move_squares(move)]
+
+    def click_names(self, move: str) -> list[str]:
+        """The names of the squares a person clicks to make `move`."""
+        return [self.square_name(square) for square in self.click_path(move)]
+
     def rows(self, data: Mapping[str, Any]) -> list[list[str]]:
         """Each grid's rows in `data`."""
         return [grid.cells(data) for grid in self.grids]

@@ -77,14 +77,17 @@ def static_url() -> Iterator[str]:
         thread.join()
 
 
-def draw(page: Page, game: str, data: dict[str, Any], move: str | None) -> None:
-    """The page's scripts draw the position into the box."""
+def draw(page: Page, name: str, data: dict[str, Any], move: str | None) -> None:
+    """The page's scripts draw the position into the box, from what the server sends a page:
+    the game's description of its boards, the state and the last move's squares."""
+    boards = get_game(name).boards
+    marked = boards.square_names(move) if move else []
     page.evaluate(
-        """async ([game, data, move]) => {
+        """async ([game, boards, data, marked]) => {
             const { drawBoard } = await import("/boards.js");
-            document.getElementById("box").innerHTML = drawBoard(game, data, move);
+            document.getElementById("box").innerHTML = drawBoard(game, boards, data, marked);
         }""",
-        [game, data, move],
+        [name, boards.to_data(), data, marked],
     )
 
 
@@ -100,7 +103,9 @@ def test_the_web_board_looks_as_its_golden_screenshots(
         path = GOLDEN / f"{name}-{ply}.png"
         if UPDATE:
             path.write_bytes(shot)
-        assert path.exists(), f"no golden screenshot {path.name}: run with ARBITER_UPDATE_SNAPSHOTS=1"
+        assert path.exists(), (
+            f"no golden screenshot {path.name}: run with ARBITER_UPDATE_SNAPSHOTS=1"
+        )
         if shot != path.read_bytes():
             differ.append(path.name)
     assert not differ, f"the board differs from {differ} ({json.dumps(name)})"
