@@ -26,6 +26,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
+from arbiter.games._boards import Boards
 from arbiter.games._memo import Memo
 
 Seat = int
@@ -269,6 +270,8 @@ class Game(ABC, Generic[StateT, MoveT]):
     seats: ClassVar[tuple[str, str]]
     """Seat names in turn order: seat 0 moves first."""
     options: ClassVar[tuple[Option, ...]] = ()
+    boards: ClassVar[Boards]
+    """How its positions look: what every drawing and observation of them is made from."""
     max_move_text: ClassVar[int]
     """Length of the longest legal move text; the server refuses longer text unparsed."""
     notation_help: ClassVar[str]

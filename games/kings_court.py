@@ -39,6 +39,7 @@ from arbiter.games._base import (
     data_int,
 )
 from arbiter.games._bitboard import Bitboard
+from arbiter.games._boards import DIM, Area, Boards, Grid, Piece, Shape, Shown
 from arbiter.games._memo import Memo
 from arbiter.games._picture import framed_grid
 
@@ -672,8 +673,66 @@ def _check_invariants(state: KingsCourtState) -> None:
         )
 
 
+# -- How a position looks --------------------------------------------------------------------
+
+
+class KingsCourtBoards(Boards):
+    """The board with the Court (C3-F6) shaded, its empty squares shown as `+` on a terminal,
+    and the counters a newcomer cannot read off the board: pieces in the Court, what the
+    opening allows, the moves since a capture."""
+
+    def facts(self, shown: Shown) -> list[str]:
+        data = shown.data
+        court = [0, 0]
+        for row in data["board"][2:6]:
+            court[WHITE] += row[2:6].count(WHITE_CHAR)
+            court[BLACK] += row[2:6].count(BLACK_CHAR)
+        white, black = shown.seats
+        lines = [f"in the Court: {white} {court[WHITE]}, {black} {court[BLACK]}"]
+        opening = _opening_fact(data["ply"], data.get("first_direction"))
+        if opening:
+            lines.append(opening)
+        lines.append(
+            f"no capture for {data['since_capture']} moves (limit {data['no_capture_limit']})"
+        )
+        return lines
+
+
+def _opening_fact(ply: int, first_direction: str | None) -> str:
+    """What the opening allows at `ply`."""
+    if ply == 0:
+        return "move 1: a slide into the Court"
+    if ply == 1 and first_direction in DIRECTION_NAMES:
+        opposite = DIRECTION_NAMES[OPPOSITE[DIRECTION_NAMES.index(first_direction)]]
+        return f"move 2: a slide into the Court, {opposite}"
+    if ply in (2, 3):
+        return "moves 3 and 4: slides only"
+    return ""
+
+
+BOARDS = KingsCourtBoards(
+    grids=(
+        Grid(
+            ("board",),
+            tuple(COLUMNS),
+            tuple("87654321"),
+            ground=("#ece6d6",),
+            areas=(Area(range(2, 6), range(2, 6), "#c8d6a0", "on grey23", {EMPTY_CHAR: "+"}),),
+        ),
+    ),
+    pieces=(
+        Piece(WHITE_CHAR, WHITE, shape=Shape.STONE, fill="#fff"),
+        Piece(BLACK_CHAR, BLACK, shape=Shape.STONE, fill="#222"),
+        Piece(EMPTY_CHAR, style=DIM),
+    ),
+    square_pattern=re.compile(r"([A-H])([1-8])"),
+    planes=(WHITE_CHAR, BLACK_CHAR),
+)
+
+
 class KingsCourt(Game[KingsCourtState, Move]):
     name = "kings-court"
+    boards = BOARDS
     title = "King's Court"
     seats = SEATS
     can_both_forfeit = True  # the 50-move rule

@@ -32,6 +32,7 @@ from arbiter.games._base import (
     StateDataError,
 )
 from arbiter.games._bitboard import Bitboard, squares_of
+from arbiter.games._boards import DIM, Boards, Grid, Piece, Shape, Shown
 from arbiter.games._picture import framed_grid
 
 Square: TypeAlias = int
@@ -367,8 +368,42 @@ def parse_square(file: str, rank: str) -> Square:
     return (int(rank) - 1) * 8 + FILES.index(file)
 
 
+# -- How a position looks --------------------------------------------------------------------
+
+
+class WarOfLifeBoards(Boards):
+    """The board as the mover's step left it, before Conway's Crank, beside the board after the
+    crank, so a player sees what the move did and what the crank made of it."""
+
+    def facts(self, shown: Shown) -> list[str]:
+        lines = [f"{shown.data['ply']} of {MAX_PLY} moves played"]
+        if shown.before is not None and shown.move is not None:
+            before = self.owner_counts(self.stepped(shown.before, shown.move))
+            after = self.counts(shown.data)
+            changes = ", ".join(
+                f"{seat} {was} -> {now}"
+                for seat, was, now in zip(shown.seats, before, after, strict=True)
+            )
+            lines.append(f"the crank: {changes}")
+        return lines
+
+
+BOARDS = WarOfLifeBoards(
+    grids=(Grid(("board",), tuple(FILES), tuple("87654321"), ground=("#f4f4f4", "#dcdcdc")),),
+    pieces=(
+        Piece(SYMBOLS[BLUE], BLUE, shape=Shape.STONE, fill="#2b6cd4", stroke="#123"),
+        Piece(SYMBOLS[RED], RED, shape=Shape.STONE, fill="#d43b2b", stroke="#311"),
+        Piece(".", style=DIM),
+    ),
+    square_pattern=re.compile(r"([a-h])([1-8])"),
+    planes=(SYMBOLS[BLUE], SYMBOLS[RED]),
+    step_titles=("before the crank", "after the crank"),
+)
+
+
 class WarOfLife(Game[WarOfLifeState, Move]):
     name = "war-of-life"
+    boards = BOARDS
     title = "War of Life"
     seats = ("blue", "red")
     options = (

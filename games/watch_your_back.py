@@ -38,6 +38,7 @@ from arbiter.games._base import (
     data_int,
 )
 from arbiter.games._bitboard import squares_of
+from arbiter.games._boards import DIM, Boards, Grid, Piece, Shape, Shown
 
 Square: TypeAlias = tuple[int, int]
 """`(column, row)`, both 0..7, (0, 0) top-left as in the seed."""
@@ -655,8 +656,41 @@ _MOVE_PATTERN = re.compile(r"([0-7]),([0-7])(?:-([0-7]),([0-7]))?")
 PASS_TEXT = "pass"
 
 
+# -- How a position looks --------------------------------------------------------------------
+
+
+class WatchYourBackBoards(Boards):
+    """The original referee's symbols and (column, row) labels from the top left; corners and
+    squares the shrinking board removed are dark on the web; the phase and the next shrink."""
+
+    def facts(self, shown: Shown) -> list[str]:
+        ply: int = shown.data["ply"]
+        if ply < PLACEMENTS:
+            return [f"placing phase: {ply} of {PLACEMENTS} pieces placed"]
+        moves = ply - PLACEMENTS
+        upcoming = [shrink for shrink in SHRINK_AFTER if moves < shrink]
+        shrink = f"; the board shrinks after move {upcoming[0]}" if upcoming else ""
+        return [f"moving phase: {moves} moves played{shrink}"]
+
+
+BOARDS = WatchYourBackBoards(
+    grids=(Grid(("board",), tuple("01234567"), tuple("01234567"), ground=("#e8e2cf",)),),
+    pieces=(
+        Piece(WHITE_SYMBOL, 0, shape=Shape.STONE, fill="#fff"),
+        Piece(BLACK_SYMBOL, 1, shape=Shape.STONE, fill="#222"),
+        Piece(EMPTY_SYMBOL, style=DIM),
+        Piece(CORNER_SYMBOL, style="bold", shape=Shape.CROSS, stroke="#ddd", ground="#3a3a3a"),
+        Piece(REMOVED_SYMBOL, style=DIM, ground="#555"),
+    ),
+    square_pattern=re.compile(r"([0-7]),([0-7])"),
+    planes=(WHITE_SYMBOL, BLACK_SYMBOL, CORNER_SYMBOL, REMOVED_SYMBOL),
+    empty=EMPTY_SYMBOL,
+)
+
+
 class WatchYourBackGame(Game[WatchYourBackState, Move]):
     name: ClassVar[str] = "watch-your-back"
+    boards = BOARDS
     title: ClassVar[str] = "Watch Your Back!"
     seats: ClassVar[tuple[str, str]] = ("white", "black")
     max_move_text: ClassVar[int] = len("0,0-0,2")
