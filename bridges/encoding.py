@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-from arbiter.games import Game, Outcome, State, get_game
+from arbiter.games import Boards, Game, Outcome, State, get_game
 
 Tensor = npt.NDArray[np.float32]
 
@@ -48,9 +48,27 @@ class Encoding(ABC):
     def tokens(self, move: Any) -> tuple[int, ...]:
         """The actions that make `move`, in the order they are taken."""
 
-    @abstractmethod
     def tensor(self, turn: Turn) -> Tensor:
-        """The position (and the pending tokens, where a move takes several) as an array."""
+        """The position (and the pending tokens, where a move takes several) as an array: the
+        planes the game's description of its boards names (`board_planes`), then the
+        encoding's own (`more_planes`)."""
+        pieces = board_planes(self.game.boards, self.shown_data(turn))
+        more = self.more_planes(turn)
+        if not more:
+            return pieces
+        shape = pieces.shape[1:]
+        extra = [np.broadcast_to(plane, shape) for plane in more]
+        return np.concatenate([pieces, np.stack(extra).astype(np.float32)])
+
+    def shown_data(self, turn: Turn) -> dict[str, Any]:
+        """The data form of the position the planes show."""
+        data: dict[str, Any] = turn.state.to_data()
+        return data
+
+    def more_planes(self, turn: Turn) -> list[Tensor | float]:
+        """Planes after the board's, each an array of the boards' shape or one number for
+        every square: by default a plane of ones when the first seat moves."""
+        return [1.0 if turn.state.turn == 0 else 0.0]
 
     def observation_string(self, turn: Turn) -> str:
         """The picture `render()` draws, and the actions chosen toward the move, if any."""
@@ -142,6 +160,18 @@ def top_row_first(boards: list[int], size: int) -> Tensor:
     as planes with the top row first, as the game's `render()` draws the board."""
     cells = planes(boards, size * size).reshape(len(boards), size, size)
     return np.ascontiguousarray(cells[:, ::-1, :])
+
+
+def board_planes(boards: Boards, data: Mapping[str, Any]) -> Tensor:
+    """One 0/1 plane per character `boards.planes` names, marking the squares holding it, over
+    the grids in `boards.plane_grids` order (a single grid's planes are 2-D)."""
+    grids = [boards.grids[index].cells(data) for index in boards.plane_grids]
+    if boards.planes_bottom_up:
+        grids = [rows[::-1] for rows in grids]
+    cells = np.array([[list(row) for row in rows] for rows in grids])
+    if len(grids) == 1:
+        cells = cells[0]
+    return np.stack([cells == char for char in boards.planes]).astype(np.float32)
 
 
 def returns(outcome: Outcome | None) -> list[float]:

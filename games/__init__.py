@@ -1,7 +1,9 @@
 """Rules of the five games, pure and deterministic: no I/O, no clocks, standard library only.
 
 Each game is one module defining a `Game` subclass, a `State` subclass and `GAME`, the instance
-registered here. Modules load on first use, so a process that plays one game pays for one.
+registered here; its `Game.boards` describes how its positions look (`_boards`), which
+every drawing and observation of them is made from. Modules load on first use, so a process
+that plays one game pays for one.
 """
 
 from __future__ import annotations
@@ -25,18 +27,26 @@ from arbiter.games._base import (
     as_tuples,
     describe_options,
 )
+from arbiter.games._boards import Area, Boards, BoardSquare, Grid, Piece, Shape, Shown
 
 __all__ = [
     "GAME_NAMES",
+    "Area",
+    "BoardSquare",
+    "Boards",
     "Game",
     "GameError",
+    "Grid",
     "IllegalMoveError",
     "InvalidMoveError",
     "Option",
     "OptionError",
     "Outcome",
+    "Piece",
     "Result",
     "Seat",
+    "Shape",
+    "Shown",
     "State",
     "StateDataError",
     "Termination",

@@ -1,4 +1,4 @@
-"""Game of the Amazons: every rule, the notation and the data form (seed 002, RULINGS.md).
+"""Game of the Amazons: every rule, the notation and the data form (docs/games/amazons.md).
 
 Squares are ints 0..99, `file + 10 * rank` with a1 = 0 and j10 = 99, so a set of squares is a
 Python int used as a bitboard. A state is three bitboards (white amazons, black amazons, arrows)
@@ -33,6 +33,7 @@ from arbiter.games._base import (
     StateDataError,
 )
 from arbiter.games._bitboard import Bitboard, squares_of
+from arbiter.games._boards import DIM, Boards, Grid, Piece, Shape, Shown
 from arbiter.games._picture import framed_grid
 
 Square: TypeAlias = int
@@ -391,8 +392,42 @@ class AmazonsState(State[Move]):
 _MOVE_RE = re.compile(r"([a-j](?:10|[1-9]))-([a-j](?:10|[1-9]))/([a-j](?:10|[1-9]))")
 
 
+# -- How a position looks --------------------------------------------------------------------
+
+
+class AmazonsBoards(Boards):
+    """A chessboard's squares, burnt ones dark with a cross, and how many squares are left."""
+
+    def facts(self, shown: Shown) -> list[str]:
+        board: list[str] = shown.data["board"]
+        arrows = sum(row.count(ARROW_CHAR) for row in board)
+        empty = sum(row.count(EMPTY_CHAR) for row in board)
+        return [f"arrows: {arrows}, empty squares: {empty}"]
+
+
+BOARDS = AmazonsBoards(
+    grids=(
+        Grid(
+            ("board",),
+            tuple(FILES),
+            tuple(str(rank) for rank in range(SIZE, 0, -1)),
+            ground=("#f0d9b5", "#b58863"),
+        ),
+    ),
+    pieces=(
+        Piece(WHITE_CHAR, 0, shape=Shape.AMAZON, fill="#fff"),
+        Piece(BLACK_CHAR, 1, shape=Shape.AMAZON, fill="#222", stroke="#ccc"),
+        Piece(ARROW_CHAR, style="bold red", shape=Shape.CROSS, stroke="#c96", ground="#4a3426"),
+        Piece(EMPTY_CHAR, style=DIM),
+    ),
+    square_pattern=re.compile(r"([a-j])(10|[1-9])"),
+    planes=(EMPTY_CHAR, BLACK_CHAR, WHITE_CHAR, ARROW_CHAR),
+)
+
+
 class Amazons(Game[AmazonsState, Move]):
     name = "amazons"
+    boards = BOARDS
     title = "Game of the Amazons"
     seats = SEATS
     max_move_text = len("a10-b10/c10")

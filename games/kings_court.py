@@ -1,4 +1,4 @@
-"""King's Court: every rule, the notation and the data form (seed 003, RULINGS.md).
+"""King's Court: every rule, the notation and the data form (docs/games/kings-court.md).
 
 Squares are ints 0..63, `column + 8 * row` with A1 = 0, H1 = 7 and H8 = 63, so a set of squares
 is a Python int used as a bitboard. A state is two bitboards (white's pieces, black's pieces),
@@ -39,6 +39,7 @@ from arbiter.games._base import (
     data_int,
 )
 from arbiter.games._bitboard import Bitboard
+from arbiter.games._boards import DIM, Area, Boards, Grid, Piece, Shape, Shown
 from arbiter.games._memo import Memo
 from arbiter.games._picture import framed_grid
 
@@ -166,7 +167,7 @@ def _shift(board: Bitboard, direction: Direction, steps: int = 1) -> Bitboard:
 
 
 def _start_boards() -> tuple[Bitboard, Bitboard]:
-    """RULINGS.md's checkerboard: every square outside the Court, A1 (0 + 0, even) white's."""
+    """The start's checkerboard: every square outside the Court, A1 (0 + 0, even) white's."""
     white = black = 0
     for square in range(SIZE * SIZE):
         if COURT >> square & 1:
@@ -331,7 +332,7 @@ class KingsCourtState(State[Move]):
     # -- the end ------------------------------------------------------------------------------
 
     def _early_outcome(self) -> Outcome | None:
-        """The end checks that need no move generation, in RULINGS.md's order.
+        """The end checks that need no move generation, in the rules' order.
 
         The player who just moved cannot be without a Court piece (their move would have been
         illegal), so only the player to move can have lost their last one.
@@ -672,8 +673,66 @@ def _check_invariants(state: KingsCourtState) -> None:
         )
 
 
+# -- How a position looks --------------------------------------------------------------------
+
+
+class KingsCourtBoards(Boards):
+    """The board with the Court (C3-F6) shaded, its empty squares shown as `+` on a terminal,
+    and the counters a newcomer cannot read off the board: pieces in the Court, what the
+    opening allows, the moves since a capture."""
+
+    def facts(self, shown: Shown) -> list[str]:
+        data = shown.data
+        court = [0, 0]
+        for row in data["board"][2:6]:
+            court[WHITE] += row[2:6].count(WHITE_CHAR)
+            court[BLACK] += row[2:6].count(BLACK_CHAR)
+        white, black = shown.seats
+        lines = [f"in the Court: {white} {court[WHITE]}, {black} {court[BLACK]}"]
+        opening = _opening_fact(data["ply"], data.get("first_direction"))
+        if opening:
+            lines.append(opening)
+        lines.append(
+            f"no capture for {data['since_capture']} moves (limit {data['no_capture_limit']})"
+        )
+        return lines
+
+
+def _opening_fact(ply: int, first_direction: str | None) -> str:
+    """What the opening allows at `ply`."""
+    if ply == 0:
+        return "move 1: a slide into the Court"
+    if ply == 1 and first_direction in DIRECTION_NAMES:
+        opposite = DIRECTION_NAMES[OPPOSITE[DIRECTION_NAMES.index(first_direction)]]
+        return f"move 2: a slide into the Court, {opposite}"
+    if ply in (2, 3):
+        return "moves 3 and 4: slides only"
+    return ""
+
+
+BOARDS = KingsCourtBoards(
+    grids=(
+        Grid(
+            ("board",),
+            tuple(COLUMNS),
+            tuple("87654321"),
+            ground=("#ece6d6",),
+            areas=(Area(range(2, 6), range(2, 6), "#c8d6a0", "on grey23", {EMPTY_CHAR: "+"}),),
+        ),
+    ),
+    pieces=(
+        Piece(WHITE_CHAR, WHITE, shape=Shape.STONE, fill="#fff"),
+        Piece(BLACK_CHAR, BLACK, shape=Shape.STONE, fill="#222"),
+        Piece(EMPTY_CHAR, style=DIM),
+    ),
+    square_pattern=re.compile(r"([A-H])([1-8])"),
+    planes=(WHITE_CHAR, BLACK_CHAR),
+)
+
+
 class KingsCourt(Game[KingsCourtState, Move]):
     name = "kings-court"
+    boards = BOARDS
     title = "King's Court"
     seats = SEATS
     can_both_forfeit = True  # the 50-move rule

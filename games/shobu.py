@@ -1,9 +1,10 @@
-"""Shobu (seed 004 and the Shobu rulings in RULINGS.md): every rule of the game in one module.
+"""Shobu, with the rulings of docs/games/shobu.md: every rule of the game in one module.
 
 Four 4x4 boards, named by owner and colour: black-dark, black-light, white-dark, white-light (the
-seed's `boards[home][colour]`). All four share one orientation: files a-d left to right, rows 1-4
-from Black's side to White's, so "north" (toward row 4) is the same direction on every board. That
-matters because a turn is two moves in the same direction and distance on two different boards.
+original's `boards[home][colour]`). All four share one orientation: files a-d left to right,
+rows 1-4 from Black's side to White's, so "north" (toward row 4) is the same direction on every
+board. That matters because a turn is two moves in the same direction and distance on two
+different boards.
 
 A turn is one move object holding both halves (`Move`): the passive half on one of the mover's
 homeboards, then the aggressive half on a board of the other colour. A passive move is only legal
@@ -28,6 +29,7 @@ from typing import Any
 
 from arbiter.games._base import Game, InvalidMoveError, Option, Outcome, Seat, State, StateDataError
 from arbiter.games._bitboard import squares_of
+from arbiter.games._boards import DIM, Boards, BoardSquare, Grid, Piece, Shape, Shown
 
 Square = int
 """board * 16 + row * 4 + column: row 0 is row 1 (Black's side), column 0 is file a."""
@@ -502,8 +504,87 @@ toward White's side: n, ne, e, se, s, sw, w, nw; the distance is 1 or 2. Example
 `wlb4 bdc4 s1`, `bdd1 blc1 nw1`. Case and extra spaces between words do not matter."""
 
 
+# -- How a position looks --------------------------------------------------------------------
+
+WOOD = {"dark": ("#8b5a2b", "on grey19"), "light": ("#e3c290", "on grey42")}
+"""Each board's wood: its web colour and its terminal background."""
+
+
+def _board_grid(board: int) -> Grid:
+    """One board, titled by owner and colour, row 4 (White's side) first."""
+    name, code = BOARD_NAMES[board], BOARD_CODES[board]
+    ground, style = WOOD[COLOURS[board & 1]]
+    return Grid(
+        ("boards", name),
+        tuple(FILES),
+        tuple("4321"),
+        ground=(ground,),
+        style=style,
+        title=f"{name} ({code})",
+        prefix=f"{code}:",
+    )
+
+
+class ShobuBoards(Boards):
+    """All four boards, White's homeboards across the rope from Black's; a turn's two halves
+    marked on their boards; stones per board, as a game is lost board by board."""
+
+    def move_squares(self, move: str) -> list[BoardSquare]:
+        """Each stone's square and where it goes: the passive stone's, then the aggressive's."""
+        try:
+            passive, aggressive, direction, distance = GAME.parse_move(move)
+        except InvalidMoveError:
+            return []
+        (column_step, row_step), squares = DELTAS[direction], []
+        for start in (passive, aggressive):
+            board, row, column = start >> 4, (start >> 2) & 3, start & 3
+            row_to, column_to = row + row_step * distance, column + column_step * distance
+            squares.append(BoardSquare(_DRAWN[board], 3 - row, column))
+            if 0 <= row_to < 4 and 0 <= column_to < 4:
+                squares.append(BoardSquare(_DRAWN[board], 3 - row_to, column_to))
+        return squares
+
+    def facts(self, shown: Shown) -> list[str]:
+        data = shown.data
+        per_board = {
+            code: self.owner_counts(data["boards"][name])
+            for code, name in zip(BOARD_CODES, BOARD_NAMES, strict=True)
+        }
+        lines = [
+            f"{seat} stones: "
+            + " ".join(f"{code} {per_board[code][index]}" for code in BOARD_CODES)
+            for index, seat in enumerate(shown.seats)
+        ]
+        lines.append(
+            f"no capture for {data['since_capture']} turns (limit {data['no_capture_limit']})"
+        )
+        return lines
+
+
+_DRAWN_ORDER = (2, 3, 0, 1)
+"""The boards as drawn, White's pair on top: grid i is board `_DRAWN_ORDER[i]`."""
+_DRAWN = tuple(_DRAWN_ORDER.index(board) for board in range(4))
+"""A board's grid."""
+
+BOARDS = ShobuBoards(
+    grids=tuple(_board_grid(board) for board in _DRAWN_ORDER),
+    pieces=(
+        Piece("B", BLACK, shape=Shape.STONE, fill="#222", stroke="#000"),
+        Piece("W", WHITE, shape=Shape.STONE, fill="#fff"),
+        Piece(".", style=DIM),
+    ),
+    bands=((0, 1), (2, 3)),
+    separator="rope",
+    clicks=3,
+    planes=("B", "W"),
+    plane_grids=_DRAWN,
+    planes_bottom_up=True,
+)
+
+
 class ShobuGame(Game[ShobuState, Move]):
     name = "shobu"
+    boards = BOARDS
     title = "Shobu"
     seats = SEATS
     max_move_text = len("bda1 wla1 ne2")

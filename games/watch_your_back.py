@@ -1,4 +1,4 @@
-"""Watch Your Back! (seed 000, RULINGS.md "Watch Your Back!"): stab the enemy in the back.
+"""Watch Your Back! (docs/games/watch-your-back.md): stab the enemy in the back.
 
 Two players, White and Black, each place 12 pieces on an 8x8 board with four corner squares (the
 placing phase), then move them one square along a row or column, or jump over one adjacent piece
@@ -6,9 +6,10 @@ placing phase), then move them one square along a row or column, or jump over on
 column is eliminated. The board shrinks after moves 128 and 192 of the moving phase. A player
 left with fewer than 2 pieces loses; both at once is a tie. After the last shrink, a dead
 position or `no_capture_limit` moves in a row that eliminate nothing end the game in a tie
-(RULINGS.md "endless games"): the seed alone allows games without end.
+(docs/games/watch-your-back.md, "Endless games"): the original rules alone allow games
+without end.
 
-Coordinates are the seed's `(column, row)`, (0, 0) top-left, rows counting down. Moves keep the
+Coordinates are the original's `(column, row)`, (0, 0) top-left, rows counting down. Moves keep the
 shape the original course referee gave its players, so an adapter for those agents is trivial:
 a placement is `(x, y)`, a move or jump is `((xa, ya), (xb, yb))`, and a forfeited turn is `PASS`
 (the referee's `None`). Inside, square `(x, y)` is number `8 * y + x` and a set of squares is an
@@ -37,6 +38,7 @@ from arbiter.games._base import (
     data_int,
 )
 from arbiter.games._bitboard import squares_of
+from arbiter.games._boards import DIM, Boards, Grid, Piece, Shape, Shown
 
 Square: TypeAlias = tuple[int, int]
 """`(column, row)`, both 0..7, (0, 0) top-left as in the seed."""
@@ -67,7 +69,7 @@ SHRINK_AFTER = {128: 1, 192: 2}
 """Moving-phase move count (passes included) -> how many times the board has shrunk after it."""
 NO_CAPTURE_LIMIT = 64
 """Moves in a row after the last shrink that eliminate nothing before the game is a tie: the
-length of one shrink period (RULINGS.md "endless games")."""
+length of one shrink period."""
 MAX_NO_CAPTURE_LIMIT = 1000
 LAST_SHRINK_AFTER = max(SHRINK_AFTER)
 LAST_BOARD_SQUARES = 12
@@ -215,8 +217,8 @@ def _arrive(
 
     The arrival strikes first: every enemy neighbour whose far side holds one of ours or a corner
     goes. Only then is the arriving piece itself checked, against the board its strikes left,
-    which is why the seed's `BW3W` spares the Black piece placed on 3; RULINGS.md keeps that
-    order for moves too.
+    which is why the original rules' example `BW3W` spares the Black piece placed on 3; moves
+    keep that order too.
     """
     bit = 1 << index
     own |= bit
@@ -654,8 +656,41 @@ _MOVE_PATTERN = re.compile(r"([0-7]),([0-7])(?:-([0-7]),([0-7]))?")
 PASS_TEXT = "pass"
 
 
+# -- How a position looks --------------------------------------------------------------------
+
+
+class WatchYourBackBoards(Boards):
+    """The original referee's symbols and (column, row) labels from the top left; corners and
+    squares the shrinking board removed are dark on the web; the phase and the next shrink."""
+
+    def facts(self, shown: Shown) -> list[str]:
+        ply: int = shown.data["ply"]
+        if ply < PLACEMENTS:
+            return [f"placing phase: {ply} of {PLACEMENTS} pieces placed"]
+        moves = ply - PLACEMENTS
+        upcoming = [shrink for shrink in SHRINK_AFTER if moves < shrink]
+        shrink = f"; the board shrinks after move {upcoming[0]}" if upcoming else ""
+        return [f"moving phase: {moves} moves played{shrink}"]
+
+
+BOARDS = WatchYourBackBoards(
+    grids=(Grid(("board",), tuple("01234567"), tuple("01234567"), ground=("#e8e2cf",)),),
+    pieces=(
+        Piece(WHITE_SYMBOL, 0, shape=Shape.STONE, fill="#fff"),
+        Piece(BLACK_SYMBOL, 1, shape=Shape.STONE, fill="#222"),
+        Piece(EMPTY_SYMBOL, style=DIM),
+        Piece(CORNER_SYMBOL, style="bold", shape=Shape.CROSS, stroke="#ddd", ground="#3a3a3a"),
+        Piece(REMOVED_SYMBOL, style=DIM, ground="#555"),
+    ),
+    square_pattern=re.compile(r"([0-7]),([0-7])"),
+    planes=(WHITE_SYMBOL, BLACK_SYMBOL, CORNER_SYMBOL, REMOVED_SYMBOL),
+    empty=EMPTY_SYMBOL,
+)
+
+
 class WatchYourBackGame(Game[WatchYourBackState, Move]):
     name: ClassVar[str] = "watch-your-back"
+    boards = BOARDS
     title: ClassVar[str] = "Watch Your Back!"
     seats: ClassVar[tuple[str, str]] = ("white", "black")
     max_move_text: ClassVar[int] = len("0,0-0,2")

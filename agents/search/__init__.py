@@ -26,7 +26,7 @@ __all__ = [
 
 FIXED_DEPTHS = range(1, 7)
 SHOBU_LEVELS = {"easy": 1, "medium": 2, "hard": 3}
-"""Shobu's difficulty levels (seed 004): alpha-beta at increasing fixed depth."""
+"""Shobu's difficulty levels: alpha-beta at increasing fixed depth."""
 
 
 def _alphabeta(depth: int | None) -> Callable[[Game[Any, Any], int | None], Agent]:

@@ -3,7 +3,8 @@
 A move is three actions, OpenSpiel's phases: the amazon's square, the square it moves to, the
 square its arrow lands on. Each is a square numbered `row * 10 + column` with row 0 at the top
 (rank 10), so our square `file + 10 * rank` is action `(9 - rank) * 10 + file`. The tensor and
-the string are OpenSpiel's too: planes empty, black, white, arrow over the board top row first,
+the string are OpenSpiel's too: the planes the game's boards name (empty, black, white, arrow)
+over the board top row first,
 and between the first two actions the chosen amazon is off the board, as OpenSpiel lifts it.
 """
 
@@ -11,14 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from arbiter.bridges.encoding import Encoding, Tensor, Turn, top_row_first
+from arbiter.bridges.encoding import Encoding, Tensor, Turn
 from arbiter.games import State
 from arbiter.games._bitboard import squares_of
 from arbiter.games.amazons import (
     ARROW_CHAR,
     BIT,
     BLACK_CHAR,
-    FULL,
     NEIGHBOURS,
     SIZE,
     SQUARE_NAMES,
@@ -91,10 +91,13 @@ class AmazonsEncoding(Encoding):
             return white, black ^ mover, state.arrows
         return white ^ mover, black, state.arrows
 
-    def tensor(self, turn: Turn) -> Tensor:
-        white, black, arrows = self._boards(turn)
-        empty = FULL & ~(white | black | arrows)
-        return top_row_first([empty, black, white, arrows], SIZE)
+    def shown_data(self, turn: Turn) -> dict[str, Any]:
+        """The position with the pending part of the move made, as OpenSpiel shows it."""
+        return AmazonsState(*self._boards(turn), turn.state.to_move).to_data()
+
+    def more_planes(self, turn: Turn) -> list[Tensor | float]:
+        """None: OpenSpiel's planes are the board's alone."""
+        return []
 
     def observation_string(self, turn: Turn) -> str:
         """The game's own rows (`AmazonsState.rows`, top row first) in OpenSpiel's letters."""

@@ -2,8 +2,9 @@
 
 Squares are numbered as the game numbers them, `column + 8 * row` with A1 = 0. The end action
 is what lets a jump stop where a longer jump could go on: no move's actions are then a prefix of
-another's. The tensor is white's pieces, black's, the squares the pending move has visited, and
-a plane of ones when white moves, each 8x8 with row 0 the top row (row 8), as `render()` draws.
+another's. The tensor is the planes the game's boards name (white's pieces, black's), the squares
+the pending move has visited, and a plane of ones when white moves, each 8x8 with row 0 the top
+row (row 8), as the board is drawn.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from arbiter.games.kings_court import (
     MAX_SQUARES_PER_MOVE,
     SIZE,
     SQUARE_NAMES,
-    KingsCourtState,
     Move,
 )
 
@@ -31,12 +31,10 @@ class KingsCourtEncoding(Encoding):
     def tokens(self, move: Move) -> tuple[int, ...]:
         return (*move, END)
 
-    def tensor(self, turn: Turn) -> Tensor:
-        state: KingsCourtState = turn.state
+    def more_planes(self, turn: Turn) -> list[Tensor | float]:
+        """The squares the pending move has visited, before whose turn it is."""
         visited = sum(1 << square for square in turn.pending)
-        to_move = (1 << SQUARES) - 1 if state.turn == 0 else 0
-        boards = [state.white, state.black, visited, to_move]
-        return top_row_first(boards, SIZE)
+        return [top_row_first([visited], SIZE)[0], *super().more_planes(turn)]
 
     def action_name(self, token: int) -> str:
         return "end" if token == END else SQUARE_NAMES[token]

@@ -3,14 +3,15 @@
 `passive` and `aggressive` are the squares of the two stones as the game numbers them
 (`board * 16 + row * 4 + column`, boards black-dark, black-light, white-dark, white-light, row 0
 nearest Black) and `vector` is `direction * 2 + distance - 1`, directions n, ne, e, se, s, sw,
-w, nw (north toward White). The tensor is black's stones, white's, and a plane of ones when
-black moves, each shaped (board, row, column) in that numbering.
+w, nw (north toward White). The tensor is the planes the game's boards name (black's stones,
+white's) and a plane of ones when black moves, each shaped (board, row, column) in that
+numbering, as the boards describe it.
 """
 
 from __future__ import annotations
 
-from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
-from arbiter.games.shobu import Move, ShobuState
+from arbiter.bridges.encoding import Encoding
+from arbiter.games.shobu import Move
 
 SQUARES = 64
 VECTORS = 16
@@ -29,8 +30,3 @@ class ShobuEncoding(Encoding):
         stones, vector = divmod(action, VECTORS)
         passive, aggressive = divmod(stones, SQUARES)
         return passive, aggressive, vector >> 1, (vector & 1) + 1
-
-    def tensor(self, turn: Turn) -> Tensor:
-        state: ShobuState = turn.state
-        to_move = (1 << SQUARES) - 1 if state.turn == 0 else 0
-        return planes([state.black, state.white, to_move], SQUARES).reshape(self.tensor_shape)

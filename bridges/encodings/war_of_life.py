@@ -1,14 +1,14 @@
 """War of Life: one action per move, `source * 8 + direction`, 512 in all.
 
 The direction of the step is numbered from north (toward rank 8) clockwise: n, ne, e, se, s,
-sw, w, nw. The tensor is blue's pieces, red's pieces and a plane of ones when blue moves, each
-8x8 with row 0 the top row (rank 8), as `render()` draws it.
+sw, w, nw. The tensor is the planes the game's boards name (blue's pieces, red's) and a plane of
+ones when blue moves, each 8x8 with row 0 the top row (rank 8), as the board is drawn.
 """
 
 from __future__ import annotations
 
-from arbiter.bridges.encoding import Encoding, Tensor, Turn, top_row_first
-from arbiter.games.war_of_life import Move, WarOfLifeState
+from arbiter.bridges.encoding import Encoding
+from arbiter.games.war_of_life import Move
 
 SIZE = 8
 STEPS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
@@ -28,8 +28,3 @@ class WarOfLifeEncoding(Encoding):
         source, direction = divmod(action, len(STEPS))
         file_step, rank_step = STEPS[direction]
         return Move(source, source + file_step + SIZE * rank_step)
-
-    def tensor(self, turn: Turn) -> Tensor:
-        state: WarOfLifeState = turn.state
-        to_move = (1 << SIZE * SIZE) - 1 if state.turn == 0 else 0
-        return top_row_first([state.blue, state.red, to_move], SIZE)

@@ -2,24 +2,22 @@
 
 A placement on `(x, y)` is `8 * y + x` (0-63); a slide or jump from `(x, y)` is
 `64 + 8 * (8 * y + x) + 2 * direction + (distance - 1)` with directions up, left, right, down
-(64-575); the forfeited turn is 576. The tensor is white, black, corners, removed squares, a plane
-of ones when white moves and one during the placing phase, each 8x8 with row 0 the top (y = 0).
+(64-575); the forfeited turn is 576. The tensor is the planes the game's boards name (white, black,
+corners, removed squares), a plane of ones when white moves and one during the placing phase,
+each 8x8 with row 0 the top (y = 0).
 """
 
 from __future__ import annotations
 
-from arbiter.bridges.encoding import Encoding, Tensor, Turn, planes
+from arbiter.bridges.encoding import Encoding, Tensor, Turn
 from arbiter.games.watch_your_back import (
-    CORNERS,
     DIRECTIONS,
     PASS,
     PLACEMENTS,
-    REMOVED,
     SIZE,
     SQUARE_INDEX,
     SQUARES,
     Move,
-    WatchYourBackState,
 )
 
 CELLS = SIZE * SIZE
@@ -52,15 +50,7 @@ class WatchYourBackEncoding(Encoding):
         x, y = SQUARES[start]
         return (x, y), (x + dx * distance, y + dy * distance)
 
-    def tensor(self, turn: Turn) -> Tensor:
-        state: WatchYourBackState = turn.state
-        ones = (1 << CELLS) - 1
-        boards = [
-            state.white,
-            state.black,
-            CORNERS[state.shrinks],
-            REMOVED[state.shrinks],
-            ones if state.turn == 0 else 0,
-            ones if state.ply < PLACEMENTS else 0,
-        ]
-        return planes(boards, CELLS).reshape(len(boards), SIZE, SIZE)
+    def more_planes(self, turn: Turn) -> list[Tensor | float]:
+        """Whose turn it is, then whether the placing phase goes on."""
+        placing = 1.0 if turn.state.ply < PLACEMENTS else 0.0
+        return [*super().more_planes(turn), placing]

@@ -2,8 +2,8 @@
 
 One module per concern, each usable alone:
 
-- `boards/`: each game's board drawn from its state's data form (one module per game; what games
-  share, coordinates, colours by seat, the last move, piece counts, is in `boards/grid.py`);
+- `boards/`: any game's boards drawn from the description its rules module gives
+  (`Game.boards`); the text grids, coordinates, colours by seat and the last move in `grid.py`;
 - `table`: the match as this terminal knows it, from the server's messages (pure);
 - `clocks`: both clocks counting down between the server's reports (pure);
 - `commands`: what a typed line asks for, moves checked with the game's rules first (pure);

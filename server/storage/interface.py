@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
-from arbiter.server.storage.statuses import GameStatus, IllegalMove, TournamentStatus
+from arbiter.server.storage.statuses import GameStatus, TournamentStatus
 
 if TYPE_CHECKING:
     from arbiter.games import Termination
@@ -71,7 +71,7 @@ class Storage(Protocol):
         game: str,
         options: dict[str, Any],
         time_control: dict[str, Any],
-        illegal: tuple[IllegalMove, ...],
+        illegal: tuple[str, ...],
         seats: Sequence[str],
         players: Sequence[str],
         tournament_game: tuple[int, int] | None = None,

@@ -59,7 +59,6 @@ from arbiter.server.storage.records import (
 from arbiter.server.storage.registry import Registry
 from arbiter.server.storage.sql_connection import Connection, Dialect
 from arbiter.server.storage.statuses import (
-    IllegalMove,
     MatchStatus,
     TournamentStatus,
     illegal_text,
@@ -116,7 +115,7 @@ def _new_match(
     game: str,
     options: dict[str, Any],
     time_control: dict[str, Any],
-    illegal: tuple[IllegalMove, ...],
+    illegal: tuple[str, ...],
     seats: Sequence[str],
     players: Sequence[str],
     tournament_game: tuple[int, int] | None,
@@ -138,14 +137,13 @@ def _new_match(
             ),
         )
     ]
-    for name in players:
-        statements.append(
-            (
-                "INSERT INTO players (name, created_at) VALUES (?, ?)"
-                " ON CONFLICT (name) DO NOTHING",
-                (name, now),
-            )
+    statements.extend(
+        (
+            "INSERT INTO players (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+            (name, now),
         )
+        for name in players
+    )
     for index, (seat, name) in enumerate(zip(seats, players, strict=True)):
         statements.append(
             (
@@ -235,7 +233,7 @@ class SQLStorage:
         game: str,
         options: dict[str, Any],
         time_control: dict[str, Any],
-        illegal: tuple[IllegalMove, ...],
+        illegal: tuple[str, ...],
         seats: Sequence[str],
         players: Sequence[str],
         tournament_game: tuple[int, int] | None = None,

@@ -1,5 +1,5 @@
 """The words the store keeps as text and the server reads back: where a match, a tournament and
-a tournament's game stand, and each seat's rule for an illegal move.
+a tournament's game stand, and how each seat's rule for an illegal move is kept.
 
 String enums, so a stored value is its text as the schema documents it (no migration) and
 compares equal to it, while the code names the few values there are. Bound as `.value`: a plain
@@ -9,7 +9,6 @@ compares equal to it, while the code names the few values there are. Bound as `.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
 from typing import Final
 
 
@@ -40,18 +39,10 @@ class GameStatus(enum.StrEnum):
     FINISHED = MatchStatus.FINISHED.value
 
 
-class IllegalMove(enum.StrEnum):
-    """A seat's rule for an illegal move (`matches.illegal` keeps one per seat)."""
-
-    FORFEIT = "forfeit"
-    """The move loses the game (a tournament's rule, and the default)."""
-    RETRY = "retry"
-    """The move is refused, and the seat moves again while its clock runs on (for people)."""
-
-
 SEPARATOR: Final = ","
 
 
-def illegal_text(rules: Sequence[IllegalMove]) -> str:
-    """Each seat's rule as `matches.illegal` keeps them: 'forfeit,retry'."""
-    return SEPARATOR.join(rule.value for rule in rules)
+def illegal_text(rules: tuple[str, ...]) -> str:
+    """Each seat's rule for an illegal move (the play wing's `Illegal`, a string enum) as
+    `matches.illegal` keeps them: 'forfeit,retry'."""
+    return SEPARATOR.join(rules)

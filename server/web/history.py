@@ -134,6 +134,11 @@ class Histories:
         """Keep `history` (again, once it played a move: it is weighed again)."""
         self._kept.put(match, history)
 
+    def game_of(self, match: int) -> Game[Any, Any] | None:
+        """The game of a followed match."""
+        history = self.get(match)
+        return None if history is None else history.game
+
     def played(self, match: int, ply: int, move: str) -> Position | None:
         """The position after move number `ply` of `match`, `move`: played on its history if
         that is at the ply before, else as kept; None if the match is not followed."""

@@ -8,7 +8,10 @@ own Python (`history`): the position after each move (`state` on `move_accepted`
 and `resumed`, from the ply `states_from`: at most `history.KEPT_PLIES` of them, so the message
 is bounded whatever the game's length), and the seat to move after them (`to_move`, nil once
 the game is over; `resumed` has its own `to_move`, whether a `your_turn` follows, which is
-kept).
+kept). So that a page knows no game, it is also sent the game's description of its boards
+(`boards` on `match_started`, `watching` and `resumed`), the squares each move touched
+(`squares` on a move, `move_squares` with a match's moves) and the squares a person clicks for
+each legal move (`paths` on `your_turn`), all from the rules module (`boards`).
 
 Spectators of one match all receive the same frame for a move, so the translation of a
 frame is kept (`Translations`, the most recent ones within `TRANSLATION_BYTES`, shared by every
@@ -27,6 +30,7 @@ import msgpack
 from arbiter.games import GameError, get_game
 from arbiter.protocol import FrameDecoder, LocalProtocolError, encode_frame
 from arbiter.server.common.recent import Recent
+from arbiter.server.web.boards import boards_json, each_squares_json, paths_json, squares_json
 from arbiter.server.web.history import Histories, History, Position
 
 TRANSLATION_BYTES = 8 * 1024 * 1024
@@ -118,15 +122,28 @@ class PageWire:
                 histories.put(
                     match, History.starting_at(game, game.state_from_data(message["state"]))
                 )
-            elif kind in SHOWN:
+                return dumped(message, boards=boards_json(game.name))
+            if kind in SHOWN:
                 return await self._shown(message, match)
-            elif kind in MOVED:
-                position = histories.played(match, message["ply"], message["move"])
-                if position is not None:
-                    return dumped(message, state=position.text, to_move=position)
+            if kind in MOVED:
+                return self._moved(message, match)
+            if kind == "your_turn" and message.get("legal") is not None:
+                game = histories.game_of(match)
+                if game is not None:
+                    return dumped(message, paths=paths_json(game, message["legal"]))
         except (GameError, KeyError, TypeError):
             pass  # sent as the frame itself says
         return dumped(message)
+
+    def _moved(self, message: dict[str, Any], match: int) -> str:
+        """A move with the position it reached and the squares it touched."""
+        histories = self._shared.histories
+        position = histories.played(match, message["ply"], message["move"])
+        game = histories.game_of(match)
+        if position is None or game is None:
+            return dumped(message)
+        squares = squares_json(game, message["move"])
+        return dumped(message, state=position.text, squares=squares, to_move=position)
 
     async def _shown(self, message: dict[str, Any], match: int) -> str:
         """`watching` or `resumed` with the latest positions of the match up to its moves."""
@@ -138,7 +155,14 @@ class PageWire:
             first, positions = len(moves), [Position.of(game, state)]
         states = "[" + ",".join(position.text for position in positions) + "]"
         latest = positions[-1] if message["type"] == "watching" else None
-        return dumped(message, states=states, states_from=first, to_move=latest)
+        return dumped(
+            message,
+            states=states,
+            states_from=first,
+            boards=boards_json(game.name),
+            move_squares=each_squares_json(game, moves),
+            to_move=latest,
+        )
 
 
 def dumped(

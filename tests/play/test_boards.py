@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from arbiter.client.play.boards import Position, drawing_for
 from arbiter.client.play.boards.grid import Cell, Grid, picture_lines
-from arbiter.client.play.boards.shobu import _marks
 from arbiter.games import get_game
 
 SEATS = ("white", "black")
@@ -33,36 +32,24 @@ def test_pieces_take_their_seats_colour() -> None:
     assert style(0, ("north", "south")) != style(1, ("north", "south"))
 
 
-def test_kings_court_marks_every_square_of_a_jump_and_counts_the_court() -> None:
-    drawing = drawing_for("kings-court")
-    assert drawing.squares("A1A3C3") == [(7, 0), (5, 0), (5, 2)]  # type: ignore[attr-defined]
+def test_kings_court_shows_the_courts_empty_squares_as_plus_signs() -> None:
     start = get_game("kings-court").new_game().to_data()
-    rows = drawing.rows(start)  # type: ignore[attr-defined]
+    (band,) = drawing_for("kings-court").picture(Position(SEATS, start))
+    assert isinstance(band, tuple)
+    rows = ["".join(cell.symbol for cell in row) for row in band[0].cells]
     assert rows[2] == "bw++++bw"
     assert rows[0] == start["board"][0]
 
 
-def test_amazons_squares_include_rank_ten() -> None:
-    drawing = drawing_for("amazons")
-    assert drawing.squares("d10-d7/g10") == [(0, 3), (3, 3), (0, 6)]  # type: ignore[attr-defined]
-
-
-def test_watch_your_back_squares_are_column_then_row_from_the_top_left() -> None:
-    drawing = drawing_for("watch-your-back")
-    assert drawing.squares("3,4-3,6") == [(4, 3), (6, 3)]  # type: ignore[attr-defined]
-    assert drawing.squares("pass") == []  # type: ignore[attr-defined]
-
-
-def test_shobu_marks_both_halves_of_a_turn_on_their_boards() -> None:
-    assert _marks("bda1 wla1 n2") == {
-        "black-dark": frozenset({(3, 0), (1, 0)}),
-        "white-light": frozenset({(3, 0), (1, 0)}),
-    }
-    assert _marks("bdd1 blc1 nw1") == {
-        "black-dark": frozenset({(3, 3), (2, 2)}),
-        "black-light": frozenset({(3, 2), (2, 1)}),
-    }
-    assert _marks("nonsense") == {}
+def test_the_last_move_is_marked_on_its_squares() -> None:
+    game = get_game("kings-court")
+    state = game.new_game()
+    move = game.format_move(state.legal_moves()[0])
+    position = Position(SEATS, state.play(state.legal_moves()[0]).to_data(), move=move)
+    (band,) = drawing_for("kings-court").picture(position)
+    assert isinstance(band, tuple)
+    named = {f"{band[0].columns[column]}{band[0].rows[row]}" for row, column in band[0].marked}
+    assert named == {move[:2], move[2:4]}
 
 
 def test_shobu_draws_all_four_boards_labelled_by_owner_and_colour() -> None:
@@ -85,7 +72,7 @@ def test_war_of_life_shows_the_board_before_the_crank_beside_the_board_after() -
     assert isinstance(band, tuple)
     before, after = band
     assert (before.title, after.title) == (f"blue {text}, before the crank", "after the crank")
-    (from_row, from_column), (to_row, to_column) = drawing.squares(text)  # type: ignore[attr-defined]
+    (_, from_row, from_column), (_, to_row, to_column) = game.boards.move_squares(text)
     assert before.cells[to_row][to_column] == Cell("b", 0)
     assert before.cells[from_row][from_column].owner is None
     board = "".join(position.data["board"])

@@ -16,14 +16,14 @@ import trio.testing
 from arbiter import protocol
 from arbiter.server.connection.admission import UNLIMITED
 from arbiter.server.connection.session import Session
+from arbiter.server.play.defaults import Illegal
 from arbiter.server.play.lobby import Lobby
 from arbiter.server.play.match import Match
 from arbiter.server.storage.connect import connect_storage
 from arbiter.server.storage.sql_store import SQLStorage
-from arbiter.server.storage.statuses import IllegalMove
 
 M = TypeVar("M", bound=protocol.Message)
-FORFEITS = (IllegalMove.FORFEIT, IllegalMove.FORFEIT)
+FORFEITS = (Illegal.FORFEIT, Illegal.FORFEIT)
 """Both seats' rule for an illegal move where a test does not care: it loses the game."""
 
 

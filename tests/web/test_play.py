@@ -14,7 +14,6 @@ from playwright.sync_api import Page, expect
 
 from arbiter import protocol
 from arbiter.agents import make_agent
-from arbiter.client.play.boards.shobu import STEPS
 from arbiter.games import get_game
 from arbiter.server.app import admin_token
 from tests.web.bots import RandomSeat
@@ -35,27 +34,11 @@ PERSONS_DEFAULT = {"clock": 600.0, "increment": 5.0}
 """The server's time control for a seek under `illegal: retry` that names none."""
 ACCEPTED = {"clock": 300.0, "increment": 2.0}
 """The control of the bot's open seek that the person accepts."""
-SQUARES = {
-    "kings-court": r"([A-H])([1-8])",
-    "watch-your-back": r"([0-7]),([0-7])",
-    "war-of-life": r"([a-h])([1-8])",
-    "amazons": r"([a-j])(10|[1-9])",
-}
 
 
 def clicks(game: str, move: str) -> list[str]:
     """The squares (the boards' `data-square` names) a person clicks to make `move`."""
-    if game != "shobu":
-        return ["".join(found) for found in re.findall(SQUARES[game], move)]
-    passive, aggressive, way = move.split()
-    rows, files = STEPS[way[:-1]]  # the terminal's steps: rows down, rank 4 first
-    distance = int(way[-1])
-    end = f"{chr(ord(passive[2]) + files * distance)}{int(passive[3]) - rows * distance}"
-    return [
-        f"{passive[:2]}:{passive[2:]}",
-        f"{passive[:2]}:{end}",
-        f"{aggressive[:2]}:{aggressive[2:]}",
-    ]
+    return get_game(game).boards.click_names(move)
 
 
 def enter(page: Page, url: str) -> None:

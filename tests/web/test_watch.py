@@ -142,10 +142,11 @@ def test_watch_your_backs_shrunk_edges_and_new_corners_are_drawn(
 ) -> None:
     """A position after the first shrink (a random game rarely lives that long)."""
     page.goto(web_server.url)
+    boards = get_game("watch-your-back").boards
     markup = page.evaluate(
-        "async ([rows]) => (await import('/static/boards.js'))"
-        ".drawBoard('watch-your-back', {board: rows, ply: 160}, '2,2-3,2')",
-        [SHRUNK],
+        "async ([boards, rows, marked]) => (await import('/static/boards.js'))"
+        ".drawBoard('watch-your-back', boards, {board: rows, ply: 160}, marked)",
+        [boards.to_data(), SHRUNK, boards.square_names("2,2-3,2")],
     )
     page.set_content(f"<div>{markup}</div>")
     board = page.locator("svg.board")

@@ -1,98 +1,110 @@
-"""Each game's board as the terminal client draws it, from the state's data form.
+"""Each game's boards as the terminal client draws them, from the game's own description.
 
-Drawing works from `State.to_data()` (documented in docs/games/<game>.md), never from a game
-module's internals, so a rules module can change its representation without breaking the
-screen. Everything games share (coordinates, colours by seat, the last move, piece counts) is
-in `grid`; a game's module says what its cells are, which squares a move touches, and what else
-a player needs to see (War of Life's board before the crank, Shobu's four boards).
+A game says in games/ what its boards are (`Game.boards`: grids, labels, what each character of
+its data form shows, which squares a move touches, its counters); this draws any such
+description as text grids (`grid`), so no game needs drawing code here. Drawing works from
+`State.to_data()` (documented in docs/games/<game>.md), never from a rules module's internals.
 """
 
 from __future__ import annotations
 
-import importlib
-import re
-from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import Any, ClassVar
+import functools
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from arbiter.client.play.boards.grid import Block, Cell, Grid, Square, grid_from_rows, owner_counts
+from arbiter.client.play.boards.grid import GAP, Block, Cell, Grid, Square
+from arbiter.games import Boards, Shown, get_game
 
-__all__ = ["BoardDrawing", "Drawing", "Position", "drawing_for"]
+__all__ = ["Drawing", "Position", "drawing_for"]
 
-
-@dataclass(frozen=True, slots=True)
-class Position:
-    """What a drawing needs: the position's data, and the move that led to it if known."""
-
-    seats: tuple[str, str]
-    data: dict[str, Any]
-    before: dict[str, Any] | None = None
-    """The data before `move`, when the client saw the move being played."""
-    move: str | None = None
-    """The last move, in canonical notation."""
-    mover: int | None = None
+Position = Shown
+"""What a drawing needs: the position's data, and the move that led to it if it was seen."""
 
 
-class Drawing(ABC):
-    """How one game's positions look: the boards, piece counts and counters."""
+class Drawing:
+    """How one game's positions look on a terminal: its boards, piece counts and counters."""
 
-    @abstractmethod
+    def __init__(self, boards: Boards) -> None:
+        self.boards = boards
+
     def picture(self, position: Position) -> list[Block]:
-        """The boards to draw, the last move marked."""
+        """The boards to draw in bands, the last move's squares marked on their grids."""
+        boards, move = self.boards, position.move
+        marks: dict[int, set[Square]] = {}
+        for square in boards.move_squares(move) if move else ():
+            marks.setdefault(square.grid, set()).add((square.row, square.column))
+        if boards.step_titles is not None and position.before is not None and move is not None:
+            return [self._step_beside(position, frozenset(marks.get(0, ())))]
+        picture: list[Block] = []
+        for number, band in enumerate(boards.bands):
+            grids = tuple(
+                self.grid(index, boards.grids[index].cells(position.data), marks.get(index, set()))
+                for index in band
+            )
+            if number and boards.separator:
+                picture.append(_separator(boards.separator, picture[-1]))
+            picture.append(grids)
+        return picture
 
-    @abstractmethod
-    def pieces(self, data: dict[str, Any]) -> list[int]:
-        """Pieces on the board per seat."""
+    def _step_beside(self, position: Position, marked: frozenset[Square]) -> tuple[Grid, ...]:
+        """The mover's step alone beside the position the rules made of it."""
+        assert position.before is not None
+        assert position.move is not None
+        before_title, after_title = self.boards.step_titles or ("", "")
+        mover = "" if position.mover is None else f"{position.seats[position.mover]} "
+        stepped = self.boards.stepped(position.before, position.move)
+        after = self.boards.grids[0].cells(position.data)
+        return (
+            self.grid(0, stepped, marked, f"{mover}{position.move}, {before_title}"),
+            self.grid(0, after, marked, after_title),
+        )
+
+    def grid(
+        self,
+        index: int,
+        rows: Sequence[str],
+        marked: set[Square] | frozenset[Square],
+        title: str = "",
+    ) -> Grid:
+        """Grid `index` of the game showing `rows`."""
+        described = self.boards.grids[index]
+        cells = tuple(
+            tuple(self._cell(index, row, column, char) for column, char in enumerate(cells))
+            for row, cells in enumerate(rows)
+        )
+        return Grid(
+            cells,
+            described.columns,
+            described.rows,
+            title or described.title,
+            frozenset(marked),
+            described.style,
+        )
+
+    def _cell(self, index: int, row: int, column: int, char: str) -> Cell:
+        piece = self.boards.piece(char)
+        area = self.boards.grids[index].area(row, column)
+        if area is None:
+            return Cell(piece.shown, piece.owner, piece.style)
+        style = " ".join(part for part in (piece.style, area.style) if part)
+        return Cell(area.symbols.get(char, piece.shown), piece.owner, style)
+
+    def pieces(self, data: Mapping[str, Any]) -> list[int]:
+        """Pieces on the boards per seat."""
+        return self.boards.counts(data)
 
     def facts(self, position: Position) -> list[str]:
         """Short lines of counters a player should keep an eye on (phase, move limits)."""
-        return []
+        return self.boards.facts(position)
 
 
-class BoardDrawing(Drawing):
-    """A game played on one board whose data form is `board`: row strings, top row first."""
-
-    cell_of: ClassVar[dict[str, Cell]]
-    columns: ClassVar[tuple[str, ...]]
-    row_labels: ClassVar[tuple[str, ...]]
-    square_pattern: ClassVar[re.Pattern[str]]
-    """Finds each square named in a move's text: group 1 the column, group 2 the row."""
-
-    def rows(self, data: dict[str, Any]) -> list[str]:
-        """The row strings to draw; a game may recode cells (King's Court's Court squares)."""
-        board: list[str] = data["board"]
-        return board
-
-    def squares(self, move: str) -> list[Square]:
-        """The squares `move` names, as grid positions."""
-        return [
-            (self.row_labels.index(row), self.columns.index(column))
-            for column, row in self.square_pattern.findall(move)
-        ]
-
-    def grid(self, rows: list[str], move: str | None, title: str = "") -> Grid:
-        marked = frozenset(self.squares(move)) if move else frozenset()
-        return grid_from_rows(
-            rows, self.cell_of, self.columns, self.row_labels, marked=marked, title=title
-        )
-
-    def picture(self, position: Position) -> list[Block]:
-        return [(self.grid(self.rows(position.data), position.move),)]
-
-    def pieces(self, data: dict[str, Any]) -> list[int]:
-        return owner_counts(self.rows(data), self.cell_of)
+def _separator(name: str, band: Block) -> str:
+    """A line as wide as the band above it, named at its end (Shobu's rope)."""
+    width = sum(grid.width for grid in band) + GAP * (len(band) - 1) if band else 0
+    return "~" * (width - 1) + " " + name
 
 
-_MODULES = {
-    "kings-court": "arbiter.client.play.boards.kings_court",
-    "watch-your-back": "arbiter.client.play.boards.watch_your_back",
-    "war-of-life": "arbiter.client.play.boards.war_of_life",
-    "amazons": "arbiter.client.play.boards.amazons",
-    "shobu": "arbiter.client.play.boards.shobu",
-}
-
-
+@functools.cache
 def drawing_for(game_name: str) -> Drawing:
     """The drawing of a game, by the game's registry name."""
-    drawing: Drawing = importlib.import_module(_MODULES[game_name]).DRAWING
-    return drawing
+    return Drawing(get_game(game_name).boards)

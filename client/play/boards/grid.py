@@ -121,28 +121,3 @@ def picture_lines(picture: Sequence[Block], seats: Sequence[str]) -> list[Text]:
             line.rstrip()
             lines.append(line)
     return lines
-
-
-def grid_from_rows(
-    rows: Sequence[str],
-    cell_of: dict[str, Cell],
-    columns: Sequence[str],
-    row_labels: Sequence[str],
-    *,
-    marked: frozenset[Square] = frozenset(),
-    title: str = "",
-) -> Grid:
-    """A grid from a data form's row strings (top row first), one character per cell."""
-    cells = tuple(tuple(cell_of[char] for char in row) for row in rows)
-    return Grid(cells, tuple(columns), tuple(row_labels), title, marked)
-
-
-def owner_counts(rows: Sequence[str], cell_of: dict[str, Cell], seats: int = 2) -> list[int]:
-    """How many cells of the row strings hold a piece of each seat."""
-    counts = [0] * seats
-    for row in rows:
-        for char in row:
-            owner = cell_of[char].owner
-            if owner is not None:
-                counts[owner] += 1
-    return counts

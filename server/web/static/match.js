@@ -15,7 +15,8 @@ export class MatchView {
   constructor(main, matchId) {
     this.matchId = matchId;
     // {game, seats, players, time, moves, states: the positions from ply states_from on (a long
-    // game's earliest ones are not sent)}
+    // game's earliest ones are not sent), boards: the game's description of its boards,
+    // move_squares: the squares each move touched}
     this.match = null;
     this.clocks = null;
     this.moveLeft = null; // seconds for the move in progress, as of clockAt
@@ -69,6 +70,7 @@ export class MatchView {
         if (!this.match || message.ply !== this.latest() + 1) break;
         this.match.moves.push(message.move);
         this.match.states.push(message.state);
+        this.match.move_squares.push(message.squares ?? []);
         this.toMove = message.to_move;
         this.startClocks(message.clocks, this.match.time.move ?? null);
         break;
@@ -126,10 +128,11 @@ export class MatchView {
 
   render() {
     if (!this.match) return;
-    const { game, seats, players, moves } = this.match;
+    const { game, seats, players, moves, boards } = this.match;
     const ply = this.shown();
     this.title.textContent = `Match ${this.matchId}: ${game}`;
-    this.board.innerHTML = drawBoard(game, this.stateAt(ply), ply > 0 ? moves[ply - 1] : null);
+    const marked = ply > 0 ? this.match.move_squares[ply - 1] : [];
+    this.board.innerHTML = drawBoard(game, boards, this.stateAt(ply), marked);
     this.board.dataset.ply = String(ply);
     this.slider.min = String(this.earliest());
     this.slider.max = String(moves.length);

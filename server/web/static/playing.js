@@ -1,11 +1,11 @@
 // A match the page plays: the match view (board, clocks, moves) that also takes clicks. On its
-// turn the server's hints list the legal moves; a click keeps the moves whose squares start with
-// the squares clicked so far (moves.js), marks where the next click may go, and sends the move
+// turn the server's hints list the legal moves, each with the squares a person clicks to make it
+// (`paths`, from the game's rules); a click keeps the moves whose squares start with the squares
+// clicked so far, marks where the next click may go, and sends the move
 // once one is left. A King's Court jump that may go on is finished by clicking its last square
 // again; a move without squares (a pass) is a button. Any text can be typed and sent as well:
 // the server refuses what is not a legal move with its sentence, and the game goes on.
 import { MatchView } from "./match.js";
-import { clickPath } from "./moves.js";
 import { element, say } from "./view.js";
 
 const FOR_A_MATCH = new Set(["your_turn", "move_accepted", "move_refused", "opponent_moved",
@@ -19,11 +19,12 @@ export class PlayView extends MatchView {
     this.wire = wire;
     this.seat = started.seat;
     this.legal = null; // the hints of this turn, until a move is accepted
+    this.paths = null; // the squares clicked for each of them
     this.turnPly = null; // the ply of the latest `your_turn`
     this.picked = []; // the squares clicked so far this turn
     this.sent = false;
     this.match = { ...started, states: started.states ?? [started.state],
-      moves: started.moves ?? [] };
+      moves: started.moves ?? [], move_squares: started.move_squares ?? [] };
     this.toMove = null;
     this.startClocks(started.clocks ?? null, null);
     this.choices = element("div", { class: "choices" });
@@ -56,6 +57,7 @@ export class PlayView extends MatchView {
     switch (message.type) {
       case "your_turn":
         this.legal = message.legal;
+        this.paths = message.paths ?? null;
         this.turnPly = message.ply;
         this.picked = [];
         this.sent = false;
@@ -66,6 +68,7 @@ export class PlayView extends MatchView {
       case "move_accepted":
         this.match.moves.push(message.move);
         this.match.states.push(message.state);
+        this.match.move_squares.push(message.squares ?? []);
         this.toMove = message.to_move;
         this.legal = null;
         this.startClocks(message.clocks, null);
@@ -104,9 +107,9 @@ export class PlayView extends MatchView {
 
   // The legal moves still open after the clicks so far, each with its squares.
   open() {
-    if (!this.legal || this.sent || !this.mine() || this.shown() !== this.latest()) return [];
-    const game = this.match.game;
-    return this.legal.map((move) => ({ move, path: clickPath(game, move) }))
+    if (!this.legal || !this.paths || this.sent || !this.mine()
+      || this.shown() !== this.latest()) return [];
+    return this.legal.map((move, i) => ({ move, path: this.paths[i] }))
       .filter(({ path }) => this.picked.every((square, i) => path[i] === square));
   }
 
