@@ -31,6 +31,7 @@ FIXED_DEPTHS = range(1, 7)
 def alphabeta_factory(depth: int | None) -> Callable[[Game[Any, Any], int | None], Agent]:
     """An alpha-beta agent's factory searching at most `depth` plies (None: until the clock
     says stop), for the fixed-depth agents here and a game's levels."""
+
     def factory(game: Game[Any, Any], seed: int | None) -> Agent:
         return AlphaBetaAgent(game, seed, max_depth=depth)
 

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 from arbiter.bridges.encoding import Tensor, Turn, planes, top_row_first
 from arbiter.bridges.encodings import encoding_for
-from arbiter.games import GAME_NAMES, State, get_game
-from arbiter.games import amazons, kings_court, watch_your_back
+from arbiter.games import GAME_NAMES, State, amazons, get_game, kings_court, watch_your_back
 
 
 def kings_court_reference(turn: Turn) -> Tensor:
