@@ -1,4 +1,4 @@
-"""War of Life's four strategies, exactly as seed 001 defines them.
+"""War of Life's four strategies, exactly as the course that set the game defines them.
 
 Every strategy judges a move by the board it leaves after Conway's Crank (`state.play(move)`),
 counting pieces only:
@@ -9,8 +9,8 @@ counting pieces only:
 - `minimax`: two plies, the land-grab count after the opponent's best reply.
 
 Ties go to the first move in `WarOfLifeState.legal_moves()` order (by source square, then target
-square, both a1, b1, ..., h8; RULINGS.md), so a game between strategies from a given start is
-always the same game: seed 001's study compares strategies, not luck. None of them searches
+square, both a1, b1, ..., h8), so a game between strategies from a given start is always the
+same game: comparing strategies compares them, not luck. None of them searches
 under the clock: each looks a fixed depth ahead, which takes milliseconds, so `budget` is unused.
 """
 

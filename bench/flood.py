@@ -115,7 +115,9 @@ async def measure(port: int, matches: int, seconds: float, flood: bool) -> tuple
         flooding = None
         if flood:
             command = [sys.executable, __file__, "--flood", str(port), "--seconds", str(seconds)]
-            flooding = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+            # Popen returns once the process is started, before anything is measured; its
+            # output is read in a thread.
+            flooding = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)  # noqa: ASYNC220
             await trio.sleep(0.5)
         tally.measuring = True
         await trio.sleep(seconds)

@@ -1,4 +1,4 @@
-"""The server's memory when clients ask for much and read nothing (issue 14).
+"""The server's memory when clients ask for much and read nothing.
 
     python bench/slow_readers.py [--clients 100] [--requests 300] [--baseline DIR]
 

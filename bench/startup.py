@@ -15,7 +15,7 @@ Each figure is the median of `--runs` fresh processes, in milliseconds of wall t
 Ratios are to the `import trio, msgpack` floor: what Arbiter adds to what any trio + msgpack
 program pays. Where Arbiter's modules have no bytecode cache (`__pycache__`, missing when
 PYTHONDONTWRITEBYTECODE was set since they last changed), every process compiles them from
-source, which adds about 50 ms to each Arbiter figure; the script says so when that is the case.
+source, which inflates each Arbiter figure; the script says so when that is the case.
 """
 
 from __future__ import annotations

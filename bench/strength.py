@@ -18,8 +18,8 @@ time or illegal: the agents must keep time, and that is the point of `--load N`,
 busy processes (pure Python spin loops) beside the games, started and stopped by the bench.
 Each runs in a session of its own, as other people's work on a shared machine does: Linux's
 autogroup scheduler shares the CPU between sessions first, so spinners in the bench's own session
-would take their CPU from the bench alone (measured: 6-11% of a core left to the games, stalls
-of 264 ms, where the same load from other sessions left 19-23% and stalls of 64-84 ms).
+would take their CPU from the bench alone, leaving the games far less than the same load from
+other sessions does, and far longer stalls.
 
 By default the games are played in this process: `choose(state, move_time)` is timed with the
 wall clock and its move checked with `why_illegal`, which is fast. `--server` plays every game

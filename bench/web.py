@@ -1,5 +1,5 @@
 """1,000 WebSocket spectators on one live match: fan-out latency and the server's CPU per move,
-with and without them, in one run (issue 17).
+with and without them, in one run.
 
     python bench/web.py [--spectators 1000] [--processes 4] [--quiet-moves 200] [--moves 40]
 

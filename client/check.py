@@ -420,7 +420,7 @@ async def probe_reconnect(server: Upstream, game: Game[Any, Any]) -> Step:
 
 async def _open_resuming(server: Upstream, session: str) -> ClientConnection:
     """A new connection whose hello carries the old session: as `resume` where the protocol has
-    that field (issue 4's reconnects), else as the `token` the first protocol version passes on."""
+    that field, else as the `token` the first protocol version passes on."""
     fields = {f.name for f in dataclasses.fields(protocol.Hello)}
     key = "resume" if "resume" in fields else "token"
     stream = await server.stream()

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import trio
+
 from arbiter.agents import agents_for
 from arbiter.client.player_module import is_module_path
 from arbiter.server.app import AgentProgram, UnknownEntrant
@@ -105,7 +107,7 @@ class LocalEntrants(AgentProgram):
         if program is not None:
             return program.name
         if is_module_path(agent):
-            if not Path(agent).is_file():
+            if not await trio.Path(agent).is_file():
                 raise UnknownEntrant(f"no Player module file {agent!r}")
             return seat_name(Path(agent).stem)
         try:

@@ -1,7 +1,7 @@
 """Player modules: agents written against the original Watch Your Back! referee, on Arbiter.
 
 A Player module is a Python file defining `Player` with `__init__(colour)`, `action(turns)` and
-`update(action)` (seed 000's referee API). `PlayerAgent` makes one an ordinary `Agent`, so the
+`update(action)` (the original referee's API). `PlayerAgent` makes one an ordinary `Agent`, so the
 runner, `arbiter bot --player` and `arbiter referee` drive it like any other:
 
 - It runs in a process of its own, spoken to over a pipe (one JSON line each way per call),

@@ -145,7 +145,8 @@ def _ending(record: FullRecord) -> str:
 
 def _result(record: FullRecord) -> str:
     """A finished record's result (which a finished record always has)."""
-    assert record.result is not None and record.reason is not None, record.id
+    assert record.result is not None, record.id
+    assert record.reason is not None, record.id
     return f"result: {verdict(record.result, record.winner, record.reason)}"
 
 

@@ -63,9 +63,11 @@ def session_diagram() -> str:
             for kind, after in rows[role].items():
                 if after is not phase:
                     lines.append(f"    {phase.value} --> {after.value}: {role.value} {kind}")
-    for phase in protocol.TRANSITIONS:
-        if phase is not protocol.Phase.CLOSED:
-            lines.append(f"    {phase.value} --> CLOSED: EOF")
+    lines += [
+        f"    {phase.value} --> CLOSED: EOF"
+        for phase in protocol.TRANSITIONS
+        if phase is not protocol.Phase.CLOSED
+    ]
     lines += ["    CLOSED --> [*]", "```"]
     return "\n".join(lines)
 

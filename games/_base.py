@@ -123,7 +123,7 @@ class Outcome:
         return cls(Result.BOTH_FORFEIT, None, reason, termination)
 
     def score(self, seat: Seat) -> float:
-        """Points for `seat` under RULINGS.md: win 1, loss 0, draw 0.5, double forfeit 0."""
+        """Points for `seat`: win 1, loss 0, draw 0.5, double forfeit 0 (nobody earns a forfeit)."""
         if self.result is Result.WIN:
             return 1.0 if seat == self.winner else 0.0
         return 0.5 if self.result is Result.DRAW else 0.0
@@ -203,7 +203,7 @@ class State(ABC, Generic[MoveT]):
 
     @abstractmethod
     def outcome(self) -> Outcome | None:
-        """None while the game goes on; else how it ended, judged in the order RULINGS.md fixes."""
+        """None while the game goes on; else how it ended, judged in the game's documented order."""
 
     @abstractmethod
     def to_data(self) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Game of the Amazons: every rule, the notation and the data form (seed 002, RULINGS.md).
+"""Game of the Amazons: every rule, the notation and the data form (docs/games/amazons.md).
 
 Squares are ints 0..99, `file + 10 * rank` with a1 = 0 and j10 = 99, so a set of squares is a
 Python int used as a bitboard. A state is three bitboards (white amazons, black amazons, arrows)

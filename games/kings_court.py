@@ -1,4 +1,4 @@
-"""King's Court: every rule, the notation and the data form (seed 003, RULINGS.md).
+"""King's Court: every rule, the notation and the data form (docs/games/kings-court.md).
 
 Squares are ints 0..63, `column + 8 * row` with A1 = 0, H1 = 7 and H8 = 63, so a set of squares
 is a Python int used as a bitboard. A state is two bitboards (white's pieces, black's pieces),
@@ -167,7 +167,7 @@ def _shift(board: Bitboard, direction: Direction, steps: int = 1) -> Bitboard:
 
 
 def _start_boards() -> tuple[Bitboard, Bitboard]:
-    """RULINGS.md's checkerboard: every square outside the Court, A1 (0 + 0, even) white's."""
+    """The start's checkerboard: every square outside the Court, A1 (0 + 0, even) white's."""
     white = black = 0
     for square in range(SIZE * SIZE):
         if COURT >> square & 1:
@@ -332,7 +332,7 @@ class KingsCourtState(State[Move]):
     # -- the end ------------------------------------------------------------------------------
 
     def _early_outcome(self) -> Outcome | None:
-        """The end checks that need no move generation, in RULINGS.md's order.
+        """The end checks that need no move generation, in the rules' order.
 
         The player who just moved cannot be without a Court piece (their move would have been
         illegal), so only the player to move can have lost their last one.

@@ -1,9 +1,10 @@
-"""Shobu (seed 004 and the Shobu rulings in RULINGS.md): every rule of the game in one module.
+"""Shobu, with the rulings of docs/games/shobu.md: every rule of the game in one module.
 
 Four 4x4 boards, named by owner and colour: black-dark, black-light, white-dark, white-light (the
-seed's `boards[home][colour]`). All four share one orientation: files a-d left to right, rows 1-4
-from Black's side to White's, so "north" (toward row 4) is the same direction on every board. That
-matters because a turn is two moves in the same direction and distance on two different boards.
+original's `boards[home][colour]`). All four share one orientation: files a-d left to right,
+rows 1-4 from Black's side to White's, so "north" (toward row 4) is the same direction on every
+board. That matters because a turn is two moves in the same direction and distance on two
+different boards.
 
 A turn is one move object holding both halves (`Move`): the passive half on one of the mover's
 homeboards, then the aggressive half on a board of the other colour. A passive move is only legal

@@ -1,4 +1,4 @@
-"""War of Life: Conway's Game of Life as a two-player game (seed 001, RULINGS.md "War of Life").
+"""War of Life: Conway's Game of Life as a two-player game (docs/games/war-of-life.md).
 
 Blue and red each start with 12 pieces scattered at random on an 8x8 board. A move steps one of
 the mover's pieces to an empty neighbouring square (8 directions); then Conway's Crank updates
@@ -7,7 +7,7 @@ neighbours) or overcrowding (4-8), survive on 2-3, and an empty cell with exactl
 gives birth to a piece of the colour holding the majority among those three (3-0 or 2-1).
 
 Squares are numbered a1 = 0, b1 = 1, ..., h1 = 7, a2 = 8, ..., h8 = 63 (file a-h left to right,
-rank 1-8 bottom to top). The seed's coordinates `(x, y)` are (file number, rank): its `(3, 8)`
+rank 1-8 bottom to top). The original's coordinates `(x, y)` are (file number, rank): its `(3, 8)`
 is c8. A board is two 64-bit ints, one per colour, so the crank is a few dozen bitwise operations
 on whole boards instead of a loop over 64 cells: strategies score every move by the board after
 its crank, so `play` is the hot path of every agent.
@@ -41,7 +41,7 @@ Square: TypeAlias = int
 BLUE: Seat = 0
 RED: Seat = 1
 MAX_PLY = 250
-"""The exhausted draw comes after 250 moves of both players together (RULINGS.md)."""
+"""The exhausted draw comes after this many moves of both players together."""
 PIECES_PER_SIDE = 12
 SEED_MAXIMUM = 2**63 - 1
 """Seeds are stored in SQLite, whose integers are signed 64-bit."""
@@ -290,7 +290,7 @@ class WarOfLifeState(State[Move]):
     def legal_moves(self) -> list[Move]:
         """Every move, by source square then target square, both in a1, b1, ..., h8 order.
 
-        The seed's strategies break ties by the first move in this order (RULINGS.md).
+        The built-in strategies break ties by the first move in this order, so their games repeat.
         """
         blue, red = self.blue, self.red
         if not (blue and red) or self.ply >= MAX_PLY:
@@ -329,7 +329,7 @@ class WarOfLifeState(State[Move]):
         return WarOfLifeState(blue, red, self.ply + 1)
 
     def outcome(self) -> Outcome | None:
-        """Checked in the order of the course's referee (RULINGS.md)."""
+        """Checked in the order of the course's referee, so that both judge a position alike."""
         blue, red = self.blue, self.red
         if not (blue or red):
             return _OUTCOME_NO_PIECES

@@ -1,4 +1,4 @@
-"""Watch Your Back! (seed 000, RULINGS.md "Watch Your Back!"): stab the enemy in the back.
+"""Watch Your Back! (docs/games/watch-your-back.md): stab the enemy in the back.
 
 Two players, White and Black, each place 12 pieces on an 8x8 board with four corner squares (the
 placing phase), then move them one square along a row or column, or jump over one adjacent piece
@@ -6,9 +6,10 @@ placing phase), then move them one square along a row or column, or jump over on
 column is eliminated. The board shrinks after moves 128 and 192 of the moving phase. A player
 left with fewer than 2 pieces loses; both at once is a tie. After the last shrink, a dead
 position or `no_capture_limit` moves in a row that eliminate nothing end the game in a tie
-(RULINGS.md "endless games"): the seed alone allows games without end.
+(docs/games/watch-your-back.md, "Endless games"): the original rules alone allow games
+without end.
 
-Coordinates are the seed's `(column, row)`, (0, 0) top-left, rows counting down. Moves keep the
+Coordinates are the original's `(column, row)`, (0, 0) top-left, rows counting down. Moves keep the
 shape the original course referee gave its players, so an adapter for those agents is trivial:
 a placement is `(x, y)`, a move or jump is `((xa, ya), (xb, yb))`, and a forfeited turn is `PASS`
 (the referee's `None`). Inside, square `(x, y)` is number `8 * y + x` and a set of squares is an
@@ -68,7 +69,7 @@ SHRINK_AFTER = {128: 1, 192: 2}
 """Moving-phase move count (passes included) -> how many times the board has shrunk after it."""
 NO_CAPTURE_LIMIT = 64
 """Moves in a row after the last shrink that eliminate nothing before the game is a tie: the
-length of one shrink period (RULINGS.md "endless games")."""
+length of one shrink period."""
 MAX_NO_CAPTURE_LIMIT = 1000
 LAST_SHRINK_AFTER = max(SHRINK_AFTER)
 LAST_BOARD_SQUARES = 12
@@ -216,8 +217,8 @@ def _arrive(
 
     The arrival strikes first: every enemy neighbour whose far side holds one of ours or a corner
     goes. Only then is the arriving piece itself checked, against the board its strikes left,
-    which is why the seed's `BW3W` spares the Black piece placed on 3; RULINGS.md keeps that
-    order for moves too.
+    which is why the original rules' example `BW3W` spares the Black piece placed on 3; moves
+    keep that order too.
     """
     bit = 1 << index
     own |= bit

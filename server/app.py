@@ -49,7 +49,7 @@ from arbiter.server.tournaments.local_agents import (
     environment,
 )
 from arbiter.server.tournaments.standings import DEFAULT_KINDS
-from arbiter.server.tournaments.tournament import Tournament
+from arbiter.server.tournaments.tournament import Desk, Tournament
 
 __all__ = [
     "DB_HELP",
@@ -147,8 +147,11 @@ async def serve(
             await nursery.start(storage.run_writer)
             lobby = Lobby(storage, nursery, grace, admission, limits)
             await nursery.start(lobby.stalls.run)
-            lobby.desk.local_agents = local_agents or AgentProgram.arbiter()
-            lobby.desk.learn_address(listeners[0].socket.getsockname()[:2])
+            desk = Desk(lobby.live, lobby.seeks, storage, nursery)
+            desk.local_agents = local_agents or AgentProgram.arbiter()
+            desk.learn_address(listeners[0].socket.getsockname()[:2])
+            lobby.plug_in(desk)
+            nursery.start_soon(desk.load)
             doorway = Doorway(admission)
             secure = None if tls is None else (tls, Handshakes(admission, trio.current_time()))
             serve_one = partial(_serve_connection, lobby, doorway, secure)

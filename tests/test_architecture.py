@@ -1,7 +1,8 @@
-"""The shape of the package: one installed name, and rooms that import one way.
+"""The shape of the package: one installed name whose types a student's mypy reads, rooms that
+import one way, and a server whose every module docs/architecture.md names.
 
 `make lint` runs the import contracts too; they are here as well so that `make test` (and so CI)
-fails the moment a room reaches where DESIGN.md says it may not.
+fails the moment a room reaches where docs/architecture.md says it may not.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ROOMS = ("games", "protocol", "server", "client", "agents", "bridges")
@@ -41,19 +44,26 @@ def test_the_import_contracts_hold(tmp_path: Path) -> None:
     assert "0 broken" in run.stdout
 
 
-def test_the_wheel_installs_one_top_level_name(tmp_path: Path) -> None:
-    source = tmp_path / "source"  # a copy: building in the checkout would leave build/ there
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel `pip` builds from the checkout, as a student would install it."""
+    folder = tmp_path_factory.mktemp("wheel")
+    source = folder / "source"  # a copy: building in the checkout would leave build/ there
     for room in ROOMS:
         shutil.copytree(ROOT / room, source / room, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(folder), str(source)],
         check=True,
         capture_output=True,
         timeout=300,
     )
-    (wheel,) = tmp_path.glob("arbiter-*.whl")
+    (built,) = folder.glob("arbiter-*.whl")
+    return built
+
+
+def test_the_wheel_installs_one_top_level_name(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         tops = {name.split("/")[0] for name in archive.namelist()}
         names = set(archive.namelist())
@@ -63,6 +73,36 @@ def test_the_wheel_installs_one_top_level_name(tmp_path: Path) -> None:
     assert "arbiter/agents/templates/amazons.py" in names
     for page in ("index.html", "app.js", "boards.js", "style.css"):  # the web front's files
         assert f"arbiter/server/web/static/{page}" in names
+    for room in ROOMS:  # `arbiter` is a namespace package: each room carries PEP 561's marker
+        assert f"arbiter/{room}/py.typed" in names
+
+
+def test_a_students_mypy_sees_the_installed_packages_types(wheel: Path, tmp_path: Path) -> None:
+    """Without the marker mypy refuses to read an installed package ("missing library stubs or
+    py.typed marker") and the student's mistake below goes unseen."""
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "-t", str(site), str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    student = tmp_path / "student"
+    student.mkdir()
+    (student / "player.py").write_text(
+        "from arbiter.games import get_game\n\nmoves: int = get_game('amazons')\n"
+    )
+    run = subprocess.run(
+        [str(BIN / "mypy"), "--strict", "player.py"],
+        cwd=student,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "player.py:3: error: Incompatible types in assignment" in run.stdout, run.stdout
+    assert '"Game[Any, Any]"' in run.stdout, run.stdout
+    assert "py.typed" not in run.stdout
 
 
 def test_a_students_folder_cannot_shadow_the_package(tmp_path: Path) -> None:
@@ -107,3 +147,19 @@ def test_nothing_imports_a_room_by_its_folder_name() -> None:
                     names = [name for name in names if name in ROOMS]
                 strays += [f"{path.relative_to(ROOT)}:{node.lineno} {name}" for name in names]
     assert not strays, strays
+
+
+def test_every_server_module_has_its_row_in_the_architecture() -> None:
+    """docs/architecture.md names each module of server/ with its one job, wing by wing: a new
+    module without a row, or a row for a module that is gone, fails here."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("\n## The server, by wings\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    named = {name for row in rows for name in re.findall(r"`([\w/]+\.py)`", row.split("|")[1])}
+    modules = {
+        path.relative_to(ROOT / "server").as_posix()
+        for path in (ROOT / "server").rglob("*.py")
+        if path.name != "__init__.py"
+    }
+    assert not modules - named, f"no row in docs/architecture.md: {sorted(modules - named)}"
+    assert not named - modules, f"rows for no module: {sorted(named - modules)}"

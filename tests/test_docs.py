@@ -1,7 +1,7 @@
 """The documentation a fresh clone reads points only at files that clone has.
 
-A link to `../shared/DESIGN.md` worked on the machine that wrote it and nowhere else: every
-relative link in README.md and docs/ must name a file inside this repository.
+A link to a file outside the repository works on the machine that wrote it and nowhere else:
+every relative link in README.md and docs/ must name a file inside this repository.
 """
 
 from __future__ import annotations

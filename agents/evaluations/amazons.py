@@ -1,4 +1,4 @@
-"""Game of the Amazons: territory and mobility (seed 002, RULINGS.md).
+"""Game of the Amazons: territory and mobility.
 
 The player who runs out of moves loses, so the game is about space. Two measures, both read from
 bitboards with no square-by-square walk:

@@ -1,4 +1,4 @@
-"""King's Court: material, and above all the Court (seed 003, RULINGS.md).
+"""King's Court: material, and above all the Court.
 
 A player loses the moment their last Court piece goes, so Court pieces are worth far more than
 others, and the first ones most: the drop from two to one is the drop from safe to one capture
@@ -98,7 +98,7 @@ def order(state: KingsCourtState, moves: list[Move]) -> None:
 
 
 def quick_result(state: KingsCourtState) -> float | None:
-    """The rules' two ends that need no move list, in RULINGS.md's order: the side to move has
+    """The rules' two ends that need no move list, in the rules' order: the side to move has
     no Court piece left (a loss), or the no-capture limit has passed (a double forfeit)."""
     if state.moves_played >= COURT_RULE_FROM_PLY and not state.pieces(state.turn) & COURT:
         return -1.0

@@ -1,4 +1,4 @@
-"""Shobu: the seed's per-board balance with a quadratic sum (seed 004, "Evaluation Function").
+"""Shobu: the per-board balance of the original rules' evaluation, with a quadratic sum.
 
 The game is lost on the weakest board, not on the total, so each of the four boards is scored
 alone and the scores are summed as signed squares: one board where the opponent is down to one

@@ -1,4 +1,4 @@
-"""War of Life: pieces after Conway's Crank, mine minus theirs (seed 001's Land Grab measure).
+"""War of Life: pieces after Conway's Crank, mine minus theirs (the land-grab measure).
 
 The crank has already run inside `play`, so the count is of the board the next player faces.
 The game is won by wiping the other colour out, and the crank makes positional features fleeting

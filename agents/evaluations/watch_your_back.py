@@ -1,4 +1,4 @@
-"""Watch Your Back!: material, pieces in danger, and the shrinking board (seed 000, RULINGS.md).
+"""Watch Your Back!: material, pieces in danger, and the shrinking board.
 
 Material decides the game (under 2 pieces loses), so a piece is worth 100 and everything else is
 a fraction of it:

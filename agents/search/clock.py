@@ -15,15 +15,14 @@ is a safety factor times the worst of each kind in the last `MEMORY` seconds, so
 raises it at once and it falls back only when that move is a minute old. All agents of a process
 share one `Lateness` (`LATENESS`): they share the machine, the interpreter and the connection.
 
-Measured on a loaded machine (2 cores, load average 6-19), nearly all of a late move's lateness
-is time off the CPU: a search that stops 30 ms past its deadline spent 0.2 ms of CPU in those
-30 ms (bench/strength.py --load). The scheduler decides it, not our code, so only the process's
-own record can say how much to keep back. A search that reads its clock through `TimeKeeper.now`
-also reports the longest stretch between two of its checks in each move: had the deadline
-fallen there, the move would have been that late, so it counts as lateness too, and a search
-shows it on every move, not only when a stall happens to straddle its deadline.
+On a loaded machine nearly all of a late move's lateness is time off the CPU, not work done past the
+deadline (`bench/strength.py --load` shows it). The scheduler decides it, not our code, so only the
+process's own record can say how much to keep back. A search that reads its clock through
+`TimeKeeper.now` also reports the longest stretch between two of its checks in each move: had the
+deadline fallen there, the move would have been that late, so it counts as lateness too, and a
+search shows it on every move, not only when a stall happens to straddle its deadline.
 
-Until `PRIOR_MOVES` moves have shown theirs, a prior stands in (the old fixed 50 ms on an idle
+Until `PRIOR_MOVES` moves have shown theirs, a prior stands in (`PRIOR_LATENESS` on an idle
 machine, more on a busy one); a move shows its lateness only when it had `EXPOSURE` seconds to
 think (an instant answer had no time to be preempted). However large the reserve, a move may
 think a tenth of its budget (`LEAST_SHARE`): the first moves on a busy machine think that long
@@ -37,8 +36,8 @@ sends a shrinking one. Until it knows, a budget too long for a per-move limit (`
 taken for a clock. A clock is spent as if `MOVES_TO_GO` moves remained, which never runs out.
 
 One pause no margin covers well is the cyclic garbage collector's: a search builds a big tree or
-table, and a collection walks every object allocated since the last one, 20 ms and more. Our
-searches make no reference cycles (their garbage goes by reference counting alone), so
+table, and a collection walks every object allocated since the last one, which takes as long as a
+move may. Our searches make no reference cycles (their garbage goes by reference counting alone), so
 `collector_paused` turns the collector off while one searches, and the search drops its tree or
 table before the collector is back on: then the next collection finds nothing of it to walk.
 """
@@ -63,7 +62,7 @@ RESERVE_FLOOR = 0.005
 """Seconds kept back however punctual the moves have been: a last node, a timer's resolution."""
 PRIOR_LATENESS = 0.03
 """Seconds of lateness assumed before moves have shown their own, on an idle machine: with the
-safety factor and the floor, the 50 ms that used to be the fixed reserve. A busy machine
+safety factor and the floor, a reserve that covers an idle machine's scheduling. A busy machine
 (`os.getloadavg` over the cores) scales it up: each process in the queue of a core may run
 before ours comes back."""
 PRIOR_MOVES = 5

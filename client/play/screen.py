@@ -153,11 +153,11 @@ def body_lines(table: Table, width: int) -> list[Text]:
 
 
 def message_lines(messages: tuple[str, ...], width: int) -> list[Text]:
-    lines = []
-    for number, message in enumerate(messages):
-        for line in _wrap(message, width):
-            lines.append(Text(line, style="bold" if number == 0 else ""))
-    return lines
+    return [
+        Text(line, style="bold" if number == 0 else "")
+        for number, message in enumerate(messages)
+        for line in _wrap(message, width)
+    ]
 
 
 def screen_lines(table: Table, view: View, width: int, height: int, now: float) -> list[Text]:

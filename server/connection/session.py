@@ -37,7 +37,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import trio
 
@@ -46,9 +46,6 @@ from arbiter.protocol import ErrorCode
 from arbiter.server.connection.admission import DEFAULT, AddressShare, Admission
 from arbiter.server.connection.limits import Limits
 from arbiter.server.connection.peer import OnWritten
-
-if TYPE_CHECKING:
-    from arbiter.server.play.match import Match
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +59,6 @@ connection before it is disconnected; the server's own refusals (`illegal_move`.
 count."""
 FLUSH_SECONDS = 2.0
 """How long a closing connection may take to write its last frames (an error, a game over)."""
-MAX_SHOWN = 1024
-"""Finished matches a connection is remembered to have been shown."""
 MAX_HELD = 256
 """Requests read and held behind a slow one before the reader stops reading (and TCP pushes back
 on the client): what one connection can make the server hold is bounded."""
@@ -189,13 +184,6 @@ class Session:
     wire: protocol.Connection = field(default_factory=lambda: protocol.Connection(protocol.SERVER))
     name: str = ""
     token: str = field(default_factory=lambda: secrets.token_hex(16))
-    seats: dict[int, tuple[Match, int]] = field(default_factory=dict)
-    """Matches this session plays in: match id -> (match, seat index)."""
-    finished: set[int] = field(default_factory=set)
-    """Matches it played that are over: a late move to one is answered `game_over`."""
-    shown: dict[int, None] = field(default_factory=dict)
-    """Finished matches this connection was shown (`watch`), oldest first, at most `MAX_SHOWN`:
-    a finished match does not change, so showing it again is refused."""
     closed: bool = False
     why_closed: str = ""
     """Why the server closed the connection, for the log ("" when the client did)."""
@@ -346,14 +334,6 @@ class Session:
         except OSError:
             return None
         return data[written:]
-
-    def was_shown(self, match_id: int) -> bool:
-        return match_id in self.shown
-
-    def remember_shown(self, match_id: int) -> None:
-        self.shown[match_id] = None
-        if len(self.shown) > MAX_SHOWN:  # forget the oldest: showing it again is bounded too
-            del self.shown[next(iter(self.shown))]
 
     def send_error(
         self, code: ErrorCode, message: str, ref: str | None = None, match: int | None = None

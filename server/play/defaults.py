@@ -13,6 +13,15 @@ import enum
 from arbiter.games import Outcome, Seat, Termination
 
 
+class Illegal(enum.StrEnum):
+    """What an illegal move (or a move out of turn) costs a seat, each seat choosing its own
+    with its seek: the game (`FORFEIT`, tournament rules and a program's) or only the move,
+    refused while the clock runs on (`RETRY`, for people)."""
+
+    FORFEIT = "forfeit"
+    RETRY = "retry"
+
+
 class DefaultKind(enum.StrEnum):
     """Why a seat lost by default, as the standings count it."""
 

@@ -1,4 +1,5 @@
-"""The lobby listing: open seeks, live matches and tournaments, as `lobby_listing` shows them.
+"""The lobby listing: open seeks, live matches and tournaments, as `lobby_listing` shows them
+(the tournaments list their own entries: `server.play.tournament_desk.Listed`).
 
 A listing is built only when someone asks for one or a follower is due a fresh one
 (`server.play.lobby_feed`), never on the per-move path. It must fit one frame (64 KiB, the default
@@ -15,7 +16,7 @@ game that differ in options, time control or a challenge never pair, and nothing
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any, TypeVar
 
 import msgpack
@@ -24,7 +25,7 @@ from arbiter import protocol
 from arbiter.games import describe_options
 from arbiter.server.play.match import Match
 from arbiter.server.play.seeks import Seek, Seeks
-from arbiter.server.tournaments.tournament import Tournament
+from arbiter.server.play.tournament_desk import Listed
 
 LIST_BYTES = 20 * 1024
 """Encoded bytes of one list's entries: three lists and the envelope stay under 64 KiB."""
@@ -37,22 +38,21 @@ T = TypeVar("T")
 def listing(
     seeks: Seeks,
     matches: Collection[Match],
-    tournaments: Collection[Tournament],
+    tournaments: Sequence[Listed],
     now: float,
     following: bool,
 ) -> protocol.LobbyListing:
     """The listing as it stands at `now` (the live matches' clocks run)."""
     shown_seeks = _bounded(seeks.casual(), lambda seek: seek_entry(seek, seeks))
     shown_matches = _bounded(matches, lambda match: match.listed(now))
-    ordered = sorted(tournaments, key=lambda t: t.row.status == "finished")
-    shown_tournaments = _bounded(ordered, tournament_entry)
+    shown_tournaments = _bounded(tournaments, lambda tournament: tournament.listed())
     return protocol.LobbyListing(
         seeks=shown_seeks,
         matches=shown_matches,
         tournaments=shown_tournaments,
         seeks_left_out=seeks.casual_count - len(shown_seeks),
         matches_left_out=len(matches) - len(shown_matches),
-        tournaments_left_out=len(ordered) - len(shown_tournaments),
+        tournaments_left_out=len(tournaments) - len(shown_tournaments),
         following=following,
     )
 
@@ -102,14 +102,3 @@ def unpaired(mine: Seek, rival: Seek) -> str | None:
         return None
     sentence = "; ".join(reasons)
     return sentence if len(sentence) <= UNPAIRED_LEN else sentence[: UNPAIRED_LEN - 3] + "..."
-
-
-def tournament_entry(tournament: Tournament) -> dict[str, Any]:
-    games = tournament.games
-    return {
-        "name": tournament.name,
-        "game": tournament.row.game,
-        "status": tournament.row.status,
-        "played": sum(1 for game in games if game.status == "finished"),
-        "games": len(games),
-    }

@@ -54,8 +54,10 @@ from arbiter.protocol import ErrorCode, SeatClock, TimeControl
 from arbiter.server.common import logs
 from arbiter.server.connection.peer import Peer
 from arbiter.server.connection.stalls import StallMeter
+from arbiter.server.play import messages
 from arbiter.server.play.commit_gate import CommitGate
-from arbiter.server.play.defaults import DefaultKind, lost_by_default
+from arbiter.server.play.defaults import DefaultKind, Illegal, lost_by_default
+from arbiter.server.play.messages import Ending, Table
 from arbiter.server.storage.interface import StorageError
 
 if TYPE_CHECKING:
@@ -176,11 +178,12 @@ class Match:
     options: dict[str, Any]
     control: TimeControl
     sessions: list[Peer]
-    """Who plays each seat: replaced when a seat's client reconnects."""
+    """Who plays each seat: a seat's client that reconnects takes its place, written by
+    `server.play.seating`, the registry of who sits where."""
     hints: tuple[bool, bool]
     storage: Storage
-    illegal: tuple[str, str] = ("forfeit", "forfeit")
-    """What an illegal move costs each seat: the game (`forfeit`) or only the move (`retry`)."""
+    illegal: tuple[Illegal, Illegal] = (Illegal.FORFEIT, Illegal.FORFEIT)
+    """What an illegal move costs each seat."""
     grace: float = 10.0
     stalls: StallMeter = field(default_factory=StallMeter)
     """The server's loop lateness, credited to each turn (a meter never started counts none)."""
@@ -266,7 +269,7 @@ class Match:
         (and per change of a player's name) however many spectators it is shown to."""
         key = (len(self.moves), *self.players)
         if self._snapshot is None or self._snapshot[0] != key:
-            self._snapshot = (key, protocol.Encoded(self.watching_message()))
+            self._snapshot = (key, protocol.Encoded(messages.watching(self.table())))
         return self._snapshot[1]
 
     async def run(self) -> Outcome:
@@ -378,7 +381,7 @@ class Match:
                     1 - quitter, f"{self.game.seats[quitter]} resigned", Termination.RESIGNATION
                 )
             case MoveArrived(seat=other, text=text) if other != seat:
-                if self.illegal[other] == "forfeit":
+                if self.illegal[other] == Illegal.FORFEIT:
                     return self._default(other, DefaultKind.ILLEGAL, f"move out of turn ({text})")
                 self._refuse(other, text, ErrorCode.NOT_YOUR_TURN, "it is not your turn")
             case MoveArrived(text=text, at=at):
@@ -386,8 +389,8 @@ class Match:
         return GOES_ON
 
     def _take_back(self, seat: Seat, session: Peer, turn: Turn | None) -> None:
-        """A reconnected client resumes its seat: the whole match, then its turn if it is one."""
-        self.sessions[seat] = session
+        """A reconnected client resumes its seat (`server.play.seating` seated it): the whole
+        match, then its turn if it is one."""
         self.away.pop(seat, None)
         self._gate.tell(session, self._resumed_message(seat, to_move=turn is not None))
         if turn is not None:
@@ -402,7 +405,7 @@ class Match:
                 code = ErrorCode.INVALID_MOVE
             reason = clip(str(error))
             self._refuse(seat, text, code, reason)
-            if self.illegal[seat] == "forfeit":
+            if self.illegal[seat] == Illegal.FORFEIT:
                 return self._default(seat, DefaultKind.ILLEGAL, reason)
             return GOES_ON
         charge = turn.clock.charge(elapsed, turn.lag)
@@ -418,25 +421,13 @@ class Match:
             )
         )
         clocks = self._clocks()
+        compensation = charge.compensation
         self._gate.tell(
             self.sessions[seat],
-            protocol.MoveAccepted(
-                match=self.id,
-                ply=after.ply,
-                move=notation,
-                elapsed=elapsed,
-                compensation=charge.compensation,
-                clocks=clocks,
-            ),
+            messages.move_accepted(self.id, after.ply, notation, elapsed, compensation, clocks),
         )
-        message = protocol.OpponentMoved(
-            match=self.id,
-            ply=after.ply,
-            seat=name,
-            move=notation,
-            elapsed=elapsed,
-            compensation=charge.compensation,
-            clocks=clocks,
+        message = messages.opponent_moved(
+            self.id, after.ply, name, notation, elapsed, compensation, clocks
         )
         # encoded once for all its watchers, not once a connection
         moved = protocol.Encoded(message) if self.spectators else message
@@ -459,7 +450,7 @@ class Match:
     def _refuse(self, seat: Seat, text: str, code: ErrorCode, reason: str) -> None:
         self._gate.tell(
             self.sessions[seat],
-            protocol.MoveRefused(match=self.id, move=text, code=code, reason=reason),
+            messages.move_refused(self.id, text, code, reason),
         )
 
     def _default(self, seat: Seat, kind: DefaultKind, reason: str) -> Outcome:
@@ -493,7 +484,7 @@ class Match:
         failure = self._gate.lost_write
         if failure is None:
             try:
-                await self._store_result(outcome)
+                await store_outcome(self.storage, self.id, self.game.seats, outcome)
             except StorageError as error:
                 failure = error
         if failure is not None:
@@ -501,40 +492,22 @@ class Match:
             self._forget_unstored_moves()
             self.storage.finish_unstored(self.id, outcome.reason, len(self.moves))
             log.error("match %d ends: the server could not store it (%s)", self.id, failure)
-        winner = None if outcome.winner is None else self.game.seats[outcome.winner]
+        ending = Ending.of(outcome, self.game.seats)
         logs.event(
             log,
             "match_ended",
             match=self.id,
-            result=outcome.result.value,
-            winner=winner or "",
+            result=ending.result,
+            winner=ending.winner or "",
             termination=outcome.termination.value,
             moves=len(self.moves),
             reason=outcome.reason,
         )
-        over = protocol.GameOver(
-            match=self.id,
-            result=outcome.result.value,
-            winner=winner,
-            reason=outcome.reason,
-            state=self.state.to_data(),
-            moves=list(self.moves),
-        )
+        over = messages.game_over(self.table(), ending)
         for session in (*self.sessions, *self.spectators):
             self._gate.tell(session, over)
         self._gate.flush()  # nothing is held after the drain: sent at once
         return outcome
-
-    async def _store_result(self, outcome: Outcome) -> None:
-        winner = None if outcome.winner is None else self.game.seats[outcome.winner]
-        await self.storage.finish_match(
-            self.id,
-            outcome.result.value,
-            winner,
-            outcome.reason,
-            outcome.termination,
-            [outcome.score(seat) for seat in (0, 1)],
-        )
 
     def _forget_unstored_moves(self) -> None:
         """Keep only the moves that were stored, in order (all a client was told of)."""
@@ -547,28 +520,24 @@ class Match:
         """The commit gate's word that a move could not be stored: the match ends."""
         self.deliver(StorageFailed(error))
 
-    def _seat_view(self, seat: Seat) -> dict[str, Any]:
-        """What `match_started` and `resumed` both tell a seat about its match."""
-        return {
-            "match": self.id,
-            "game": self.game.name,
-            "seat": self.game.seats[seat],
-            "seats": list(self.game.seats),
-            "players": self.players,
-            "options": self.options,
-            "time": self.control.to_wire(),
-            "hints": self.hints[seat],
-            "illegal": self.illegal[seat],
-            "state": self.state.to_data(),
-        }
+    def table(self) -> Table:
+        """The match as its messages describe it, as it stands."""
+        return Table(
+            self.id,
+            self.game,
+            self.players,
+            self.options,
+            self.control.to_wire(),
+            self.state,
+            self.moves,
+        )
 
     def _started_message(self, seat: Seat) -> protocol.MatchStarted:
-        return protocol.MatchStarted(**self._seat_view(seat))
+        return messages.match_started(self.table(), seat, self.hints[seat], self.illegal[seat])
 
     def _resumed_message(self, seat: Seat, to_move: bool) -> protocol.Resumed:
-        return protocol.Resumed(
-            **self._seat_view(seat), moves=list(self.moves), clocks=self._clocks(), to_move=to_move
-        )
+        table, hints, illegal = self.table(), self.hints[seat], self.illegal[seat]
+        return messages.resumed(table, seat, hints, illegal, self._clocks(), to_move)
 
     def _your_turn_message(self, seat: Seat, turn: Turn) -> protocol.YourTurn:
         legal = None
@@ -580,14 +549,8 @@ class Match:
                 legal = None
             else:
                 self._hinted = (legal, moves)
-        return protocol.YourTurn(
-            match=self.id,
-            ply=self.state.ply,
-            state=self.state.to_data(),
-            legal=legal,
-            time_left=turn.time_left(trio.current_time()),
-            clocks=self._clocks(),
-        )
+        time_left = turn.time_left(trio.current_time())
+        return messages.your_turn(self.id, self.state, legal, time_left, self._clocks())
 
     def listed(self, now: float) -> dict[str, Any]:
         """The match as the lobby listing shows it at `now` (`lobby_listing.matches`): the
@@ -614,17 +577,20 @@ class Match:
             "time": self.control.to_wire(),
         }
 
-    def watching_message(self) -> protocol.Watching:
-        return protocol.Watching(
-            match=self.id,
-            game=self.game.name,
-            seats=list(self.game.seats),
-            players=self.players,
-            options=self.options,
-            time=self.control.to_wire(),
-            state=self.state.to_data(),
-            moves=list(self.moves),
-        )
+
+async def store_outcome(
+    storage: Storage, match_id: int, seats: Sequence[str], outcome: Outcome
+) -> None:
+    """Store how a match ended: its result, winner, reason, termination and both scores."""
+    ending = Ending.of(outcome, seats)
+    await storage.finish_match(
+        match_id,
+        ending.result,
+        ending.winner,
+        ending.reason,
+        outcome.termination,
+        [outcome.score(seat) for seat in (0, 1)],
+    )
 
 
 def clip(sentence: str, limit: int = 1000) -> str:

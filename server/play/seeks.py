@@ -39,6 +39,8 @@ from arbiter.games import Game
 from arbiter.protocol import ErrorCode, TimeControl
 from arbiter.server.common.tally import Tally
 from arbiter.server.connection.limits import Limits
+from arbiter.server.play import messages
+from arbiter.server.play.defaults import Illegal
 
 if TYPE_CHECKING:
     from arbiter.server.connection.session import Session
@@ -62,7 +64,7 @@ class Seek:
     options: dict[str, Any]
     time_control: TimeControl
     hints: bool
-    illegal: str
+    illegal: Illegal
     player: str | None = None
     """The registered player who seeks, if the session said hello with a token."""
     opponent: str | None = None
@@ -165,7 +167,7 @@ class Seeks:
                 ref="seek",
             )
         )
-        newest.session.send(protocol.SeekCancelled(seek=newest.id))
+        newest.session.send(messages.seek_cancelled(newest.id))
 
     def add(self, seek: Seek) -> None:
         self._open[seek.id] = seek
@@ -249,7 +251,7 @@ class Seeks:
         client learns (`seek_cancelled`) that it has nothing left to play there."""
         for seek in list(self._kept(player, game)):
             self._remove(seek)
-            seek.session.send(protocol.SeekCancelled(seek=seek.id))
+            seek.session.send(messages.seek_cancelled(seek.id))
 
     def _kept(self, player: str, game: str) -> Iterator[Seek]:
         for seek in self._open.values():

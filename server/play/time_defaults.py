@@ -14,9 +14,10 @@ from typing import Any
 
 from arbiter.games import Game
 from arbiter.protocol import TimeControl
+from arbiter.server.play.defaults import Illegal
 
 
-def default_time_control(game: Game[Any, Any], illegal: str) -> TimeControl:
+def default_time_control(game: Game[Any, Any], illegal: Illegal) -> TimeControl:
     """The time control of a seek for `game` that gives none, by what an illegal move costs."""
-    person = illegal == "retry"
+    person = illegal == Illegal.RETRY
     return TimeControl.parse(game.person_time_control if person else game.default_time_control)

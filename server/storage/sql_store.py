@@ -341,14 +341,14 @@ class SQLStorage:
                 (game, json.dumps(options), json.dumps(time_control), illegal, now),
             )
         ]
-        for name in players:
-            statements.append(
-                (
-                    "INSERT INTO players (name, created_at) VALUES (?, ?)"
-                    " ON CONFLICT (name) DO NOTHING",
-                    (name, now),
-                )
+        statements.extend(
+            (
+                "INSERT INTO players (name, created_at) VALUES (?, ?)"
+                " ON CONFLICT (name) DO NOTHING",
+                (name, now),
             )
+            for name in players
+        )
         for index, (seat, name) in enumerate(zip(seats, players, strict=True)):
             statements.append(
                 (

@@ -38,12 +38,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 import trio
 
 from arbiter import protocol
-from arbiter.games import Game, GameError, OptionError, Outcome, Termination, get_game
-from arbiter.protocol import ErrorCode, TimeControl, TimeControlError
+from arbiter.games import Game, Outcome, Termination, get_game
+from arbiter.protocol import ErrorCode, TimeControl
 from arbiter.server.common import logs
 from arbiter.server.connection.stalls import StallMeter
-from arbiter.server.play.defaults import DefaultKind, lost_by_default
-from arbiter.server.play.match import Match
+from arbiter.server.play import messages
+from arbiter.server.play.defaults import DefaultKind, Illegal, lost_by_default
+from arbiter.server.play.match import Match, store_outcome
+from arbiter.server.play.messages import Ending, Table
+from arbiter.server.play.seek_terms import TermsRefused, checked_terms
 from arbiter.server.play.seeks import Seek, Seeks
 from arbiter.server.storage import accounts
 from arbiter.server.storage.accounts import Account
@@ -190,6 +193,16 @@ class Tournament:
             if g.status == "finished" and g.result is not None
         ]
 
+    def listed(self) -> dict[str, Any]:
+        """The tournament as the lobby listing shows it."""
+        return {
+            "name": self.name,
+            "game": self.row.game,
+            "status": self.row.status,
+            "played": sum(1 for game in self.games if game.status == "finished"),
+            "games": len(self.games),
+        }
+
     def message(self) -> protocol.Tournament:
         key = (self.row.status, [(g.status, g.match, g.result) for g in self.games])
         if self._shown is None or self._shown[0] != key:
@@ -256,8 +269,9 @@ class TournamentMatch(Match):
 
 
 class Arena(Protocol):
-    """What a tournament needs of the lobby: its grace period, and to run a match as it runs
-    every other (its seats' requests routed to it, its end recorded)."""
+    """What a tournament needs of play's live matches (`server.play.live_matches`): their
+    grace period, and to run a match as every other runs (its seats' requests routed to it,
+    its end recorded)."""
 
     @property
     def grace(self) -> float: ...
@@ -275,10 +289,14 @@ class Arena(Protocol):
         """A tournament's progress changed (the lobby listing shows it)."""
         ...
 
+    def finished_unplayed(self, session: Session, match_id: int) -> None:
+        """`session` was told its match ended without it playing (it was absent)."""
+        ...
+
 
 class Desk:
-    """The lobby's tournament office: creates, starts and describes tournaments, and finds the
-    seeks of entrants whose games are due."""
+    """The tournament office, plugged into the lobby (`server.play.tournament_desk`): creates,
+    starts and describes tournaments, and finds the seeks of entrants whose games are due."""
 
     def __init__(self, arena: Arena, seeks: Seeks, storage: Storage, nursery: trio.Nursery) -> None:
         self.arena = arena
@@ -307,6 +325,13 @@ class Desk:
         if tournament.row.status == "running":
             self._nursery.start_soon(Runner(self, tournament).run)
         return tournament
+
+    async def ready(self) -> None:
+        await self.loaded.wait()
+
+    def listed(self) -> list[Tournament]:
+        """The tournaments for the lobby listing: the finished ones last."""
+        return sorted(self.tournaments.values(), key=lambda t: t.row.status == "finished")
 
     def learn_address(self, address: tuple[str, int]) -> None:
         if self.address is None:
@@ -371,8 +396,7 @@ class Desk:
     async def _checked_row(
         self, director: Account, request: protocol.TournamentCreate
     ) -> TournamentRow:
-        game = _checked_game(request.game, request.options)
-        control = _checked_control(game, request.time)
+        game, control = _checked_terms(request.game, request.options, request.time)
         for player in request.players:
             account = await self.storage.find_account(player)
             if account is None or account.role == "local":
@@ -470,25 +494,15 @@ def _admin(account: Account | None, request: str) -> Account:
     return account
 
 
-def _checked_game(name: str, options: dict[str, Any]) -> Game[Any, Any]:
+def _checked_terms(
+    name: str, options: dict[str, Any], time: dict[str, float]
+) -> tuple[Game[Any, Any], TimeControl]:
+    """The game and time control of a tournament, checked as a seek's are (tournament rules:
+    an illegal move forfeits)."""
     try:
-        game = get_game(name)
-    except GameError as error:
-        raise TournamentError(ErrorCode.UNKNOWN_GAME, str(error)) from None
-    try:
-        game.resolve_options(options)
-    except OptionError as error:
-        raise TournamentError(ErrorCode.BAD_OPTION, str(error)) from None
-    return game
-
-
-def _checked_control(game: Game[Any, Any], time: dict[str, float]) -> TimeControl:
-    try:
-        if time:
-            return TimeControl.from_wire(time)
-        return TimeControl.parse(game.default_time_control)
-    except TimeControlError as error:
-        raise TournamentError(ErrorCode.BAD_TIME_CONTROL, str(error)) from None
+        return checked_terms(name, options, time, Illegal.FORFEIT)
+    except TermsRefused as refused:
+        raise TournamentError(refused.code, str(refused)) from None
 
 
 def _check_counts(entrants: int, rounds: int, concurrency: int) -> None:
@@ -632,7 +646,7 @@ class Runner:
             row.game,
             options,
             row.time_control,
-            "forfeit,forfeit",  # tournament rules for both seats: an illegal move loses
+            f"{Illegal.FORFEIT},{Illegal.FORFEIT}",  # tournament rules: an illegal move loses
             self.tournament.game.seats,
             [game.first, game.second],
             tournament_game=(row.id, game.number),
@@ -690,42 +704,22 @@ class Runner:
         rules = tournament.game
         options = await self._options(game)
         state = rules.replay(options, [row.move for row in moves])
-        seats = list(rules.seats)
-        seek.session.send(
-            protocol.MatchStarted(
-                match=game.match,
-                game=rules.name,
-                seat=seats[seat],
-                seats=seats,
-                players=[game.first, game.second],
-                options=options,
-                time=tournament.row.time_control,
-                hints=seek.hints,
-                state=state.to_data(),
-            )
+        moved = [row.move for row in moves]
+        table = Table(
+            game.match,
+            rules,
+            [game.first, game.second],
+            options,
+            tournament.row.time_control,
+            state,
+            moved,
         )
-        seek.session.send(
-            protocol.GameOver(
-                match=game.match,
-                result=outcome.result.value,
-                winner=None if outcome.winner is None else seats[outcome.winner],
-                reason=outcome.reason,
-                state=state.to_data(),
-                moves=[row.move for row in moves],
-            )
-        )
-        seek.session.finished.add(game.match)
+        seek.session.send(messages.match_started(table, seat, seek.hints, Illegal.FORFEIT))
+        seek.session.send(messages.game_over(table, Ending.of(outcome, rules.seats)))
+        self.arena.finished_unplayed(seek.session, game.match)
 
     async def _store_outcome(self, match_id: int, outcome: Outcome) -> None:
-        winner = None if outcome.winner is None else self.tournament.game.seats[outcome.winner]
-        await self.storage.finish_match(
-            match_id,
-            outcome.result.value,
-            winner,
-            outcome.reason,
-            outcome.termination,
-            [outcome.score(seat) for seat in (0, 1)],
-        )
+        await store_outcome(self.storage, match_id, self.tournament.game.seats, outcome)
 
     def _record(
         self, game: ScheduledGame, outcome: Outcome, defaults: tuple[str | None, str | None]

@@ -14,8 +14,8 @@ from tests.agents.positions import sample
 
 BUDGET = 0.1
 STALL = 0.3
-"""Seconds a loaded shared machine can keep a process off the CPU at once (measured up to 258
-ms at load average 17 on 2 cores): no agent can answer through that. Keeping the budget under
+"""Seconds a loaded shared machine can keep a process off the CPU at once: no agent can answer
+through that. Keeping the budget under
 load is `bench/strength.py --load`'s claim; here an agent must only never run on past it."""
 POSITIONS = 2
 

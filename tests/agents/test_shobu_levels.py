@@ -1,4 +1,4 @@
-"""Shobu's difficulty levels (seed 004): a higher level beats a lower one in most games."""
+"""Shobu's difficulty levels: a higher level beats a lower one in most games."""
 
 from __future__ import annotations
 

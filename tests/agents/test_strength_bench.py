@@ -27,7 +27,7 @@ def strength() -> ModuleType:
 
 def test_a_round_robin_in_process_counts_every_game(strength: ModuleType) -> None:
     game = get_game("kings-court")
-    tallies = strength.round_robin(  # 0.2 s: a stall of 160 ms was seen to lose a 0.1 s move
+    tallies = strength.round_robin(  # 0.2 s: twice a stall's length
         game, ["random", "alphabeta"], 1, 0.2, seed=1, play=strength.play_in_process
     )
     assert tallies["alphabeta"].games == {"random": 2}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -46,7 +47,7 @@ async def test_the_agent_object_example_plays_kings_court(
         async with trio.open_nursery() as nursery:
             address = f"{server.host}:{server.port}"
             command = [sys.executable, str(script), address, "kings-court"]
-            nursery.start_soon(lambda: trio.run_process(command, cwd=ROOT))
+            nursery.start_soon(functools.partial(trio.run_process, command, cwd=ROOT))
             await trio.sleep(0.5)
             records += await run_bot(
                 server.host,

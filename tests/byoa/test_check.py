@@ -37,8 +37,8 @@ def _by_name(steps: list[Step]) -> dict[str, Step]:
 
 
 def _assert_client_and_probes_pass(steps: list[Step]) -> None:
-    """Every step passes; reconnect may instead fail as unsupported, while the server's resuming
-    is being built (issue 4), but never for another reason."""
+    """Every step passes; reconnect may instead fail as unsupported (a server that does not
+    resume), but never for another reason."""
     assert [step.name for step in steps] == list(STEP_NAMES)
     for step in steps[:-1]:
         assert step.passed, step.line()

@@ -1,5 +1,5 @@
-"""Player modules (seed 000's `Player` API) through the adapter: translation, isolation, crashes,
-and whole games through a real server."""
+"""Player modules (the original referee's `Player` API) through the adapter: translation,
+isolation, crashes, and whole games through a real server."""
 
 from __future__ import annotations
 
@@ -310,7 +310,7 @@ async def test_a_module_raising_mid_game_loses_by_crash_with_the_traceback_repor
             await sought.wait()
             nursery.start_soon(_random_seat, quick_server, records)
     (survivor,) = records
-    assert survivor.result == "win" and survivor.winner == "black", "the crashed seat defaulted"
+    assert (survivor.result, survivor.winner) == ("win", "black"), "the crashed seat defaulted"
     assert len(survivor.moves) == 6, "white crashed on its fourth action"
     stderr = capsys.readouterr().err
     assert "crash_mid_game.py crashed in action(6): KeyError" in stderr

@@ -1,4 +1,4 @@
-"""Files the server or a command cannot use (issue 15, items 5 and 8): a database the server
+"""Files the server or a command cannot use: a database the server
 cannot write is refused at start, before `listening`; every `arbiter-server admin` failure and
 an `export` of what the file does not hold are one sentence and a non-zero exit.
 

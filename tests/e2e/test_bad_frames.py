@@ -93,7 +93,8 @@ async def test_recoverable_garbage_gets_error_codes_and_the_connection_goes_on(
         for data, code in cases:
             await peer.stream.send_all(data)
             error = await peer.read_frame()
-            assert error is not None and error["type"] == "error", (code, error)
+            assert error is not None, code
+            assert error["type"] == "error", (code, error)
             assert error["code"] == code, (code, error)
             assert isinstance(error["message"], str)
             assert error["message"]

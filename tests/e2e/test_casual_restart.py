@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 from pathlib import Path
 
 import trio
@@ -72,22 +71,14 @@ async def test_a_casual_match_killed_in_play_is_aborted_at_the_next_start(db: Pa
     assert after.ended_at is not None
     assert after.moves == before.moves, "its moves are kept"
 
-    exported = subprocess.run(
-        [*CLI, "export", "--db", str(db), "--unfinished"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=True,
+    exported = await trio.run_process(
+        [*CLI, "export", "--db", str(db), "--unfinished"], capture_stdout=True, cwd=ROOT
     )
     line = json.loads(exported.stdout)
     assert (line["status"], line["termination"], line["result"]) == ("aborted", "aborted", None)
-    replayed = subprocess.run(
-        [*CLI, "replay", str(after.id), "--db", str(db), "--all"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=True,
+    replayed = await trio.run_process(
+        [*CLI, "replay", str(after.id), "--db", str(db), "--all"], capture_stdout=True, cwd=ROOT
     )
-    assert replayed.stdout.rstrip().endswith(
-        "ended by: aborted\nno result (the server stopped while the game was in play)"
+    assert replayed.stdout.decode().endswith(
+        "ended by: aborted\nno result (the server stopped while the game was in play)\n"
     )

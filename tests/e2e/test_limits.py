@@ -50,7 +50,7 @@ async def test_a_client_that_does_not_read_is_cut_off_with_output_limit(
     await trio.sleep(0.5)  # the server reads on and queues the answers, past the limit
     frames = await frames_until_closed(peer)
     last = frames[-1]
-    assert last["type"] == "error" and last["code"] == "output_limit", last
+    assert (last["type"], last["code"]) == ("error", "output_limit"), last
     assert "per connection" in str(last["message"])
     assert sum(frame["type"] == "games" for frame in frames) < 2000
 

@@ -37,8 +37,8 @@ async def test_a_seek_can_be_cancelled_and_then_pairs_with_nobody(server: Runnin
     assert await first.receive() == protocol.SeekCancelled(seek=seeking.seek)
     second = await connect(server.port, "second")
     assert isinstance(await seek(second), protocol.Seeking)
+    await first.send(protocol.CancelSeek(seek=seeking.seek))
     with pytest.raises(ServerError, match="unknown_seek"):
-        await first.send(protocol.CancelSeek(seek=seeking.seek))
         await first.receive()
 
 

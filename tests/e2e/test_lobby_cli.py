@@ -1,5 +1,5 @@
 """`arbiter lobby`, `arbiter bot`'s waiting line and `--opponent`, run as a user runs them:
-separate processes on a real server (issue 15, problem 2: a seek waited silently forever)."""
+separate processes on a real server: a seek says what it waits for, never silently."""
 
 from __future__ import annotations
 

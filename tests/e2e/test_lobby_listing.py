@@ -1,4 +1,4 @@
-"""The lobby, visible (issue 15, problem 2): `lobby` lists open seeks with why they do not pair,
+"""The lobby, visible: `lobby` lists open seeks with why they do not pair,
 live matches with their move number and clocks, and tournaments with their progress; `follow`
 pushes a fresh listing after each change, coalesced; a seek may challenge one player. Real TCP."""
 

@@ -1,4 +1,4 @@
-"""`arbiter-server`'s log (issue 15, item 8): one line per connection opened and closed, match
+"""`arbiter-server`'s log: one line per connection opened and closed, match
 started and ended, seat defaulted and tournament step, as text or JSON lines, never a line per
 move and never a token. A real server process; its stderr goes to a file the test reads."""
 
@@ -67,8 +67,8 @@ async def white_runs_out(port: int, token: str) -> None:
 async def wait_for_lines(log: Path, event: str, count: int) -> None:
     """Wait until the log has `count` lines of `event`: the server writes a connection's close
     line once it has seen the connection go, a moment after the client left."""
-    with trio.fail_after(10):
-        while log.read_text().count(event) < count:
+    with trio.fail_after(10):  # another process writes it: no event to wait on but the file's
+        while (await trio.Path(log).read_text()).count(event) < count:  # noqa: ASYNC110
             await trio.sleep(0.05)
 
 

@@ -1,4 +1,4 @@
-"""The time control of a seek that names none (issue 15, item 6): a person's (`illegal: retry`,
+"""The time control of a seek that names none: a person's (`illegal: retry`,
 what `arbiter play --server` sends) is a game clock, `clock=600+5`; a program's (`forfeit`:
 bots, tournaments) keeps the game's per-move limit, `move=10`. And `--server HOST` alone means
 the server's port, 7777 (item 8), parsed and used for one real connection."""

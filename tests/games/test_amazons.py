@@ -1,4 +1,4 @@
-"""Game of the Amazons: every rule of seed 002, every ruling, the notation and the data form.
+"""Game of the Amazons: every rule, every ruling, the notation and the data form.
 
 Positions are drawn as 10 row strings, top row (rank 10) first: `W` and `B` amazons, `x` arrows,
 `.` empty. A naive grid walker written here, independent of the module's bitboards, is the

@@ -1,4 +1,4 @@
-"""King's Court: every rule, ruling and seed example (seed 003, RULINGS.md) as a test.
+"""King's Court: every rule, ruling and example of docs/games/kings-court.md as a test.
 
 Positions are built from the game's own text form with `board(...)`: 8 rows, top row (row 8)
 first, `w` white, `b` black, `.` empty, spaces ignored for readability. The Court is C3-F6, the

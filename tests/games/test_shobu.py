@@ -1,4 +1,4 @@
-"""Shobu rules, rulings and notation (seed 004, RULINGS.md), on positions built from board rows.
+"""Shobu rules, rulings and notation (docs/games/shobu.md), on positions built from board rows.
 
 Boards are written as in `to_data()` and `render()`: four rows, row 4 (White's side) first,
 files a-d left to right, `B` black, `W` white, `.` empty. Boards a test does not mention keep

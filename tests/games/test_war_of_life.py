@@ -1,4 +1,4 @@
-"""War of Life: every rule of seed 001 and every RULINGS.md ruling, on boards written as text.
+"""War of Life: every rule and ruling of docs/games/war-of-life.md, on boards written as text.
 
 Boards are 8 row strings, rank 8 first ('b' blue, 'r' red, '.' empty), the game's own data form.
 """
@@ -85,11 +85,11 @@ def around_d4(neighbours: str, centre: str = ".") -> WarOfLifeState:
     The other cells stay empty, so only d4's fate is asserted by the tests that use this.
     """
     names = ("c5", "d5", "e5", "e4", "e3", "d3", "c3", "c4")
-    cells = {name: symbol for name, symbol in zip(names, neighbours, strict=False)}
+    cells = dict(zip(names, neighbours, strict=False))
     cells["d4"] = centre
-    rows = []
-    for rank in range(8, 0, -1):
-        rows.append("".join(cells.get(f"{file}{rank}", ".") for file in "abcdefgh"))
+    rows = [
+        "".join(cells.get(f"{file}{rank}", ".") for file in "abcdefgh") for rank in range(8, 0, -1)
+    ]
     return WarOfLifeState.from_rows(rows)
 
 

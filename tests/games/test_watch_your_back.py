@@ -1,4 +1,4 @@
-"""Watch Your Back!: every rule and example of seed 000 and every RULINGS.md ruling, on boards
+"""Watch Your Back!: every rule, example and ruling of docs/games/watch-your-back.md, on boards
 written as the original referee draws them.
 
 Boards are 8 rows, row 0 first: `O` white, `@` black, `-` empty, `X` corner, `#` a square removed
@@ -564,7 +564,7 @@ def test_the_arriving_piece_strikes_first_so_survives_the_sandwich_it_breaks() -
 
 
 def test_the_arriving_piece_is_checked_after_its_strikes() -> None:
-    """It breaks the row sandwich but still sits in a column one: it goes too (RULINGS.md)."""
+    """It breaks the row sandwich but still sits in a column one: it goes too."""
     state = board(
         """
         X------X
@@ -999,7 +999,7 @@ def departure_and_arrival(state: WatchYourBackState, move: Move) -> tuple[set[Mo
     return {move[0]}, {move[1]}  # type: ignore[index]
 
 
-# -- endless games (RULINGS.md, ruled 2026-11-24) -------------------------------------------------
+# -- endless games ------------------------------------------------------------------------------
 
 LAST_BOARD = """
     ########

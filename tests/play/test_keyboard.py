@@ -52,6 +52,7 @@ async def test_reading_the_keyboard_never_blocks_the_event_loop() -> None:
     read_end, write_end = os.pipe()
     ticks = 0
     received: list[str] = []
+    read_all = trio.Event()
 
     async def tick() -> None:
         nonlocal ticks
@@ -60,8 +61,8 @@ async def test_reading_the_keyboard_never_blocks_the_event_loop() -> None:
             ticks += 1
 
     async def read() -> None:
-        async for text in keys(read_end):
-            received.append(text)
+        received.extend([text async for text in keys(read_end)])
+        read_all.set()
 
     try:
         async with trio.open_nursery() as nursery:
@@ -73,8 +74,7 @@ async def test_reading_the_keyboard_never_blocks_the_event_loop() -> None:
             os.write(write_end, b"b4c4\r")
             os.close(write_end)
             with trio.fail_after(5):
-                while received[-1:] != [END_OF_INPUT]:
-                    await trio.sleep(0.01)
+                await read_all.wait()
             nursery.cancel_scope.cancel()
     finally:
         os.close(read_end)
@@ -92,5 +92,5 @@ async def test_a_file_as_input_is_read_to_its_end(tmp_path) -> None:
 
 async def test_dev_null_as_input_ends_at_once() -> None:
     """epoll refuses /dev/null (a cron job, `< /dev/null`): it is read on a thread instead."""
-    with open(os.devnull) as null:
+    async with await trio.open_file(os.devnull) as null:
         assert [text async for text in keys(null.fileno())] == [END_OF_INPUT]

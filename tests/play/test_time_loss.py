@@ -1,4 +1,4 @@
-"""A time loss on the terminal (issue 15, item 6): the result line names the seat that ran out
+"""A time loss on the terminal: the result line names the seat that ran out
 and its limit, as the server's reason does, and the loser's clock shows 0, not its full move
 time; a game that ends otherwise shows what was actually left."""
 

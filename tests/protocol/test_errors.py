@@ -74,7 +74,7 @@ def test_relabelling_a_local_complaint_keeps_code_and_sentence() -> None:
 
 
 def test_unknown_code_is_refused_when_raising() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'no_such_code' is not a valid ErrorCode"):
         LocalProtocolError("no_such_code", "x")
 
 

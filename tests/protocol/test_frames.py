@@ -206,7 +206,7 @@ def test_sender_refuses_a_frame_its_peer_would_refuse() -> None:
 
 @pytest.mark.parametrize("limit", [0, -1, True, 1.5])
 def test_limit_must_be_a_positive_int(limit: Any) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="max_frame must be a positive integer"):
         FrameDecoder(max_frame=limit)
 
 

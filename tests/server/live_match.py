@@ -69,7 +69,8 @@ async def resign_and_compare(
     await mover.send(protocol.Resign(match=turn.match))
     for client in seated:
         over = await next_turn(client)
-        assert isinstance(over, protocol.GameOver) and "resigned" in over.reason, over
+        assert isinstance(over, protocol.GameOver), over
+        assert "resigned" in over.reason, over
         assert over.moves == played
     assert stored_moves(db) == played
 

@@ -54,7 +54,7 @@ async def test_a_local_server_listens_while_the_block_runs_and_leaves_nothing_be
             assert isinstance(await guest.receive(), protocol.Games)
     assert scratch_folders() == before
     assert no_commit_writer_left(Path(tempfile.gettempdir()) / made / "arbiter.db")
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="all attempts to connect"):
         await trio.open_tcp_stream(host, port)
 
 

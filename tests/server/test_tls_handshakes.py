@@ -104,8 +104,7 @@ async def test_a_flood_of_handshakes_from_many_addresses_keeps_to_the_servers_ra
     began = trio.current_time()
 
     async def flood(address: str) -> None:
-        for _ in range(4):
-            finished.append(await handshake(port, address, ca))
+        finished.extend([await handshake(port, address, ca) for _ in range(4)])
 
     async with trio.open_nursery() as flooders:
         for number in range(1, 21):

@@ -277,7 +277,8 @@ async def test_a_built_in_agent_a_player_module_and_the_node_client_play_a_tourn
     status = the_tournament(tmp_path / "kept.db")
     assert status.entrants == ["local-greedy", "local-kings_court", "local-node"]
     for line in status.standings:  # each played its four games: nobody crashed nor was absent
-        assert line["games"] == 4 and sum(line["defaults"].values()) == 0, line
+        assert line["games"] == 4, line
+        assert sum(line["defaults"].values()) == 0, line
         assert line["points"] == line["wins"] + line["draws"] / 2
         assert line["wins"] + line["draws"] + line["losses"] + line["forfeits"] == 4
     scores = dict.fromkeys(status.entrants, 0.0)

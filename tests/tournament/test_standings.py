@@ -64,7 +64,7 @@ def test_local_entrants_get_seats_of_their_own_numbered_when_entered_twice() -> 
     assert [len(name) for name in long] == [len("local-") + 52]
 
 
-# -- scoring (RULINGS.md, Scoring) ---------------------------------------------------------------
+# -- scoring ----------------------------------------------------------------------------------
 
 
 def win(first: str, second: str, winner: int, *defaults: str | None) -> GameResult:

@@ -48,7 +48,8 @@ class Drawing:
 
     def _step_beside(self, position: Position, marked: frozenset[Square]) -> tuple[Grid, ...]:
         """The mover's step alone beside the position the rules made of it."""
-        assert position.before is not None and position.move is not None
+        assert position.before is not None
+        assert position.move is not None
         before_title, after_title = self.boards.step_titles or ("", "")
         mover = "" if position.mover is None else f"{position.seats[position.mover]} "
         stepped = self.boards.stepped(position.before, position.move)

@@ -1,0 +1,230 @@
+"""Every frame play sends, built here and nowhere else: the handshake's answer, seeks, a seat's
+and a spectator's view of a match, each move, and its end.
+
+One builder per message, so a field the protocol gains is added in one place and every path
+that sends the message (a live match, a finished one read back, a tournament game its player
+missed) sends it alike. A match is described to the builders as a `Table`; the per-move
+builders take plain values, as they run on every move.
+
+Frames of the connection itself (`error`, `ping`, `pong`) are the connection's
+(`server.connection.session`); the lobby listing is `server.play.listing`'s and a tournament's
+table `server.tournaments.tournament`'s, each built in that one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arbiter import protocol
+from arbiter.games import GAME_NAMES, Game, Outcome, Seat, State, get_game
+from arbiter.protocol import ErrorCode, TimeControl
+from arbiter.server.play.defaults import Illegal
+
+SERVER_NAME = "arbiter 0.1.0"
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A match as the messages about it describe it: a seat's view, a spectator's, its end."""
+
+    match: int
+    game: Game[Any, Any]
+    players: Sequence[str]
+    options: dict[str, Any]
+    time: dict[str, float]
+    """The time control, as the wire carries it (`TimeControl.to_wire`)."""
+    state: State[Any]
+    moves: Sequence[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How a match ended, as `game_over` tells it: from a live match's `Outcome`, or from what
+    the store holds of a finished one (`stored`)."""
+
+    result: str
+    winner: str | None
+    """The winning seat's name, for a win."""
+    reason: str
+    termination: str | None
+    """A `games.Termination` value; None for a game stored before terminations were kept."""
+
+    @classmethod
+    def of(cls, outcome: Outcome, seats: Sequence[str]) -> Ending:
+        winner = None if outcome.winner is None else seats[outcome.winner]
+        return cls(outcome.result.value, winner, outcome.reason, outcome.termination.value)
+
+
+# -- the handshake and seeks -----------------------------------------------------------------
+
+
+def welcome(session: str) -> protocol.Welcome:
+    return protocol.Welcome(version=protocol.PROTOCOL_VERSION, session=session, server=SERVER_NAME)
+
+
+def games() -> protocol.Games:
+    """The answer to `list_games`: every game the server referees."""
+    return protocol.Games(games=[describe_game(get_game(name)) for name in GAME_NAMES])
+
+
+def describe_game(game: Game[Any, Any]) -> dict[str, Any]:
+    """A game as the `games` message lists it."""
+    return {
+        "name": game.name,
+        "title": game.title,
+        "seats": list(game.seats),
+        "options": [
+            {
+                "name": option.name,
+                "type": option.kind.__name__,
+                "default": option.default,
+                "help": option.help,
+            }
+            for option in game.options
+        ],
+        "notation": game.notation_help,
+    }
+
+
+def seeking(
+    seek: int,
+    game: str,
+    options: dict[str, Any],
+    time: TimeControl,
+    opponent: str | None,
+) -> protocol.Seeking:
+    return protocol.Seeking(
+        seek=seek, game=game, options=options, time=time.to_wire(), opponent=opponent
+    )
+
+
+def seek_cancelled(seek: int) -> protocol.SeekCancelled:
+    return protocol.SeekCancelled(seek=seek)
+
+
+# -- a match: seats, spectators, its end -----------------------------------------------------
+
+
+def _seat_view(table: Table, seat: Seat, hints: bool, illegal: Illegal) -> dict[str, Any]:
+    """What `match_started` and `resumed` both tell a seat about its match."""
+    return {
+        "match": table.match,
+        "game": table.game.name,
+        "seat": table.game.seats[seat],
+        "seats": list(table.game.seats),
+        "players": list(table.players),
+        "options": table.options,
+        "time": table.time,
+        "hints": hints,
+        "illegal": illegal,
+        "state": table.state.to_data(),
+    }
+
+
+def match_started(table: Table, seat: Seat, hints: bool, illegal: Illegal) -> protocol.MatchStarted:
+    return protocol.MatchStarted(**_seat_view(table, seat, hints, illegal))
+
+
+def resumed(
+    table: Table,
+    seat: Seat,
+    hints: bool,
+    illegal: Illegal,
+    clocks: list[float] | None,
+    to_move: bool,
+) -> protocol.Resumed:
+    return protocol.Resumed(
+        **_seat_view(table, seat, hints, illegal),
+        moves=list(table.moves),
+        clocks=clocks,
+        to_move=to_move,
+    )
+
+
+def watching(table: Table) -> protocol.Watching:
+    """The snapshot a spectator starts from."""
+    return protocol.Watching(
+        match=table.match,
+        game=table.game.name,
+        seats=list(table.game.seats),
+        players=list(table.players),
+        options=table.options,
+        time=table.time,
+        state=table.state.to_data(),
+        moves=list(table.moves),
+    )
+
+
+def game_over(table: Table, ending: Ending) -> protocol.GameOver:
+    return protocol.GameOver(
+        match=table.match,
+        result=ending.result,
+        winner=ending.winner,
+        reason=ending.reason,
+        state=table.state.to_data(),
+        moves=list(table.moves),
+    )
+
+
+# -- each move -------------------------------------------------------------------------------
+
+
+def your_turn(
+    match: int,
+    state: State[Any],
+    legal: list[str] | None,
+    time_left: float,
+    clocks: list[float] | None,
+) -> protocol.YourTurn:
+    return protocol.YourTurn(
+        match=match,
+        ply=state.ply,
+        state=state.to_data(),
+        legal=legal,
+        time_left=time_left,
+        clocks=clocks,
+    )
+
+
+def move_accepted(
+    match: int,
+    ply: int,
+    move: str,
+    elapsed: float,
+    compensation: float,
+    clocks: list[float] | None,
+) -> protocol.MoveAccepted:
+    return protocol.MoveAccepted(
+        match=match,
+        ply=ply,
+        move=move,
+        elapsed=elapsed,
+        compensation=compensation,
+        clocks=clocks,
+    )
+
+
+def opponent_moved(
+    match: int,
+    ply: int,
+    seat: str,
+    move: str,
+    elapsed: float,
+    compensation: float,
+    clocks: list[float] | None,
+) -> protocol.OpponentMoved:
+    return protocol.OpponentMoved(
+        match=match,
+        ply=ply,
+        seat=seat,
+        move=move,
+        elapsed=elapsed,
+        compensation=compensation,
+        clocks=clocks,
+    )
+
+
+def move_refused(match: int, move: str, code: ErrorCode, reason: str) -> protocol.MoveRefused:
+    return protocol.MoveRefused(match=match, move=move, code=code, reason=reason)

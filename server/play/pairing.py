@@ -1,0 +1,148 @@
+"""Seeks and pairing: a seek checked, paired with a waiting one or left open, and a match
+started for each pair.
+
+Pairing is first come, first seated: a seek waits until another session seeks the same game with
+the same options and time control; the waiting seek takes the first seat. That makes pairing
+predictable for scripts (`arbiter referee` seats agent A first by seeking first) and fair over a
+series of games only when the seekers alternate, which is the tournament's business, not ours.
+
+A seek may name its opponent (a challenge): then it pairs only with that player's seek. A
+registered player's seek for a game it still has to play in a tournament is *kept* for the
+tournament (`server.play.tournament_desk`) and never paired here; both find it in one table of
+open seeks (`server.play.seeks`).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable
+
+from arbiter import protocol
+from arbiter.protocol import ErrorCode
+from arbiter.server.connection.session import Session
+from arbiter.server.play import messages
+from arbiter.server.play.defaults import Illegal
+from arbiter.server.play.live_matches import LiveMatches
+from arbiter.server.play.match import Match
+from arbiter.server.play.seek_terms import TermsRefused, checked_terms
+from arbiter.server.play.seeks import Seek, Seeks
+from arbiter.server.play.tournament_desk import TournamentDesk
+from arbiter.server.storage.accounts import Account
+from arbiter.server.storage.interface import Storage, StorageError
+
+log = logging.getLogger(__name__)
+
+
+class Pairing:
+    """Answers `seek` and `cancel_seek`, and starts the matches of the seeks it pairs."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        seeks: Seeks,
+        matches: LiveMatches,
+        tournaments: Callable[[], TournamentDesk],
+    ) -> None:
+        self.storage = storage
+        self.seeks = seeks
+        self.matches = matches
+        self._tournaments = tournaments
+        """The tournaments plugged into the lobby, asked which seeks they keep."""
+
+    async def seek(self, session: Session, seek: protocol.Seek, account: Account | None) -> None:
+        """Pair `seek` with the oldest waiting seek it fits, or leave it open."""
+        if seek.opponent == session.name:
+            session.send_error(
+                ErrorCode.BAD_OPPONENT,
+                f"you play as {session.name!r}: a seek cannot challenge its own player",
+                ref="seek",
+            )
+            return
+        illegal = Illegal(seek.illegal)
+        try:
+            game, time_control = checked_terms(seek.game, seek.options, seek.time, illegal)
+        except TermsRefused as refused:
+            session.send_error(refused.code, str(refused), ref="seek")
+            return
+        tournaments = self._tournaments()
+        await tournaments.ready()
+        player = None if account is None else account.name
+        mine = Seek(
+            self.seeks.next_id(),
+            session,
+            game,
+            dict(seek.options),
+            time_control,
+            seek.hints,
+            illegal,
+            player=player,
+            opponent=seek.opponent,
+        )
+        mine.kept = player is not None and tournaments.wants(player, game.name)
+        waiting = None if mine.kept else self.seeks.pop_partner(mine)
+        if waiting is not None:
+            await self._start_match(waiting, mine)
+        elif self._open(mine) and mine.kept:
+            tournaments.seek_arrived()
+
+    def _open(self, mine: Seek) -> bool:
+        """Leave `mine` open, if there is room for it; False after telling its client why not."""
+        session = mine.session
+        refusal = self.seeks.make_room(mine)
+        if refusal is not None:
+            session.send_error(ErrorCode.TOO_MANY_SEEKS, refusal, ref="seek")
+            return False
+        self.seeks.add(mine)
+        session.send(
+            messages.seeking(
+                mine.id, mine.game.name, mine.options, mine.time_control, mine.opponent
+            )
+        )
+        return True
+
+    def cancel(self, session: Session, seek_id: int) -> None:
+        if not self.seeks.cancel(session, seek_id):
+            session.send_error(
+                ErrorCode.UNKNOWN_SEEK, f"no open seek {seek_id} of yours", ref="cancel_seek"
+            )
+            return
+        session.send(messages.seek_cancelled(seek_id))
+
+    async def _start_match(self, first: Seek, second: Seek) -> None:
+        game = first.game
+        options = game.resolve_options(first.options, fresh_seed=lambda: secrets.randbits(31))
+        sessions = (first.session, second.session)
+        try:
+            match_id = await self.storage.create_match(
+                game.name,
+                options,
+                first.time_control.to_wire(),
+                f"{first.illegal},{second.illegal}",
+                game.seats,
+                [session.name for session in sessions],
+            )
+        except StorageError as error:
+            log.error("a new %s match could not be stored: %s", game.name, error)
+            for session in sessions:
+                session.send_error(
+                    ErrorCode.INTERNAL_ERROR,
+                    f"the match could not start: the server could not store it ({error});"
+                    " your seek is withdrawn",
+                    ref="seek",
+                )
+            return
+        self.matches.start(
+            Match(
+                id=match_id,
+                game=game,
+                options=options,
+                control=first.time_control,
+                sessions=list(sessions),
+                hints=(first.hints, second.hints),
+                storage=self.storage,
+                illegal=(first.illegal, second.illegal),
+                grace=self.matches.grace,
+                stalls=self.matches.stalls,
+            )
+        )

@@ -1,0 +1,106 @@
+"""Spectators: a live match shown as it stands and then move by move, a finished one read back
+from the store, replayed and shown once per connection.
+
+A finished match's frames are kept encoded (`server.play.snapshots`), so a match watched again
+costs neither a read nor a replay; an id that will never have anything to show (an aborted match)
+is remembered too, and refused without a read.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from arbiter import protocol
+from arbiter.games import GameError, get_game
+from arbiter.protocol import ErrorCode
+from arbiter.server.connection.session import Session
+from arbiter.server.play import messages
+from arbiter.server.play.match import Match
+from arbiter.server.play.messages import Ending, Table
+from arbiter.server.play.seating import Seating
+from arbiter.server.play.snapshots import Shown, nothing_to_show, snapshots
+from arbiter.server.storage.interface import Storage
+
+log = logging.getLogger(__name__)
+
+
+class Spectating:
+    """Answers `watch`: the live matches from `matches`, the finished ones from `storage`."""
+
+    def __init__(
+        self, storage: Storage, matches: dict[int, Match], seating: Seating, cache_bytes: int
+    ) -> None:
+        self.storage = storage
+        self.matches = matches
+        self.seating = seating
+        self.snapshots = snapshots(cache_bytes)
+        """Finished matches as a spectator is shown them, encoded."""
+        self.nothing_to_show = nothing_to_show()
+        """Ids whose watch is refused without a read: matches that will never be shown."""
+
+    async def watch(self, session: Session, match_id: int) -> None:
+        match = self.matches.get(match_id)
+        if match is not None:
+            if not match.add_spectator(session):
+                session.send_error(
+                    ErrorCode.ALREADY_WATCHING,
+                    f"you already watch match {match_id}: its moves keep coming",
+                    "watch",
+                    match_id,
+                )
+            return
+        if self.seating.was_shown(session, match_id):
+            session.send_error(
+                ErrorCode.ALREADY_WATCHING,
+                f"you were shown finished match {match_id} already: it does not change",
+                "watch",
+                match_id,
+            )
+            return
+        if self.nothing_to_show.get(match_id):
+            session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
+            return
+        shown = self.snapshots.get(match_id) or await self._show_finished(session, match_id)
+        if shown is not None:  # two writes of the kept frames rather than a joined copy
+            session.send(shown[0])
+            session.send(shown[1])
+            self.seating.shown(session, match_id)
+
+    async def _show_finished(self, session: Session, match_id: int) -> Shown | None:
+        """A finished match's frames for a spectator, read back and replayed (then kept), or
+        None after telling `session` why there are none."""
+        record = await self.storage.load_match(match_id)
+        if record is None or record.status != "finished":
+            if record is not None and record.status == "aborted":  # for good
+                self.nothing_to_show.put(match_id, True)
+            session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
+            return None
+        try:
+            state = get_game(record.game).replay(record.options, record.notation)
+        except GameError as error:  # an edited file, or rules changed since it was played
+            log.error("match %d does not replay: %s", match_id, error)
+            session.send_error(
+                ErrorCode.INTERNAL_ERROR,
+                f"match {match_id} cannot be shown: its stored moves do not replay ({error})",
+                "watch",
+                match_id,
+            )
+            return None
+        table = Table(
+            record.id,
+            get_game(record.game),
+            record.players,
+            record.options,
+            record.time_control,
+            state,
+            record.notation,
+        )
+        assert record.result is not None
+        assert record.reason is not None
+        ending = Ending(record.result, record.winner, record.reason, record.termination)
+        shown = (
+            protocol.Encoded(messages.watching(table)),
+            protocol.Encoded(messages.game_over(table, ending)),
+        )
+        self.snapshots.put(match_id, shown)
+        return shown
