@@ -75,7 +75,8 @@ def test_a_legal_moves_squares_start_on_the_movers_piece_or_an_empty_square(
         squares = boards.move_squares(move)
         for square in squares:
             grid = boards.grids[square.grid]
-            assert 0 <= square.row < len(grid.rows) and 0 <= square.column < len(grid.columns)
+            assert 0 <= square.row < len(grid.rows)
+            assert 0 <= square.column < len(grid.columns)
         if squares:
             first = boards.piece(rows[squares[0].grid][squares[0].row][squares[0].column])
             assert first.owner in (state.turn, None), (move, first)
