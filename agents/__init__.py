@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
-from arbiter.agents import search, war_of_life
+from arbiter.agents import search, shobu, war_of_life
 from arbiter.agents._base import Agent, AgentBase, AgentFactory, Lifecycle, lifecycle
 from arbiter.agents.greedy import GreedyAgent
 from arbiter.agents.random_agent import RandomAgent
@@ -95,5 +95,5 @@ register("random", RandomAgent, "a legal move at random (seeded)")
 register(
     "greedy", GreedyAgent, "the best position one move ahead by the game's evaluation (a win first)"
 )
-for _entry in (*war_of_life.AGENTS, *search.AGENTS):
+for _entry in (*war_of_life.AGENTS, *search.AGENTS, *shobu.AGENTS):
     register(_entry.name, _entry.factory, _entry.help, _entry.games)

@@ -1,7 +1,8 @@
 """The game-independent search toolkit: alpha-beta and MCTS under the server's clock.
 
 Both take any game through the `State` interface and its evaluation from `agents.evaluation`;
-`AGENTS` lists the registered names built from them (`agents/__init__.py` registers them).
+`AGENTS` lists the registered names built from them (`agents/__init__.py` registers them); a
+game's own levels built from them sit with that game (`agents/shobu.py`).
 """
 
 from __future__ import annotations
@@ -17,19 +18,20 @@ from arbiter.games import Game
 __all__ = [
     "AGENTS",
     "FIXED_DEPTHS",
-    "SHOBU_LEVELS",
     "AlphaBetaAgent",
     "MCTSAgent",
     "Registration",
     "SearchReport",
+    "alphabeta_factory",
 ]
 
 FIXED_DEPTHS = range(1, 7)
-SHOBU_LEVELS = {"easy": 1, "medium": 2, "hard": 3}
-"""Shobu's difficulty levels: alpha-beta at increasing fixed depth."""
 
 
-def _alphabeta(depth: int | None) -> Callable[[Game[Any, Any], int | None], Agent]:
+def alphabeta_factory(depth: int | None) -> Callable[[Game[Any, Any], int | None], Agent]:
+    """An alpha-beta agent's factory searching at most `depth` plies (None: until the clock
+    says stop), for the fixed-depth agents here and a game's levels."""
+
     def factory(game: Game[Any, Any], seed: int | None) -> Agent:
         return AlphaBetaAgent(game, seed, max_depth=depth)
 
@@ -46,13 +48,13 @@ def _mcts(cutoff: int | None) -> Callable[[Game[Any, Any], int | None], Agent]:
 AGENTS: list[Registration] = [
     Registration(
         "alphabeta",
-        _alphabeta(None),
+        alphabeta_factory(None),
         "alpha-beta with the game's evaluation, deepening until the clock says stop",
     ),
     *(
         Registration(
             f"alphabeta-d{depth}",
-            _alphabeta(depth),
+            alphabeta_factory(depth),
             f"alpha-beta searching {depth} {'ply' if depth == 1 else 'plies'} deep "
             "(less if the clock runs out first)",
         )
@@ -65,15 +67,5 @@ AGENTS: list[Registration] = [
         f"Monte Carlo tree search with short playouts ({DEFAULT_CUTOFF} random "
         f"{'move' if DEFAULT_CUTOFF == 1 else 'moves'}) judged by the game's evaluation, "
         "widening each node best first (Amazons: the amazon, its square, its arrow in turn)",
-    ),
-    *(
-        Registration(
-            level,
-            _alphabeta(depth),
-            f"Shobu level {level}: alpha-beta {depth} {'turn' if depth == 1 else 'turns'} deep "
-            "with the seed's per-board balance",
-            ("shobu",),
-        )
-        for level, depth in SHOBU_LEVELS.items()
     ),
 ]

@@ -1,4 +1,5 @@
-"""One `Encoding` per game, by the game's registry name."""
+"""One `Encoding` per game, by the game's registry name: the five games' own (fixed, so trained
+policies stay valid), any other game's made from its description of its boards (`squares`)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ from arbiter.bridges.encoding import Encoding
 from arbiter.bridges.encodings.amazons import AmazonsEncoding
 from arbiter.bridges.encodings.kings_court import KingsCourtEncoding
 from arbiter.bridges.encodings.shobu import ShobuEncoding
+from arbiter.bridges.encodings.squares import squares_encoding
 from arbiter.bridges.encodings.war_of_life import WarOfLifeEncoding
 from arbiter.bridges.encodings.watch_your_back import WatchYourBackEncoding
+from arbiter.games import GAME_NAMES
 
-ENCODINGS: dict[str, Encoding] = {
+OWN: dict[str, Encoding] = {
     encoding.game_name: encoding
     for encoding in (
         KingsCourtEncoding(),
@@ -18,6 +21,9 @@ ENCODINGS: dict[str, Encoding] = {
         AmazonsEncoding(),
         ShobuEncoding(),
     )
+}
+ENCODINGS: dict[str, Encoding] = {
+    name: OWN[name] if name in OWN else squares_encoding(name) for name in GAME_NAMES
 }
 
 

@@ -128,9 +128,9 @@ class PageWire:
             if kind in MOVED:
                 return self._moved(message, match)
             if kind == "your_turn" and message.get("legal") is not None:
-                game = histories.game_of(match)
-                if game is not None:
-                    return dumped(message, paths=paths_json(game, message["legal"]))
+                playing = histories.game_of(match)
+                if playing is not None:
+                    return dumped(message, paths=paths_json(playing, message["legal"]))
         except (GameError, KeyError, TypeError):
             pass  # sent as the frame itself says
         return dumped(message)

@@ -7,7 +7,8 @@ import time
 import pytest
 
 from arbiter.agents import agents_for, all_agent_names, make_agent
-from arbiter.agents.search import FIXED_DEPTHS, SHOBU_LEVELS
+from arbiter.agents.search import FIXED_DEPTHS
+from arbiter.agents.shobu import SHOBU_LEVELS
 from arbiter.games import GAME_NAMES, get_game
 from tests.agents.positions import sample
 

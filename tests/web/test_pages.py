@@ -81,3 +81,57 @@ async def test_a_frame_moving_a_match_is_translated_once_for_every_page() -> Non
     history = shared.histories.get(3)
     assert history is not None
     assert history.ply == 1
+
+
+async def test_a_page_is_sent_what_it_draws_and_clicks_by_from_the_rules() -> None:
+    """The game's description of its boards with the match, each move's squares, and the squares
+    a person clicks for each legal move: a page knows no game (Shobu here, four boards)."""
+    game = get_game("shobu")
+    start = game.initial_state(game.resolve_options({}))
+    first = game.format_move(start.legal_moves()[0])
+    after = start.play(start.legal_moves()[0])
+    legal = game.format_moves(after.legal_moves())
+    started = {
+        "type": "match_started",
+        "match": 4,
+        "game": "shobu",
+        "seat": "white",
+        "seats": list(game.seats),
+        "players": ["ada", "bob"],
+        "options": {},
+        "time": {"move": 30},
+        "hints": True,
+        "state": start.to_data(),
+        "illegal": "retry",
+    }
+    opponent = {"type": "opponent_moved", "match": 4, "ply": 1, "seat": "black", "move": first}
+    turn = {"type": "your_turn", "match": 4, "ply": 1, "state": after.to_data(), "legal": legal}
+    wire = PageWire(shared_by_pages())
+    data = encode_frame(started) + encode_frame(opponent) + encode_frame(turn)
+    shown, played, asked = (json.loads(text) for text in await wire.feed(data))
+    assert shown["boards"] == game.boards.to_data()
+    assert [grid["prefix"] for grid in shown["boards"]["grids"]] == ["wd:", "wl:", "bd:", "bl:"]
+    assert played["squares"] == game.boards.square_names(first)
+    assert len(played["squares"]) == 4
+    assert asked["paths"] == [game.boards.click_names(move) for move in legal]
+    assert all(len(path) == 3 for path in asked["paths"])
+    watcher = PageWire(shared_by_pages())
+    (seen,) = [json.loads(text) for text in await watcher.feed(encode_frame(watching_shobu(first)))]
+    assert seen["boards"] == game.boards.to_data()
+    assert seen["move_squares"] == [game.boards.square_names(first)]
+
+
+def watching_shobu(move: str) -> dict[str, Any]:
+    game = get_game("shobu")
+    start = game.initial_state(game.resolve_options({}))
+    return {
+        "type": "watching",
+        "match": 5,
+        "game": "shobu",
+        "seats": list(game.seats),
+        "players": ["ada", "bob"],
+        "options": {},
+        "time": {"move": 30},
+        "state": start.play(game.parse_move(move)).to_data(),
+        "moves": [move],
+    }

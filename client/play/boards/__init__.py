@@ -100,7 +100,8 @@ class Drawing:
 
 def _separator(name: str, band: Block) -> str:
     """A line as wide as the band above it, named at its end (Shobu's rope)."""
-    width = sum(grid.width for grid in band) + GAP * (len(band) - 1) if band else 0
+    grids = band if isinstance(band, tuple) else ()
+    width = sum(grid.width for grid in grids) + GAP * (len(grids) - 1)
     return "~" * (width - 1) + " " + name
 
 

@@ -1,8 +1,8 @@
 """Boards as grids of cells: the drawing every game shares.
 
 Coordinates on all four edges, a piece's colour taken from its seat, the last move's squares
-marked with brackets (and reversed where there is colour): a game's module only says which
-symbol and owner each cell of its data form has and which squares a move touches. Every cell is
+marked with brackets (and reversed where there is colour): the game's description of its boards
+says which symbol and owner each cell shows and which squares a move touches. Every cell is
 three characters wide, so a marked cell `[w]` never overlaps its neighbour, and without colour
 the brackets alone still show the last move.
 """

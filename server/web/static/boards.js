@@ -73,6 +73,7 @@ function grid(described, pieces, rows, marked, left, top) {
 // The SVG markup of `state` (a game's state dict) as `boards` describes it, the squares named
 // in `marked` (the last move's) highlighted.
 export function drawBoard(game, boards, state, marked = []) {
+  if (!boards) return `<p class="error">no drawing for ${escape(game)}</p>`;
   const names = new Set(marked);
   const body = [];
   const lines = [];
