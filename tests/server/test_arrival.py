@@ -12,8 +12,8 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ServerError
+from arbiter.server.connection.held_requests import MAX_HELD
 from arbiter.server.connection.limits import Limits
-from arbiter.server.connection.session import MAX_HELD
 from arbiter.server.storage.sql_connection import transaction
 from arbiter.server.storage.sqlite_database import open_database
 from tests.conftest import RunningServer
