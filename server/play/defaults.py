@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 
 from arbiter.games import Outcome, Seat, Termination
+from arbiter.protocol import SeatClock, TimeControl
 
 
 class Illegal(enum.StrEnum):
@@ -47,3 +48,11 @@ TERMINATIONS = {
 def lost_by_default(seat: Seat, kind: DefaultKind, reason: str) -> Outcome:
     """The outcome of `seat` defaulting: its opponent wins."""
     return Outcome.win(1 - seat, reason, kind.termination)
+
+
+def time_loss(control: TimeControl, clock: SeatClock, seat_name: str) -> str:
+    """`white ran out of time (10 s per move)`: who, and which limit (the move's when it was
+    the shorter)."""
+    remaining = clock.remaining
+    per_move = control.move is not None and (remaining is None or control.move <= remaining)
+    return control.time_loss(seat_name, per_move)
