@@ -2,7 +2,7 @@
 
 A seat defaults when the referee, not the board, ends its game: it ran out of time, played an
 illegal move under `forfeit`, stayed away past its grace period, or (in a tournament) never came.
-The kind's value is what the `defaults` table stores (seed 003's tournament rules name them);
+The kind's value is what the `defaults` table stores (the tournament rules name them);
 `Outcome.termination` is the finer, game-wide kind every result carries.
 """
 

@@ -9,8 +9,8 @@ first, and says how many it left out. Only the entries shown are built, so a lis
 same with 10,000 seeks open as with 50.
 
 A seek's `unpaired` compares it with the oldest other open seek of its game: two seeks of one
-game that differ in options, time control or a challenge never pair, and nothing else says so
-(issue 15: a bot on the default `move=10` and a client seeking `move=2` waited forever).
+game that differ in options, time control or a challenge never pair, and nothing else would say
+so (a bot on the default `move=10` and a client seeking `move=2` would wait forever).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tournaments: seed 003's double round robin, played by the entrants' own clients.
+"""Tournaments: a double round robin, played by the entrants' own clients.
 
 Theory of operation. A tournament is created (by an admin) with its whole schedule, stored at
 once; started, it runs one task (`Runner`) that plays the schedule in order, at most
