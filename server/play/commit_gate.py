@@ -1,7 +1,7 @@
 """Frames held until the moves they announce are stored.
 
-A match never lets a client hear of a move before it is committed (DESIGN.md: a restarted server
-never knows less than a client was told), yet never waits for the commit on the move path. What
+A match never lets a client hear of a move before it is committed (so a restarted server never
+knows less than a client was told), yet never waits for the commit on the move path. What
 one step of the match has to say is collected here (`tell`) with the writes it depends on
 (`depends_on`); `flush` then sends it at once when nothing is pending, or hands it to the storage
 writer, which releases it after the commit. Frames queue behind any still held, so each client

@@ -2,7 +2,7 @@
 
 A seat defaults when the referee, not the board, ends its game: it ran out of time, played an
 illegal move under `forfeit`, stayed away past its grace period, or (in a tournament) never came.
-The kind's value is what the `defaults` table stores (seed 003's tournament rules name them);
+The kind's value is what the `defaults` table stores (the tournament rules name them);
 `Outcome.termination` is the finer, game-wide kind every result carries.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 
 from arbiter.games import Outcome, Seat, Termination
+from arbiter.protocol import SeatClock, TimeControl
 
 
 class Illegal(enum.StrEnum):
@@ -47,3 +48,11 @@ TERMINATIONS = {
 def lost_by_default(seat: Seat, kind: DefaultKind, reason: str) -> Outcome:
     """The outcome of `seat` defaulting: its opponent wins."""
     return Outcome.win(1 - seat, reason, kind.termination)
+
+
+def time_loss(control: TimeControl, clock: SeatClock, seat_name: str) -> str:
+    """`white ran out of time (10 s per move)`: who, and which limit (the move's when it was
+    the shorter)."""
+    remaining = clock.remaining
+    per_move = control.move is not None and (remaining is None or control.move <= remaining)
+    return control.time_loss(seat_name, per_move)

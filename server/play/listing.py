@@ -9,8 +9,8 @@ first, and says how many it left out. Only the entries shown are built, so a lis
 same with 10,000 seeks open as with 50.
 
 A seek's `unpaired` compares it with the oldest other open seek of its game: two seeks of one
-game that differ in options, time control or a challenge never pair, and nothing else says so
-(issue 15: a bot on the default `move=10` and a client seeking `move=2` waited forever).
+game that differ in options, time control or a challenge never pair, and nothing else would say
+so (a bot on the default `move=10` and a client seeking `move=2` would wait forever).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def listing(
 ) -> protocol.LobbyListing:
     """The listing as it stands at `now` (the live matches' clocks run)."""
     shown_seeks = _bounded(seeks.casual(), lambda seek: seek_entry(seek, seeks))
-    shown_matches = _bounded(matches, lambda match: match.listed(now))
+    shown_matches = _bounded(matches, lambda match: match_entry(match, now))
     shown_tournaments = _bounded(tournaments, lambda tournament: tournament.listed())
     return protocol.LobbyListing(
         seeks=shown_seeks,
@@ -68,6 +68,31 @@ def _bounded(items: Iterable[T], entry: Callable[[T], dict[str, Any]]) -> list[d
             break
         entries.append(built)
     return entries
+
+
+def match_entry(match: Match, now: float) -> dict[str, Any]:
+    """A live match at `now`: the clocks as they stand, the mover's running since its
+    `your_turn` was written."""
+    turn = match.turn
+    time_left = clocks = to_move = None
+    if turn is not None:
+        used = turn.elapsed(now)
+        to_move = match.game.seats[turn.seat]
+        time_left = max(0.0, turn.clock.allowance() - used)
+        clocks = match.wire_clocks()
+        if clocks is not None:
+            clocks[turn.seat] = max(0.0, clocks[turn.seat] - used)
+    return {
+        "match": match.id,
+        "game": match.game.name,
+        "seats": list(match.game.seats),
+        "players": match.players,
+        "ply": match.state.ply,
+        "to_move": to_move,
+        "time_left": time_left,
+        "clocks": clocks,
+        "time": match.control.to_wire(),
+    }
 
 
 def seek_entry(seek: Seek, seeks: Seeks) -> dict[str, Any]:

@@ -16,7 +16,8 @@ import trio
 from arbiter import protocol
 from arbiter.server.connection.admission import DEFAULT, Admission
 from arbiter.server.connection.limits import Limits
-from arbiter.server.connection.session import OutputBudget, Session
+from arbiter.server.connection.outbox import OutputBudget
+from arbiter.server.connection.session import Session
 from arbiter.server.connection.stalls import StallMeter
 from arbiter.server.play import messages
 from arbiter.server.play.listing import listing

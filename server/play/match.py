@@ -5,8 +5,8 @@ Everything that can happen to a match (a move, a resignation, a disconnect, a re
 event handed to `Match.deliver` by the task that received it. Handling an event never waits, and
 trio runs one task at a time, so events are handled whole, one after another, in the order they
 arrive: no lock, and no hand-off to another task on the per-move path. The match's own task only
-waits for the deadline of the move under way (a cancel scope, never a polling loop) and, at the
-end, stores and announces the result.
+waits for the deadline of the move under way (`server.play.turn`) and, at the end, stores and
+announces the result.
 
 A move is checked by the game's own rules, stored, and only then announced, so a restarted
 server never knows less than a client was told. Nothing waits for the commit: what a step has to
@@ -16,13 +16,10 @@ stays out of reach), the match ends for everyone with a `game_over` that says so
 moves that were stored (the others were never announced), and that end is stored as soon as the
 store takes it (`Storage.finish_unstored`).
 
-Thinking time runs from the moment `your_turn` has been written to the mover's socket until the
-move frame has arrived whole (DESIGN.md). Whoever writes `your_turn` stamps the first instant and
-moves the deadline; the reader stamps the second. What a move may cost and what it did cost is
-`protocol`'s pure time-control arithmetic (protocol/_time_control.py).
-
 A seat whose connection drops keeps its seat for a grace period, its clock running; the same
-client can take it back by reconnecting with its session token (`hello.resume`).
+client can take it back by reconnecting with its session token (`hello.resume`,
+`server.play.seating`). A seat's hints (`server.play.hints`) let a move sent back as hinted skip
+the rules' check; the spectators are the match's `Gallery` (`server.play.gallery`).
 
 A match knows its clients only as `server.connection.peer.Peer`s (a name, a round trip, frames out),
 so it can be driven by anything that sends frames, and does not depend on the connection's I/O.
@@ -32,7 +29,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -56,19 +52,17 @@ from arbiter.server.connection.peer import Peer
 from arbiter.server.connection.stalls import StallMeter
 from arbiter.server.play import messages
 from arbiter.server.play.commit_gate import CommitGate
-from arbiter.server.play.defaults import DefaultKind, Illegal, lost_by_default
+from arbiter.server.play.defaults import DefaultKind, Illegal, lost_by_default, time_loss
+from arbiter.server.play.gallery import Gallery
+from arbiter.server.play.hints import Hints
 from arbiter.server.play.messages import Ending, Table
+from arbiter.server.play.turn import Turn, TurnClock
 from arbiter.server.storage.errors import NotStored
 
 if TYPE_CHECKING:
     from arbiter.server.storage.interface import Storage
 
 log = logging.getLogger(__name__)
-
-MAX_HINT_CHARACTERS = 32 * 1024
-"""Hints are left out (legal = None) beyond this: a contrived King's Court position can have
-225,000 jump routes, and `your_turn` must fit a 64 KiB frame. Real positions stay far below (an
-Amazons opening lists 2,176 moves in about 20 KB)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,59 +112,6 @@ TurnResult = Outcome | _GoesOn | None
 """An event's effect on the turn: the end, the turn goes on, or None (a move was accepted)."""
 
 
-class Turn:
-    """One seat's turn: when its clock started and the deadline for its move.
-
-    There is no deadline until the commit gate releases `your_turn` to the connection
-    (`release`): until then it waits for the commit of the move before it, and a storage that
-    is slow, stalled or restarting is the server's delay, not the player's. From the release
-    the deadline counts, so a client that does not read cannot stall the match; the write then
-    moves it to count from the write (`start`). A seat that is away has nothing to write: its
-    clock starts at the release.
-
-    The server's own stalls during the turn (`server.connection.stalls`) are not the player's: they
-    are taken off the thinking time and added to the deadline.
-    """
-
-    __slots__ = ("clock", "deadline", "lag", "seat", "stalls", "stalls_before", "started")
-
-    def __init__(self, seat: Seat, clock: SeatClock, lag: float, stalls: StallMeter) -> None:
-        self.seat = seat
-        self.clock = clock
-        self.lag = lag  # the mover's round trip when asked: the same figure decides and charges
-        self.started: float | None = None
-        self.deadline = math.inf
-        self.stalls = stalls
-        self.stalls_before = 0.0
-
-    def release(self, now: float) -> None:
-        self.deadline = self.clock.deadline_after(now, self.lag)
-        self.stalls_before = self.stalls.stalled(now)
-
-    def start(self, written_at: float) -> None:
-        self.started = written_at
-        self.deadline = self.clock.deadline_after(written_at, self.lag)
-        self.stalls_before = self.stalls.stalled(written_at)
-
-    def stalled(self, now: float) -> float:
-        """Seconds the server's loop has been late since the turn's clock started."""
-        return self.stalls.stalled(now) - self.stalls_before
-
-    def elapsed(self, arrived_at: float) -> float:
-        """Thinking time, the server's stalls left out; 0 for a move that arrived before its
-        `your_turn` was written."""
-        if self.started is None:
-            return 0.0
-        return max(0.0, arrived_at - self.started - self.stalled(arrived_at))
-
-    def due(self, now: float) -> float:
-        """The deadline, moved on by the server's stalls so far."""
-        return self.deadline + self.stalled(now)
-
-    def time_left(self, now: float) -> float:
-        return max(0.0, min(self.clock.allowance(), self.deadline - now))
-
-
 @dataclass(eq=False)
 class Match:
     id: int
@@ -195,71 +136,69 @@ class Match:
     state: State[Any] = field(init=False)
     clocks: tuple[SeatClock, SeatClock] = field(init=False)
     moves: list[str] = field(default_factory=list)
-    spectators: set[Peer] = field(default_factory=set)
-    away: dict[Seat, float] = field(default_factory=dict)
-    """Seats whose connection dropped, with the end of their grace period."""
+    spectators: Gallery = field(default_factory=Gallery)
     outcome: Outcome | None = None
     defaulted: tuple[DefaultKind | None, DefaultKind | None] = (None, None)
     """Each seat's default kind, once it has defaulted (the standings count them)."""
     _gate: CommitGate = field(init=False, repr=False)
     """Every frame the match sends: held until the moves it announces are stored."""
-    _turn: Turn | None = field(default=None, init=False, repr=False)
-    """The move under way; None until the match task has asked for the first one."""
+    _clock: TurnClock = field(init=False, repr=False)
+    """The move under way, the seats away, and the alarm the match's task waits in."""
     _early: list[MatchEvent] = field(default_factory=list, init=False, repr=False)
     """Events that came before the first turn, handled as it begins."""
-    _alarm: trio.CancelScope = field(default_factory=trio.CancelScope, init=False, repr=False)
-    """The match task waits in this scope; the end of the match cancels it. Its deadline is
-    never later than the move's (or an away seat's grace period's), but may be earlier: it is
-    only ever brought forward, so a move costs no timer update (each would be a trio deadline
-    change), and a wake-up that finds the deadline moved on just waits again."""
     _failure: Exception | None = field(default=None, init=False, repr=False)
     _moves_before: int = field(default=0, init=False, repr=False)
     """The moves stored before this run (a tournament game resumed): the gate counts the rest."""
-    _snapshot: tuple[tuple[object, ...], protocol.Encoded] | None = field(
-        default=None, init=False, repr=False
-    )
-    """The last `snapshot`, with the move count and players it shows."""
-    _hinted: tuple[Sequence[str], Sequence[Any]] = field(default=((), ()), init=False, repr=False)
-    """The position's legal moves and their texts, when they went out as hints: a move sent
-    back as hinted is known legal, and needs neither parsing nor checking. (Two lists rather
-    than a dict: one lookup per move does not repay building a dict of every move.)"""
+    _hints: Hints = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state = self.game.initial_state(self.options)
         self.clocks = (SeatClock(self.control), SeatClock(self.control))
         self._gate = CommitGate(self.storage, self._storage_failed)
+        self._clock = TurnClock(self.grace, self.stalls)
+        self._hints = Hints(self.game)
 
     @property
     def players(self) -> list[str]:
         return [session.name for session in self.sessions]
 
+    @property
+    def away(self) -> dict[Seat, float]:
+        """Seats whose connection dropped, with the end of their grace period."""
+        return self._clock.away
+
+    @property
+    def turn(self) -> Turn | None:
+        """The move under way, while the match is in play."""
+        return None if self.outcome is not None else self._clock.turn
+
     def deliver(self, event: MatchEvent) -> None:
         """Handle one event now, in the caller's task (it never blocks); ignored once over."""
         if self.outcome is not None or self._failure is not None:
             return
-        if self._turn is None:
+        turn = self._clock.turn
+        if turn is None:
             self._early.append(event)
             return
         try:
-            result = self._handle(self._turn, event)
+            result = self._handle(turn, event)
             if result is None:
                 self._next_turn()
             elif result is not GOES_ON:
                 self._end(result)
             else:
-                self._set_alarm()
+                self._clock.set_alarm()
         except Exception as error:  # a bug or a lost write stops this match, not the caller
             self._failure = error
-            self._alarm.cancel()
+            self._clock.stop()
             return
         self._gate.flush()
 
     def add_spectator(self, session: Peer) -> bool:
         """Show the match so far to a new spectator, who then sees each move as played; False
         (nothing sent) for one that already watches."""
-        if session in self.spectators:
+        if not self.spectators.add(session):
             return False
-        self.spectators.add(session)
         self._gate.tell(session, self.snapshot())
         self._gate.flush()
         return True
@@ -267,43 +206,27 @@ class Match:
     def snapshot(self) -> protocol.Encoded:
         """The `watching` frame of the match as it stands, built and encoded once per move
         (and per change of a player's name) however many spectators it is shown to."""
-        key = (len(self.moves), *self.players)
-        if self._snapshot is None or self._snapshot[0] != key:
-            self._snapshot = (key, protocol.Encoded(messages.watching(self.table())))
-        return self._snapshot[1]
+        shows = (len(self.moves), *self.players)
+        return self.spectators.snapshot(shows, lambda: messages.watching(self.table()))
 
     async def run(self) -> Outcome:
         """Play the match to its end and record the result."""
-        logs.event(
-            log,
-            "match_started",
-            match=self.id,
-            game=self.game.name,
-            players=self.players,
-            time=self.control.describe(),
-            illegal=self.illegal,
-            moves=len(self.moves),  # more than 0: a tournament game resumed after a restart
-        )
+        _log_started(self)
         for seat, session in enumerate(self.sessions):
             self._gate.tell(session, self._started_message(seat))
             if session.closed:
-                self.away[seat] = trio.current_time() + self.grace
+                self._clock.left(seat, trio.current_time())
         self._moves_before = len(self.moves)
-        with self._alarm:
+        with self._clock.first_wait():
             self._next_turn()
             self._gate.flush()
             early, self._early = self._early, []
             for event in early:
                 self.deliver(event)
             await trio.sleep_forever()  # events arrive through `deliver`
-        while self.outcome is None and self._failure is None:  # the alarm rang
-            assert self._turn is not None
-            due = self._due()
-            if trio.current_time() >= due:
-                self.outcome = self._out_of_time(self._turn.seat)
-                break
-            with trio.CancelScope(deadline=due) as self._alarm:
-                await trio.sleep_forever()
+        expired = await self._clock.expired(self._over)  # the alarm rang
+        if expired is not None:
+            self.outcome = self._out_of_time(*expired)
         if self._failure is not None:
             raise self._failure
         assert self.outcome is not None
@@ -311,58 +234,37 @@ class Match:
 
     def _next_turn(self) -> None:
         """Ask the seat to move, or end the match if the position says it is over."""
-        outcome = self.state.outcome()
-        if outcome is None and len(self.moves) >= self.max_moves:
-            outcome = Outcome.draw(
-                f"{len(self.moves)} moves were played, the most a message can carry: drawn"
-            )
+        outcome = _position_ending(self.state, len(self.moves), self.max_moves)
         if outcome is not None:
             self._end(outcome)
             return
         seat = self.state.turn
-        turn = self._turn = Turn(seat, self.clocks[seat], self.sessions[seat].rtt, self.stalls)
+        turn = self._clock.begin(seat, self.clocks[seat], self.sessions[seat].rtt)
         away = seat in self.away
         if not away:
             message = self._your_turn_message(seat, turn)
-            self._gate.tell(self.sessions[seat], message, partial(self._turn_started, turn))
+            # the move's time counts from the write; the alarm stays as it is: the deadline only
+            # moves later, and an early alarm just finds it and waits again
+            self._gate.tell(self.sessions[seat], message, turn.start)
         self._gate.on_release(partial(self._turn_released, turn, away))
 
     def _turn_released(self, turn: Turn, away: bool, now: float) -> None:
-        """`your_turn` goes to the connection (or, for a seat away, would): the deadline runs
-        from now, and the alarm is brought forward to it (the one timer update of a move)."""
-        turn.release(now)
-        if away:
-            turn.start(now)
-        if turn is self._turn and self.outcome is None:
-            self._set_alarm()
+        """`your_turn` went out (or would have, for a seat away): its deadline runs from now."""
+        if self._clock.released(turn, away, now) and self.outcome is None:
+            self._clock.set_alarm()
 
-    def _turn_started(self, turn: Turn, written_at: float) -> None:
-        """`your_turn` is on the wire: the move's time counts from now. The alarm stays as it
-        is: the deadline only moves later, and an early alarm just finds it and waits again."""
-        turn.start(written_at)
-
-    def _due(self) -> float:
-        """When the match must act if nothing arrives: the move's deadline or a grace period's
-        end."""
-        assert self._turn is not None
-        due = self._turn.due(trio.current_time())
-        return min(due, *self.away.values()) if self.away else due
-
-    def _set_alarm(self) -> None:
-        due = self._due()
-        if due < self._alarm.deadline:
-            self._alarm.deadline = due
+    def _over(self) -> bool:
+        return self.outcome is not None or self._failure is not None
 
     def _end(self, outcome: Outcome) -> None:
         self.outcome = outcome
-        self._alarm.cancel()
+        self._clock.stop()
 
-    def _out_of_time(self, seat: Seat) -> Outcome:
-        now = trio.current_time()
-        for gone, until in self.away.items():
-            if now >= until:
-                return self._default(gone, DefaultKind.CRASH, "disconnected")
-        return self._default(seat, DefaultKind.TIME, self._timeout_reason(seat))
+    def _out_of_time(self, seat: Seat, away: bool) -> Outcome:
+        if away:
+            return self._default(seat, DefaultKind.CRASH, "disconnected")
+        reason = time_loss(self.control, self.clocks[seat], self.game.seats[seat])
+        return self._default(seat, DefaultKind.TIME, reason)
 
     def _handle(self, turn: Turn, event: MatchEvent) -> TurnResult:
         """React to one event during a turn."""
@@ -373,7 +275,7 @@ class Match:
             case Disconnected(seat=gone):
                 if self.grace <= 0:
                     return self._default(gone, DefaultKind.CRASH, "disconnected")
-                self.away[gone] = trio.current_time() + self.grace
+                self._clock.left(gone, trio.current_time())
             case Reconnected(seat=back, session=session):
                 self._take_back(back, session, turn if back == seat else None)
             case Resigned(seat=quitter):
@@ -398,7 +300,7 @@ class Match:
 
     def _try_move(self, seat: Seat, turn: Turn, text: str, elapsed: float) -> TurnResult:
         try:
-            after, notation = self._play_text(text)
+            after, notation = self._hints.play(self.state, text)
         except (InvalidMoveError, IllegalMoveError) as error:
             code = ErrorCode.ILLEGAL_MOVE
             if isinstance(error, InvalidMoveError):
@@ -410,9 +312,13 @@ class Match:
             return GOES_ON
         charge = turn.clock.charge(elapsed, turn.lag)
         if not charge.in_time:
-            return self._default(seat, DefaultKind.TIME, self._timeout_reason(seat))
+            return self._default(
+                seat,
+                DefaultKind.TIME,
+                time_loss(self.control, self.clocks[seat], self.game.seats[seat]),
+            )
         self.state = after
-        self._hinted = ((), ())
+        self._hints.forget()
         self.moves.append(notation)
         name = self.game.seats[seat]
         self._gate.depends_on(
@@ -420,7 +326,7 @@ class Match:
                 self.id, after.ply, name, notation, elapsed, charge.compensation, charge.clock_after
             )
         )
-        clocks = self._clocks()
+        clocks = self.wire_clocks()
         compensation = charge.compensation
         self._gate.tell(
             self.sessions[seat],
@@ -434,18 +340,6 @@ class Match:
         for session in (self.sessions[1 - seat], *self.spectators):
             self._gate.tell(session, moved)
         return None
-
-    def _play_text(self, text: str) -> tuple[State[Any], str]:
-        """The position after the move `text` names, and the move's canonical notation, or
-        `InvalidMoveError`/`IllegalMoveError`. A text sent back exactly as hinted is known legal
-        and canonical already: it is played without parsing or checking."""
-        texts, moves = self._hinted
-        try:
-            move = moves[texts.index(text)]
-        except ValueError:
-            move, after = self.game.apply_text(self.state, text)
-            return after, self.game.format_move(move)
-        return self.state.play(move), text
 
     def _refuse(self, seat: Seat, text: str, code: ErrorCode, reason: str) -> None:
         self._gate.tell(
@@ -462,16 +356,8 @@ class Match:
         logs.event(log, "seat_defaulted", match=self.id, seat=seat_name, player=player, kind=kind)
         return lost_by_default(seat, kind, reason)
 
-    def _timeout_reason(self, seat: Seat) -> str:
-        """`white ran out of time (10 s per move)`: who, and which limit (the move's when it
-        was the shorter)."""
-        remaining = self.clocks[seat].remaining
-        per_move = self.control.move is not None and (
-            remaining is None or self.control.move <= remaining
-        )
-        return self.control.time_loss(self.game.seats[seat], per_move)
-
-    def _clocks(self) -> list[float] | None:
+    def wire_clocks(self) -> list[float] | None:
+        """Both clocks' time left as messages carry them (None without a game clock)."""
         if self.control.clock is None:
             return None
         return [clock.remaining or 0.0 for clock in self.clocks]
@@ -493,16 +379,7 @@ class Match:
             self.storage.finish_unstored(self.id, outcome.reason, len(self.moves))
             log.error("match %d ends: the server could not store it (%s)", self.id, failure)
         ending = Ending.of(outcome, self.game.seats)
-        logs.event(
-            log,
-            "match_ended",
-            match=self.id,
-            result=ending.result,
-            winner=ending.winner or "",
-            termination=outcome.termination.value,
-            moves=len(self.moves),
-            reason=outcome.reason,
-        )
+        _log_ended(self, ending)
         over = messages.game_over(self.table(), ending)
         for session in (*self.sessions, *self.spectators):
             self._gate.tell(session, over)
@@ -522,60 +399,55 @@ class Match:
 
     def table(self) -> Table:
         """The match as its messages describe it, as it stands."""
-        return Table(
-            self.id,
-            self.game,
-            self.players,
-            self.options,
-            self.control.to_wire(),
-            self.state,
-            self.moves,
-        )
+        time = self.control.to_wire()
+        return Table(self.id, self.game, self.players, self.options, time, self.state, self.moves)
 
     def _started_message(self, seat: Seat) -> protocol.MatchStarted:
         return messages.match_started(self.table(), seat, self.hints[seat], self.illegal[seat])
 
     def _resumed_message(self, seat: Seat, to_move: bool) -> protocol.Resumed:
         table, hints, illegal = self.table(), self.hints[seat], self.illegal[seat]
-        return messages.resumed(table, seat, hints, illegal, self._clocks(), to_move)
+        return messages.resumed(table, seat, hints, illegal, self.wire_clocks(), to_move)
 
     def _your_turn_message(self, seat: Seat, turn: Turn) -> protocol.YourTurn:
-        legal = None
-        if self.hints[seat]:
-            moves = self.state.legal_moves()
-            legal = self.game.format_moves(moves)
-            could_exceed = len(legal) * self.game.max_move_text > MAX_HINT_CHARACTERS
-            if could_exceed and sum(map(len, legal)) > MAX_HINT_CHARACTERS:
-                legal = None
-            else:
-                self._hinted = (legal, moves)
+        legal = self._hints.offer(self.state) if self.hints[seat] else None
         time_left = turn.time_left(trio.current_time())
-        return messages.your_turn(self.id, self.state, legal, time_left, self._clocks())
+        return messages.your_turn(self.id, self.state, legal, time_left, self.wire_clocks())
 
-    def listed(self, now: float) -> dict[str, Any]:
-        """The match as the lobby listing shows it at `now` (`lobby_listing.matches`): the
-        clocks as they stand, the mover's running since its `your_turn` was written. Built
-        only when a listing is asked for, never on the per-move path."""
-        turn = self._turn
-        time_left = clocks = to_move = None
-        if turn is not None and self.outcome is None:
-            used = turn.elapsed(now)
-            to_move = self.game.seats[turn.seat]
-            time_left = max(0.0, turn.clock.allowance() - used)
-            clocks = self._clocks()
-            if clocks is not None:
-                clocks[turn.seat] = max(0.0, clocks[turn.seat] - used)
-        return {
-            "match": self.id,
-            "game": self.game.name,
-            "seats": list(self.game.seats),
-            "players": self.players,
-            "ply": self.state.ply,
-            "to_move": to_move,
-            "time_left": time_left,
-            "clocks": clocks,
-            "time": self.control.to_wire(),
-        }
+
+def _position_ending(state: State[Any], moves: int, max_moves: int) -> Outcome | None:
+    """How the position ends the match, if it does: by the game's rules, or drawn by the
+    referee at `max_moves`."""
+    outcome = state.outcome()
+    if outcome is None and moves >= max_moves:
+        return Outcome.draw(f"{moves} moves were played, the most a message can carry: drawn")
+    return outcome
+
+
+def _log_started(match: Match) -> None:
+    logs.event(
+        log,
+        "match_started",
+        match=match.id,
+        game=match.game.name,
+        players=match.players,
+        time=match.control.describe(),
+        illegal=match.illegal,
+        moves=len(match.moves),  # more than 0: a tournament game resumed after a restart
+    )
+
+
+def _log_ended(match: Match, ending: Ending) -> None:
+    logs.event(
+        log,
+        "match_ended",
+        match=match.id,
+        result=ending.result,
+        winner=ending.winner or "",
+        termination=ending.termination or "",
+        moves=len(match.moves),
+        reason=ending.reason,
+    )
 
 
 async def store_outcome(

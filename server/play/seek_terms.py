@@ -16,13 +16,16 @@ from arbiter.server.play.defaults import Illegal
 from arbiter.server.play.time_defaults import default_time_control
 
 
-class TermsRefused(ValueError):
-    """Terms the server cannot play under: a code for the `error` frame, a sentence for
-    people."""
+class Refused(ValueError):
+    """A request the server cannot honour: a code for the `error` frame, a sentence for people."""
 
     def __init__(self, code: ErrorCode, sentence: str) -> None:
         super().__init__(sentence)
         self.code = code
+
+
+class TermsRefused(Refused):
+    """Terms the server cannot play under."""
 
 
 def checked_terms(

@@ -29,6 +29,7 @@ it has not paired with the oldest other seek of its game (`unpaired`).
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -49,11 +50,28 @@ if TYPE_CHECKING:
 Holder: TypeAlias = "str | Session"
 """Whose share of the table a seek counts against: its connection's IP address, or the
 connection itself when it has none (a memory stream's address is "")."""
-PairingKey = tuple[str, str, TimeControl]
-IndexKey = tuple[PairingKey, str, str | None]
-"""Where a casual seek is filed: (pairing key, kind, name). Kind `anyone` (name None) or `by`
-(the seeker's name) for a seek that names nobody; `for` (the opponent) or `pair` (seeker and
-opponent, joined by a line feed, which no name holds) for a challenge."""
+PairingKey: TypeAlias = tuple[str, str, TimeControl]
+"""What two seeks must share to be paired: the game, its options (as sorted JSON) and the time
+control."""
+
+
+class Filed(enum.Enum):
+    """Under which name a casual seek is filed in the index of offers."""
+
+    ANYONE = "anyone"
+    """A seek for anyone, with no name: every seek for anyone looks there."""
+    BY = "by"
+    """A seek for anyone, under its seeker's name: a challenge of that seeker looks there."""
+    FOR = "for"
+    """A challenge, under its opponent's name: a seek for anyone by that opponent looks there."""
+    PAIR = "pair"
+    """A challenge, under seeker and opponent joined by a line feed (which no name holds): the
+    opponent's challenge back looks there."""
+
+
+IndexKey: TypeAlias = tuple[PairingKey, Filed, str | None]
+"""Where a casual seek is filed: its pairing key, how, and the name it is filed under (None for
+`Filed.ANYONE`)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -88,16 +106,16 @@ class Seek:
         """Where this seek is filed: under each key a partner of its looks up."""
         key = self.pairing_key
         if self.opponent is None:
-            return (key, "anyone", None), (key, "by", self.name)
-        return (key, "for", self.opponent), (key, "pair", f"{self.name}\n{self.opponent}")
+            return (key, Filed.ANYONE, None), (key, Filed.BY, self.name)
+        return (key, Filed.FOR, self.opponent), (key, Filed.PAIR, f"{self.name}\n{self.opponent}")
 
     def looks_for(self) -> tuple[IndexKey, IndexKey]:
         """Where its partners are filed: a seek for anyone (or for this seeker), or by the named
         opponent (for anyone, or for this seeker)."""
         key = self.pairing_key
         if self.opponent is None:
-            return (key, "anyone", None), (key, "for", self.name)
-        return (key, "by", self.opponent), (key, "pair", f"{self.opponent}\n{self.name}")
+            return (key, Filed.ANYONE, None), (key, Filed.FOR, self.name)
+        return (key, Filed.BY, self.opponent), (key, Filed.PAIR, f"{self.opponent}\n{self.name}")
 
 
 class Seeks:

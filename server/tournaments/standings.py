@@ -3,10 +3,10 @@
 Pure: the tournament runner, the `tournament` message and the tests all compute the table from
 the same list of `GameResult`s, so what a player reads is what the store says.
 
-Scoring is RULINGS.md's (from seed 003's tournament): win 1, draw 0.5, loss 0; a default
-(crash, illegal move, time exceeded, absence) 0 to the defaulter and 1 to its opponent; a double
-forfeit 0 to both. Each game counts for a player as exactly one of: a win (a win by the
-opponent's default included), a draw, a loss, a double forfeit, or a default of its own.
+Scoring: win 1, draw 0.5, loss 0; a default (crash, illegal move, time exceeded, absence) 0 to
+the defaulter and 1 to its opponent; a double forfeit 0 to both. Each game counts for a player as
+exactly one of: a win (a win by the opponent's default included), a draw, a loss, a double
+forfeit, or a default of its own.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tournaments: seed 003's double round robin, played by the entrants' own clients.
+"""Tournaments: a double round robin, played by the entrants' own clients.
 
 Theory of operation. A tournament is created (by an admin) with its whole schedule, stored at
 once; started, it runs one task (`Runner`) that plays the schedule in order, at most
@@ -46,7 +46,7 @@ from arbiter.server.play import messages
 from arbiter.server.play.defaults import DefaultKind, Illegal, lost_by_default
 from arbiter.server.play.match import Match, store_outcome
 from arbiter.server.play.messages import Ending, Table
-from arbiter.server.play.seek_terms import TermsRefused, checked_terms
+from arbiter.server.play.seek_terms import Refused, checked_terms
 from arbiter.server.play.seeks import Seek, Seeks
 from arbiter.server.storage import accounts
 from arbiter.server.storage.accounts import Account
@@ -83,13 +83,8 @@ LOCAL_RESTART_SECONDS = 1.0
 """Pause before restarting a built-in agent's process that exited while it had games left."""
 
 
-class TournamentError(ValueError):
-    """A tournament request the server cannot honour: a code for the `error` frame and a
-    sentence for people."""
-
-    def __init__(self, code: ErrorCode, sentence: str) -> None:
-        super().__init__(sentence)
-        self.code = code
+class TournamentError(Refused):
+    """A tournament request the server cannot honour."""
 
 
 # -- the schedule (pure) -------------------------------------------------------------------------
@@ -362,7 +357,7 @@ class Desk:
                     tournament = self._find(name)
                 case _:
                     return
-        except TournamentError as error:
+        except Refused as error:  # a tournament's, or its terms'
             session.send_error(error.code, str(error), ref=message.TYPE)
             return
         session.send(tournament.message())
@@ -397,7 +392,9 @@ class Desk:
     async def _checked_row(
         self, director: Account, request: protocol.TournamentCreate
     ) -> TournamentRow:
-        game, control = _checked_terms(request.game, request.options, request.time)
+        game, control = checked_terms(  # tournament rules: an illegal move forfeits
+            request.game, request.options, request.time, Illegal.FORFEIT
+        )
         for player in request.players:
             account = await self.storage.find_account(player)
             if account is None or account.role == "local":
@@ -493,17 +490,6 @@ def _admin(account: Account | None, request: str) -> Account:
             f"{request} needs an admin account: say hello with an admin's name and token",
         )
     return account
-
-
-def _checked_terms(
-    name: str, options: dict[str, Any], time: dict[str, float]
-) -> tuple[Game[Any, Any], TimeControl]:
-    """The game and time control of a tournament, checked as a seek's are (tournament rules:
-    an illegal move forfeits)."""
-    try:
-        return checked_terms(name, options, time, Illegal.FORFEIT)
-    except TermsRefused as refused:
-        raise TournamentError(refused.code, str(refused)) from None
 
 
 def _check_counts(entrants: int, rounds: int, concurrency: int) -> None:

@@ -12,8 +12,8 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ServerError
+from arbiter.server.connection.held_requests import MAX_HELD
 from arbiter.server.connection.limits import Limits
-from arbiter.server.connection.session import MAX_HELD
 from arbiter.server.storage.engine import open_database
 from arbiter.server.storage.sql_connection import transaction
 from tests.conftest import RunningServer

@@ -6,7 +6,9 @@ from arbiter import protocol
 from arbiter.games import get_game
 from arbiter.games.kings_court import KingsCourtState
 from arbiter.protocol import TimeControl
-from arbiter.server.play.match import MAX_HINT_CHARACTERS, Match, Turn
+from arbiter.server.play.hints import MAX_HINT_CHARACTERS
+from arbiter.server.play.match import Match
+from arbiter.server.play.turn import Turn
 
 
 def lattice(size: int) -> KingsCourtState:

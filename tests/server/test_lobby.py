@@ -9,6 +9,7 @@ import trio.testing
 
 from arbiter import protocol
 from arbiter.games import Termination
+from arbiter.protocol import ErrorCode
 from arbiter.server.play.defaults import TERMINATIONS, DefaultKind
 from tests.server.memory import Client, connect, lobby_on_file
 
@@ -59,3 +60,25 @@ def test_every_default_kind_ends_a_game_with_its_own_termination() -> None:
         DefaultKind.TIME: Termination.TIME,
         DefaultKind.ABSENT: Termination.ABSENT,
     }
+
+
+async def test_a_lobby_with_no_tournaments_plugged_in_says_so_and_pairs_every_seek(
+    tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
+) -> None:
+    async with lobby_on_file(tmp_path / "arbiter.db") as lobby:
+        ann = await connect(lobby, nursery, "ann")
+        await ann.send(protocol.TournamentStatus(tournament="spring"))
+        refused = await ann.expect(protocol.Error)
+        assert (refused.code, refused.ref) == (ErrorCode.NOT_ALLOWED, "tournament_status")
+        assert "no tournaments" in refused.message
+        bob = await connect(lobby, nursery, "bob")
+        await ann.send(SEEK)
+        await ann.expect(protocol.Seeking)
+        await bob.send(SEEK)
+        assert (await bob.expect(protocol.MatchStarted)).players == ["ann", "bob"]
+        await ann.send(protocol.Lobby(follow=False))
+        listing = await ann.receive()
+        while not isinstance(listing, protocol.LobbyListing):  # past the match's own frames
+            listing = await ann.receive()
+        assert listing.tournaments == []
+        assert [entry["players"] for entry in listing.matches] == [["ann", "bob"]]
