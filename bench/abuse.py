@@ -24,10 +24,10 @@ if one failed or took over 5 s), and for storage faults the matches left `playin
 bots had left and the moves the bots were told were accepted against those stored. Lines under
 the table give each attack's own figures.
 
-The goals (issue 24), every attack: peak memory under 300 MB and released after it; p99 within
-2x the baseline; no forfeit; every attacker cut off or throttled within 10 s; bystanders
-served; after a fault no match left `playing` and no acknowledged move lost. The script exits 1
-when any is missed.
+The goals, every attack: peak memory under 300 MB and released after it; p99 within 2x the
+baseline; no forfeit; every attacker cut off or throttled within 10 s (but for heavy use within
+every limit, `Attack.within_limits`); bystanders served; after a fault no match left `playing`
+and no acknowledged move lost. The script exits 1 when any is missed.
 """
 
 from __future__ import annotations
@@ -359,7 +359,9 @@ def report(phases: list[Phase]) -> int:
 def judge(phase: Phase, base_p99: float) -> list[str]:
     latencies = phase.latencies
     attacked = phase.attack is not None
-    judged_by_cut = attacked and not (phase.attack is not None and phase.attack.fault)
+    judged_by_cut = phase.attack is not None and not (
+        phase.attack.fault or phase.attack.within_limits
+    )
     goals = list(phase.verdict.missed)
     if not latencies:
         goals.append("no moves")

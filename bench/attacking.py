@@ -151,6 +151,10 @@ class Attack:
     fault, on a fresh server of its own (the fault may leave the server broken)."""
     fault: bool = False
     """A storage fault: judged by matches left `playing` and moves lost, not by a cut-off."""
+    within_limits: bool = False
+    """Heavy use that stays within every limit a client is given (many browsers watching a long
+    game, each once, each reading all it is sent): nothing is owed a cut-off, so it is judged by
+    the bystanders and the server's memory only."""
     min_seconds: float = 0.0
     prepare: Callable[[Target, trio.Nursery], Awaitable[None]] | None = None
     """Run before the measured phase, in a nursery that lasts through it (a long game's

@@ -286,7 +286,7 @@ async def until_hung_up(link: HttpLink, verdict: Verdict) -> None:
 
 
 ATTACKS = [
-    Attack("long-watch", long_watch, prepare=prepare_long_game),
+    Attack("long-watch", long_watch, prepare=prepare_long_game, within_limits=True),
     Attack("ws-non-readers", ws_non_readers),
     http_flood("/records/player/bot-0", "player"),
     http_flood("/", "home"),
