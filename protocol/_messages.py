@@ -993,8 +993,9 @@ class GameOver(Message):
 
     From version 2, `termination` names how it ended, for programs (the reason is for people):
     `rule`, `draw-by-rule`, `double-forfeit`, `resignation`, `time`, `illegal-move`,
-    `disconnect`, `absent`, `server-error` or `aborted`; more may come, so a client treats one it
-    does not know as an ending it cannot name. `clocks_ms` is each seat's game clock when it
+    `disconnect`, `absent`, `server-error` or `aborted` (nil only for a game its server stored
+    before it recorded how games end); more may come, so a client treats one it does not know
+    as an ending it cannot name. `clocks_ms` is each seat's game clock when it
     ended, in whole milliseconds in turn order (nil without a game clock).
     """
 
@@ -1006,7 +1007,7 @@ class GameOver(Message):
     reason: str = field(metadata=meta(SENTENCE))
     state: dict[str, Any] = field(metadata=meta(DATA))
     moves: list[str] = field(metadata=meta(MOVES))
-    termination: str | None = field(default=None, metadata=meta(CODE, since=2))
+    termination: str | None = field(default=None, metadata=meta(nullable(CODE), since=2))
     clocks_ms: list[int] | None = field(default=None, metadata=meta(nullable(CLOCKS_MS), since=2))
 
     def _check_together(self) -> None:

@@ -41,6 +41,7 @@ from arbiter.server.play.snapshots import Shown, nothing_to_show, snapshots
 from arbiter.server.play.time_defaults import default_time_control
 from arbiter.server.storage.accounts import Account
 from arbiter.server.storage.interface import Storage, StorageError
+from arbiter.server.storage.records import FullRecord
 from arbiter.server.tournaments.tournament import Desk
 
 log = logging.getLogger(__name__)
@@ -133,11 +134,11 @@ class Lobby:
                     self.feed.changed()
 
     async def _hello(self, session: Session, hello: protocol.Hello) -> None:
-        if hello.version != protocol.PROTOCOL_VERSION:
+        if hello.version not in protocol.VERSIONS:
+            versions = " and ".join(map(str, protocol.VERSIONS))
             session.drop(
                 ErrorCode.VERSION_MISMATCH,
-                f"this server speaks protocol version {protocol.PROTOCOL_VERSION},"
-                f" not {hello.version}",
+                f"this server speaks protocol versions {versions}, not {hello.version}",
                 ref="hello",
             )
             return
@@ -163,9 +164,7 @@ class Lobby:
         if account is not None:
             self._sign_in(account.name, session)
         session.send(
-            protocol.Welcome(
-                version=protocol.PROTOCOL_VERSION, session=session.token, server=SERVER_NAME
-            )
+            protocol.Welcome(version=hello.version, session=session.token, server=SERVER_NAME)
         )
         session.welcomed.set()
         if hello.resume is not None:
@@ -390,6 +389,7 @@ class Lobby:
                 time=record.time_control,
                 state=state.to_data(),
                 moves=record.notation,
+                to_move=None,
             )
         )
         assert record.result is not None
@@ -402,6 +402,8 @@ class Lobby:
                 reason=record.reason,
                 state=state.to_data(),
                 moves=record.notation,
+                termination=record.termination,
+                clocks_ms=final_clocks_ms(record),
             )
         )
         self.snapshots.put(match_id, (watching, over))
@@ -523,3 +525,16 @@ def describe_game(game: Game[Any, Any]) -> dict[str, Any]:
         ],
         "notation": game.notation_help,
     }
+
+
+def final_clocks_ms(record: FullRecord) -> list[int] | None:
+    """A finished match's game clocks as its moves left them, in milliseconds (a seat that
+    never moved has its whole clock); None without a game clock."""
+    start = record.time_control.get("clock")
+    if start is None:
+        return None
+    clocks = [float(start), float(start)]
+    for row in record.moves:
+        if row.clock is not None:
+            clocks[record.seats.index(row.seat)] = row.clock
+    return [round(seconds * 1000) for seconds in clocks]

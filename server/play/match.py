@@ -216,6 +216,11 @@ class Match:
         default=None, init=False, repr=False
     )
     """The last `snapshot`, with the move count and players it shows."""
+    _shown: tuple[State[Any], protocol.Position] | None = field(
+        default=None, init=False, repr=False
+    )
+    """The position as it stands, with the state it was computed from: built once per move for
+    every frame that shows it (the mover's, the opponent's, the spectators', the next turn's)."""
     _hinted: tuple[Sequence[str], Sequence[Any]] = field(default=((), ()), init=False, repr=False)
     """The position's legal moves and their texts, when they went out as hints: a move sent
     back as hinted is known legal, and needs neither parsing nor checking. (Two lists rather
@@ -359,7 +364,10 @@ class Match:
         for gone, until in self.away.items():
             if now >= until:
                 return self._default(gone, DefaultKind.CRASH, "disconnected")
-        return self._default(seat, DefaultKind.TIME, self._timeout_reason(seat))
+        reason = self._timeout_reason(seat)
+        if self._turn is not None:  # the final clocks show the time the move used up
+            self._turn.clock.charge(self._turn.elapsed(now), self._turn.lag)
+        return self._default(seat, DefaultKind.TIME, reason)
 
     def _handle(self, turn: Turn, event: MatchEvent) -> TurnResult:
         """React to one event during a turn."""
@@ -418,6 +426,7 @@ class Match:
             )
         )
         clocks = self._clocks()
+        position = self._position()
         self._gate.tell(
             self.sessions[seat],
             protocol.MoveAccepted(
@@ -427,6 +436,7 @@ class Match:
                 elapsed=elapsed,
                 compensation=charge.compensation,
                 clocks=clocks,
+                position=position,
             ),
         )
         message = protocol.OpponentMoved(
@@ -437,6 +447,7 @@ class Match:
             elapsed=elapsed,
             compensation=charge.compensation,
             clocks=clocks,
+            position=position,
         )
         # encoded once for all its watchers, not once a connection
         moved = protocol.Encoded(message) if self.spectators else message
@@ -485,6 +496,18 @@ class Match:
             return None
         return [clock.remaining or 0.0 for clock in self.clocks]
 
+    def _clocks_ms(self) -> list[int] | None:
+        clocks = self._clocks()
+        return None if clocks is None else [round(seconds * 1000) for seconds in clocks]
+
+    def _position(self) -> protocol.Position:
+        """The position as it stands and the seat to move in it, computed once per state."""
+        if self._shown is None or self._shown[0] is not self.state:
+            state = self.state
+            to_move = None if state.is_over() else self.game.seats[state.turn]
+            self._shown = (state, protocol.Position(state.to_data(), to_move))
+        return self._shown[1]
+
     async def _finish(self, outcome: Outcome) -> Outcome:
         """Store the result, then announce it, after every move; or, if a move or the result
         could not be stored, announce the end `UNSTORED` and have it stored when it can be."""
@@ -517,8 +540,10 @@ class Match:
             result=outcome.result.value,
             winner=winner,
             reason=outcome.reason,
-            state=self.state.to_data(),
+            state=self._position().state,
             moves=list(self.moves),
+            termination=outcome.termination.value,
+            clocks_ms=self._clocks_ms(),
         )
         for session in (*self.sessions, *self.spectators):
             self._gate.tell(session, over)
@@ -559,7 +584,7 @@ class Match:
             "time": self.control.to_wire(),
             "hints": self.hints[seat],
             "illegal": self.illegal[seat],
-            "state": self.state.to_data(),
+            "state": self._position().state,
         }
 
     def _started_message(self, seat: Seat) -> protocol.MatchStarted:
@@ -583,7 +608,7 @@ class Match:
         return protocol.YourTurn(
             match=self.id,
             ply=self.state.ply,
-            state=self.state.to_data(),
+            state=self._position().state,
             legal=legal,
             time_left=turn.time_left(trio.current_time()),
             clocks=self._clocks(),
@@ -615,6 +640,7 @@ class Match:
         }
 
     def watching_message(self) -> protocol.Watching:
+        position = self._position()
         return protocol.Watching(
             match=self.id,
             game=self.game.name,
@@ -622,8 +648,9 @@ class Match:
             players=self.players,
             options=self.options,
             time=self.control.to_wire(),
-            state=self.state.to_data(),
+            state=position.state,
             moves=list(self.moves),
+            to_move=position.to_move,
         )
 
 

@@ -77,11 +77,12 @@ def test_version_2_carries_how_the_game_ended_and_the_final_clocks() -> None:
 
 
 def test_a_message_missing_a_field_of_version_2_cannot_be_sent_in_version_2() -> None:
-    pair = Pair(version=2).ready_for(V1_OVER)
+    accepted = MoveAccepted(match=1, ply=1, move="A1B1", elapsed=0.5)
+    pair = Pair(version=2).ready_for(accepted)
     with pytest.raises(LocalProtocolError) as caught:
-        pair.server.send(V1_OVER)
+        pair.server.send(accepted)
     assert caught.value.code is ErrorCode.MISSING_FIELD
-    assert "game_over.termination" in str(caught.value)
+    assert "move_accepted.position" in str(caught.value)
 
 
 def test_one_position_is_shared_by_every_frame_of_a_move_and_encoded_per_version() -> None:
