@@ -99,9 +99,12 @@ def test_the_raw_example_sessions_in_the_doc_still_play(block: str, version: int
     lines = re.findall(r"^(C->S|S->C) +(\d+)  (\{.*\})$", body, re.MULTILINE)
     assert len(lines) > 10
     for arrow, size, shown in lines:
-        receiver = ends[protocol.SERVER if arrow == "C->S" else protocol.CLIENT]
+        sender = protocol.CLIENT if arrow == "C->S" else protocol.SERVER
         frame = protocol.encode_frame(json.loads(shown))
         assert len(frame) == int(size)
+        receiver = ends[sender.peer]
         receiver.receive_data(frame)
-        assert isinstance(receiver.next_message(), protocol.Message)
+        message = receiver.next_message()
+        assert isinstance(message, protocol.Message)
+        assert ends[sender].send(message) == frame, "sent again, the same bytes"
     assert ends[protocol.CLIENT].version == ends[protocol.SERVER].version == version
