@@ -2,9 +2,9 @@
 
 A page speaks the protocol's messages as JSON objects, one a WebSocket message; the session
 behind it reads and writes ordinary frames, so every check, size and rate of a TCP client holds.
-What a page cannot work out without the rules is added on the way out, computed by the game's
-own Python (`history`): the position after each move (`state` on `move_accepted` and
-`opponent_moved`), the latest positions of a match shown from its start (`states` on `watching`
+What a page cannot work out without the rules is added on the way out (`history`): the position
+after each move (`state` and `to_move` on `move_accepted` and `opponent_moved`, as the server
+sent it in the frame's `position`), the latest positions of a match shown from its start (`states` on `watching`
 and `resumed`, from the ply `states_from`: at most `history.KEPT_PLIES` of them, so the message
 is bounded whatever the game's length), and the seat to move after them (`to_move`, nil once
 the game is over; `resumed` has its own `to_move`, whether a `your_turn` follows, which is
@@ -121,7 +121,11 @@ class PageWire:
             elif kind in SHOWN:
                 return await self._shown(message, match)
             elif kind in MOVED:
-                position = histories.played(match, message["ply"], message["move"])
+                sent = message.pop("position", None)
+                position = histories.played(match, message["ply"], message["move"], sent)
+                if position is None and sent is not None:
+                    text = json.dumps(sent["state"], separators=(",", ":"))
+                    position = Position(text, sent["to_move"])
                 if position is not None:
                     return dumped(message, state=position.text, to_move=position)
         except (GameError, KeyError, TypeError):
