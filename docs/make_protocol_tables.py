@@ -198,7 +198,9 @@ def example_session(version: int = 1) -> list[tuple[protocol.Role, protocol.Mess
             accepted = protocol.MoveAccepted(1, ply + 1, played[-1], elapsed, position=position)
             script.append((server, accepted))
         else:
-            moved = protocol.OpponentMoved(1, ply + 1, mover, played[-1], elapsed, position=position)
+            moved = protocol.OpponentMoved(
+                1, ply + 1, mover, played[-1], elapsed, position=position
+            )
             script.append((server, moved))
         if ply == 1:
             script += [(client, protocol.Ping(nonce=7)), (server, protocol.Pong(nonce=7))]

@@ -71,7 +71,15 @@ class Connection:
     still works, so the one `error` frame that explains the hang-up can go out.
     """
 
-    __slots__ = ("_frames", "_lenient", "_session", "max_frame", "our_role", "their_role", "version")
+    __slots__ = (
+        "_frames",
+        "_lenient",
+        "_session",
+        "max_frame",
+        "our_role",
+        "their_role",
+        "version",
+    )
 
     def __init__(self, role: Role, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         if not isinstance(role, Role):

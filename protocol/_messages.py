@@ -617,7 +617,11 @@ def _message(cls: type[M]) -> type[M]:
         cls._REQUIRED[version] = cls.REQUIRED | {name for name, _ in later}
         cls._LATER[version] = later
     cls._CHECKS = tuple(
-        (name, spec.check if cls.SINCE[name] == FIRST_VERSION else _later(spec), f"{cls.TYPE}.{name}")
+        (
+            name,
+            spec.check if cls.SINCE[name] == FIRST_VERSION else _later(spec),
+            f"{cls.TYPE}.{name}",
+        )
         for name, spec in cls.FIELDS
     )
     if cls.TYPE in MESSAGE_TYPES:

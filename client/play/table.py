@@ -164,11 +164,12 @@ class Table:
             self.clocks.remaining = list(clocks)
 
     def after(self, message: protocol.MoveAccepted | protocol.OpponentMoved) -> State[Any]:
-        """The position after a move: as the server sent it, or (from a server of version 1,
-        which does not send it) played here."""
+        """The position after a move: as the server sent it, or, for a message that carries
+        none (built for version 1), played here."""
         assert self.state is not None
         if message.position is not None:
-            return self.game.state_from_data(message.position.state)
+            sent: State[Any] = self.game.state_from_data(message.position.state)
+            return sent
         return self.state.play(self.game.parse_move(message.move))
 
     def _over(self, message: protocol.GameOver, now: float) -> None:

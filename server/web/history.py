@@ -1,14 +1,16 @@
-"""The positions of the matches pages are shown, computed once per match and ply for every page.
+"""The positions of the matches pages are shown, kept once per match and ply for every page.
 
 A page cannot play moves without the rules, so the web front sends it positions. The server
 sends each move's position with the move (protocol version 2, which pages speak): one `History`
-per match keeps them as they come, shared by all pages, so no rules run for a followed match. A page that starts watching gets the latest `KEPT_PLIES` positions
-(`positions`), whatever the game's length, so its first message is bounded too.
+per match keeps them as they come, shared by all pages, so no rules run for a followed match.
+A page that starts watching gets the latest `KEPT_PLIES` positions (`positions`), whatever the
+game's length, so its first message is bounded too.
 
 A match no page has followed yet (a long game that TCP clients played) has sent none of its
-earlier positions, so it is replayed once to reach its latest ones: up to `INLINE_PLIES` moves are played on the event loop, more in a
-worker thread (one replay at a time server-wide), while every other page asking for the same
-match waits for that one replay rather than starting its own.
+earlier positions, so it is replayed once to reach its latest ones: up to `INLINE_PLIES` moves
+are played on the event loop, more in a worker thread (one replay at a time server-wide), while
+every other page asking for the same match waits for that one replay rather than starting its
+own.
 """
 
 from __future__ import annotations

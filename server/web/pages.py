@@ -4,11 +4,11 @@ A page speaks the protocol's messages as JSON objects, one a WebSocket message; 
 behind it reads and writes ordinary frames, so every check, size and rate of a TCP client holds.
 What a page cannot work out without the rules is added on the way out (`history`): the position
 after each move (`state` and `to_move` on `move_accepted` and `opponent_moved`, as the server
-sent it in the frame's `position`), the latest positions of a match shown from its start (`states` on `watching`
-and `resumed`, from the ply `states_from`: at most `history.KEPT_PLIES` of them, so the message
-is bounded whatever the game's length), and the seat to move after them (`to_move`, nil once
-the game is over; `resumed` has its own `to_move`, whether a `your_turn` follows, which is
-kept).
+sent it in the frame's `position`), the latest positions of a match shown from its start
+(`states` on `watching` and `resumed`, from the ply `states_from`: at most
+`history.KEPT_PLIES` of them, so the message is bounded whatever the game's length), and the
+seat to move after them (`to_move`, nil once the game is over; `resumed` has its own
+`to_move`, whether a `your_turn` follows, which is kept).
 
 Spectators of one match all receive the same frame for a move, so the translation of a
 frame is kept (`Translations`, the most recent ones within `TRANSLATION_BYTES`, shared by every
