@@ -12,8 +12,7 @@ the caps on connections (in all and per address) while it is open, every request
 from its address's request budget (429 past it; an address that keeps asking is barred, its
 connections closed at the door, `Rationed`), and hypercorn's deadlines close a connection that does
 not finish its request's headers (`keep_alive_timeout`) or sends nothing (`read_timeout`). The
-records (`/records/...`) are read on at most `RECORD_READS` threads at once, and a finished
-match's ending is kept once read.
+records (`/records/...`) are read on at most `RECORD_READS` threads at once.
 """
 
 from __future__ import annotations
@@ -52,7 +51,7 @@ from arbiter.server.play.admitted import serve_admitted
 from arbiter.server.play.lobby import Lobby
 from arbiter.server.web.pages import shared_by_pages
 from arbiter.server.web.socket import WebSocketStream
-from arbiter.server.web.stored import Unreadable, match_ending, player_games
+from arbiter.server.web.stored import Unreadable, player_games
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +61,6 @@ PAGES = ("/", "/match/{match:int}", "/tournament/{name}", "/player/{name}", "/pl
 RECORD_READS = 2
 """Reads of the store for pages at once (each a thread with a connection of its own): a crowd
 of requests waits its turn rather than taking the storage and the interpreter from the games."""
-KEPT_ENDINGS = 4096
-"""Finished matches' endings kept once read (a few hundred bytes each; they never change)."""
 PLAYER_SECONDS = 5.0
 """How long a player page's games are reused before they are read again."""
 KEPT_PLAYERS = 256
@@ -231,15 +228,14 @@ class Reading:
 
 
 class Records:
-    """The reads of the store behind `/records/...`: on threads, `RECORD_READS` at once, the
-    endings of finished matches kept, a player's games reused for `PLAYER_SECONDS`. A crowd
+    """The reads of the store behind `/records/...`: on threads, `RECORD_READS` at once, a
+    player's games reused for `PLAYER_SECONDS`. A crowd
     asking for the same thing at once shares one read of it rather than queueing a read each
     (a player's page reads up to 200 whole records)."""
 
     def __init__(self, db_path: str | Path) -> None:
         self.db_path = db_path
         self._reads = trio.CapacityLimiter(RECORD_READS)
-        self._endings: Recent[int, dict[str, Any]] = Recent(KEPT_ENDINGS)
         self._players: Recent[str, tuple[float, dict[str, Any]]] = Recent(KEPT_PLAYERS)
         self._under_way: dict[tuple[str, object], Reading] = {}
 
@@ -262,15 +258,6 @@ class Records:
         finally:
             del self._under_way[key]
             reading.done.set()
-
-    async def ending(self, match: int) -> dict[str, Any] | None:
-        found = self._endings.get(match)
-        if found is None:
-            read = functools.partial(match_ending, self.db_path, match)
-            found = await self._read(("ending", match), read, "a match's ending")
-            if found is not None:  # a match in play has none yet
-                self._endings.put(match, found)
-        return found
 
     async def games_of(self, name: str) -> dict[str, Any]:
         kept = self._players.get(name)
@@ -313,20 +300,15 @@ def web_app(lobby: Lobby, doorway: Doorway, door: Door, db_path: str | Path) -> 
     shared = shared_by_pages()
     records = Records(db_path)
 
-    async def answer(read: Awaitable[dict[str, Any] | None]) -> JSONResponse:
+    async def answer(read: Awaitable[dict[str, Any]]) -> JSONResponse:
         try:
             found = await read
         except Unreadable:
             return JSONResponse({"error": UNREADABLE}, status_code=503)
-        if found is None:
-            return JSONResponse({"error": "no finished match by that number"}, status_code=404)
         return JSONResponse(found)
 
     async def games_of(request: Request) -> JSONResponse:
         return await answer(records.games_of(request.path_params["name"]))
-
-    async def ending_of(request: Request) -> JSONResponse:
-        return await answer(records.ending(request.path_params["match"]))
 
     files = shipped()
     not_there = Response("no such file", 404, media_type="text/plain")
@@ -366,7 +348,6 @@ def web_app(lobby: Lobby, doorway: Doorway, door: Door, db_path: str | Path) -> 
     routes: list[BaseRoute] = [Route(path, shell) for path in PAGES]
     routes.append(WebSocketRoute("/socket", socket))
     routes.append(Route("/records/player/{name}", games_of))
-    routes.append(Route("/records/match/{match:int}", ending_of))
     routes.append(Route("/static/{name}", static))
     return Rationed(Starlette(routes=routes), doorway, door)
 

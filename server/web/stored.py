@@ -1,6 +1,5 @@
 """What pages read from the store itself, where the protocol has no request for it: a player's
-finished games (the player page), and how a finished match ended (its termination kind, which
-`game_over` does not carry). Read on a thread, through a read-only connection of its own (safe
+finished games (the player page). Read on a thread, through a read-only connection of its own (safe
 beside the server's writer), from either engine: a SQLite file or a PostgreSQL URL. Whatever
 either engine raises, and a store that cannot be opened, comes out as `Unreadable`."""
 
@@ -59,14 +58,6 @@ def player_games(db_path: str | Path, name: str) -> list[dict[str, Any]]:
     ]
 
 
-def match_ending(db_path: str | Path, match: int) -> dict[str, Any] | None:
-    """How finished match `match` ended (result, winner, reason, termination), or None while it
-    is in play or when there is no such match."""
-    with reading(db_path) as db:
-        found = next(read_records(db, matches=[match]), None)
-    return None if found is None else shown(found)
-
-
 def shown(record: FullRecord) -> dict[str, Any]:
-    """A finished match as both views give it: its number and its `LISTED` fields."""
+    """A finished match as the player page lists it: its number and its `LISTED` fields."""
     return {"match": record.id, **{field: getattr(record, field) for field in LISTED}}
