@@ -712,6 +712,7 @@ class Runner:
                 reason=outcome.reason,
                 state=state.to_data(),
                 moves=[row.move for row in moves],
+                termination=outcome.termination.value,
             )
         )
         seek.session.finished.add(game.match)
