@@ -291,6 +291,5 @@ ATTACKS = [
     Attack("ws-non-readers", ws_non_readers),
     http_flood("/records/player/bot-0", "player"),
     http_flood("/", "home"),
-    http_flood("/records/match/1", "match"),
     Attack("http-slowloris", http_slowloris),
 ]

@@ -407,15 +407,20 @@ def sans_io_costs(positions: int = 3000) -> dict[str, float]:
     def frames() -> None:
         for _, text, after in turns:
             legal = game.format_moves(after.legal_moves())
-            wire.send(protocol.MoveAccepted(match=1, ply=after.ply, move=text, elapsed=0.01))
+            seat = None if after.is_over() else game.seats[after.turn]
+            position = protocol.Position(after.to_data(), seat)  # once for the move's frames
+            accepted = protocol.MoveAccepted(
+                match=1, ply=after.ply, move=text, elapsed=0.01, position=position
+            )
+            wire.send(accepted)
             wire.send(
                 protocol.OpponentMoved(
-                    match=1, ply=after.ply, seat="white", move=text, elapsed=0.01
+                    match=1, ply=after.ply, seat="white", move=text, elapsed=0.01, position=position
                 )
             )
             wire.send(
                 protocol.YourTurn(
-                    match=1, ply=after.ply, state=after.to_data(), legal=legal, time_left=9.9
+                    match=1, ply=after.ply, state=position.state, legal=legal, time_left=9.9
                 )
             )
 

@@ -282,14 +282,15 @@ class Relay:
             self.seen.sought.set()
 
     def _from_server(self, data: bytes | bytearray) -> None:
-        """Follow the server's side; what this version cannot read is the server's business."""
+        """Follow the server's side, in the version the client's hello asked for (the judge's);
+        what that version cannot read is the server's business."""
         self._reader.feed(data)
         while not self._reader.dead:
             try:
                 payload = self._reader.next_frame()
                 if payload is protocol.NEED_DATA or payload is protocol.CLOSED:
                     return
-                self._server_said(protocol.message_from_wire(payload))
+                self._server_said(protocol.message_from_wire(payload, self._judge.version))
             except protocol.PeerError:
                 continue
 

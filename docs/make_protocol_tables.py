@@ -107,13 +107,18 @@ def _message_block(kind: str, cls: type[protocol.Message]) -> str:
     if not cls.FIELDS:
         lines.append("No fields besides `type`.")
         return "\n".join(lines)
-    lines += ["| field | type | limits | presence |", "| --- | --- | --- | --- |"]
+    lines += [
+        "| field | type | limits | presence | versions |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for name, spec in cls.FIELDS:
+        since = cls.SINCE[name]
         presence = "required"
-        if name in cls.DEFAULTS:
+        if name in cls.DEFAULTS and since == protocol.VERSIONS[0]:
             presence = f"optional, default `{_show(cls.DEFAULTS[name])}`"
+        versions = "all" if since == protocol.VERSIONS[0] else f"{since} on"
         limits = spec.limits or "-"
-        lines.append(f"| `{name}` | {spec.wire} | {limits} | {presence} |")
+        lines.append(f"| `{name}` | {spec.wire} | {limits} | {presence} | {versions} |")
     return "\n".join(lines)
 
 
@@ -157,8 +162,8 @@ def _compact(wire: dict[str, Any]) -> str:
     return json.dumps(wire, separators=(", ", ": "))
 
 
-def example_session() -> list[tuple[protocol.Role, protocol.Message]]:
-    """Alice's side of a short King's Court game against Bob (who is not shown).
+def example_session(version: int = 1) -> list[tuple[protocol.Role, protocol.Message]]:
+    """Alice's side of a short King's Court game against Bob (who is not shown), in `version`.
 
     It ends the way this server treats an illegal move: `move_refused`, then the game is lost.
     """
@@ -169,8 +174,8 @@ def example_session() -> list[tuple[protocol.Role, protocol.Message]]:
     white, black = game.seats
     client, server = protocol.CLIENT, protocol.SERVER
     script: list[tuple[protocol.Role, protocol.Message]] = [
-        (client, protocol.Hello(version=protocol.PROTOCOL_VERSION, name="alice")),
-        (server, protocol.Welcome(1, session="5d41402abc4b2a76b9719d911017c592", server=SERVER)),
+        (client, protocol.Hello(version=version, name="alice")),
+        (server, protocol.Welcome(version, "5d41402abc4b2a76b9719d911017c592", SERVER)),
         (client, protocol.Seek(game=game.name, time=time)),
         (server, protocol.Seeking(seek=1, game=game.name, options={}, time=time)),
         (
@@ -190,10 +195,15 @@ def example_session() -> list[tuple[protocol.Role, protocol.Message]]:
             script.append((client, protocol.Move(match=1, move=text)))
         move, state = game.apply_text(state, text)
         played.append(game.format_move(move))
+        position = protocol.Position(state.to_data(), game.seats[state.turn])
         if mover == white:
-            script.append((server, protocol.MoveAccepted(1, ply + 1, played[-1], elapsed)))
+            accepted = protocol.MoveAccepted(1, ply + 1, played[-1], elapsed, position=position)
+            script.append((server, accepted))
         else:
-            script.append((server, protocol.OpponentMoved(1, ply + 1, mover, played[-1], elapsed)))
+            moved = protocol.OpponentMoved(
+                1, ply + 1, mover, played[-1], elapsed, position=position
+            )
+            script.append((server, moved))
         if ply == 1:
             script += [(client, protocol.Ping(nonce=7)), (server, protocol.Pong(nonce=7))]
     script += _your_turn(game, state, len(played))
@@ -208,7 +218,7 @@ def example_session() -> list[tuple[protocol.Role, protocol.Message]]:
             server,
             protocol.GameOver(
                 match=1, result="win", winner=black, reason=reason, state=state.to_data(),
-                moves=played,
+                moves=played, termination="illegal-move", clocks_ms=None,
             ),
         ),
     ]  # fmt: skip
@@ -221,27 +231,35 @@ def _your_turn(game: Any, state: Any, ply: int) -> list[tuple[protocol.Role, pro
     return [(protocol.SERVER, turn)]
 
 
-def checked_session() -> list[tuple[protocol.Role, protocol.Message, bytes]]:
-    """The example session sent through a client and a server connection, frame by frame."""
+def checked_session(version: int = 1) -> list[tuple[protocol.Role, protocol.Message, bytes]]:
+    """The example session in `version` sent through a client and a server connection, frame
+    by frame; each message as the receiver decoded it (a version 1 peer gets no later field)."""
     ends = {role: protocol.Connection(role) for role in ROLES}
     frames = []
-    for sender, message in example_session():
+    for sender, message in example_session(version):
         frame = ends[sender].send(message)
         receiver = ends[sender.peer]
         receiver.receive_data(frame)
-        if receiver.next_message() != message:
+        received = receiver.next_message()
+        if not isinstance(received, protocol.Message) or received.to_wire(version) != (
+            message.to_wire(version)
+        ):
             raise AssertionError(f"{message} did not survive the wire")
-        frames.append((sender, message, frame))
+        frames.append((sender, received, frame))
     return frames
 
 
-def session_example() -> str:
+def session_example(version: int = 1) -> str:
     lines = ["```"]
-    for sender, message, frame in checked_session():
+    for sender, message, frame in checked_session(version):
         arrow = "C->S" if sender is protocol.CLIENT else "S->C"
-        lines.append(f"{arrow} {len(frame):>5}  {_compact(message.to_wire())}")
+        lines.append(f"{arrow} {len(frame):>5}  {_compact(message.to_wire(version))}")
     lines.append("```")
     return "\n".join(lines)
+
+
+def session_example_v2() -> str:
+    return session_example(2)
 
 
 BLOCKS = {
@@ -251,6 +269,7 @@ BLOCKS = {
     "messages": message_reference,
     "error-codes": error_table,
     "example-session": session_example,
+    "example-session-v2": session_example_v2,
 }
 
 

@@ -8,7 +8,8 @@ The layers, lowest first; each private module imports only the ones above it in 
 
 - `_errors`: stable error codes and who is to blame (`PeerError` vs `LocalProtocolError`).
 - `_frames`: 4-byte length prefix + one msgpack map; the size limit; `NEED_DATA`/`CLOSED`.
-- `_messages`: one checked dataclass per message type, its direction, wire map <-> message.
+- `_messages`: one checked dataclass per message type, its direction, wire map <-> message, and
+  the version that brought each field (1 or 2).
 - `_session`: the phase table (START -> GREETING -> OPEN, CLOSED) judging both directions.
 - `_connection`: `Connection`, which strings the layers together for one role.
 
@@ -42,6 +43,7 @@ from arbiter.protocol._messages import (
     MESSAGE_TYPES,
     PROTOCOL_VERSION,
     SERVER,
+    VERSIONS,
     CancelSeek,
     Error,
     FieldSpec,
@@ -59,6 +61,7 @@ from arbiter.protocol._messages import (
     OpponentMoved,
     Ping,
     Pong,
+    Position,
     Resign,
     Resumed,
     Role,
@@ -97,6 +100,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "SERVER",
     "TRANSITIONS",
+    "VERSIONS",
     "CancelSeek",
     "Charge",
     "CodeInfo",
@@ -124,6 +128,7 @@ __all__ = [
     "Phase",
     "Ping",
     "Pong",
+    "Position",
     "ProtocolError",
     "Resign",
     "Resumed",

@@ -7,6 +7,12 @@ pipes two connections together in memory.
 `next_message` is the one door where peer data becomes messages, so it is where a check's
 `LocalProtocolError` is relabelled `PeerError` (the peer is at fault). `send` lets it through:
 there, the bug is ours.
+
+The version is negotiated by `hello` alone: the client asks for one, and a server that speaks
+it answers in it (`welcome.version`); the server refuses any other (`version_mismatch`, its
+business, not this module's). So both ends set `version` from the `hello` that passes through
+them, the client's when sent, the server's when received, and encode and decode every later
+frame for that version.
 """
 
 from __future__ import annotations
@@ -21,20 +27,41 @@ from arbiter.protocol._frames import (
     NeedData,
     encode_frame,
 )
-from arbiter.protocol._messages import Message, Role, blame_peer, message_class
+from arbiter.protocol._messages import (
+    CLIENT,
+    FIRST_VERSION,
+    VERSIONS,
+    Hello,
+    Message,
+    Role,
+    blame_peer,
+    message_class,
+)
 from arbiter.protocol._session import Phase, Session
 
 
 class Encoded:
-    """A message encoded once, for many connections: `Connection.send` checks that its role
-    may send the message now, as for the message itself, and returns this same frame. A
-    snapshot every spectator of a match is shown is built and encoded once per move this way."""
+    """A message encoded once per version, for many connections: `Connection.send` checks that
+    its role may send the message now, as for the message itself, and returns the frame for its
+    version. A snapshot every spectator of a match is shown is built and encoded once per move
+    this way; a version no receiver speaks is never encoded."""
 
-    __slots__ = ("frame", "message")
+    __slots__ = ("_frames", "message")
 
     def __init__(self, message: Message) -> None:
         self.message = message
-        self.frame = encode_frame(message.to_wire())
+        self._frames: dict[int, bytes] = {}
+
+    def frame_for(self, version: int) -> bytes:
+        frame = self._frames.get(version)
+        if frame is None:
+            frame = self._frames[version] = encode_frame(self.message.to_wire(version))
+        return frame
+
+    @property
+    def frame(self) -> bytes:
+        """The frame for the newest version."""
+        return self.frame_for(VERSIONS[-1])
 
 
 class Connection:
@@ -44,7 +71,15 @@ class Connection:
     still works, so the one `error` frame that explains the hang-up can go out.
     """
 
-    __slots__ = ("_frames", "_session", "max_frame", "our_role", "their_role")
+    __slots__ = (
+        "_frames",
+        "_lenient",
+        "_session",
+        "max_frame",
+        "our_role",
+        "their_role",
+        "version",
+    )
 
     def __init__(self, role: Role, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         if not isinstance(role, Role):
@@ -52,8 +87,20 @@ class Connection:
         self.our_role = role
         self.their_role = role.peer
         self.max_frame = max_frame
+        self.version = FIRST_VERSION
+        """The version frames are encoded and decoded for: set by the `hello`."""
+        self._lenient = False
+        """Whether fields the version does not know are dropped rather than refused: only a
+        client's, from version 2 (the server stays strict about what clients send)."""
         self._frames = FrameDecoder(max_frame)
         self._session = Session()
+
+    def _negotiated(self, hello: Hello) -> None:
+        """Speak the version `hello` asks for, if this package speaks it (a server refuses
+        the others, answering in the first version, whose `error` every version shares)."""
+        if hello.version in VERSIONS:
+            self.version = hello.version
+            self._lenient = self.our_role is CLIENT and hello.version >= 2
 
     @property
     def phase(self) -> Phase:
@@ -88,10 +135,12 @@ class Connection:
         try:
             cls = message_class(payload)
             self._session.check(self.their_role, cls)
-            message = cls.from_wire(payload)
+            message = cls.from_wire(payload, self.version, self._lenient)
             self._session.process(self.their_role, cls)
         except LocalProtocolError as error:
             raise blame_peer(error, payload) from None
+        if cls is Hello:
+            self._negotiated(message)  # type: ignore[arg-type]  # the class says it is one
         return message
 
     def send(self, message: Message | Encoded) -> bytes:
@@ -103,16 +152,18 @@ class Connection:
         if isinstance(message, Encoded):
             cls: type[Message] = type(message.message)
             self._session.check(self.our_role, cls)
-            frame = message.frame
+            frame = message.frame_for(self.version)
         elif isinstance(message, Message):
             cls = type(message)
             self._session.check(self.our_role, cls)
-            frame = encode_frame(message.to_wire())
+            frame = encode_frame(message.to_wire(self.version))
         else:
             raise TypeError(f"can only send protocol messages, not {message!r}")
         self._session.process(self.our_role, cls)
+        if isinstance(message, Hello):
+            self._negotiated(message)
         return frame
 
     def __repr__(self) -> str:
         state = "dead" if self.dead else self.phase.value
-        return f"<Connection {self.our_role.value} {state}>"
+        return f"<Connection {self.our_role.value} v{self.version} {state}>"

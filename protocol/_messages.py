@@ -22,7 +22,16 @@ from typing import Any, ClassVar, Self, TypeVar
 
 from arbiter.protocol._errors import ErrorCode, LocalProtocolError, PeerError, short_repr
 
-PROTOCOL_VERSION = 1
+VERSIONS = (1, 2)
+"""The protocol versions this package speaks, oldest first. Version 2 adds fields (the position
+after each move, how and with which clocks a game ended) and the rule for growth: a client
+ignores fields it does not know in what the server sends, so a field can be added to version 2
+without a new version. The server is strict about what clients send in every version."""
+PROTOCOL_VERSION = VERSIONS[-1]
+"""The newest version: what our clients ask for in `hello`."""
+FIRST_VERSION = VERSIONS[0]
+"""The version a connection speaks until its `hello` says otherwise (every version's frames
+before the handshake, `error`, `ping` and `pong`, are the same)."""
 
 MAX_COUNT = 2**53
 """Ids, counters and seconds stay within the integers a double holds exactly (JavaScript, Lua)."""
@@ -143,6 +152,22 @@ def clock_pair() -> FieldSpec:
 
     return FieldSpec(
         "clocks", "array of 2 float", "2 items, 0 to 2^53 each", check, min_items=2, max_items=2
+    )
+
+
+def milliseconds_pair() -> FieldSpec:
+    expected = "a list of two whole numbers of milliseconds (one per seat, in turn order)"
+
+    def check(value: Any, where: str) -> list[int]:
+        if not isinstance(value, list | tuple) or len(value) != 2:
+            raise _bad(where, expected, value)
+        for item in value:
+            if isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= MAX_COUNT:
+                raise _bad(where, expected, item)
+        return value if type(value) is list else list(value)
+
+    return FieldSpec(
+        "clocks_ms", "array of 2 int", "2 items, 0 to 2^53 each", check, min_items=2, max_items=2
     )
 
 
@@ -385,6 +410,7 @@ def nullable(spec: FieldSpec) -> FieldSpec:
 COUNT = count()
 SECONDS = seconds()
 CLOCKS = clock_pair()
+CLOCKS_MS = milliseconds_pair()
 ILLEGAL = choice("forfeit", "retry")
 BOOL = boolean()
 NAME = text(NAME_LEN)
@@ -403,9 +429,57 @@ TIME = time_map()
 DATA = data_map()
 
 
-def meta(spec: FieldSpec) -> dict[str, FieldSpec]:
-    """Dataclass field metadata carrying `spec`: `field(metadata=meta(COUNT))`."""
-    return {"spec": spec}
+def meta(spec: FieldSpec, since: int = FIRST_VERSION) -> dict[str, Any]:
+    """Dataclass field metadata carrying `spec`: `field(metadata=meta(COUNT))`.
+
+    `since` is the first version whose frames carry the field. A later field defaults to None:
+    a message built for (or read from) an older version has no value for it, and `to_wire`
+    refuses to send it without one to a peer whose version carries it (unless it is nullable).
+    """
+    return {"spec": spec, "since": since}
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A position the rules computed: the game's state as data and the seat to move (None once
+    the game is over), so that no client replays the rules to draw a board.
+
+    Checked once when built, then shared: the server builds one per move and every frame that
+    announces the move (the mover's, the opponent's, the spectators') carries the same object,
+    so the state's check runs once per move, not once per receiver.
+    """
+
+    state: dict[str, Any]
+    to_move: str | None
+    wire: dict[str, Any] = field(init=False, repr=False, compare=False)
+    """The map sent, built once."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "state", DATA.check(self.state, "position.state"))
+        object.__setattr__(self, "to_move", SEAT_TO_MOVE.check(self.to_move, "position.to_move"))
+        object.__setattr__(self, "wire", {"state": self.state, "to_move": self.to_move})
+
+
+SEAT_TO_MOVE = nullable(NAME)
+
+
+def position() -> FieldSpec:
+    expected = "a map with `state` (a map of plain data) and `to_move` (a seat name or nil)"
+
+    def check(value: Any, where: str) -> Position:
+        if type(value) is Position:
+            return value
+        if not isinstance(value, dict) or "state" not in value or "to_move" not in value:
+            raise _bad(where, expected, value)
+        return Position(
+            DATA.check(value["state"], f"{where}.state"),
+            SEAT_TO_MOVE.check(value["to_move"], f"{where}.to_move"),
+        )
+
+    return FieldSpec("position", "map", "`state`: map of plain data; `to_move`: str or nil", check)
+
+
+POSITION = position()
 
 
 # -- the message base ----------------------------------------------------------------------------
@@ -425,9 +499,16 @@ class Message:
     """The roles that may send this type; the other direction is `wrong_direction`."""
     FIELDS: ClassVar[tuple[tuple[str, FieldSpec], ...]]
     REQUIRED: ClassVar[frozenset[str]]
+    """The fields version 1 requires; a later version also requires the fields it added."""
     DEFAULTS: ClassVar[dict[str, Any]]
-    _NAMES: ClassVar[tuple[str, ...]]
-    _WIRE_NAMES: ClassVar[frozenset[str]]
+    SINCE: ClassVar[dict[str, int]]
+    """The first version that carries each field."""
+    _NAMES: ClassVar[dict[int, tuple[str, ...]]]
+    """Per version, the fields its frames carry, in spec order."""
+    _WIRE_NAMES: ClassVar[dict[int, frozenset[str]]]
+    _REQUIRED: ClassVar[dict[int, frozenset[str]]]
+    _LATER: ClassVar[dict[int, tuple[tuple[str, FieldSpec], ...]]]
+    """Per version, the fields it carries that version 1 does not: sent only to its peers."""
     _CHECKS: ClassVar[tuple[tuple[str, Callable[[Any, str], Any], str], ...]]
     """(field, check, `type.field` for error sentences): the server builds three messages per
     move, so nothing here is looked up or formatted per message."""
@@ -443,28 +524,47 @@ class Message:
     def _check_together(self) -> None:
         """Rules that tie fields together; the single-field limits are in `FIELDS`."""
 
-    def to_wire(self) -> dict[str, Any]:
-        """The msgpack map: `type` first, then every field (optional ones too), in spec order."""
+    def to_wire(self, version: int = FIRST_VERSION) -> dict[str, Any]:
+        """The msgpack map for a peer of `version`: `type` first, then every field that version
+        carries (optional ones too), in spec order."""
         wire: dict[str, Any] = {"type": self.TYPE}
-        for name in self._NAMES:
+        for name in self._NAMES[version]:
             wire[name] = getattr(self, name)
+        for name, spec in self._LATER[version]:
+            value = wire[name]
+            if value is None and not spec.nullable:
+                raise LocalProtocolError(
+                    ErrorCode.MISSING_FIELD,
+                    f"{self.TYPE}.{name} is required in version {version} and was not given",
+                )
+            if type(value) is Position:
+                wire[name] = value.wire
         return wire
 
     @classmethod
-    def from_wire(cls, data: Mapping[Any, Any]) -> Self:
-        """Build from a wire map; `LocalProtocolError` here, relabelled by the caller for peers."""
+    def from_wire(
+        cls, data: Mapping[Any, Any], version: int = FIRST_VERSION, lenient: bool = False
+    ) -> Self:
+        """Build from a wire map of `version`; `LocalProtocolError` here, relabelled by the
+        caller for peers. `lenient` drops the fields the version does not define instead of
+        refusing them (a client of version 2 reading the server)."""
         if data.get("type", cls.TYPE) != cls.TYPE:
             raise LocalProtocolError(
                 ErrorCode.UNKNOWN_TYPE, f"a {short_repr(data.get('type'))} map is not a {cls.TYPE}"
             )
+        known = cls._WIRE_NAMES[version]
         for key in data:
-            if key not in cls._WIRE_NAMES:
-                names = ", ".join(cls._NAMES) or "none"
+            if key not in known:
+                if lenient:
+                    data = {key: value for key, value in data.items() if key in known}
+                    break
+                names = ", ".join(cls._NAMES[version]) or "none"
                 raise LocalProtocolError(
                     ErrorCode.UNKNOWN_FIELD,
                     f"{cls.TYPE} has no field {short_repr(key)} (fields: {names})",
                 )
-        missing = [name for name in cls._NAMES if name in cls.REQUIRED and name not in data]
+        required = cls._REQUIRED[version]
+        missing = [name for name in cls._NAMES[version] if name in required and name not in data]
         if missing:
             raise LocalProtocolError(
                 ErrorCode.MISSING_FIELD,
@@ -483,19 +583,47 @@ def _default_of(member: dataclasses.Field[Any]) -> Any:
     return member.default
 
 
+def _later(spec: FieldSpec) -> Callable[[Any, str], Any]:
+    """The check of a field a later version added: None stands for "not given" (a message for
+    an older version), checked when sent (`Message.to_wire`)."""
+    inner = spec.check
+
+    def check(value: Any, where: str) -> Any:
+        return None if value is None else inner(value, where)
+
+    return check
+
+
 def _message(cls: type[M]) -> type[M]:
     """Register a message dataclass and record its field specs for checks, docs and tests."""
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]  # every Message is a dataclass
     cls.FIELDS = tuple((f.name, f.metadata["spec"]) for f in fields)
+    cls.SINCE = {f.name: f.metadata["since"] for f in fields}
+    for f in fields:
+        if cls.SINCE[f.name] > FIRST_VERSION and f.default is not None:
+            raise RuntimeError(f"{cls.TYPE}.{f.name} is a later field: its default must be None")
     cls.REQUIRED = frozenset(
         f.name
         for f in fields
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
     )
     cls.DEFAULTS = {f.name: _default_of(f) for f in fields if f.name not in cls.REQUIRED}
-    cls._NAMES = tuple(f.name for f in fields)
-    cls._CHECKS = tuple((name, spec.check, f"{cls.TYPE}.{name}") for name, spec in cls.FIELDS)
-    cls._WIRE_NAMES = frozenset(cls._NAMES) | {"type"}
+    cls._NAMES, cls._WIRE_NAMES, cls._REQUIRED, cls._LATER = {}, {}, {}, {}
+    for version in VERSIONS:
+        names = tuple(f.name for f in fields if cls.SINCE[f.name] <= version)
+        later = tuple((name, spec) for name, spec in cls.FIELDS if 1 < cls.SINCE[name] <= version)
+        cls._NAMES[version] = names
+        cls._WIRE_NAMES[version] = frozenset(names) | {"type"}
+        cls._REQUIRED[version] = cls.REQUIRED | {name for name, _ in later}
+        cls._LATER[version] = later
+    cls._CHECKS = tuple(
+        (
+            name,
+            spec.check if cls.SINCE[name] == FIRST_VERSION else _later(spec),
+            f"{cls.TYPE}.{name}",
+        )
+        for name, spec in cls.FIELDS
+    )
     if cls.TYPE in MESSAGE_TYPES:
         raise RuntimeError(f"message type {cls.TYPE!r} defined twice")
     MESSAGE_TYPES[cls.TYPE] = cls
@@ -814,7 +942,8 @@ class MoveAccepted(Message):
     """The receiver's move was played; `move` is its canonical notation, `elapsed` its time.
 
     `compensation` is the lag allowance the server granted this move (taken off `elapsed`
-    before charging the clock); `clocks` the game clocks after the move (nil without one).
+    before charging the clock); `clocks` the game clocks after the move (nil without one). From
+    version 2, `position` is the position after the move and the seat to move in it.
     """
 
     TYPE: ClassVar[str] = "move_accepted"
@@ -825,6 +954,7 @@ class MoveAccepted(Message):
     elapsed: float = field(metadata=meta(SECONDS))
     compensation: float = field(default=0.0, metadata=meta(SECONDS))
     clocks: list[float] | None = field(default=None, metadata=meta(nullable(CLOCKS)))
+    position: Position | None = field(default=None, metadata=meta(POSITION, since=2))
 
 
 @_message
@@ -843,7 +973,10 @@ class MoveRefused(Message):
 @_message
 @dataclass(frozen=True, slots=True)
 class OpponentMoved(Message):
-    """A move was played by `seat` (sent to its opponent and to spectators)."""
+    """A move was played by `seat` (sent to its opponent and to spectators).
+
+    From version 2, `position` is the position after the move and the seat to move in it.
+    """
 
     TYPE: ClassVar[str] = "opponent_moved"
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
@@ -854,12 +987,21 @@ class OpponentMoved(Message):
     elapsed: float = field(metadata=meta(SECONDS))
     compensation: float = field(default=0.0, metadata=meta(SECONDS))
     clocks: list[float] | None = field(default=None, metadata=meta(nullable(CLOCKS)))
+    position: Position | None = field(default=None, metadata=meta(POSITION, since=2))
 
 
 @_message
 @dataclass(frozen=True, slots=True)
 class GameOver(Message):
-    """The match ended: the result, the winning seat for a win, the reason, the final position."""
+    """The match ended: the result, the winning seat for a win, the reason, the final position.
+
+    From version 2, `termination` names how it ended, for programs (the reason is for people):
+    `rule`, `draw-by-rule`, `double-forfeit`, `resignation`, `time`, `illegal-move`,
+    `disconnect`, `absent`, `server-error` or `aborted` (nil only for a game its server stored
+    before it recorded how games end); more may come, so a client treats one it does not know
+    as an ending it cannot name. `clocks_ms` is each seat's game clock when it
+    ended, in whole milliseconds in turn order (nil without a game clock).
+    """
 
     TYPE: ClassVar[str] = "game_over"
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
@@ -869,6 +1011,8 @@ class GameOver(Message):
     reason: str = field(metadata=meta(SENTENCE))
     state: dict[str, Any] = field(metadata=meta(DATA))
     moves: list[str] = field(metadata=meta(MOVES))
+    termination: str | None = field(default=None, metadata=meta(nullable(CODE), since=2))
+    clocks_ms: list[int] | None = field(default=None, metadata=meta(nullable(CLOCKS_MS), since=2))
 
     def _check_together(self) -> None:
         if (self.result == "win") != (self.winner is not None):
@@ -879,7 +1023,10 @@ class GameOver(Message):
 @_message
 @dataclass(frozen=True, slots=True)
 class Watching(Message):
-    """The snapshot a spectator starts from: the match so far, then `opponent_moved` frames."""
+    """The snapshot a spectator starts from: the match so far, then `opponent_moved` frames.
+
+    From version 2, `to_move` is the seat to move in `state` (nil once the game is over).
+    """
 
     TYPE: ClassVar[str] = "watching"
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
@@ -891,6 +1038,7 @@ class Watching(Message):
     time: dict[str, float] = field(metadata=meta(TIME))
     state: dict[str, Any] = field(metadata=meta(DATA))
     moves: list[str] = field(metadata=meta(MOVES))
+    to_move: str | None = field(default=None, metadata=meta(SEAT_TO_MOVE, since=2))
 
 
 @_message
@@ -1023,9 +1171,10 @@ def blame_peer(error: LocalProtocolError, data: Any) -> PeerError:
     return PeerError.blame_peer(error, ref=ref, match=match)
 
 
-def message_from_wire(data: Any) -> Message:
-    """The message a decoded wire map describes, or `PeerError` with a schema code."""
+def message_from_wire(data: Any, version: int = FIRST_VERSION) -> Message:
+    """The message a decoded wire map of `version` describes, strictly (every field known), or
+    `PeerError` with a schema code."""
     try:
-        return message_class(data).from_wire(data)
+        return message_class(data).from_wire(data, version)
     except LocalProtocolError as error:
         raise blame_peer(error, data) from None

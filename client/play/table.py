@@ -1,8 +1,8 @@
 """One match as this terminal knows it, kept up to date from the server's messages.
 
 Pure: the session loop hands in each message with the local time and the seat of the connection
-it came on; the screen reads the result. Moves are replayed with the game's own rules, so the
-position shown is the one the server holds, and the position before the last move is kept for
+it came on; the screen reads the result. Each move comes with the position the server computed
+(protocol version 2), which is shown as it came; the position before the last move is kept for
 drawings that need it (War of Life's board before the crank). In a hot-seat game both seats'
 connections report every move; a move is applied once, by its ply.
 """
@@ -16,20 +16,22 @@ from arbiter import protocol
 from arbiter.client.play.boards import Position
 from arbiter.client.play.clocks import Clocks
 from arbiter.client.verdict import verdict
-from arbiter.games import Game, GameError, State
+from arbiter.games import Game, GameError, State, Termination
 from arbiter.protocol import TimeControl, TimeControlError
 
 
-def ran_out(control: TimeControl | None, seat: str, reason: str) -> str | None:
-    """Which limit `reason` says `seat` ran out of ("move" or "clock"), or None: the server's
-    own sentence for a time loss (`TimeControl.time_loss`), so the clock can show 0."""
-    if control is None:
+def ran_out(control: TimeControl | None, over: protocol.GameOver, seat: int) -> str | None:
+    """Which limit `seat` ran out of ("move" or "clock"), or None when the game did not end on
+    time, so the clock can show 0: `game_over`'s termination says it was time, and its final
+    clocks say whether the game clock was the one spent."""
+    if control is None or over.termination != TIME_LOSS:
         return None
-    if reason == control.time_loss(seat, per_move=True) and control.move is not None:
-        return "move"
-    if reason == control.time_loss(seat, per_move=False) and control.clock is not None:
+    if over.clocks_ms is not None and over.clocks_ms[seat] == 0 and control.clock is not None:
         return "clock"
-    return None
+    return "move" if control.move is not None else None
+
+
+TIME_LOSS = Termination.TIME.value
 
 
 def control_of(time: dict[str, float]) -> TimeControl | None:
@@ -91,10 +93,10 @@ class Table:
                 self._watching(message, now)
             case protocol.YourTurn() if seat is not None:
                 self._your_turn(message, seat, now)
-            case protocol.MoveAccepted(ply=ply, move=move, clocks=clocks) if seat is not None:
-                self._moved(ply, seat, move, clocks, now)
-            case protocol.OpponentMoved(ply=ply, seat=name, move=move, clocks=clocks):
-                self._moved(ply, self.seats.index(name), move, clocks, now)
+            case protocol.MoveAccepted() if seat is not None:
+                self._moved(message, seat, now)
+            case protocol.OpponentMoved(seat=name):
+                self._moved(message, self.seats.index(name), now)
             case protocol.MoveRefused(reason=reason) if seat is not None:
                 self.to_move.add(seat)
                 return f"refused: {reason}"
@@ -145,20 +147,30 @@ class Table:
         self.clocks.start(seat, now, message.time_left, message.clocks)
 
     def _moved(
-        self, ply: int, seat: int, move: str, clocks: list[float] | None, now: float
+        self, message: protocol.MoveAccepted | protocol.OpponentMoved, seat: int, now: float
     ) -> None:
         self.to_move.discard(seat)
-        if self.state is None or ply != self.state.ply + 1:
+        if self.state is None or message.ply != self.state.ply + 1:
             return  # seen already: the other seat's connection of a hot-seat game reported it
         self.before = self.state
-        self.state = self.state.play(self.game.parse_move(move))
-        self.last_move, self.mover = move, seat
+        self.state = self.after(message)
+        self.last_move, self.mover = message.move, seat
+        clocks = message.clocks
         if not self.state.is_over():
             self.clocks.moved(clocks, self.state.turn, now)
             return
         self.clocks.stop(now)
         if clocks is not None:
             self.clocks.remaining = list(clocks)
+
+    def after(self, message: protocol.MoveAccepted | protocol.OpponentMoved) -> State[Any]:
+        """The position after a move: as the server sent it, or, for a message that carries
+        none (built for version 1), played here."""
+        assert self.state is not None
+        if message.position is not None:
+            sent: State[Any] = self.game.state_from_data(message.position.state)
+            return sent
+        return self.state.play(self.game.parse_move(message.move))
 
     def _over(self, message: protocol.GameOver, now: float) -> None:
         if self.phase == "over":
@@ -170,5 +182,5 @@ class Table:
         self.result = verdict(message.result, message.winner, message.reason)
         self.to_move.clear()
         loser = self.clocks.running
-        limit = None if loser is None else ran_out(self.control, self.seats[loser], message.reason)
+        limit = None if loser is None else ran_out(self.control, message, loser)
         self.clocks.stop(now, limit)

@@ -3,9 +3,10 @@
 //   npm ci
 //   node client.js HOST:PORT [GAME] [NAME] [SECONDS_PER_MOVE]
 //
-// It connects, says hello, seeks one game, answers every your_turn with a random move from the
-// server's hints (the `legal` list), and exits when the game is over: 0 after a finished game,
-// 1 if the server refused something or the connection ended first.
+// It connects, says hello in protocol version 2, seeks one game, answers every your_turn with a
+// random move from the server's hints (the `legal` list), and exits when the game is over: 0
+// after a finished game, 1 if the server refused something or the connection ended first. Being
+// a version 2 client, it reads only the fields it knows and ignores any others the server sends.
 //
 // As a tournament entrant (`arbiter tournament local GAME cmd="node client.js"`, or
 // `arbiter tournament play NAME --agent cmd="node client.js"`) it is told everything in its
@@ -16,7 +17,7 @@
 import net from "node:net";
 import { decode, encode } from "@msgpack/msgpack";
 
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
 const MAX_FRAME = 4 * 1024 * 1024; // a finished long game's record can pass the server's 64 KiB
 
 const env = process.env;
@@ -78,7 +79,7 @@ function done() {
 function handle(message) {
   switch (message.type) {
     case "welcome":
-      console.log(`connected to ${message.server}; seeking ${game}`);
+      console.log(`connected to ${message.server} (protocol ${message.version}); seeking ${game}`);
       next();
       break;
     case "tournament": {
@@ -114,10 +115,11 @@ function handle(message) {
       break;
     case "game_over":
       if (message.match !== myMatch) break;
+      // termination: how it ended (version 2), e.g. "rule", "time", "resignation".
       console.log(
         `game over after ${message.moves.length} moves: ${message.result}` +
           (message.winner === null ? "" : `, ${message.winner} wins`) +
-          ` (${message.reason})`,
+          ` (${message.reason}) [${message.termination}]`,
       );
       if (tournament) next();
       else done();

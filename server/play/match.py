@@ -148,6 +148,11 @@ class Match:
     """Events that came before the first turn, handled as it begins."""
     _failure: Exception | None = field(default=None, init=False, repr=False)
     _moves_before: int = field(default=0, init=False, repr=False)
+    _shown: tuple[State[Any], protocol.Position] | None = field(
+        default=None, init=False, repr=False
+    )
+    """The position as it stands, with the state it was built from: built once per move for
+    every frame that shows it (the mover's, the opponent's, the spectators', the next turn's)."""
     """The moves stored before this run (a tournament game resumed): the gate counts the rest."""
     _hints: Hints = field(init=False, repr=False)
 
@@ -264,6 +269,9 @@ class Match:
         if away:
             return self._default(seat, DefaultKind.CRASH, "disconnected")
         reason = time_loss(self.control, self.clocks[seat], self.game.seats[seat])
+        turn = self._clock.turn
+        if turn is not None:  # the final clocks show the time the move used up
+            turn.clock.charge(turn.elapsed(trio.current_time()), turn.lag)
         return self._default(seat, DefaultKind.TIME, reason)
 
     def _handle(self, turn: Turn, event: MatchEvent) -> TurnResult:
@@ -326,14 +334,16 @@ class Match:
                 self.id, after.ply, name, notation, elapsed, charge.compensation, charge.clock_after
             )
         )
-        clocks = self.wire_clocks()
+        clocks, position = self.wire_clocks(), self.position()
         compensation = charge.compensation
         self._gate.tell(
             self.sessions[seat],
-            messages.move_accepted(self.id, after.ply, notation, elapsed, compensation, clocks),
+            messages.move_accepted(
+                self.id, after.ply, notation, elapsed, compensation, clocks, position
+            ),
         )
         message = messages.opponent_moved(
-            self.id, after.ply, name, notation, elapsed, compensation, clocks
+            self.id, after.ply, name, notation, elapsed, compensation, clocks, position
         )
         # encoded once for all its watchers, not once a connection
         moved = protocol.Encoded(message) if self.spectators else message
@@ -362,6 +372,12 @@ class Match:
             return None
         return [clock.remaining or 0.0 for clock in self.clocks]
 
+    def position(self) -> protocol.Position:
+        """The position as it stands and the seat to move in it, built once per state."""
+        if self._shown is None or self._shown[0] is not self.state:
+            self._shown = (self.state, messages.position_of(self.game, self.state))
+        return self._shown[1]
+
     async def _finish(self, outcome: Outcome) -> Outcome:
         """Store the result, then announce it, after every move; or, if a move or the result
         could not be stored, announce the end `UNSTORED` and have it stored when it can be."""
@@ -378,7 +394,9 @@ class Match:
             self._forget_unstored_moves()
             self.storage.finish_unstored(self.id, outcome.reason, len(self.moves))
             log.error("match %d ends: the server could not store it (%s)", self.id, failure)
-        ending = Ending.of(outcome, self.game.seats)
+        clocks = self.wire_clocks()
+        clocks_ms = None if clocks is None else [round(seconds * 1000) for seconds in clocks]
+        ending = Ending.of(outcome, self.game.seats, clocks_ms)
         _log_ended(self, ending)
         over = messages.game_over(self.table(), ending)
         for session in (*self.sessions, *self.spectators):
@@ -400,7 +418,8 @@ class Match:
     def table(self) -> Table:
         """The match as its messages describe it, as it stands."""
         time = self.control.to_wire()
-        return Table(self.id, self.game, self.players, self.options, time, self.state, self.moves)
+        position = self.position()
+        return Table(self.id, self.game, self.players, self.options, time, position, self.moves)
 
     def _started_message(self, seat: Seat) -> protocol.MatchStarted:
         return messages.match_started(self.table(), seat, self.hints[seat], self.illegal[seat])
@@ -412,7 +431,8 @@ class Match:
     def _your_turn_message(self, seat: Seat, turn: Turn) -> protocol.YourTurn:
         legal = self._hints.offer(self.state) if self.hints[seat] else None
         time_left = turn.time_left(trio.current_time())
-        return messages.your_turn(self.id, self.state, legal, time_left, self.wire_clocks())
+        position, clocks = self.position(), self.wire_clocks()
+        return messages.your_turn(self.id, self.state.ply, position, legal, time_left, clocks)
 
 
 def _position_ending(state: State[Any], moves: int, max_moves: int) -> Outcome | None:

@@ -3,8 +3,10 @@ and a spectator's view of a match, each move, and its end.
 
 One builder per message, so a field the protocol gains is added in one place and every path
 that sends the message (a live match, a finished one read back, a tournament game its player
-missed) sends it alike. A match is described to the builders as a `Table`; the per-move
-builders take plain values, as they run on every move.
+missed) sends it alike, in every protocol version its receivers speak. A match is described to
+the builders as a `Table`; the per-move builders take plain values, as they run on every move.
+The position a frame shows is a `protocol.Position` built once per state (`position_of`) and
+shared by every frame that shows it.
 
 Frames of the connection itself (`error`, `ping`, `pong`) are the connection's
 (`server.connection.session`); the lobby listing is `server.play.listing`'s and a tournament's
@@ -35,7 +37,7 @@ class Table:
     options: dict[str, Any]
     time: dict[str, float]
     """The time control, as the wire carries it (`TimeControl.to_wire`)."""
-    state: State[Any]
+    position: protocol.Position
     moves: Sequence[str]
 
 
@@ -50,18 +52,31 @@ class Ending:
     reason: str
     termination: str | None
     """A `games.Termination` value; None for a game stored before terminations were kept."""
+    clocks_ms: list[int] | None = None
+    """Each seat's game clock at the end, in whole milliseconds; None without a game clock."""
 
     @classmethod
-    def of(cls, outcome: Outcome, seats: Sequence[str]) -> Ending:
+    def of(
+        cls, outcome: Outcome, seats: Sequence[str], clocks_ms: list[int] | None = None
+    ) -> Ending:
         winner = None if outcome.winner is None else seats[outcome.winner]
-        return cls(outcome.result.value, winner, outcome.reason, outcome.termination.value)
+        termination = outcome.termination.value
+        return cls(outcome.result.value, winner, outcome.reason, termination, clocks_ms)
+
+
+def position_of(game: Game[Any, Any], state: State[Any]) -> protocol.Position:
+    """The position the rules computed, as frames show it: the state and the seat to move (None
+    once the game is over). A match builds one per state and hands the same to every frame."""
+    to_move = None if state.is_over() else game.seats[state.turn]
+    return protocol.Position(state.to_data(), to_move)
 
 
 # -- the handshake and seeks -----------------------------------------------------------------
 
 
-def welcome(session: str) -> protocol.Welcome:
-    return protocol.Welcome(version=protocol.PROTOCOL_VERSION, session=session, server=SERVER_NAME)
+def welcome(session: str, version: int) -> protocol.Welcome:
+    """The answer to a `hello`, in the version it asked for."""
+    return protocol.Welcome(version=version, session=session, server=SERVER_NAME)
 
 
 def games() -> protocol.Games:
@@ -119,7 +134,7 @@ def _seat_view(table: Table, seat: Seat, hints: bool, illegal: Illegal) -> dict[
         "time": table.time,
         "hints": hints,
         "illegal": illegal,
-        "state": table.state.to_data(),
+        "state": table.position.state,
     }
 
 
@@ -152,8 +167,9 @@ def watching(table: Table) -> protocol.Watching:
         players=list(table.players),
         options=table.options,
         time=table.time,
-        state=table.state.to_data(),
+        state=table.position.state,
         moves=list(table.moves),
+        to_move=table.position.to_move,
     )
 
 
@@ -163,8 +179,10 @@ def game_over(table: Table, ending: Ending) -> protocol.GameOver:
         result=ending.result,
         winner=ending.winner,
         reason=ending.reason,
-        state=table.state.to_data(),
+        state=table.position.state,
         moves=list(table.moves),
+        termination=ending.termination,
+        clocks_ms=ending.clocks_ms,
     )
 
 
@@ -173,15 +191,16 @@ def game_over(table: Table, ending: Ending) -> protocol.GameOver:
 
 def your_turn(
     match: int,
-    state: State[Any],
+    ply: int,
+    position: protocol.Position,
     legal: list[str] | None,
     time_left: float,
     clocks: list[float] | None,
 ) -> protocol.YourTurn:
     return protocol.YourTurn(
         match=match,
-        ply=state.ply,
-        state=state.to_data(),
+        ply=ply,
+        state=position.state,
         legal=legal,
         time_left=time_left,
         clocks=clocks,
@@ -195,6 +214,7 @@ def move_accepted(
     elapsed: float,
     compensation: float,
     clocks: list[float] | None,
+    position: protocol.Position,
 ) -> protocol.MoveAccepted:
     return protocol.MoveAccepted(
         match=match,
@@ -203,6 +223,7 @@ def move_accepted(
         elapsed=elapsed,
         compensation=compensation,
         clocks=clocks,
+        position=position,
     )
 
 
@@ -214,6 +235,7 @@ def opponent_moved(
     elapsed: float,
     compensation: float,
     clocks: list[float] | None,
+    position: protocol.Position,
 ) -> protocol.OpponentMoved:
     return protocol.OpponentMoved(
         match=match,
@@ -223,6 +245,7 @@ def opponent_moved(
         elapsed=elapsed,
         compensation=compensation,
         clocks=clocks,
+        position=position,
     )
 
 

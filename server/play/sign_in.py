@@ -59,7 +59,7 @@ class SignIn:
         account = self.accounts.get(session)
         if account is not None:
             self._sign_in(account.name, session)
-        session.send(messages.welcome(session.token))
+        session.send(messages.welcome(session.token, hello.version))
         session.welcomed.set()
         if hello.resume is not None:
             self._resume(session, hello.resume)
@@ -68,11 +68,11 @@ class SignIn:
         self, session: Session, hello: protocol.Hello
     ) -> tuple[ErrorCode, str] | None:
         """Why this `hello` is refused (the code and a sentence), or None."""
-        if hello.version != protocol.PROTOCOL_VERSION:
+        if hello.version not in protocol.VERSIONS:
+            versions = " and ".join(map(str, protocol.VERSIONS))
             return (
                 ErrorCode.VERSION_MISMATCH,
-                f"this server speaks protocol version {protocol.PROTOCOL_VERSION},"
-                f" not {hello.version}",
+                f"this server speaks protocol versions {versions}, not {hello.version}",
             )
         wait = self._tokens.gate.wait(session.address, trio.current_time())
         if hello.token is not None and wait > 0:

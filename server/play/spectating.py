@@ -20,6 +20,7 @@ from arbiter.server.play.messages import Ending, Table
 from arbiter.server.play.seating import Seating
 from arbiter.server.play.snapshots import Shown, nothing_to_show, snapshots
 from arbiter.server.storage.interface import Storage
+from arbiter.server.storage.records import FullRecord
 
 log = logging.getLogger(__name__)
 
@@ -92,15 +93,30 @@ class Spectating:
             record.players,
             record.options,
             record.time_control,
-            state,
+            protocol.Position(state.to_data(), None),  # nobody is to move in a finished match
             record.notation,
         )
         assert record.result is not None
         assert record.reason is not None
-        ending = Ending(record.result, record.winner, record.reason, record.termination)
+        ending = Ending(
+            record.result, record.winner, record.reason, record.termination, final_clocks_ms(record)
+        )
         shown = (
             protocol.Encoded(messages.watching(table)),
             protocol.Encoded(messages.game_over(table, ending)),
         )
         self.snapshots.put(match_id, shown)
         return shown
+
+
+def final_clocks_ms(record: FullRecord) -> list[int] | None:
+    """A finished match's game clocks as its moves left them, in milliseconds (a seat that
+    never moved has its whole clock); None without a game clock."""
+    start = record.time_control.get("clock")
+    if start is None:
+        return None
+    clocks = [float(start), float(start)]
+    for row in record.moves:
+        if row.clock is not None:
+            clocks[record.seats.index(row.seat)] = row.clock
+    return [round(seconds * 1000) for seconds in clocks]

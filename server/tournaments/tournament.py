@@ -698,7 +698,7 @@ class Runner:
             [game.first, game.second],
             options,
             tournament.row.time_control,
-            state,
+            messages.position_of(rules, state),
             moved,
         )
         seek.session.send(messages.match_started(table, seat, seek.hints, Illegal.FORFEIT))

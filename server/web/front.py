@@ -243,20 +243,15 @@ def web_app(lobby: Lobby, doorway: Doorway, door: Door, storage: Storage) -> ASG
     shared = shared_by_pages()
     records = Records(storage)
 
-    async def answer(read: Awaitable[dict[str, Any] | None]) -> JSONResponse:
+    async def answer(read: Awaitable[dict[str, Any]]) -> JSONResponse:
         try:
             found = await read
         except StoreError:  # any of them, whichever engine: the log has the sentence
             return JSONResponse({"error": UNREADABLE}, status_code=503)
-        if found is None:
-            return JSONResponse({"error": "no finished match by that number"}, status_code=404)
         return JSONResponse(found)
 
     async def games_of(request: Request) -> JSONResponse:
         return await answer(records.games_of(request.path_params["name"]))
-
-    async def ending_of(request: Request) -> JSONResponse:
-        return await answer(records.ending(request.path_params["match"]))
 
     files = shipped()
     not_there = Response("no such file", 404, media_type="text/plain")
@@ -296,7 +291,6 @@ def web_app(lobby: Lobby, doorway: Doorway, door: Door, storage: Storage) -> ASG
     routes: list[BaseRoute] = [Route(path, shell) for path in PAGES]
     routes.append(WebSocketRoute("/socket", socket))
     routes.append(Route("/records/player/{name}", games_of))
-    routes.append(Route("/records/match/{match:int}", ending_of))
     routes.append(Route("/static/{name}", static))
     return Rationed(Starlette(routes=routes), doorway, door)
 

@@ -1,16 +1,16 @@
-"""The positions of the matches pages are shown, computed once per match and ply for every page.
+"""The positions of the matches pages are shown, kept once per match and ply for every page.
 
-A page cannot play moves without the rules, so the web front sends it positions, and the only
-way to a position is to play every move before it. Doing that per page (or per `watching`) would
-cost a long game's whole replay for each spectator, on the event loop. Instead one `History` per
-match follows it, move after move, shared by all pages: each move of a followed match is played
-once, whoever watches it. A page that starts watching gets the latest `KEPT_PLIES` positions
-(`positions`), whatever the game's length, so its first message is bounded too.
+A page cannot play moves without the rules, so the web front sends it positions. The server
+sends each move's position with the move (protocol version 2, which pages speak): one `History`
+per match keeps them as they come, shared by all pages, so no rules run for a followed match.
+A page that starts watching gets the latest `KEPT_PLIES` positions (`positions`), whatever the
+game's length, so its first message is bounded too.
 
-A match no page has followed yet (a long game that TCP clients played) must be replayed once to
-reach its latest positions: up to `INLINE_PLIES` moves are played on the event loop, more in a
-worker thread (one replay at a time server-wide), while every other page asking for the same
-match waits for that one replay rather than starting its own.
+A match no page has followed yet (a long game that TCP clients played) has sent none of its
+earlier positions, so it is replayed once to reach its latest ones: up to `INLINE_PLIES` moves
+are played on the event loop, more in a worker thread (one replay at a time server-wide), while
+every other page asking for the same match waits for that one replay rather than starting its
+own.
 """
 
 from __future__ import annotations
@@ -90,6 +90,14 @@ class History:
         self.keep(position)
         return position
 
+    def arrived(self, data: dict[str, Any], to_move: str | None) -> Position:
+        """Take the position the server sent with the next move (its state's data and the seat
+        to move): read, not played."""
+        self.state = self.game.state_from_data(data)
+        position = Position(json.dumps(data, separators=(",", ":")), to_move)
+        self.keep(position)
+        return position
+
     def keep(self, position: Position) -> None:
         if len(self.kept) == self.kept.maxlen:
             self.weight -= len(self.kept[0].text)
@@ -139,15 +147,21 @@ class Histories:
         history = self.get(match)
         return None if history is None else history.game
 
-    def played(self, match: int, ply: int, move: str) -> Position | None:
-        """The position after move number `ply` of `match`, `move`: played on its history if
-        that is at the ply before, else as kept; None if the match is not followed."""
+    def played(
+        self, match: int, ply: int, move: str, sent: dict[str, Any] | None = None
+    ) -> Position | None:
+        """The position after move number `ply` of `match`, `move`: the one the server `sent`
+        with it (`{"state", "to_move"}`), else played, on its history if that is at the ply
+        before, else as kept; None if the match is not followed."""
         history = self.get(match)
         if history is None:
             return None
         if history.ply == ply - 1:
             try:
-                position = history.play(move)
+                if sent is None:
+                    position = history.play(move)
+                else:
+                    position = history.arrived(sent["state"], sent["to_move"])
             except GameError:
                 return None
             self.put(match, history)

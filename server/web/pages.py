@@ -2,16 +2,17 @@
 
 A page speaks the protocol's messages as JSON objects, one a WebSocket message; the session
 behind it reads and writes ordinary frames, so every check, size and rate of a TCP client holds.
-What a page cannot work out without the rules is added on the way out, computed by the game's
-own Python (`history`): the position after each move (`state` on `move_accepted` and
-`opponent_moved`), the latest positions of a match shown from its start (`states` on `watching`
-and `resumed`, from the ply `states_from`: at most `history.KEPT_PLIES` of them, so the message
-is bounded whatever the game's length), and the seat to move after them (`to_move`, nil once
-the game is over; `resumed` has its own `to_move`, whether a `your_turn` follows, which is
-kept). So that a page knows no game, it is also sent the game's description of its boards
-(`boards` on `match_started`, `watching` and `resumed`), the squares each move touched
-(`squares` on a move, `move_squares` with a match's moves) and the squares a person clicks for
-each legal move (`paths` on `your_turn`), all from the rules module (`boards`).
+What a page cannot work out without the rules is added on the way out (`history`): the position
+after each move (`state` and `to_move` on `move_accepted` and `opponent_moved`, as the server
+sent it in the frame's `position`), the latest positions of a match shown from its start
+(`states` on `watching` and `resumed`, from the ply `states_from`: at most
+`history.KEPT_PLIES` of them, so the message is bounded whatever the game's length), and the
+seat to move after them (`to_move`, nil once the game is over; `resumed` has its own
+`to_move`, whether a `your_turn` follows, which is kept). So that a page knows no game, it is
+also sent the game's description of its boards (`boards` on `match_started`, `watching` and
+`resumed`), the squares each move touched (`squares` on a move, `move_squares` with a match's
+moves) and the squares a person clicks for each legal move (`paths` on `your_turn`), all from
+the rules module (`boards`).
 
 Spectators of one match all receive the same frame for a move, so the translation of a
 frame is kept (`Translations`, the most recent ones within `TRANSLATION_BYTES`, shared by every
@@ -136,12 +137,18 @@ class PageWire:
         return dumped(message)
 
     def _moved(self, message: dict[str, Any], match: int) -> str:
-        """A move with the position it reached and the squares it touched."""
+        """A move with the position it reached (the one its frame carries) and, for a match the
+        pages follow, the squares it touched."""
         histories = self._shared.histories
-        position = histories.played(match, message["ply"], message["move"])
-        game = histories.game_of(match)
-        if position is None or game is None:
+        sent = message.pop("position", None)
+        position = histories.played(match, message["ply"], message["move"], sent)
+        if position is None and sent is not None:
+            position = Position(json.dumps(sent["state"], separators=(",", ":")), sent["to_move"])
+        if position is None:
             return dumped(message)
+        game = histories.game_of(match)
+        if game is None:
+            return dumped(message, state=position.text, to_move=position)
         squares = squares_json(game, message["move"])
         return dumped(message, state=position.text, squares=squares, to_move=position)
 

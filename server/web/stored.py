@@ -1,12 +1,11 @@
 """What pages read from the store where the protocol has no request for it: a player's finished
-games (the player page), and how a finished match ended (its termination kind, which `game_over`
-does not carry). Asked of the server's `Storage`, like everything else it keeps: the web front
-holds no SQL and knows no engine. Whatever the store fails at arrives as a
+games (the player page). Asked of the server's `Storage`, like everything else it keeps: the web
+front holds no SQL and knows no engine. Whatever the store fails at arrives as a
 `server.storage.errors.StoreError`, which the routes answer with a sentence.
 
-`Records` keeps what does not change (a finished match's ending) and reuses a player's games for a
-few seconds; a crowd asking for the same thing at once shares one read of it rather than queueing
-a read each (a player's page reads up to `SHOWN_GAMES` whole records).
+`Records` reuses a player's games for a few seconds; a crowd asking for the same thing at once
+shares one read of it rather than queueing a read each (a player's page reads up to `SHOWN_GAMES`
+whole records).
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from arbiter.server.common.recent import Recent
 from arbiter.server.storage.errors import StoreError
 from arbiter.server.storage.interface import Storage
 from arbiter.server.storage.records import FullRecord
-from arbiter.server.storage.statuses import MatchStatus
 
 log = logging.getLogger(__name__)
 
@@ -31,22 +29,17 @@ LISTED = ("game", "seats", "players", "result", "winner", "reason", "termination
 """The fields of a `FullRecord` the pages show as they are."""
 SHOWN_GAMES = 200
 """The player's latest finished games listed; older ones are in `arbiter export`."""
-KEPT_ENDINGS = 4096
-"""Finished matches' endings kept once read (a few hundred bytes each; they never change)."""
 PLAYER_SECONDS = 5.0
 """How long a player page's games are reused before they are read again."""
 KEPT_PLAYERS = 256
 
 
-def shown(record: FullRecord) -> dict[str, Any]:
-    """A finished match as both views give it: its number and its `LISTED` fields."""
-    return {"match": record.id, **{field: getattr(record, field) for field in LISTED}}
-
-
 def listed(record: FullRecord) -> dict[str, Any]:
-    """A finished match as the player page lists it: `shown`, its length and its tournament."""
+    """A finished match as the player page lists it: its number, its `LISTED` fields, its length
+    and its tournament."""
     tournament = record.tournament and record.tournament["name"]
-    return {**shown(record), "moves": len(record.moves), "tournament": tournament}
+    fields = {field: getattr(record, field) for field in LISTED}
+    return {"match": record.id, **fields, "moves": len(record.moves), "tournament": tournament}
 
 
 @dataclass
@@ -63,7 +56,6 @@ class Records:
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
-        self._endings: Recent[int, dict[str, Any]] = Recent(KEPT_ENDINGS)
         self._players: Recent[str, tuple[float, dict[str, Any]]] = Recent(KEPT_PLAYERS)
         self._under_way: dict[tuple[str, object], Reading] = {}
 
@@ -88,22 +80,6 @@ class Records:
         finally:
             del self._under_way[key]
             reading.done.set()
-
-    async def ending(self, match: int) -> dict[str, Any] | None:
-        """How finished match `match` ended (result, winner, reason, termination), or None while
-        it is in play or when there is no such match."""
-        found = self._endings.get(match)
-        if found is None:
-            found = await self._read(("ending", match), lambda: self._ending(match), "an ending")
-            if found is not None:  # a match in play has none yet
-                self._endings.put(match, found)
-        return found
-
-    async def _ending(self, match: int) -> dict[str, Any] | None:
-        record = await self.storage.load_match(match)
-        if record is None or record.status != MatchStatus.FINISHED:
-            return None
-        return shown(record)
 
     async def games_of(self, name: str) -> dict[str, Any]:
         """The latest `SHOWN_GAMES` finished games `name` played, newest first."""

@@ -41,5 +41,7 @@ async def test_the_node_client_plays_a_full_game_against_random(
     out = done[0].stdout.decode()
     (record,) = records
     assert sorted(record.players) == ["node-random", "random"]
+    assert "(protocol 2)" in out
     assert f"game over after {len(record.moves)} moves: win, {record.winner} wins" in out
+    assert "[rule]" in out, "the termination kind of version 2"
     assert replay("amazons", {}, record.moves).outcome() is not None, "ended by the rules"

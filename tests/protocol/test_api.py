@@ -33,7 +33,8 @@ def test_all_lists_only_real_names() -> None:
 
 
 def test_constants() -> None:
-    assert protocol.PROTOCOL_VERSION == 1
+    assert protocol.VERSIONS == (1, 2)
+    assert protocol.PROTOCOL_VERSION == 2
     assert protocol.DEFAULT_MAX_FRAME == 64 * 1024
 
 

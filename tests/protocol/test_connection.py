@@ -18,6 +18,7 @@ from arbiter.protocol import (
     ERROR_CODES,
     MESSAGE_TYPES,
     NEED_DATA,
+    PROTOCOL_VERSION,
     SERVER,
     Connection,
     Error,
@@ -52,9 +53,11 @@ PING_FRAME = encode_frame(Ping(nonce=1).to_wire())
 class Pair:
     """A client and a server `Connection` joined by an in-memory pipe."""
 
-    def __init__(self, max_frame: int = 64 * 1024) -> None:
+    def __init__(self, max_frame: int = 64 * 1024, version: int = 1) -> None:
         self.client = Connection(CLIENT, max_frame=max_frame)
         self.server = Connection(SERVER, max_frame=max_frame)
+        self.hello = Hello(version=version, name="ann")
+        self.welcome = Welcome(version=version, session="s1", server="arbiter")
 
     def end(self, role: Role) -> Connection:
         return self.client if role is CLIENT else self.server
@@ -71,8 +74,8 @@ class Pair:
         return received
 
     def handshake(self) -> Pair:
-        self.send(CLIENT, HELLO)
-        self.send(SERVER, WELCOME)
+        self.send(CLIENT, self.hello)
+        self.send(SERVER, self.welcome)
         assert self.client.phase is self.server.phase is Phase.OPEN
         return self
 
@@ -80,11 +83,11 @@ class Pair:
         """Bring the pair to the phase in which `message` may be sent."""
         if message.TYPE == "hello":
             return self
-        self.send(CLIENT, HELLO)
+        self.send(CLIENT, self.hello)
         return self if message.TYPE == "welcome" else self.send_welcome()
 
     def send_welcome(self) -> Pair:
-        self.send(SERVER, WELCOME)
+        self.send(SERVER, self.welcome)
         return self
 
 
@@ -424,9 +427,9 @@ def test_eof_in_the_middle_of_a_frame_is_fatal() -> None:
 
 def test_repr_names_role_and_phase() -> None:
     pair = opened()
-    assert repr(pair.client) == "<Connection client OPEN>"
+    assert repr(pair.client) == "<Connection client v1 OPEN>"
     peer_error(pair.server, (10**6).to_bytes(4, "big"))
-    assert repr(pair.server) == "<Connection server dead>"
+    assert repr(pair.server) == "<Connection server v1 dead>"
 
 
 # -- a whole conversation ----------------------------------------------------------------------
@@ -466,13 +469,13 @@ def test_any_valid_message_round_trips_through_send_and_next_message(
     message: Message, data: st.DataObject
 ) -> None:
     sender = data.draw(st.sampled_from(sorted(message.SENDERS, key=lambda role: role.value)))
-    pair = Pair().ready_for(message)
+    pair = Pair(version=PROTOCOL_VERSION).ready_for(message)
     frame = pair.end(sender).send(message)
     receiver = pair.end(sender.peer)
     receiver.receive_data(frame)
     received = receiver.next_message()
     assert received == message
-    assert encode_frame(received.to_wire()) == frame, "the encoding is canonical"
+    assert encode_frame(received.to_wire(PROTOCOL_VERSION)) == frame, "the encoding is canonical"
     assert pair.client.phase is pair.server.phase
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 from pathlib import Path
 from types import ModuleType
@@ -86,3 +87,24 @@ def test_example_session_first_turn_offers_the_eight_opening_slides() -> None:
     assert sorted(first_turn.legal or []) == sorted(
         ["B4C4", "B6C6", "D2D3", "F2F3", "C7C6", "E7E6", "G3F3", "G5F5"]
     )
+
+
+@pytest.mark.parametrize(("block", "version"), [("example-session", 1), ("example-session-v2", 2)])
+def test_the_raw_example_sessions_in_the_doc_still_play(block: str, version: int) -> None:
+    """Each line of the doc's example session, as printed, is a frame of the stated size that a
+    client and a server `Connection` pass in order: the version 1 session plays unchanged."""
+    text = DOC.read_text()
+    body = text[text.index(f"<!-- BEGIN {block} -->") : text.index(f"<!-- END {block} -->")]
+    ends = {role: protocol.Connection(role) for role in (protocol.CLIENT, protocol.SERVER)}
+    lines = re.findall(r"^(C->S|S->C) +(\d+)  (\{.*\})$", body, re.MULTILINE)
+    assert len(lines) > 10
+    for arrow, size, shown in lines:
+        sender = protocol.CLIENT if arrow == "C->S" else protocol.SERVER
+        frame = protocol.encode_frame(json.loads(shown))
+        assert len(frame) == int(size)
+        receiver = ends[sender.peer]
+        receiver.receive_data(frame)
+        message = receiver.next_message()
+        assert isinstance(message, protocol.Message)
+        assert ends[sender].send(message) == frame, "sent again, the same bytes"
+    assert ends[protocol.CLIENT].version == ends[protocol.SERVER].version == version

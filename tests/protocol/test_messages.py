@@ -20,6 +20,7 @@ from arbiter import protocol
 from arbiter.protocol import (
     CLIENT,
     MESSAGE_TYPES,
+    PROTOCOL_VERSION,
     SERVER,
     Error,
     ErrorCode,
@@ -31,6 +32,7 @@ from arbiter.protocol import (
     Move,
     PeerError,
     Ping,
+    Position,
     Resumed,
     Seek,
     Watching,
@@ -106,6 +108,12 @@ def _base_values(spec: FieldSpec) -> st.SearchStrategy[Any]:
             return st.dictionaries(st.text(max_size=8), PLAIN, max_size=5)
         case "maps":
             return st.lists(st.dictionaries(NAMES, PLAIN, max_size=4), max_size=3)
+        case "clocks_ms":
+            return st.lists(st.integers(0, MAX_COUNT), min_size=2, max_size=2)
+        case "position":
+            return st.builds(
+                Position, st.dictionaries(st.text(max_size=8), PLAIN, max_size=5), st.none() | NAMES
+            )
     raise AssertionError(f"no strategy for {spec.kind}")
 
 
@@ -200,9 +208,21 @@ def test_defaults_are_fresh_per_message() -> None:
 @settings(max_examples=300, deadline=None)
 @given(message=messages())
 def test_every_valid_message_survives_wire_map_and_msgpack(message: Message) -> None:
-    wire = message.to_wire()
-    assert message_from_wire(wire) == message
-    assert message_from_wire(msgpack.unpackb(msgpack.packb(wire), raw=False)) == message
+    wire = message.to_wire(PROTOCOL_VERSION)
+    assert message_from_wire(wire, PROTOCOL_VERSION) == message
+    decoded = msgpack.unpackb(msgpack.packb(wire), raw=False)
+    assert message_from_wire(decoded, PROTOCOL_VERSION) == message
+
+
+@settings(max_examples=300, deadline=None)
+@given(message=messages())
+def test_version_1_carries_exactly_the_fields_version_1_defined(message: Message) -> None:
+    """What a version 1 peer gets of a message: its first fields alone, read back without the
+    later ones."""
+    later = {name: None for name, since in message.SINCE.items() if since > 1}
+    wire = message.to_wire(1)
+    assert list(wire) == ["type", *(name for name, _ in message.FIELDS if name not in later)]
+    assert message_from_wire(wire) == dataclasses.replace(message, **later)  # type: ignore[type-var]
 
 
 # -- schema errors from the wire ---------------------------------------------------------------

@@ -192,7 +192,7 @@ async def test_http_over_an_addresss_budget_is_refused_while_others_are_served(
         refusal = next(body for status, body in answers if status == 429)
         assert "requests/s (a page costs 50) from 127.0.0.1" in refusal
         assert (await http_get(web, "/static/style.css", source="127.0.0.2"))[0] == 200
-        records = [(await http_get(web, "/records/match/1", "127.0.0.3"))[0] for _ in range(4)]
+        records = [(await http_get(web, "/records/player/x", "127.0.0.3"))[0] for _ in range(4)]
         assert records.count(429) == 4 - int(5 * PAGE_COST // RECORD_COST), records
 
 
@@ -256,7 +256,7 @@ async def h11_answer(stream: trio.SocketStream, http: h11.Connection) -> tuple[i
     "unfinished",
     [
         b"GET / HTTP/1.1\r\nHost: x\r\n",  # headers never finished
-        b"POST /records/match/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n",  # body
+        b"POST /records/player/x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n",  # body
     ],
 )
 async def test_a_request_never_finished_is_closed_within_its_deadline(

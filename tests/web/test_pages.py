@@ -135,3 +135,18 @@ def watching_shobu(move: str) -> dict[str, Any]:
         "state": start.play(game.parse_move(move)).to_data(),
         "moves": [move],
     }
+
+
+async def test_a_move_of_version_2_is_shown_in_the_position_the_server_sent_not_replayed() -> None:
+    """The page gets the frame's own position (here one the rules would never reach, so a
+    replay would show another), flattened into `state` and `to_move` as before."""
+    game = get_game(GAME)
+    first = game.format_move(game.initial_state({}).legal_moves()[0])
+    sent = {"state": game.initial_state({}).to_data(), "to_move": "white"}
+    wire = PageWire(shared_by_pages())
+    await wire.feed(encode_frame(watching([])))
+    (text,) = await wire.feed(encode_frame({**moved(1, first), "position": sent}))
+    shown = json.loads(text)
+    assert "position" not in shown
+    assert shown["state"] == sent["state"]
+    assert shown["to_move"] == "white"

@@ -23,7 +23,7 @@ export class MatchView {
     this.clockAt = performance.now();
     this.toMove = null;
     this.over = null;
-    this.termination = null; // the store's termination kind, once over
+    this.termination = null; // how it ended as a fixed kind (game_over's), once over
     this.status = element("p", { class: "note", text: "connecting…" });
     this.title = element("h1", { text: `Match ${matchId}` });
     this.board = element("div", { class: "board-box" });
@@ -77,7 +77,7 @@ export class MatchView {
       case "game_over":
         this.over = message;
         this.toMove = null;
-        this.readTermination();
+        this.termination = message.termination ?? null;
         break;
       case "error":
         say(this.status, message.message, "error");
@@ -88,15 +88,6 @@ export class MatchView {
       default:
         return;
     }
-    this.render();
-  }
-
-  // How the match ended as a fixed kind (`time`, `resignation`, `rule`...): `game_over` says it
-  // only in words, the store keeps the kind (it is stored before `game_over` is sent).
-  async readTermination() {
-    const answer = await fetch(`/records/match/${this.matchId}`);
-    if (!answer.ok) return;
-    this.termination = (await answer.json()).termination;
     this.render();
   }
 

@@ -1,7 +1,7 @@
 // One protocol client over a WebSocket: the messages of docs/protocol.md as JSON objects, one a
 // WebSocket message. The server treats this page as any TCP client; pings are answered here.
 
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
 
 export function spectatorName() {
   return `web-${Math.random().toString(16).slice(2, 10)}`;
