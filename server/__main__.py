@@ -139,14 +139,18 @@ def _parser() -> argparse.ArgumentParser:
         default="text",
         help="text lines for people, or json: one object a line (time, level, event, fields)",
     )
-    limits = parser.add_argument_group("limits on an open network")
+    _add_limit_flags(parser.add_argument_group("limits on an open network"))
+    return parser
+
+
+def _add_limit_flags(limits: argparse._ArgumentGroup) -> None:
+    """A flag for each limit of `Admission` and `Limits`, its default in its help."""
     defaults: list[Admission | Limits] = [DEFAULT] * len(LIMIT_FLAGS) + [Limits()] * len(HOLD_FLAGS)
     for (flag, name, kind, text), of in zip(LIMIT_FLAGS + HOLD_FLAGS, defaults, strict=True):
         default = getattr(of, name)
         text += "" if "default" in text else f" (default {default:g})"
         metavar = "SECONDS" if kind is seconds else "N"
         limits.add_argument(flag, type=kind, default=default, dest=name, metavar=metavar, help=text)
-    return parser
 
 
 def port_number(text: str) -> int:

@@ -23,6 +23,7 @@ import msgpack
 
 from arbiter import protocol
 from arbiter.games import describe_options
+from arbiter.server.play import messages
 from arbiter.server.play.match import Match
 from arbiter.server.play.seeks import Seek, Seeks
 from arbiter.server.play.tournament_desk import Listed
@@ -79,7 +80,7 @@ def match_entry(match: Match, now: float) -> dict[str, Any]:
         used = turn.elapsed(now)
         to_move = match.game.seats[turn.seat]
         time_left = max(0.0, turn.clock.allowance() - used)
-        clocks = match.wire_clocks()
+        clocks = messages.wire_clocks(match.control, match.clocks)
         if clocks is not None:
             clocks[turn.seat] = max(0.0, clocks[turn.seat] - used)
     return {

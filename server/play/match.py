@@ -55,7 +55,7 @@ from arbiter.server.play.commit_gate import CommitGate
 from arbiter.server.play.defaults import DefaultKind, Illegal, lost_by_default, time_loss
 from arbiter.server.play.gallery import Gallery
 from arbiter.server.play.hints import Hints
-from arbiter.server.play.messages import Ending, Table
+from arbiter.server.play.messages import Ending, Positions, Table, wire_clocks
 from arbiter.server.play.turn import Turn, TurnClock
 from arbiter.server.storage.errors import NotStored
 
@@ -148,13 +148,9 @@ class Match:
     """Events that came before the first turn, handled as it begins."""
     _failure: Exception | None = field(default=None, init=False, repr=False)
     _moves_before: int = field(default=0, init=False, repr=False)
-    _shown: tuple[State[Any], protocol.Position] | None = field(
-        default=None, init=False, repr=False
-    )
-    """The position as it stands, with the state it was built from: built once per move for
-    every frame that shows it (the mover's, the opponent's, the spectators', the next turn's)."""
     """The moves stored before this run (a tournament game resumed): the gate counts the rest."""
     _hints: Hints = field(init=False, repr=False)
+    _positions: Positions = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.state = self.game.initial_state(self.options)
@@ -162,6 +158,7 @@ class Match:
         self._gate = CommitGate(self.storage, self._storage_failed)
         self._clock = TurnClock(self.grace, self.stalls)
         self._hints = Hints(self.game)
+        self._positions = Positions(self.game)
 
     @property
     def players(self) -> list[str]:
@@ -217,8 +214,10 @@ class Match:
     async def run(self) -> Outcome:
         """Play the match to its end and record the result."""
         _log_started(self)
+        table = self.table()
         for seat, session in enumerate(self.sessions):
-            self._gate.tell(session, self._started_message(seat))
+            started = messages.match_started(table, seat, self.hints[seat], self.illegal[seat])
+            self._gate.tell(session, started)
             if session.closed:
                 self._clock.left(seat, trio.current_time())
         self._moves_before = len(self.moves)
@@ -302,7 +301,9 @@ class Match:
         """A reconnected client resumes its seat (`server.play.seating` seated it): the whole
         match, then its turn if it is one."""
         self.away.pop(seat, None)
-        self._gate.tell(session, self._resumed_message(seat, to_move=turn is not None))
+        table, hints, illegal = self.table(), self.hints[seat], self.illegal[seat]
+        clocks, to_move = wire_clocks(self.control, self.clocks), turn is not None
+        self._gate.tell(session, messages.resumed(table, seat, hints, illegal, clocks, to_move))
         if turn is not None:
             self._gate.tell(session, self._your_turn_message(seat, turn))
 
@@ -334,7 +335,7 @@ class Match:
                 self.id, after.ply, name, notation, elapsed, charge.compensation, charge.clock_after
             )
         )
-        clocks, position = self.wire_clocks(), self.position()
+        clocks, position = wire_clocks(self.control, self.clocks), self._positions.of(self.state)
         compensation = charge.compensation
         self._gate.tell(
             self.sessions[seat],
@@ -366,18 +367,6 @@ class Match:
         logs.event(log, "seat_defaulted", match=self.id, seat=seat_name, player=player, kind=kind)
         return lost_by_default(seat, kind, reason)
 
-    def wire_clocks(self) -> list[float] | None:
-        """Both clocks' time left as messages carry them (None without a game clock)."""
-        if self.control.clock is None:
-            return None
-        return [clock.remaining or 0.0 for clock in self.clocks]
-
-    def position(self) -> protocol.Position:
-        """The position as it stands and the seat to move in it, built once per state."""
-        if self._shown is None or self._shown[0] is not self.state:
-            self._shown = (self.state, messages.position_of(self.game, self.state))
-        return self._shown[1]
-
     async def _finish(self, outcome: Outcome) -> Outcome:
         """Store the result, then announce it, after every move; or, if a move or the result
         could not be stored, announce the end `UNSTORED` and have it stored when it can be."""
@@ -394,8 +383,7 @@ class Match:
             self._forget_unstored_moves()
             self.storage.finish_unstored(self.id, outcome.reason, len(self.moves))
             log.error("match %d ends: the server could not store it (%s)", self.id, failure)
-        clocks = self.wire_clocks()
-        clocks_ms = None if clocks is None else [round(seconds * 1000) for seconds in clocks]
+        clocks_ms = messages.in_ms(wire_clocks(self.control, self.clocks))
         ending = Ending.of(outcome, self.game.seats, clocks_ms)
         _log_ended(self, ending)
         over = messages.game_over(self.table(), ending)
@@ -417,21 +405,13 @@ class Match:
 
     def table(self) -> Table:
         """The match as its messages describe it, as it stands."""
-        time = self.control.to_wire()
-        position = self.position()
+        time, position = self.control.to_wire(), self._positions.of(self.state)
         return Table(self.id, self.game, self.players, self.options, time, position, self.moves)
-
-    def _started_message(self, seat: Seat) -> protocol.MatchStarted:
-        return messages.match_started(self.table(), seat, self.hints[seat], self.illegal[seat])
-
-    def _resumed_message(self, seat: Seat, to_move: bool) -> protocol.Resumed:
-        table, hints, illegal = self.table(), self.hints[seat], self.illegal[seat]
-        return messages.resumed(table, seat, hints, illegal, self.wire_clocks(), to_move)
 
     def _your_turn_message(self, seat: Seat, turn: Turn) -> protocol.YourTurn:
         legal = self._hints.offer(self.state) if self.hints[seat] else None
         time_left = turn.time_left(trio.current_time())
-        position, clocks = self.position(), self.wire_clocks()
+        position, clocks = self._positions.of(self.state), wire_clocks(self.control, self.clocks)
         return messages.your_turn(self.id, self.state.ply, position, legal, time_left, clocks)
 
 

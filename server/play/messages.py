@@ -21,7 +21,7 @@ from typing import Any
 
 from arbiter import protocol
 from arbiter.games import GAME_NAMES, Game, Outcome, Seat, State, get_game
-from arbiter.protocol import ErrorCode, TimeControl
+from arbiter.protocol import ErrorCode, SeatClock, TimeControl
 from arbiter.server.play.defaults import Illegal
 
 SERVER_NAME = "arbiter 0.1.0"
@@ -62,6 +62,35 @@ class Ending:
         winner = None if outcome.winner is None else seats[outcome.winner]
         termination = outcome.termination.value
         return cls(outcome.result.value, winner, outcome.reason, termination, clocks_ms)
+
+
+class Positions:
+    """One match's positions as its frames show them: built once per state, the same object for
+    every frame that shows it (the mover's, the opponent's, the spectators', the next turn's)."""
+
+    __slots__ = ("_game", "_latest")
+
+    def __init__(self, game: Game[Any, Any]) -> None:
+        self._game = game
+        self._latest: tuple[State[Any], protocol.Position] | None = None
+
+    def of(self, state: State[Any]) -> protocol.Position:
+        latest = self._latest
+        if latest is None or latest[0] is not state:
+            latest = self._latest = (state, position_of(self._game, state))
+        return latest[1]
+
+
+def wire_clocks(control: TimeControl, clocks: Sequence[SeatClock]) -> list[float] | None:
+    """Both game clocks' time left as messages carry them (None without a game clock)."""
+    if control.clock is None:
+        return None
+    return [clock.remaining or 0.0 for clock in clocks]
+
+
+def in_ms(clocks: list[float] | None) -> list[int] | None:
+    """Clocks in whole milliseconds, as `game_over` carries them."""
+    return None if clocks is None else [round(seconds * 1000) for seconds in clocks]
 
 
 def position_of(game: Game[Any, Any], state: State[Any]) -> protocol.Position:

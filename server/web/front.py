@@ -50,7 +50,7 @@ from arbiter.server.play.admitted import serve_admitted
 from arbiter.server.play.lobby import Lobby
 from arbiter.server.storage.errors import StoreError
 from arbiter.server.storage.interface import Storage
-from arbiter.server.web.pages import shared_by_pages
+from arbiter.server.web.pages import Shared, shared_by_pages
 from arbiter.server.web.socket import WebSocketStream
 from arbiter.server.web.stored import Records
 
@@ -240,18 +240,14 @@ UNREADABLE = "the records cannot be read now (the server's log says why): try ag
 
 def web_app(lobby: Lobby, doorway: Doorway, door: Door, storage: Storage) -> ASGIApp:
     """The pages, the static files, the WebSocket endpoint and the records of one server."""
-    shared = shared_by_pages()
     records = Records(storage)
 
-    async def answer(read: Awaitable[dict[str, Any]]) -> JSONResponse:
+    async def games_of(request: Request) -> JSONResponse:
         try:
-            found = await read
+            found = await records.games_of(request.path_params["name"])
         except StoreError:  # any of them, whichever engine: the log has the sentence
             return JSONResponse({"error": UNREADABLE}, status_code=503)
         return JSONResponse(found)
-
-    async def games_of(request: Request) -> JSONResponse:
-        return await answer(records.games_of(request.path_params["name"]))
 
     files = shipped()
     not_there = Response("no such file", 404, media_type="text/plain")
@@ -261,6 +257,20 @@ def web_app(lobby: Lobby, doorway: Doorway, door: Door, storage: Storage) -> ASG
 
     async def static(request: Request) -> Response:
         return files.get(request.path_params["name"], not_there)
+
+    routes: list[BaseRoute] = [Route(path, shell) for path in PAGES]
+    socket = websocket_endpoint(lobby, doorway, door, shared_by_pages())
+    routes.append(WebSocketRoute("/socket", socket))
+    routes.append(Route("/records/player/{name}", games_of))
+    routes.append(Route("/static/{name}", static))
+    return Rationed(Starlette(routes=routes), doorway, door)
+
+
+def websocket_endpoint(
+    lobby: Lobby, doorway: Doorway, door: Door, shared: Shared
+) -> Callable[[WebSocket], Awaitable[None]]:
+    """Each browser's WebSocket served as a connection of the server's own, past the same door
+    and caps as a TCP client's."""
 
     async def socket(websocket: WebSocket) -> None:
         client = websocket.client
@@ -288,11 +298,7 @@ def web_app(lobby: Lobby, doorway: Doorway, door: Door, storage: Storage) -> ASG
             finally:
                 await trio.aclose_forcefully(stream)
 
-    routes: list[BaseRoute] = [Route(path, shell) for path in PAGES]
-    routes.append(WebSocketRoute("/socket", socket))
-    routes.append(Route("/records/player/{name}", games_of))
-    routes.append(Route("/static/{name}", static))
-    return Rationed(Starlette(routes=routes), doorway, door)
+    return socket
 
 
 def web_config(admission: Admission) -> Config:
