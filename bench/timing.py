@@ -4,7 +4,7 @@
 
 1. Timeout lateness: seats that never answer, over `--timeouts` timeouts (50 at a time). For each,
    the time from receiving `your_turn` to receiving `game_over`, less the limit: how late the
-   server declares the timeout (it also contains one loopback trip, ~0.1 ms).
+   server declares the timeout (it also contains one loopback trip).
 2. False forfeits under load: `--matches` concurrent matches whose agents answer every move at
    90% of a 1 s per-move limit for `--seconds`; every loss on time is a false forfeit (target 0).
 3. The lag allowance: one agent behind a proxy that delays every byte by 100 ms each way (200 ms

@@ -4,6 +4,7 @@ for the tests marked `BOTH_BACKENDS`, a PostgreSQL database of a throwaway clust
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -20,6 +21,9 @@ from tests.postgres import Cluster
 HOST = "127.0.0.1"
 
 BACKENDS = ("sqlite", "postgres")
+TIMED = pytest.mark.usefixtures("untraced")
+"""The mark of a test that times CPU-bound code (a search within its budget, its iterations in
+that time): it runs without the coverage tracer, whose slowdown is not the code's."""
 BOTH_BACKENDS = pytest.mark.parametrize("backend", BACKENDS)
 """A module's `pytestmark` (or a test's mark) that runs it on each backend: its `db` (and the
 `server` fixture's) is then a SQLite file, then a fresh PostgreSQL database."""
@@ -30,6 +34,18 @@ def fresh_lateness() -> None:
     """Each test's agents start from the clock's prior, not from what an earlier test's moves
     taught this process (`agents.search.clock.LATENESS` is process-wide, kept a minute)."""
     LATENESS.forget()
+
+
+@pytest.fixture
+def untraced() -> Iterator[None]:
+    """The test's calls run without this thread's trace function (coverage's, under `make
+    test`), which is put back after: see `TIMED`."""
+    tracer = sys.gettrace()
+    sys.settrace(None)
+    try:
+        yield
+    finally:
+        sys.settrace(tracer)
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ store in their environment."""
 from __future__ import annotations
 
 import contextlib
+import signal
 import subprocess
 import sys
 import time
@@ -15,6 +16,13 @@ from arbiter.server.storage.commit_writer import TARGET
 CLI = [sys.executable, "-m", "arbiter.client.cli"]
 SERVER = [sys.executable, "-m", "arbiter.server"]
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def stop(process: subprocess.Popen[str], sent: signal.Signals = signal.SIGKILL) -> None:
+    """Send `process` the signal `sent` if it still runs, reap it and close its pipes: a pipe left
+    to the garbage collector is a `ResourceWarning`, which fails the test."""
+    with process:
+        process.send_signal(sent)
 
 
 def start_server(

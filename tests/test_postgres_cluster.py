@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from tests.postgres import Cluster
+from tests.processes import stop
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTER = """\
@@ -38,8 +39,7 @@ def test_a_cluster_is_removed_when_the_process_that_started_it_is_killed(
     folder, port = Path(folder_text), int(port_text)
     assert (folder / "data").is_dir()
     assert accepts(port)
-    starter.kill()  # no fixture teardown, no atexit: only the watchdog is left to clean up
-    starter.wait()
+    stop(starter)  # no fixture teardown, no atexit: only the watchdog is left to clean up
     deadline = time.monotonic() + 60
     while (folder.exists() or accepts(port)) and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import subprocess
 from pathlib import Path
 
-from tests.processes import CLI, ROOT, SERVER, start_server
+from tests.processes import CLI, ROOT, SERVER, start_server, stop
 
 SECTION = "## Run a server for a class"
 
@@ -66,8 +67,6 @@ def test_the_class_section_runs_as_written(tmp_path: Path) -> None:
             assert followed.stdout is not None
             assert "seeks" in json.loads(followed.stdout.readline())
         finally:
-            followed.kill()
-            followed.wait()
+            stop(followed)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server, signal.SIGTERM)

@@ -16,6 +16,7 @@ from arbiter.agents.evaluations import amazons
 from arbiter.agents.search import MCTSAgent
 from arbiter.games import get_game
 from arbiter.games.amazons import FULL, NEIGHBOURS, AmazonsState
+from tests.conftest import TIMED
 
 GAME = get_game("amazons")
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -110,12 +111,13 @@ def test_mcts_in_parts_takes_the_move_that_walls_the_opponent_in() -> None:
     assert agent.iterations > 0
 
 
+@TIMED
 def test_mcts_reports_its_playouts_and_builds_whole_moves() -> None:
     state = random_position(7, 20)
     agent = MCTSAgent(GAME, seed=2, cutoff=1)
     move = agent.choose(state, 0.3)
     assert state.why_illegal(move) is None
-    assert agent.iterations > 20  # the whole-move tree managed 20-43 here, on an idle machine
+    assert agent.iterations > 20  # at least what a tree of whole moves manages in that time
 
 
 def load(name: str) -> ModuleType:

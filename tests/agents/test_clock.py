@@ -13,6 +13,7 @@ import pytest
 from arbiter.agents import make_agent
 from arbiter.agents.search import clock
 from arbiter.games import get_game
+from tests.conftest import TIMED
 
 PRIOR = clock.RESERVE_FLOOR + clock.SAFETY * clock.PRIOR_LATENESS
 
@@ -191,6 +192,7 @@ def test_a_game_clock_is_shared_out_less_the_reserve(
 # -- on the real clock ----------------------------------------------------------------------
 
 
+@TIMED
 @pytest.mark.parametrize(
     ("name", "game_name"),
     [

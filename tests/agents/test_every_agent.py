@@ -11,6 +11,7 @@ from arbiter.agents.search import FIXED_DEPTHS
 from arbiter.agents.shobu import SHOBU_LEVELS
 from arbiter.games import GAME_NAMES, get_game
 from tests.agents.positions import sample
+from tests.conftest import TIMED
 
 BUDGET = 0.1
 STALL = 0.3
@@ -20,6 +21,7 @@ load is `bench/strength.py --load`'s claim; here an agent must only never run on
 POSITIONS = 2
 
 
+@TIMED
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_every_agent_answers_a_legal_move_within_its_budget(name: str) -> None:
     game = get_game(name)

@@ -8,6 +8,7 @@ from arbiter.agents.greedy import GreedyAgent
 from arbiter.games import get_game
 from arbiter.games.kings_court import KingsCourtState
 from tests.agents.positions import KINGS_COURT_LAST_COURT_PIECE, SHOBU_BOARD_CLEAR
+from tests.conftest import TIMED
 
 
 def test_greedy_takes_a_win_in_one() -> None:
@@ -24,6 +25,7 @@ def test_greedy_captures_by_the_evaluation() -> None:
     assert state.game.format_move(agent.choose(state, 5.0)) == "C4E4E6"
 
 
+@TIMED
 def test_greedy_answers_in_time_where_one_ply_is_thousands_of_positions() -> None:
     state = get_game("amazons").new_game()
     agent = GreedyAgent(state.game, seed=1)

@@ -16,6 +16,7 @@ from tests.agents.positions import (
     WATCH_YOUR_BACK_LAST_PAIR,
     sample,
 )
+from tests.conftest import TIMED
 
 FORCED_WINS = [
     pytest.param(KINGS_COURT_LAST_COURT_PIECE, {"C4E4"}, id="kings-court-last-court-piece"),
@@ -77,6 +78,7 @@ def test_the_transposition_table_answers_a_repeated_search_at_once() -> None:
     assert search.nodes == nodes + 1
 
 
+@TIMED
 @pytest.mark.parametrize("name", ["kings-court", "watch-your-back", "amazons", "shobu"])
 def test_alphabeta_answers_within_its_budget(name: str) -> None:
     state = sample(name, 2, seed=3)[1]
@@ -87,6 +89,7 @@ def test_alphabeta_answers_within_its_budget(name: str) -> None:
     assert state.why_illegal(move) is None
 
 
+@TIMED
 @pytest.mark.parametrize("cutoff", [None, 4], ids=["random-playouts", "heuristic-playouts"])
 @pytest.mark.parametrize("name", ["kings-court", "watch-your-back", "amazons", "shobu"])
 def test_mcts_answers_within_its_budget(name: str, cutoff: int | None) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 from arbiter.bridges.pettingzoo_env import Observation, PolicyAgent
 from arbiter.games import GAME_NAMES, get_game
 from tests.bridges.test_ecosystem_doc import EXAMPLES
-from tests.processes import CLI, ROOT, start_server
+from tests.processes import CLI, ROOT, start_server, stop
 
 MOVE_TIME = "0.2"
 
@@ -72,8 +72,7 @@ def test_bot_plays_openspiel_mcts_on_a_server(tmp_path: Path) -> None:
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=30) == 0
     finally:
-        server.kill()
-        server.wait()
+        stop(server)
 
 
 def test_a_local_tournament_seats_openspiel_mcts(tmp_path: Path) -> None:
@@ -121,8 +120,7 @@ def test_a_trained_policy_plays_through_its_own_entry_point(tmp_path: Path) -> N
         assert finish(bots[0]).startswith("match 1: my-policy as ")
         finish(bots[1])
     finally:
-        server.kill()
-        server.wait()
+        stop(server)
     report = json.loads(finish(referee))
     state, agent = game.new_game(), PolicyAgent(game, highest_action)
     for number, text in enumerate(report["moves"]):

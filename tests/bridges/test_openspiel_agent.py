@@ -13,10 +13,12 @@ from arbiter.agents.search import clock
 from arbiter.bridges.openspiel_agent import OpenSpielMCTS
 from arbiter.games import GAME_NAMES, get_game
 from tests.agents.positions import sample
+from tests.conftest import TIMED
 
 BUDGET = 0.3
 
 
+@TIMED
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_an_unlimited_search_stops_at_its_deadline_with_simulations_done(name: str) -> None:
     game = get_game(name)

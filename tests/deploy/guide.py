@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import ROOT
+from tests.processes import ROOT, stop
 
 GUIDE = ROOT / "docs" / "deploy.md"
 SHELL_BLOCK = re.compile(r"```sh\n(.*?)```", re.DOTALL)
@@ -56,8 +56,7 @@ class Namespace:
         return ["nsenter", f"--net=/proc/{self._holder.pid}/ns/net", "--", "sh", "-c", shell]
 
     def close(self) -> None:
-        self._holder.kill()
-        self._holder.wait()
+        stop(self._holder)
 
 
 @contextmanager

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from arbiter import protocol
 from arbiter.protocol import CLIENT, MESSAGE_TYPES, ErrorCode, FrameDecoder, encode_frame
-from tests.processes import CLI, start_server
+from tests.processes import CLI, start_server, stop
 from tests.protocol.test_messages import messages
 
 BOT = [*CLI, "bot", "--game", "kings-court", "--agent", "random"]
@@ -61,8 +61,7 @@ def busy_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         yield int(address.rsplit(":", 1)[1])
     finally:
         for process in (*bots, server):
-            process.kill()
-            process.wait()
+            stop(process)
 
 
 async def answers_to(port: int, requests: list[protocol.Message]) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from arbiter.server.storage.engine import open_read_only
 from arbiter.server.storage.records import read_records
 from tests.conftest import BOTH_BACKENDS
 from tests.e2e.helpers import connect, play_randomly, seek, until
-from tests.processes import CLI, ROOT, start_server
+from tests.processes import CLI, ROOT, start_server, stop
 
 
 @BOTH_BACKENDS
@@ -41,8 +41,7 @@ async def test_a_casual_match_killed_in_play_is_aborted_at_the_next_start(db: Pa
             server.send_signal(signal.SIGKILL)
             server.wait(timeout=10)
     finally:
-        server.kill()
-        server.wait(timeout=10)
+        stop(server)
 
     connection = open_read_only(db)
     try:
@@ -54,8 +53,7 @@ async def test_a_casual_match_killed_in_play_is_aborted_at_the_next_start(db: Pa
     assert len(before.moves) >= 3
 
     server, _ = start_server(db)
-    server.terminate()
-    server.wait(timeout=10)
+    stop(server, signal.SIGTERM)
 
     connection = open_read_only(db)
     try:

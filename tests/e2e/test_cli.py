@@ -21,6 +21,7 @@ from tests.processes import (
     no_commit_writer_left,
     start_bots,
     start_server,
+    stop,
 )
 
 
@@ -93,8 +94,7 @@ def test_server_prints_its_port_serves_bots_and_stops_on_ctrl_c(tmp_path: Path) 
         assert server.wait(timeout=10) == 0
         assert "stopped" in (tmp_path / "server-stderr.txt").read_text()
     finally:
-        server.kill()
-        server.wait()
+        stop(server)
     assert db.exists()
     assert no_commit_writer_left(db), "the commit process outlived its server"
 
@@ -145,11 +145,9 @@ def test_a_second_server_refuses_a_database_another_server_uses(tmp_path: Path) 
         first.send_signal(signal.SIGINT)
         assert first.wait(timeout=10) == 0
         third, _ = start_server(db)  # the lock went with the first server
-        third.kill()
-        third.wait()
+        stop(third)
     finally:
-        first.kill()
-        first.wait()
+        stop(first)
 
 
 def test_a_local_tournament_refuses_the_file_of_a_running_server(tmp_path: Path) -> None:
@@ -160,8 +158,7 @@ def test_a_local_tournament_refuses_the_file_of_a_running_server(tmp_path: Path)
             [*CLI, "tournament", "local", "kings-court", "random", "greedy", "--db", str(db)]
         )
     finally:
-        server.kill()
-        server.wait()
+        stop(server)
     assert done.returncode == 1
     assert done.stderr.splitlines()[-1] == (  # after the progress bar's blank line
         f"arbiter: another Arbiter server is using {str(db)!r} (it holds '{db}.lock');"
@@ -265,8 +262,7 @@ def test_a_killed_server_leaves_no_commit_process_behind(tmp_path: Path) -> None
             assert bot.wait(timeout=60) == 0
         assert commit_writers(db)
     finally:
-        server.kill()  # SIGKILL: no clean-up runs in the server
-        server.wait()
+        stop(server)  # SIGKILL: no clean-up runs in the server
     assert no_commit_writer_left(db), "the commit process outlived its killed server"
 
 

@@ -14,7 +14,7 @@ from typing import IO
 
 import pytest
 
-from tests.processes import CLI, ROOT, start_server
+from tests.processes import CLI, ROOT, start_server, stop
 
 BOT = ["bot", "--game", "kings-court", "--seed", "1", "--time", "move=2"]
 
@@ -51,13 +51,7 @@ def address(tmp_path: Path) -> Iterator[str]:
     try:
         yield address
     finally:
-        server.kill()
-        server.wait()
-
-
-def stop(process: subprocess.Popen[str]) -> None:
-    process.kill()
-    process.communicate()
+        stop(server)
 
 
 def test_bot_says_what_it_waits_for_the_lobby_shows_it_and_a_challenge_meets_it(

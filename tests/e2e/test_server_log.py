@@ -20,7 +20,7 @@ from arbiter import protocol
 from arbiter.client.connection import ClientConnection
 from tests.conftest import RunningServer
 from tests.e2e.helpers import play_randomly, seek, until
-from tests.processes import SERVER, start_server
+from tests.processes import SERVER, start_server, stop
 from tests.tournament.helpers import create, director, play_as, register, start
 
 HOST = "127.0.0.1"
@@ -37,8 +37,7 @@ def served(tmp_path: Path, *options: str) -> Iterator[tuple[int, str, Path]]:
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=10) == 0
     finally:
-        server.kill()
-        server.wait()
+        stop(server)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from arbiter.client.connection import ClientConnection
 from arbiter.client.play.modes import Setup
 from arbiter.games import get_game
 from tests.conftest import RunningServer
-from tests.processes import CLI, ROOT, SERVER
+from tests.processes import CLI, ROOT, SERVER, stop
 
 PERSON = {"clock": 600.0, "increment": 5.0, "lag": 1.0}
 PROGRAM = {"move": 10.0, "lag": 1.0}
@@ -80,5 +80,4 @@ def test_server_host_alone_connects_to_port_7777(tmp_path: Path) -> None:
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=10) == 0
     finally:
-        server.kill()
-        server.wait()
+        stop(server)

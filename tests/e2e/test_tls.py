@@ -3,6 +3,7 @@ certificates of a private CA that trustme makes for 127.0.0.1."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from arbiter.client.connection import ClientConnection, TLSFailed, client_tls
 from arbiter.client.runner import run_bot
 from arbiter.server import app
 from arbiter.server.app import bound_port, serve, server_tls
-from tests.processes import CLI, ROOT, SERVER, start_bots, start_server
+from tests.processes import CLI, ROOT, SERVER, start_bots, start_server, stop
 
 HOST = "127.0.0.1"
 
@@ -62,8 +63,7 @@ def tls_server_process(tmp_path: Path, certificates: Certificates) -> Iterator[s
     try:
         yield address
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        stop(server, signal.SIGTERM)
 
 
 def run(args: list[str]) -> subprocess.CompletedProcess[str]:

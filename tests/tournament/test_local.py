@@ -23,7 +23,7 @@ from arbiter.client.tournament import request
 from arbiter.server.app import UnknownEntrant, open_records, read_records, read_tournaments
 from tests.conftest import RunningServer
 from tests.node_client import need_node
-from tests.processes import CLI, ROOT, start_bots, start_server
+from tests.processes import CLI, ROOT, start_bots, start_server, stop
 from tests.tournament.helpers import arbiter, register, text
 
 TEMPLATE = ROOT / "agents" / "templates" / "kings_court.py"
@@ -126,8 +126,7 @@ async def test_after_a_local_tournament_the_agents_names_are_free_for_bots(tmp_p
             assert bot.returncode == 0, err
             assert "wins" in out or "draw" in out or "forfeit" in out
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server, signal.SIGTERM)
 
 
 # -- interrupted, resumed, read offline ----------------------------------------------------------

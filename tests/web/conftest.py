@@ -4,6 +4,7 @@ under `CI=true`, where `.ci/run` installs it and a missing one is a failure."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from collections.abc import Iterator
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from tests.processes import start_server
+from tests.processes import start_server, stop
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -41,11 +42,9 @@ def web_server(tmp_path: Path) -> Iterator[WebServer]:
         yield WebServer(port, line.split()[-1], log, tmp_path / "arbiter.db")
     finally:
         server.terminate()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server)
 
 
 @pytest.fixture(scope="session")
