@@ -10,9 +10,10 @@ sent it in the frame's `position`), the latest positions of a match shown from i
 seat to move after them (`to_move`, nil once the game is over; `resumed` has its own
 `to_move`, whether a `your_turn` follows, which is kept). So that a page knows no game, it is
 also sent the game's description of its boards (`boards` on `match_started`, `watching` and
-`resumed`), the squares each move touched (`squares` on a move, `move_squares` with a match's
-moves) and the squares a person clicks for each legal move (`paths` on `your_turn`), all from
-the rules module (`boards`).
+`resumed`), the squares each move touched (`squares` on a move; `move_squares` for the moves
+into the positions sent, from the move `squares_from` on, so they too are bounded) and the
+squares a person clicks for each legal move (`paths` on `your_turn`), all from the rules module
+(`boards`).
 
 Spectators of one match all receive the same frame for a move, so the translation of a
 frame is kept (`Translations`, the most recent ones within `TRANSLATION_BYTES`, shared by every
@@ -162,12 +163,14 @@ class PageWire:
             first, positions = len(moves), [Position.of(game, state)]
         states = "[" + ",".join(position.text for position in positions) + "]"
         latest = positions[-1] if message["type"] == "watching" else None
+        squares_from = max(first - 1, 0)  # the move into the first position sent, and on
         return dumped(
             message,
             states=states,
             states_from=first,
             boards=boards_json(game.name),
-            move_squares=each_squares_json(game, moves),
+            move_squares=each_squares_json(game, moves[squares_from:]),
+            squares_from=squares_from,
             to_move=latest,
         )
 

@@ -195,6 +195,8 @@ def test_a_long_game_is_shown_from_its_latest_positions_in_bounded_bytes(
     watching = next(m for m in talk(page, [HELLO, watch], 3) if m["type"] == "watching")
     assert len(watching["states"]) == KEPT_PLIES
     assert watching["states_from"] == plies - KEPT_PLIES + 1
+    assert watching["squares_from"] == watching["states_from"] - 1
+    assert len(watching["move_squares"]) == KEPT_PLIES
     moves_bytes = len(json.dumps(watching["moves"]))
     assert len(json.dumps(watching)) < moves_bytes + KEPT_PLIES * 400
     page.goto(f"{web_server.url}/match/{match.match}")
@@ -204,6 +206,10 @@ def test_a_long_game_is_shown_from_its_latest_positions_in_bounded_bytes(
     expect(board).to_have_attribute("data-ply", str(plies))
     page.get_by_role("button", name="first position").click()
     expect(board).to_have_attribute("data-ply", str(plies - KEPT_PLIES + 1))
+    into_first = get_game("shobu").boards.square_names(match.moves[plies - KEPT_PLIES])
+    marked = board.locator(".square:has(.last-move)")
+    expect(marked).to_have_count(len(into_first))
+    assert sorted(marked.evaluate_all("gs => gs.map(g => g.dataset.square)")) == sorted(into_first)
     expect(page.get_by_text("a long game")).to_be_visible()
     final = get_game("shobu").replay(options, match.moves).to_data()
     page.get_by_role("button", name="latest position").click()

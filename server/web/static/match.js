@@ -16,7 +16,7 @@ export class MatchView {
     this.matchId = matchId;
     // {game, seats, players, time, moves, states: the positions from ply states_from on (a long
     // game's earliest ones are not sent), boards: the game's description of its boards,
-    // move_squares: the squares each move touched}
+    // move_squares: the squares each move touched, from the move squares_from on}
     this.match = null;
     this.clocks = null;
     this.moveLeft = null; // seconds for the move in progress, as of clockAt
@@ -122,7 +122,8 @@ export class MatchView {
     const { game, seats, players, moves, boards } = this.match;
     const ply = this.shown();
     this.title.textContent = `Match ${this.matchId}: ${game}`;
-    const marked = ply > 0 ? this.match.move_squares[ply - 1] : [];
+    const squaresFrom = this.match.squares_from ?? 0;
+    const marked = ply > 0 ? this.match.move_squares[ply - 1 - squaresFrom] ?? [] : [];
     this.board.innerHTML = drawBoard(game, boards, this.stateAt(ply), marked);
     this.board.dataset.ply = String(ply);
     this.slider.min = String(this.earliest());
