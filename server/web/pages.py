@@ -56,6 +56,40 @@ def weight(translation: Translation) -> int:
     return len(translation.text) + len(translation.body)
 
 
+@dataclass(frozen=True, slots=True)
+class MoveList:
+    """A match's moves as JSON, all but the closing bracket: a watch of a long live game extends
+    it with the moves played since, rather than encoding thousands of moves again."""
+
+    moves: tuple[str, ...]
+    text: str
+
+    def extended(self, moves: list[str]) -> MoveList:
+        """The same for `moves`: extended if they begin with the moves kept, else anew."""
+        count = len(self.moves)
+        if count > len(moves) or tuple(moves[:count]) != self.moves:
+            count, text = 0, "["
+        else:
+            text = self.text
+        if len(moves) > count:
+            fresh = json.dumps(moves[count:], separators=(",", ":"))[1:-1]
+            text += ("," if count else "") + fresh
+        return MoveList(tuple(moves), text)
+
+    def closed(self) -> str:
+        """The whole list, as JSON."""
+        return self.text + "]"
+
+    def weight(self) -> int:
+        """Its bytes, about: the text and the moves it was made of."""
+        return 3 * len(self.text)
+
+
+START = MoveList((), "[")
+MOVE_LIST_BYTES = 16 * 1024 * 1024
+"""The bytes of move lists kept as JSON, for all matches together."""
+
+
 Translations = Recent[bytes, Translation]
 """A frame's body -> its translation, the most recent within `TRANSLATION_BYTES`, for all pages."""
 
@@ -66,10 +100,12 @@ class Shared:
 
     translations: Translations
     histories: Histories
+    move_lists: Recent[int, MoveList]
 
 
 def shared_by_pages() -> Shared:
-    return Shared(Recent(TRANSLATION_BYTES, weight), Histories())
+    move_lists: Recent[int, MoveList] = Recent(MOVE_LIST_BYTES, MoveList.weight)
+    return Shared(Recent(TRANSLATION_BYTES, weight), Histories(), move_lists)
 
 
 def from_page(text: str | bytes) -> bytes:
@@ -164,8 +200,12 @@ class PageWire:
         states = "[" + ",".join(position.text for position in positions) + "]"
         latest = positions[-1] if message["type"] == "watching" else None
         squares_from = max(first - 1, 0)  # the move into the first position sent, and on
+        move_list = (self._shared.move_lists.get(match) or START).extended(moves)
+        self._shared.move_lists.put(match, move_list)
+        del message["moves"]
         return dumped(
             message,
+            moves=move_list.closed(),
             states=states,
             states_from=first,
             boards=boards_json(game.name),

@@ -7,10 +7,12 @@ import json
 from typing import Any
 
 import msgpack
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arbiter.games import get_game
 from arbiter.protocol import FrameDecoder, encode_frame
-from arbiter.server.web.pages import PageWire, from_page, shared_by_pages
+from arbiter.server.web.pages import START, PageWire, from_page, shared_by_pages
 
 GAME = "kings-court"
 
@@ -150,3 +152,30 @@ async def test_a_move_of_version_2_is_shown_in_the_position_the_server_sent_not_
     assert "position" not in shown
     assert shown["state"] == sent["state"]
     assert shown["to_move"] == "white"
+
+
+@given(st.lists(st.lists(st.sampled_from(["a1-a2", "b7-b6", "c3xc5"]), max_size=6), max_size=6))
+def test_a_move_list_kept_as_json_is_the_json_of_whichever_moves_come_next(
+    batches: list[list[str]],
+) -> None:
+    """Each watch of a match extends the kept JSON by the moves since; a list that is not a
+    continuation of the kept one (shorter, or another start) is encoded anew."""
+    kept, moves = START, []
+    for batch in batches:
+        moves = [*moves, *batch] if len(batch) % 2 else batch  # continued, or started over
+        kept = kept.extended(moves)
+        assert json.loads(kept.closed()) == moves
+
+
+async def test_watches_of_a_growing_game_are_sent_its_whole_move_list() -> None:
+    game = get_game(GAME)
+    state, played = game.initial_state({}), []
+    wire = PageWire(shared_by_pages())
+    for _ in range(3):
+        for _ in range(5):
+            move = state.legal_moves()[0]
+            played.append(game.format_move(move))
+            state = state.play(move)
+        message = {**watching(played), "state": state.to_data()}
+        (text,) = await wire.feed(encode_frame(message))
+        assert json.loads(text)["moves"] == played
