@@ -3,7 +3,6 @@ for the tests marked `BOTH_BACKENDS`, a PostgreSQL database of a throwaway clust
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ import trio
 from arbiter.agents.search.clock import LATENESS
 from arbiter.server.app import Admission, bound_port, serve
 from tests.node_client import node_client  # noqa: F401  (a fixture for every test folder)
-from tests.postgres import Cluster
+from tests.postgres import Cluster, throwaway_cluster
 
 HOST = "127.0.0.1"
 
@@ -52,16 +51,8 @@ def untraced() -> Iterator[None]:
 def postgres_cluster() -> Iterator[Cluster]:
     """One cluster for the session, started by the first test that needs it. Skipped without
     PostgreSQL's programs, except under `CI=true`: there they must be installed (`.ci/run`)."""
-    try:
-        cluster = Cluster.start()
-    except FileNotFoundError as missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true and PostgreSQL is not installed: {missing}")
-        pytest.skip(f"PostgreSQL is not installed: {missing}")
-    try:
+    with throwaway_cluster() as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 @pytest.fixture

@@ -18,11 +18,14 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count
 from pathlib import Path
 
 import psycopg
+import pytest
 
 USER = "arbiter"
 """The cluster's superuser, the one the tests connect as (trust authentication: a
@@ -142,3 +145,19 @@ class Cluster:
         if self._watchdog is not None:
             self._watchdog.kill()
             self._watchdog.wait()
+
+
+@contextmanager
+def throwaway_cluster() -> Iterator[Cluster]:
+    """A cluster for a fixture, stopped and removed after it. Skipped without PostgreSQL's
+    programs, except under `CI=true`: there they must be installed (`.ci/run`)."""
+    try:
+        cluster = Cluster.start()
+    except FileNotFoundError as missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and PostgreSQL is not installed: {missing}")
+        pytest.skip(f"PostgreSQL is not installed: {missing}")
+    try:
+        yield cluster
+    finally:
+        cluster.stop()

@@ -5,7 +5,6 @@ stopped while it runs, and chromium showing a player's page."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import urllib.error
 import urllib.request
@@ -16,7 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from arbiter.server.web.front import UNREADABLE
-from tests.postgres import Cluster
+from tests.postgres import Cluster, throwaway_cluster
 from tests.processes import start_server
 from tests.web.test_watch import SECONDS
 
@@ -34,16 +33,8 @@ def get(url: str) -> tuple[int, dict[str, str]]:
 def own_cluster() -> Iterator[Cluster]:
     """A cluster of the test's own, as it is stopped under the server (the session's is
     shared)."""
-    try:
-        cluster = Cluster.start()
-    except FileNotFoundError as missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true and PostgreSQL is not installed: {missing}")
-        pytest.skip(f"PostgreSQL is not installed: {missing}")
-    try:
+    with throwaway_cluster() as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 def sqlite_gone(tmp_path: Path, request: pytest.FixtureRequest) -> tuple[str, Callable[[], None]]:
