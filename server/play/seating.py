@@ -81,10 +81,6 @@ class Seating:
         sitter = self._sitters.get(peer)
         return None if sitter is None else sitter.seats.get(match_id)
 
-    def seats_of(self, peer: Peer) -> list[SeatOf]:
-        sitter = self._sitters.get(peer)
-        return [] if sitter is None else list(sitter.seats.values())
-
     def ended(self, match: Match) -> None:
         """`match` is over: its players' seats become matches they finished, and a dropped
         player's seat there is no longer resumable (its other seats still are)."""
