@@ -50,6 +50,8 @@ from arbiter.protocol._messages import (
     GameOver,
     Games,
     Hello,
+    Host,
+    HostEnded,
     ListGames,
     Lobby,
     LobbyListing,
@@ -75,6 +77,7 @@ from arbiter.protocol._messages import (
     Watch,
     Watching,
     Welcome,
+    Worker,
     YourTurn,
     message_from_wire,
 )
@@ -86,6 +89,7 @@ from arbiter.protocol._time_control import (
     TimeControl,
     TimeControlError,
 )
+from arbiter.protocol._time_control import WATCHDOG_MARGIN, WATCHDOG_MULTIPLE
 
 __all__ = [
     "CLIENT",
@@ -101,6 +105,8 @@ __all__ = [
     "SERVER",
     "TRANSITIONS",
     "VERSIONS",
+    "WATCHDOG_MARGIN",
+    "WATCHDOG_MULTIPLE",
     "CancelSeek",
     "Charge",
     "CodeInfo",
@@ -113,6 +119,8 @@ __all__ = [
     "GameOver",
     "Games",
     "Hello",
+    "Host",
+    "HostEnded",
     "LagQuota",
     "ListGames",
     "Lobby",
@@ -147,6 +155,7 @@ __all__ = [
     "Watch",
     "Watching",
     "Welcome",
+    "Worker",
     "YourTurn",
     "encode_frame",
     "message_from_wire",

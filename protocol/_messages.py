@@ -427,6 +427,8 @@ AGENTS = texts(TEXT_LEN, max_items=MAX_ENTRANTS)
 OPTIONS = options_map()
 TIME = time_map()
 DATA = data_map()
+JUDGED_BY = texts(NAME_LEN, max_items=2, min_items=2)
+"""Which clock judged each seat: `wall` or `cpu`."""
 
 
 def meta(spec: FieldSpec, since: int = FIRST_VERSION) -> dict[str, Any]:
@@ -698,12 +700,41 @@ class CancelSeek(Message):
 @_message
 @dataclass(frozen=True, slots=True)
 class Move(Message):
-    """Play `move`, written in the game's notation, in `match`."""
+    """Play `move`, written in the game's notation, in `match`.
+
+    From version 2, `cpu` is the CPU seconds the move cost its agent, written by the worker
+    that hosts the seat as the move passes through it (see `worker`); the server refuses it
+    from any other connection, whose moves cost their wall time.
+    """
 
     TYPE: ClassVar[str] = "move"
     SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
     match: int = field(metadata=meta(COUNT))
     move: str = field(metadata=meta(MOVE_TEXT))
+    cpu: float | None = field(default=None, metadata=meta(nullable(SECONDS), since=2))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Worker(Message):
+    """(Version 2, from a `worker` account.) This connection hosts agents for the server:
+    `slots` seats at a time. The server answers with `host` whenever it has a seat to host."""
+
+    TYPE: ClassVar[str] = "worker"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    slots: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class HostEnded(Message):
+    """(Version 2, from a worker.) The agent of hosting `host` ended, for the reason `ending`
+    (a sentence: `exited with status 0`, `killed by signal 9`...); its slot is free again."""
+
+    TYPE: ClassVar[str] = "host_ended"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    host: int = field(metadata=meta(COUNT))
+    ending: str = field(metadata=meta(SENTENCE))
 
 
 @_message
@@ -1000,7 +1031,9 @@ class GameOver(Message):
     `disconnect`, `absent`, `server-error` or `aborted` (nil only for a game its server stored
     before it recorded how games end); more may come, so a client treats one it does not know
     as an ending it cannot name. `clocks_ms` is each seat's game clock when it
-    ended, in whole milliseconds in turn order (nil without a game clock).
+    ended, in whole milliseconds in turn order (nil without a game clock). `judged_by` says
+    which clock judged each seat, in turn order: `wall` (a connected player's time, with the
+    lag allowance) or `cpu` (a hosted agent's CPU seconds); nil where its server did not say.
     """
 
     TYPE: ClassVar[str] = "game_over"
@@ -1013,6 +1046,9 @@ class GameOver(Message):
     moves: list[str] = field(metadata=meta(MOVES))
     termination: str | None = field(default=None, metadata=meta(nullable(CODE), since=2))
     clocks_ms: list[int] | None = field(default=None, metadata=meta(nullable(CLOCKS_MS), since=2))
+    judged_by: list[str] | None = field(
+        default=None, metadata=meta(nullable(JUDGED_BY), since=2)
+    )
 
     def _check_together(self) -> None:
         if (self.result == "win") != (self.winner is not None):
@@ -1102,6 +1138,30 @@ class Tournament(Message):
     wait: float = field(metadata=meta(SECONDS))
     games: list[dict[str, Any]] = field(metadata=meta(maps(MAX_ITEMS)))
     standings: list[dict[str, Any]] = field(metadata=meta(maps(MAX_ENTRANTS)))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Host(Message):
+    """(Version 2, to a worker.) Run an agent for a seat: `host` is this hosting's id, which
+    `host_ended` reports back; `name` and `ticket` are the registered name the seat plays under
+    and a token good for it alone, fresh for this hosting; `game` and `time` the game and the
+    time control the seat will be judged on (CPU seconds); `run` what to run, a map with a
+    `kind` (`agent`: a built-in agent named by `agent`) and that kind's fields; `tournament`
+    the tournament whose games it plays, or `opponent` the player it challenges (one game).
+    A worker that cannot run what `run` names says so in `host_ended`.
+    """
+
+    TYPE: ClassVar[str] = "host"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    host: int = field(metadata=meta(COUNT))
+    name: str = field(metadata=meta(PLAYER_NAME))
+    ticket: str = field(metadata=meta(text(TOKEN_LEN, min_len=1)))
+    game: str = field(metadata=meta(NAME))
+    time: dict[str, float] = field(metadata=meta(TIME))
+    run: dict[str, Any] = field(metadata=meta(DATA))
+    tournament: str | None = field(default=None, metadata=meta(nullable(PLAYER_NAME)))
+    opponent: str | None = field(default=None, metadata=meta(nullable(PLAYER_NAME)))
 
 
 LISTED = maps(MAX_LISTED)

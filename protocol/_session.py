@@ -52,6 +52,8 @@ _CLIENT_REQUESTS = (
     "tournament_create",
     "tournament_start",
     "tournament_status",
+    "worker",
+    "host_ended",
 )
 _SERVER_REPLIES = (
     "error",
@@ -68,6 +70,7 @@ _SERVER_REPLIES = (
     "resumed",
     "tournament",
     "lobby_listing",
+    "host",
 )
 _KEEPALIVE = ("ping", "pong")
 

@@ -22,6 +22,13 @@ its quota. The constants scale with the time a move is expected to take (`budget
 lichess uses 1 s of gain for long chess games and 0.2 s for the fastest; our per-move limits are
 often a second or two, so the gain is a quarter of the move budget (0.25 s at `move=1`), enough
 for 200 ms of round trip on every move.
+
+A seat the server hosts (its agent run by a worker) is judged on CPU time instead (`SeatClock`
+with `cpu=True`): a move costs the CPU seconds its agent's process tree spent between `your_turn`
+and the move, as the worker measured them, so a busy machine or a slow network costs it nothing
+and no lag allowance is needed. CPU time does not pass while an agent sleeps or blocks, so a
+wall-clock watchdog bounds the move too: `WATCHDOG_MULTIPLE` times the CPU allowance plus
+`WATCHDOG_MARGIN` seconds of wall time from `your_turn`.
 """
 
 from __future__ import annotations
@@ -34,6 +41,11 @@ MIN_SECONDS = 0.05
 MAX_SECONDS = 24 * 3600.0
 MOVES_PER_GAME_ESTIMATE = 40
 """For a clock without a move limit: a move is expected to take clock / 40 + increment."""
+WATCHDOG_MULTIPLE = 3.0
+WATCHDOG_MARGIN = 1.0
+"""A CPU-clocked move's wall time may reach 3 x its CPU allowance + 1 s: room for an agent whose
+process waits on the machine's other work, while one that sleeps or blocks is caught within a
+few of its allowances (the margin covers starting and scheduling a process on a short limit)."""
 
 
 class TimeControlError(ValueError):
@@ -196,44 +208,72 @@ class Charge:
     compensation: float
     in_time: bool
     clock_after: float | None
+    cpu: float | None = None
+    """The CPU seconds charged, for a seat on CPU time (None on wall time)."""
 
 
 @dataclass(slots=True)
 class SeatClock:
-    """One seat's time: its game clock (None without one) and its lag quota."""
+    """One seat's time: its game clock (None without one) and its lag quota; with `cpu`, its
+    moves cost the CPU seconds their agent spent, under a wall-clock watchdog."""
 
     control: TimeControl
     remaining: float | None = None
+    cpu: bool = False
     lag: LagQuota = field(init=False)
 
     def __post_init__(self) -> None:
         if self.remaining is None:
             self.remaining = self.control.clock
         self.lag = LagQuota.for_control(self.control)
+        if self.cpu:
+            self.lag = LagQuota(0.0, 0.0, 0.0)  # the network costs a CPU clock nothing
+
+    @property
+    def kind(self) -> str:
+        """Which clock judges this seat: `cpu` or `wall` (what records and `game_over` say)."""
+        return "cpu" if self.cpu else "wall"
 
     def allowance(self) -> float:
-        """Seconds this seat may think on its next move, before lag compensation."""
+        """Seconds this seat may think on its next move, before lag compensation (CPU
+        seconds on a CPU clock)."""
         move, remaining = self.control.move, self.remaining
         if remaining is None:
             return max(0.0, move or 0.0)  # a control has a move limit, a clock, or both
         return max(0.0, remaining if move is None else min(move, remaining))
 
+    def watchdog(self) -> float:
+        """Wall seconds a CPU-clocked move may take before the watchdog ends it."""
+        return WATCHDOG_MULTIPLE * self.allowance() + WATCHDOG_MARGIN
+
     def deadline_after(self, written_at: float, lag: float) -> float:
-        """When the move must have arrived: allowance plus the most compensation it can get."""
+        """When the move must have arrived: allowance plus the most compensation it can get;
+        on a CPU clock, the watchdog's end."""
+        if self.cpu:
+            return written_at + self.watchdog()
         return written_at + self.allowance() + self.lag.available(lag)
 
-    def charge(self, elapsed: float, lag: float) -> Charge:
-        """Charge a move that took `elapsed` seconds on a connection with `lag` s of round trip.
+    def charge(self, elapsed: float, lag: float, cpu: float | None = None) -> Charge:
+        """Charge a move that took `elapsed` seconds on a connection with `lag` s of round trip
+        (and `cpu` CPU seconds, which a CPU clock charges instead; without that figure it
+        charges the wall time, never less).
 
         The compensation is taken from the quota whether or not the move was in time; the
         increment is added only to a move that was in time (as lichess does), and the clock of
         a move that ran out stops at zero.
         """
+        if self.cpu:
+            spent = elapsed if cpu is None else cpu
+            return self._charged(elapsed, spent, 0.0, spent)
         compensation = min(elapsed, self.lag.available(lag))
-        charged = elapsed - compensation
-        in_time = charged <= self.allowance()
         self.lag = self.lag.after_move(compensation)
+        return self._charged(elapsed, elapsed - compensation, compensation, None)
+
+    def _charged(
+        self, elapsed: float, charged: float, compensation: float, cpu: float | None
+    ) -> Charge:
+        in_time = charged <= self.allowance()
         if self.remaining is not None:
             left = self.remaining - charged
             self.remaining = left + self.control.increment if in_time else max(0.0, left)
-        return Charge(elapsed, compensation, in_time, self.remaining)
+        return Charge(elapsed, compensation, in_time, self.remaining, cpu)

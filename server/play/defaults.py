@@ -50,9 +50,20 @@ def lost_by_default(seat: Seat, kind: DefaultKind, reason: str) -> Outcome:
     return Outcome.win(1 - seat, reason, kind.termination)
 
 
-def time_loss(control: TimeControl, clock: SeatClock, seat_name: str) -> str:
+def time_loss(
+    control: TimeControl, clock: SeatClock, seat_name: str, cpu: float | None = None
+) -> str:
     """`white ran out of time (10 s per move)`: who, and which limit (the move's when it was
-    the shorter)."""
+    the shorter). A seat on CPU time names the CPU seconds its move used (`cpu`), or, for a
+    move that never came, the wall-clock watchdog that ended it."""
     remaining = clock.remaining
     per_move = control.move is not None and (remaining is None or control.move <= remaining)
-    return control.time_loss(seat_name, per_move)
+    sentence = control.time_loss(seat_name, per_move)
+    if not clock.cpu:
+        return sentence
+    if cpu is not None:
+        return f"{sentence[:-1]} of CPU time: its move used {cpu:.2f} CPU seconds)"
+    return (
+        f"{seat_name} passed the wall-clock watchdog ({clock.watchdog():g} s for"
+        f" {clock.allowance():g} CPU seconds): its agent sleeps or is blocked"
+    )

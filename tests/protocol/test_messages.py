@@ -142,12 +142,12 @@ def refused(data: Any) -> PeerError:
 
 CLIENT_TYPES = [
     "hello", "list_games", "seek", "cancel_seek", "move", "resign", "watch", "lobby",
-    "tournament_create", "tournament_start", "tournament_status",
+    "tournament_create", "tournament_start", "tournament_status", "worker", "host_ended",
 ]  # fmt: skip
 SERVER_TYPES = [
     "welcome", "error", "games", "seeking", "seek_cancelled", "match_started", "your_turn",
     "move_accepted", "move_refused", "opponent_moved", "game_over", "watching", "resumed",
-    "tournament", "lobby_listing",
+    "tournament", "lobby_listing", "host",
 ]  # fmt: skip
 
 

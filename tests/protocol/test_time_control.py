@@ -162,3 +162,34 @@ def test_a_steady_lag_within_the_gain_never_flags_a_move_made_within_the_limit(
     for think in moves:
         think = min(think, control.move or 0)
         assert seat.charge(think + lag, lag).in_time
+
+
+# -- CPU clocks ------------------------------------------------------------------------------------
+
+
+def test_a_cpu_clock_charges_cpu_seconds_however_long_the_move_took_on_the_wall() -> None:
+    seat = SeatClock(TimeControl(move=1.0), cpu=True)
+    assert seat.kind == "cpu"
+    assert seat.charge(elapsed=1.5, lag=0.2, cpu=0.25) == Charge(1.5, 0.0, True, None, 0.25)
+    assert seat.charge(elapsed=0.5, lag=0.0, cpu=1.25) == Charge(0.5, 0.0, False, None, 1.25)
+
+
+def test_a_cpu_clock_runs_its_game_clock_down_by_cpu_seconds() -> None:
+    seat = SeatClock(TimeControl(clock=10.0, increment=1.0), cpu=True)
+    assert seat.charge(elapsed=8.0, lag=0.0, cpu=2.0).clock_after == 9.0
+    assert seat.allowance() == 9.0
+
+
+def test_a_cpu_move_without_a_cpu_figure_costs_its_wall_time() -> None:
+    seat = SeatClock(TimeControl(move=1.0), cpu=True)
+    assert not seat.charge(elapsed=1.5, lag=0.0).in_time
+
+
+def test_a_cpu_clock_has_no_lag_allowance_and_its_deadline_is_the_watchdog() -> None:
+    seat = SeatClock(TimeControl(move=2.0), cpu=True)
+    assert seat.lag == LagQuota(0.0, 0.0, 0.0)
+    assert seat.watchdog() == 3.0 * 2.0 + 1.0
+    assert seat.deadline_after(100.0, lag=0.5) == 107.0
+    wall = SeatClock(TimeControl(move=2.0, lag=False))
+    assert wall.kind == "wall"
+    assert wall.deadline_after(100.0, lag=0.5) == 102.0
