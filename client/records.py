@@ -60,6 +60,7 @@ def record_to_json(record: FullRecord) -> dict[str, Any]:
         "termination": record.termination,
         "scores": record.scores,
         "defaults": record.defaults,
+        "clocks": record.clocks,
         "tournament": record.tournament,
         "moves": [
             {
@@ -69,6 +70,7 @@ def record_to_json(record: FullRecord) -> dict[str, Any]:
                 "elapsed": move.elapsed,
                 "compensation": move.compensation,
                 "clock": move.clock,
+                "cpu": move.cpu,
             }
             for move in record.moves
         ],
@@ -126,6 +128,8 @@ def _title(record: FullRecord) -> str:
 
 def _move_line(move: Any, players: dict[str, str]) -> str:
     parts = [f"{move.elapsed:.2f} s"]
+    if move.cpu is not None:
+        parts.append(f"{move.cpu:.2f} CPU s")
     if move.compensation >= 0.005:  # shown to the hundredth: a smaller one would read 0.00
         parts.append(f"lag allowance {move.compensation:.2f} s")
     if move.clock is not None:

@@ -75,9 +75,11 @@ class Storage(Protocol):
         seats: Sequence[str],
         players: Sequence[str],
         tournament_game: tuple[int, int] | None = None,
+        clocks: Sequence[str] = ("wall", "wall"),
     ) -> int:
         """Store a new match with its players; returns the id the database gave it, once stored.
-        `illegal` is each seat's rule for an illegal move.
+        `illegal` is each seat's rule for an illegal move, `clocks` the clock that judges each
+        seat (`wall`, or `cpu` for a hosted agent).
 
         `tournament_game` (tournament id, game number) links it to its place in a tournament's
         schedule in the same transaction: a restart never finds one without the other.
@@ -94,8 +96,10 @@ class Storage(Protocol):
         elapsed: float,
         compensation: float = 0.0,
         clock: float | None = None,
+        cpu: float | None = None,
     ) -> PendingWrite:
-        """Queue one accepted move without waiting for it; announce it only `after_commit`."""
+        """Queue one accepted move without waiting for it; announce it only `after_commit`.
+        `cpu` is the CPU seconds of a move on a CPU clock (None on the wall clock)."""
         ...
 
     def note_default(self, match_id: int, seat: int, kind: str) -> None:

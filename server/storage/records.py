@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arbiter.games import Termination
@@ -30,6 +30,8 @@ class MoveRow:
     compensation: float
     clock: float | None
     stored_at: float
+    cpu: float | None = None
+    """The move's CPU seconds, for a seat on a CPU clock (None on the wall clock)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,8 @@ class FullRecord:
     tournament: dict[str, Any] | None
     """`{"name", "round", "game"}` for a tournament game, else None."""
     moves: list[MoveRow]
+    clocks: list[str] = field(default_factory=lambda: ["wall", "wall"])
+    """The clock that judged each seat: `wall`, or `cpu` for a hosted agent."""
 
     @property
     def notation(self) -> list[str]:
@@ -66,8 +70,9 @@ class FullRecord:
 
 
 def read_moves(db: Connection, match_id: int) -> list[MoveRow]:
+    cpu = "cpu" if has_column(db, "moves", "cpu") else "NULL AS cpu"  # a store read as it is
     cursor = db.execute(
-        "SELECT ply, seat, move, elapsed, compensation, clock, stored_at FROM moves"
+        f"SELECT ply, seat, move, elapsed, compensation, clock, stored_at, {cpu} FROM moves"
         " WHERE match_id = ? ORDER BY ply",
         (match_id,),
     )
@@ -103,6 +108,7 @@ class _SeatRow:
     player: str
     score: float | None
     default_kind: str | None
+    clock: str
 
 
 def read_records(
@@ -177,8 +183,9 @@ def missing_records(
 
 
 def _full_record(db: Connection, row: _MatchRow) -> FullRecord:
+    clock = "r.clock" if has_column(db, "results", "clock") else "'wall'"
     cursor = db.execute(
-        "SELECT r.seat, p.name AS player, r.score,"
+        f"SELECT r.seat, p.name AS player, r.score, {clock} AS clock,"
         " (SELECT kind FROM defaults d WHERE d.match_id = r.match_id"
         " AND d.seat_index = r.seat_index) AS default_kind"
         " FROM results r JOIN players p ON p.id = r.player_id"
@@ -208,4 +215,5 @@ def _full_record(db: Connection, row: _MatchRow) -> FullRecord:
         defaults=[seat.default_kind for seat in seats],
         tournament=tournament,
         moves=read_moves(db, row.id),
+        clocks=[seat.clock for seat in seats],
     )

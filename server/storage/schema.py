@@ -141,12 +141,21 @@ def _version_3(db: Connection, dialect: Dialect) -> None:
     db.execute("INSERT INTO commit_log (batch, done, answers) VALUES (0, 0, ?)", (EMPTY_ANSWERS,))
 
 
+def _version_4(db: Connection, dialect: Dialect) -> None:
+    """The clocks of hosted seats: each move's CPU seconds beside its wall time (NULL for a
+    seat on the wall clock), and which clock judged each seat of a match ('wall' for every
+    seat stored before)."""
+    db.execute(f"ALTER TABLE moves ADD COLUMN cpu {dialect.types['real']}")
+    db.execute("ALTER TABLE results ADD COLUMN clock TEXT NOT NULL DEFAULT 'wall'")
+
+
 EMPTY_ANSWERS: Final = b"\x90"
 """msgpack's empty array: the answers of batch 0."""
 
 MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     2: _version_2,
     3: _version_3,
+    4: _version_4,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)

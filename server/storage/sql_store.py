@@ -119,6 +119,7 @@ def _new_match(
     seats: Sequence[str],
     players: Sequence[str],
     tournament_game: tuple[int, int] | None,
+    clocks: Sequence[str],
 ) -> list[Statement]:
     """A new match's keyed write: its row, its players (new names registered), their seats,
     and its place in a tournament's schedule (`Storage.create_match`)."""
@@ -144,12 +145,12 @@ def _new_match(
         )
         for name in players
     )
-    for index, (seat, name) in enumerate(zip(seats, players, strict=True)):
+    for index, (seat, name, clock) in enumerate(zip(seats, players, clocks, strict=True)):
         statements.append(
             (
-                "INSERT INTO results (match_id, seat_index, seat, player_id)"
-                " SELECT ?, ?, ?, id FROM players WHERE name = ?",
-                (NEW_ID, index, seat, name),
+                "INSERT INTO results (match_id, seat_index, seat, player_id, clock)"
+                " SELECT ?, ?, ?, id, ? FROM players WHERE name = ?",
+                (NEW_ID, index, seat, clock, name),
             )
         )
     if tournament_game is not None:
@@ -237,9 +238,10 @@ class SQLStorage:
         seats: Sequence[str],
         players: Sequence[str],
         tournament_game: tuple[int, int] | None = None,
+        clocks: Sequence[str] = ("wall", "wall"),
     ) -> int:
         statements = _new_match(
-            game, options, time_control, illegal, seats, players, tournament_game
+            game, options, time_control, illegal, seats, players, tournament_game, clocks
         )
         write = await self._writes.write(*statements)
         assert write.key is not None  # a keyed write that was stored
@@ -255,14 +257,15 @@ class SQLStorage:
         elapsed: float,
         compensation: float = 0.0,
         clock: float | None = None,
+        cpu: float | None = None,
     ) -> QueuedWrite:
         """Queue one accepted move without waiting for it; announce it only `after_commit`."""
         write = QueuedWrite(
             [
                 (
                     "INSERT INTO moves (match_id, ply, seat, move, elapsed, compensation, clock,"
-                    " stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (match_id, ply, seat, move, elapsed, compensation, clock, time.time()),
+                    " cpu, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (match_id, ply, seat, move, elapsed, compensation, clock, cpu, time.time()),
                 )
             ]
         )

@@ -280,7 +280,7 @@ def _match_write(name: str) -> list[tuple[str, list[object]]]:
             " VALUES (?, '{}', '{}', 'forfeit,forfeit', 'playing', 0)" + RETURNING_ID,
             [name],
         ),
-        ("INSERT INTO moves VALUES (?, 1, 'white', ?, 0, 0, NULL, 0)", [NEW_ID, name]),
+        ("INSERT INTO moves VALUES (?, 1, 'white', ?, 0, 0, NULL, 0, NULL)", [NEW_ID, name]),
     ]
 
 

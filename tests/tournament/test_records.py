@@ -27,11 +27,12 @@ TOP_FIELDS = {
     "schema": str, "match": int, "game": str, "options": dict, "time_control": dict,
     "illegal": str, "status": str, "started_at": str, "ended_at": str, "seats": list,
     "players": list, "result": str, "winner": (str, type(None)), "reason": str,
-    "termination": str, "scores": list, "defaults": list, "tournament": dict, "moves": list,
+    "termination": str, "scores": list, "defaults": list, "clocks": list, "tournament": dict,
+    "moves": list,
 }  # fmt: skip
 MOVE_FIELDS = {
     "ply": int, "seat": str, "move": str, "elapsed": float, "compensation": float,
-    "clock": float,
+    "clock": float, "cpu": type(None),
 }  # fmt: skip
 ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
