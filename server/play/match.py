@@ -70,6 +70,8 @@ class MoveArrived:
     seat: Seat
     text: str
     at: float
+    cpu: float | None = None
+    """The CPU seconds the move cost, as the seat's worker measured them (a hosted seat's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +128,8 @@ class Match:
     illegal: tuple[Illegal, Illegal] = (Illegal.FORFEIT, Illegal.FORFEIT)
     """What an illegal move costs each seat."""
     grace: float = 10.0
+    cpu_seats: tuple[bool, bool] = (False, False)
+    """Which seats a worker hosts: their moves are charged CPU seconds, under a watchdog."""
     stalls: StallMeter = field(default_factory=StallMeter)
     """The server's loop lateness, credited to each turn (a meter never started counts none)."""
     max_moves: int = protocol.MAX_ITEMS
@@ -154,7 +158,10 @@ class Match:
 
     def __post_init__(self) -> None:
         self.state = self.game.initial_state(self.options)
-        self.clocks = (SeatClock(self.control), SeatClock(self.control))
+        self.clocks = (
+            SeatClock(self.control, cpu=self.cpu_seats[0]),
+            SeatClock(self.control, cpu=self.cpu_seats[1]),
+        )
         self._gate = CommitGate(self.storage, self._storage_failed)
         self._clock = TurnClock(self.grace, self.stalls)
         self._hints = Hints(self.game)
@@ -293,8 +300,8 @@ class Match:
                 if self.illegal[other] == Illegal.FORFEIT:
                     return self._default(other, DefaultKind.ILLEGAL, f"move out of turn ({text})")
                 self._refuse(other, text, ErrorCode.NOT_YOUR_TURN, "it is not your turn")
-            case MoveArrived(text=text, at=at):
-                return self._try_move(seat, turn, text, turn.elapsed(at))
+            case MoveArrived(text=text, at=at, cpu=cpu):
+                return self._try_move(seat, turn, text, turn.elapsed(at), cpu)
         return GOES_ON
 
     def _take_back(self, seat: Seat, session: Peer, turn: Turn | None) -> None:
@@ -307,7 +314,9 @@ class Match:
         if turn is not None:
             self._gate.tell(session, self._your_turn_message(seat, turn))
 
-    def _try_move(self, seat: Seat, turn: Turn, text: str, elapsed: float) -> TurnResult:
+    def _try_move(
+        self, seat: Seat, turn: Turn, text: str, elapsed: float, cpu: float | None
+    ) -> TurnResult:
         try:
             after, notation = self._hints.play(self.state, text)
         except (InvalidMoveError, IllegalMoveError) as error:
@@ -319,12 +328,12 @@ class Match:
             if self.illegal[seat] == Illegal.FORFEIT:
                 return self._default(seat, DefaultKind.ILLEGAL, reason)
             return GOES_ON
-        charge = turn.clock.charge(elapsed, turn.lag)
+        charge = turn.clock.charge(elapsed, turn.lag, cpu)
         if not charge.in_time:
             return self._default(
                 seat,
                 DefaultKind.TIME,
-                time_loss(self.control, self.clocks[seat], self.game.seats[seat]),
+                time_loss(self.control, self.clocks[seat], self.game.seats[seat], charge.cpu),
             )
         self.state = after
         self._hints.forget()
@@ -332,7 +341,14 @@ class Match:
         name = self.game.seats[seat]
         self._gate.depends_on(
             self.storage.record_move(
-                self.id, after.ply, name, notation, elapsed, charge.compensation, charge.clock_after
+                self.id,
+                after.ply,
+                name,
+                notation,
+                elapsed,
+                charge.compensation,
+                charge.clock_after,
+                charge.cpu,
             )
         )
         clocks, position = wire_clocks(self.control, self.clocks), self._positions.of(self.state)
@@ -384,7 +400,8 @@ class Match:
             self.storage.finish_unstored(self.id, outcome.reason, len(self.moves))
             log.error("match %d ends: the server could not store it (%s)", self.id, failure)
         clocks_ms = messages.in_ms(wire_clocks(self.control, self.clocks))
-        ending = Ending.of(outcome, self.game.seats, clocks_ms)
+        judged_by = [clock.kind for clock in self.clocks]
+        ending = Ending.of(outcome, self.game.seats, clocks_ms, judged_by)
         _log_ended(self, ending)
         over = messages.game_over(self.table(), ending)
         for session in (*self.sessions, *self.spectators):

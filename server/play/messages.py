@@ -54,14 +54,22 @@ class Ending:
     """A `games.Termination` value; None for a game stored before terminations were kept."""
     clocks_ms: list[int] | None = None
     """Each seat's game clock at the end, in whole milliseconds; None without a game clock."""
+    judged_by: list[str] | None = None
+    """The clock that judged each seat (`wall` or `cpu`); None where it is not known."""
 
     @classmethod
     def of(
-        cls, outcome: Outcome, seats: Sequence[str], clocks_ms: list[int] | None = None
+        cls,
+        outcome: Outcome,
+        seats: Sequence[str],
+        clocks_ms: list[int] | None = None,
+        judged_by: list[str] | None = None,
     ) -> Ending:
         winner = None if outcome.winner is None else seats[outcome.winner]
         termination = outcome.termination.value
-        return cls(outcome.result.value, winner, outcome.reason, termination, clocks_ms)
+        return cls(
+            outcome.result.value, winner, outcome.reason, termination, clocks_ms, judged_by
+        )
 
 
 class Positions:
@@ -212,6 +220,7 @@ def game_over(table: Table, ending: Ending) -> protocol.GameOver:
         moves=list(table.moves),
         termination=ending.termination,
         clocks_ms=ending.clocks_ms,
+        judged_by=ending.judged_by,
     )
 
 

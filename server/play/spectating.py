@@ -99,7 +99,12 @@ class Spectating:
         assert record.result is not None
         assert record.reason is not None
         ending = Ending(
-            record.result, record.winner, record.reason, record.termination, final_clocks_ms(record)
+            record.result,
+            record.winner,
+            record.reason,
+            record.termination,
+            final_clocks_ms(record),
+            record.clocks,
         )
         shown = (
             protocol.Encoded(messages.watching(table)),
