@@ -83,13 +83,14 @@ from arbiter.protocol._messages import (
 )
 from arbiter.protocol._session import TRANSITIONS, Phase
 from arbiter.protocol._time_control import (
+    WATCHDOG_MARGIN,
+    WATCHDOG_MULTIPLE,
     Charge,
     LagQuota,
     SeatClock,
     TimeControl,
     TimeControlError,
 )
-from arbiter.protocol._time_control import WATCHDOG_MARGIN, WATCHDOG_MULTIPLE
 
 __all__ = [
     "CLIENT",

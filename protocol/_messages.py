@@ -1046,9 +1046,7 @@ class GameOver(Message):
     moves: list[str] = field(metadata=meta(MOVES))
     termination: str | None = field(default=None, metadata=meta(nullable(CODE), since=2))
     clocks_ms: list[int] | None = field(default=None, metadata=meta(nullable(CLOCKS_MS), since=2))
-    judged_by: list[str] | None = field(
-        default=None, metadata=meta(nullable(JUDGED_BY), since=2)
-    )
+    judged_by: list[str] | None = field(default=None, metadata=meta(nullable(JUDGED_BY), since=2))
 
     def _check_together(self) -> None:
         if (self.result == "win") != (self.winner is not None):

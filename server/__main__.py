@@ -73,7 +73,18 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     try:
         web = None if args.http is None else WebFront(args.http)
-        trio.run(_run, args.host, args.port, args.db, args.grace, admission, holding, tls, web)
+        trio.run(
+            _run,
+            args.host,
+            args.port,
+            args.db,
+            args.grace,
+            admission,
+            holding,
+            tls,
+            web,
+            args.workers,
+        )
     except* KeyboardInterrupt:
         logs.event(log, "stopped")
     except* StoreError as group:
@@ -117,6 +128,14 @@ def _parser() -> argparse.ArgumentParser:
         type=seconds,
         default=10.0,
         help="seconds a disconnected player keeps its seat (its clock running) to reconnect",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        metavar="N",
+        help="start N workers of this server's own to host agents (arbiter worker; see"
+        " docs/hosted-agents.md); their agents' clocks count CPU seconds",
     )
     parser.add_argument(
         "--tls-cert",
@@ -233,15 +252,17 @@ async def _run(
     limits: Limits,
     tls: ssl.SSLContext | None,
     web: WebFront | None,
+    workers: int,
 ) -> None:
-    """Serve, with the built-in agents of the `arbiter` client program (an external program:
-    the server never imports the client or the agents; see `server.tournaments.local_agents`)."""
+    """Serve, with the built-in agents and workers of the `arbiter` client program (an external
+    program: the server never imports the client or the agents; see
+    `server.tournaments.local_agents`)."""
     agents = AgentProgram.arbiter()
     async with trio.open_nursery() as nursery:
         start = partial(
             serve, host, port, db, grace=grace, local_agents=agents, admission=admission, tls=tls
         )
-        start = partial(start, web=web, limits=limits)
+        start = partial(start, web=web, limits=limits, workers=workers)
         listeners = await nursery.start(start)
         address, over = f"{host}:{bound_port(listeners)}", " (TLS)" if tls is not None else ""
         logs.event(log, "listening", address=address, tls=tls is not None)
@@ -264,7 +285,7 @@ def admin(argv: list[str]) -> int:
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     add = commands.add_parser("add", help="register a name and print its new token")
     add.add_argument("name")
-    add.add_argument("--role", choices=("player", "admin"), default="player")
+    add.add_argument("--role", choices=("player", "admin", "worker"), default="player")
     add.set_defaults(
         run=lambda db, args: _show_token(accounts.create(db, args.name, args.role)), makes=True
     )

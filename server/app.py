@@ -33,6 +33,7 @@ from arbiter.server.connection.admission import DEFAULT, UNLIMITED, Admission, D
 from arbiter.server.connection.limits import Limits
 from arbiter.server.play.admitted import serve_admitted
 from arbiter.server.play.lobby import Lobby
+from arbiter.server.play.local_workers import WorkerProgram, keep_workers
 from arbiter.server.storage import accounts
 from arbiter.server.storage.connect import connect_storage
 from arbiter.server.storage.engine import DB_HELP, DB_VARIABLE, default_db, open_database
@@ -124,6 +125,8 @@ async def serve(
     tls: ssl.SSLContext | None = None,
     limits: Limits | None = None,
     web: WebFront | None = None,
+    workers: int = 0,
+    worker_program: WorkerProgram | None = None,
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store;
@@ -136,7 +139,9 @@ async def serve(
     None). With `tls` (see `server_tls`) every connection is TLS, its handshake paced per address
     and server-wide (`admission.Handshakes`); a plain client is told so in one `error` frame.
     With `web`, the web front (`server.web`) serves pages and WebSockets on
-    its port of `host` too, and `web.url` is set once it listens.
+    its port of `host` too, and `web.url` is set once it listens. With `workers`, that many
+    worker processes of its own (`worker_program`'s, by default `arbiter worker`) host the
+    agents its tournaments and `hosted:` challenges run (`server.play.local_workers`).
     """
     storage = connect_storage(db_path)
     try:
@@ -147,7 +152,13 @@ async def serve(
             await nursery.start(lobby.stalls.run)
             desk = Desk(lobby.live, lobby.seeks, storage, nursery)
             desk.local_agents = local_agents or AgentProgram.arbiter()
-            desk.learn_address(listeners[0].socket.getsockname()[:2])
+            desk.workers = lobby.workers
+            address = listeners[0].socket.getsockname()[:2]
+            desk.learn_address(address)
+            if workers > 0:
+                lobby.workers.expected = True
+                program = worker_program or AgentProgram.arbiter()
+                nursery.start_soon(keep_workers, workers, program, storage, address)
             lobby.plug_in(desk)
             nursery.start_soon(desk.load)
             doorway = Doorway(admission)

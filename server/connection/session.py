@@ -112,6 +112,9 @@ class Session:
     welcomed: trio.Event = field(default_factory=trio.Event)
     flooded: bool = False
     """Closed for sending over the rate limit: its address is barred for a while."""
+    hosted: bool = False
+    """A seat a worker hosts (signed in with the seat's ticket): its moves carry the CPU
+    seconds the worker measured."""
 
     def __post_init__(self) -> None:
         budget = self.output or OutputBudget(self.limits.output_budget)

@@ -23,13 +23,14 @@ from arbiter.server.play import messages
 from arbiter.server.play.listing import listing
 from arbiter.server.play.live_matches import LiveMatches
 from arbiter.server.play.lobby_feed import LobbyFeed
-from arbiter.server.play.match import MoveArrived, Resigned
+from arbiter.server.play.match import HostLost, MoveArrived, Resigned
 from arbiter.server.play.pairing import Pairing
 from arbiter.server.play.seating import Seating
 from arbiter.server.play.seeks import Seeks
 from arbiter.server.play.sign_in import SignIn
 from arbiter.server.play.spectating import Spectating
 from arbiter.server.play.tournament_desk import NoTournaments, TournamentDesk
+from arbiter.server.play.workers import Workers
 from arbiter.server.storage.interface import Storage
 
 
@@ -63,7 +64,11 @@ class Lobby:
         self.snapshots = self.spectating.snapshots
         self.tournaments: TournamentDesk = NoTournaments()
         """The tournaments plugged in (`plug_in`), asked of seeks kept for their games."""
-        self.pairing = Pairing(storage, self.seeks, self.live, lambda: self.tournaments)
+        self.workers = Workers(storage)
+        """The workers connected, and the seats they host."""
+        self.pairing = Pairing(
+            storage, self.seeks, self.live, lambda: self.tournaments, self.workers
+        )
         self._games = protocol.Encoded(messages.games())
         """The answer to `list_games`, which never changes: encoded once."""
         nursery.start_soon(self.feed.run)
@@ -80,15 +85,25 @@ class Lobby:
     async def handle(self, session: Session, message: protocol.Message, arrived: float) -> None:
         """Answer one request; `arrived` is when its frame was complete (a move's stop-clock)."""
         match message:  # the per-move requests first: cases are tried in order
-            case protocol.Move(match=match_id, move=text):
+            case protocol.Move(match=match_id, move=text, cpu=cpu):
+                if cpu is not None and not session.hosted:
+                    session.send_error(
+                        protocol.ErrorCode.NOT_ALLOWED,
+                        "only the worker hosting a seat says what its moves cost in CPU seconds",
+                        "move",
+                        match_id,
+                    )
+                    return
                 self.live.deliver(
-                    session, match_id, "move", lambda seat: MoveArrived(seat, text, arrived)
+                    session, match_id, "move", lambda seat: MoveArrived(seat, text, arrived, cpu)
                 )
                 self.feed.changed()
             case protocol.Pong(nonce=nonce):
                 session.pong_received(nonce, arrived)
             case protocol.Hello():
                 await self.sign_in.hello(session, message)
+                account = self.sign_in.accounts.get(session)
+                session.hosted = self.workers.hosts(session.name, account)
             case protocol.Ping(nonce=nonce):
                 session.send(protocol.Pong(nonce=nonce))
             case protocol.ListGames():
@@ -103,6 +118,10 @@ class Lobby:
                 await self.spectating.watch(session, match_id)
             case protocol.Lobby(follow=follow):
                 self._lobby(session, follow)
+            case protocol.Worker(slots=slots):
+                self.workers.announce(session, self.sign_in.accounts.get(session), slots)
+            case protocol.HostEnded(host=host_id, ending=ending):
+                self.workers.ended(session, host_id, ending)
             case (
                 protocol.TournamentCreate()
                 | protocol.TournamentStart()
@@ -137,3 +156,8 @@ class Lobby:
         self.seeks.drop(session)
         self.feed.unfollow(session)
         self.live.leave(session)
+        lost = self.workers.leave(session)
+        for match in list(self.matches.values()) if lost else ():
+            for seat, player in enumerate(match.players):
+                if player in lost and match.cpu_seats[seat]:
+                    match.deliver(HostLost(seat))

@@ -91,11 +91,18 @@ class Reconnected:
 
 
 @dataclass(frozen=True, slots=True)
+class HostLost:
+    """The worker hosting this seat is gone, and its agent with it."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
 class StorageFailed:
     error: BaseException
 
 
-MatchEvent = MoveArrived | Resigned | Disconnected | Reconnected | StorageFailed
+MatchEvent = MoveArrived | Resigned | Disconnected | Reconnected | HostLost | StorageFailed
 
 
 UNSTORED = Outcome.both_forfeit(
@@ -302,6 +309,10 @@ class Match:
                 self._refuse(other, text, ErrorCode.NOT_YOUR_TURN, "it is not your turn")
             case MoveArrived(text=text, at=at, cpu=cpu):
                 return self._try_move(seat, turn, text, turn.elapsed(at), cpu)
+            case HostLost(seat=lost):
+                return self._default(
+                    lost, DefaultKind.CRASH, f"{self.game.seats[lost]}: worker lost"
+                )
         return GOES_ON
 
     def _take_back(self, seat: Seat, session: Peer, turn: Turn | None) -> None:

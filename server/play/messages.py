@@ -67,9 +67,7 @@ class Ending:
     ) -> Ending:
         winner = None if outcome.winner is None else seats[outcome.winner]
         termination = outcome.termination.value
-        return cls(
-            outcome.result.value, winner, outcome.reason, termination, clocks_ms, judged_by
-        )
+        return cls(outcome.result.value, winner, outcome.reason, termination, clocks_ms, judged_by)
 
 
 class Positions:

@@ -19,7 +19,7 @@ import secrets
 from collections.abc import Callable
 
 from arbiter import protocol
-from arbiter.protocol import ErrorCode
+from arbiter.protocol import ErrorCode, TimeControl
 from arbiter.server.connection.session import Session
 from arbiter.server.play import messages
 from arbiter.server.play.defaults import Illegal
@@ -28,11 +28,15 @@ from arbiter.server.play.match import Match
 from arbiter.server.play.seek_terms import TermsRefused, checked_terms
 from arbiter.server.play.seeks import Seek, Seeks
 from arbiter.server.play.tournament_desk import TournamentDesk
-from arbiter.server.storage.accounts import Account
+from arbiter.server.play.workers import HOSTED_PREFIX, NoWorker, Workers
+from arbiter.server.storage.accounts import Account, AccountError
 from arbiter.server.storage.errors import NotStored
 from arbiter.server.storage.interface import Storage
 
 log = logging.getLogger(__name__)
+
+MAX_HOSTED_BASE = 56
+"""A hosted seat's name is `hosted-AGENT` cut to this, then `-N`: within a name's 64."""
 
 
 class Pairing:
@@ -44,12 +48,15 @@ class Pairing:
         seeks: Seeks,
         matches: LiveMatches,
         tournaments: Callable[[], TournamentDesk],
+        workers: Workers,
     ) -> None:
         self.storage = storage
         self.seeks = seeks
         self.matches = matches
         self._tournaments = tournaments
         """The tournaments plugged into the lobby, asked which seeks they keep."""
+        self.workers = workers
+        """Who runs the agent a seek challenges as `hosted:AGENT`."""
 
     async def seek(self, session: Session, seek: protocol.Seek, account: Account | None) -> None:
         """Pair `seek` with the oldest waiting seek it fits, or leave it open."""
@@ -66,6 +73,11 @@ class Pairing:
         except TermsRefused as refused:
             session.send_error(refused.code, str(refused), ref="seek")
             return
+        opponent = seek.opponent
+        if opponent is not None and opponent.startswith(HOSTED_PREFIX):
+            opponent = await self._host_opponent(session, game.name, time_control, opponent)
+            if opponent is None:
+                return
         tournaments = self._tournaments()
         await tournaments.ready()
         player = None if account is None else account.name
@@ -78,7 +90,7 @@ class Pairing:
             seek.hints,
             illegal,
             player=player,
-            opponent=seek.opponent,
+            opponent=opponent,
         )
         mine.kept = player is not None and tournaments.wants(player, game.name)
         waiting = None if mine.kept else self.seeks.pop_partner(mine)
@@ -86,6 +98,24 @@ class Pairing:
             await self._start_match(waiting, mine)
         elif self._open(mine) and mine.kept:
             tournaments.seek_arrived()
+
+    async def _host_opponent(
+        self, session: Session, game: str, control: TimeControl, opponent: str
+    ) -> str | None:
+        """A challenge to `hosted:AGENT`: a worker runs AGENT under a seat name of its own,
+        which challenges this player back; that name is the seek's opponent. None after
+        telling the client why no worker will."""
+        agent = opponent.removeprefix(HOSTED_PREFIX)
+        name = self.workers.free_name(f"hosted-{agent}"[:MAX_HOSTED_BASE])
+        run = {"kind": "agent", "agent": agent}
+        try:
+            await self.workers.host(name, game, control, run, opponent=session.name)
+        except (NoWorker, AccountError, NotStored) as error:
+            session.send_error(
+                ErrorCode.BAD_OPPONENT, f"no game against {opponent}: {error}", ref="seek"
+            )
+            return None
+        return name
 
     def _open(self, mine: Seek) -> bool:
         """Leave `mine` open, if there is room for it; False after telling its client why not."""
@@ -114,6 +144,7 @@ class Pairing:
         game = first.game
         options = game.resolve_options(first.options, fresh_seed=lambda: secrets.randbits(31))
         sessions = (first.session, second.session)
+        cpu_seats = (first.session.hosted, second.session.hosted)
         try:
             match_id = await self.storage.create_match(
                 game.name,
@@ -122,6 +153,7 @@ class Pairing:
                 (first.illegal, second.illegal),
                 game.seats,
                 [session.name for session in sessions],
+                clocks=["cpu" if cpu else "wall" for cpu in cpu_seats],
             )
         except NotStored as error:
             log.error("a new %s match could not be stored: %s", game.name, error)
@@ -144,6 +176,7 @@ class Pairing:
                 storage=self.storage,
                 illegal=(first.illegal, second.illegal),
                 grace=self.matches.grace,
+                cpu_seats=cpu_seats,
                 stalls=self.matches.stalls,
             )
         )

@@ -11,9 +11,10 @@ Cyrillic o is refused beside a registered `north` (`name_key`), in a casual `hel
 new account alike. Casual names are not reserved against each other: two casual players may
 share a name (matches tell them apart by seat and session), which is what registering is for.
 
-Roles: `player` (a team), `admin` (may also create and start tournaments) and `local` (a
-built-in agent the server itself runs in a tournament; its token is replaced every time the
-server starts the agent, and handed to it privately).
+Roles: `player` (a team), `admin` (may also create and start tournaments), `local` (an agent
+the server itself runs, in a tournament or on a worker; its token is replaced every time the
+server starts the agent, and handed to it privately) and `worker` (a machine that runs agents
+for the server: `arbiter worker`).
 
 The functions here run on a `server.storage.sql_connection.Connection` (a SQLite file or a
 PostgreSQL database): the server calls them on its storage thread, the admin command directly.
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 
 from arbiter.server.storage.sql_connection import Connection
 
-ROLES = ("player", "admin", "local")
+ROLES = ("player", "admin", "local", "worker")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """Account names: letters, digits and `_.-`, up to 64 (protocol names): easy to type on a
 command line and to print in a table."""
@@ -194,12 +195,14 @@ def check_token(found: Credentials | None, token: str) -> Account | None:
     return found.account if matches else None
 
 
-def issue_local(db: Connection, name: str) -> str:
-    """A fresh token for a built-in agent's account, creating it if needed; never takes over a
-    player's or an admin's name."""
+def issue_local(db: Connection, name: str, role: str = "local") -> str:
+    """A fresh token for an account the server runs itself (a built-in agent, or with
+    `role="worker"` one of its own workers), creating it if needed; never takes over a name of
+    another role."""
     account = find(db, name)
     if account is None:
-        return create(db, name, "local")
-    if account.role != "local":
-        raise AccountError(f"{name!r} is a registered {account.role}, not a built-in agent")
+        return create(db, name, role)
+    if account.role != role:
+        wanted = "built-in agent" if role == "local" else f"{role} of this server's"
+        raise AccountError(f"{name!r} is a registered {account.role}, not a {wanted}")
     return renew(db, name)

@@ -168,8 +168,9 @@ class Storage(Protocol):
         old; `certain` asks the store about a name not known (a hello with a token)."""
         ...
 
-    async def issue_local_token(self, name: str) -> str:
-        """A fresh token for a built-in agent's account (`accounts.issue_local`); raises
+    async def issue_local_token(self, name: str, role: str = "local") -> str:
+        """A fresh token for a built-in agent's account, or with `role="worker"` for one of
+        the server's own workers (`accounts.issue_local`); raises
         `accounts.AccountError` for a name a player or an admin holds."""
         ...
 

@@ -68,7 +68,7 @@ CREATE TABLE IF NOT EXISTS defaults (
 );
 CREATE TABLE IF NOT EXISTS accounts (
     name TEXT PRIMARY KEY,          -- the name a hello must carry with its token
-    role TEXT NOT NULL,             -- 'player', 'admin' or 'local' (a built-in agent we run)
+    role TEXT NOT NULL,             -- 'player', 'admin', 'local' (an agent we run), 'worker'
     salt {bytes} NOT NULL,
     token_hash {bytes} NOT NULL,    -- scrypt(token, salt): the token itself is never stored
     created_at {real} NOT NULL

@@ -408,7 +408,7 @@ class SQLStorage:
     ) -> accounts.Credentials | None:
         return await self._registry.credentials(name, certain)
 
-    async def issue_local_token(self, name: str) -> str:
-        token = await self._run(accounts.issue_local, self._db, name, failure=NotStored)
+    async def issue_local_token(self, name: str, role: str = "local") -> str:
+        token = await self._run(accounts.issue_local, self._db, name, role, failure=NotStored)
         self._registry.forget(name)
         return token

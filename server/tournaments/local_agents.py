@@ -144,3 +144,9 @@ class AgentProgram:
             *("--server", f"{host}:{port}", "--name", name, "--agent", agent),
             *("--seed", str(seed), "--reconnect", "0"),
         ]
+
+    def worker_command(self, server: tuple[str, int], name: str) -> list[str]:
+        """The command of one of the server's own workers (`arbiter worker`, one slot), its
+        token in `ARBITER_TOKEN`."""
+        host, port = server
+        return [*self.program, "worker", "--server", f"{host}:{port}", "--name", name]

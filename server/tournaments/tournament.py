@@ -48,6 +48,7 @@ from arbiter.server.play.match import Match, store_outcome
 from arbiter.server.play.messages import Ending, Table
 from arbiter.server.play.seek_terms import Refused, checked_terms
 from arbiter.server.play.seeks import Seek, Seeks
+from arbiter.server.play.workers import NoWorker, Workers
 from arbiter.server.storage import accounts
 from arbiter.server.storage.accounts import Account
 from arbiter.server.storage.errors import TournamentNameTaken
@@ -304,6 +305,9 @@ class Desk:
         self._arrival = trio.Event()
         self.local_agents: LocalAgents | None = None
         """The built-in agents this server may run, set by `server.app.serve`."""
+        self.workers: Workers | None = None
+        """The workers that run built-in agents when the server has any, set by
+        `server.app.serve`."""
         self.address: tuple[str, int] | None = None
         """Where our own clients reach this server: `server.app.serve` tells it once it
         listens."""
@@ -609,7 +613,8 @@ class Runner:
     ) -> TournamentMatch:
         tournament = self.tournament
         options = await self._options(game)
-        match_id = game.match or await self._create_match(game, options)
+        cpu_seats = (seeks[0].session.hosted, seeks[1].session.hosted)
+        match_id = game.match or await self._create_match(game, options, cpu_seats)
         game.status = GameStatus.PLAYING
         match = TournamentMatch(
             id=match_id,
@@ -620,13 +625,19 @@ class Runner:
             hints=(seeks[0].hints, seeks[1].hints),
             storage=self.storage,
             grace=self.arena.grace,  # and the default rule: an illegal move forfeits
+            cpu_seats=cpu_seats,
             stalls=self.arena.stalls,
         )
         match.restore(moves)
         self.arena.adopt(match, [seek.session for seek in seeks])
         return match
 
-    async def _create_match(self, game: ScheduledGame, options: dict[str, Any]) -> int:
+    async def _create_match(
+        self,
+        game: ScheduledGame,
+        options: dict[str, Any],
+        cpu_seats: tuple[bool, bool] = (False, False),
+    ) -> int:
         """The match row of a game about to begin, linked to its place in the schedule."""
         row = self.tournament.row
         game.match = await self.storage.create_match(
@@ -637,6 +648,7 @@ class Runner:
             self.tournament.game.seats,
             [game.first, game.second],
             tournament_game=(row.id, game.number),
+            clocks=["cpu" if cpu else "wall" for cpu in cpu_seats],
         )
         return game.match
 
@@ -727,14 +739,20 @@ class Runner:
     # -- built-in agents -----------------------------------------------------------------
 
     async def _keep_local(self, name: str, agent: str, index: int) -> None:
-        """Run the agent's client until it has no game left, restarting it if it dies.
+        """Run the agent's client until it has no game left, restarting it if it dies: on a
+        worker when the server has workers (then its seat is judged on CPU time), else here.
 
         If it cannot run at all its games wait their `wait` and default (`absent`): the
         tournament goes on without it.
         """
         address = await self.desk.wait_for_address()
         launcher = self.desk.local_agents
+        workers = self.desk.workers
         try:
+            while workers is not None and (workers.expected or workers.connected):
+                if not self.tournament.unfinished(name):
+                    return
+                await self._keep_hosted(workers, name, agent, index)
             while launcher is not None and self.tournament.unfinished(name):
                 token = await self.storage.issue_local_token(name)
                 self._launched[name].set()
@@ -753,3 +771,22 @@ class Runner:
             log.exception("cannot run the built-in agent %r", name)
         finally:
             self._launched[name].set()
+
+    async def _keep_hosted(self, workers: Workers, name: str, agent: str, index: int) -> None:
+        """Have a worker run the agent until it ends (waiting for a free slot first); its
+        `wait` counts from the `host` frame."""
+        tournament = self.tournament
+        try:
+            hosting = await workers.host(
+                name,
+                tournament.row.game,
+                tournament.control,
+                {"kind": "agent", "agent": agent, "seed": index},
+                tournament=tournament.name,
+            )
+        except NoWorker:
+            await workers.wait_for_slot()
+            return
+        self._launched[name].set()
+        await hosting.ended.wait()
+        await trio.sleep(LOCAL_RESTART_SECONDS)
