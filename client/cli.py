@@ -25,6 +25,7 @@ from arbiter.client.options import (
 )
 from arbiter.client.player_module import PlayerCrashed, agent_or_module, player_name, run_player_bot
 from arbiter.client.runner import GameRecord, run_bot, waiting_lines
+from arbiter.client.worker import worker
 from arbiter.games import GAME_NAMES, GameError, get_game
 from arbiter.server.app import DatabaseInUse
 
@@ -110,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     check.add_parser(commands)
     lobby_view.add_parser(commands)
+    worker.add_parser(commands)
     play.add_parsers(commands)
     tournament.add_parsers(commands)
     records.add_parsers(commands)

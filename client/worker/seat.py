@@ -1,0 +1,117 @@
+"""One hosted seat: what to run for a `host` frame, run as an agent process joined to the server
+through the relay, until it ends.
+
+The agent is told where to connect and as whom in its environment, as every entrant a server
+runs is (`ARBITER_SERVER`, `ARBITER_NAME`, `ARBITER_TOKEN`, `ARBITER_GAME`, and
+`ARBITER_TOURNAMENT` or `ARBITER_OPPONENT`, with `ARBITER_TIME`, the time control in the
+command line's form). `ARBITER_SERVER` is the relay's loopback address and `ARBITER_TOKEN` a
+token of the relay's: the seat's ticket stays with the worker (`relay`).
+
+What runs: a built-in agent (`arbiter bot` for a challenge, `arbiter tournament play` for a
+tournament's games), or a program the worker's owner offers under an agent's name
+(`--program NAME=COMMAND`), which speaks the protocol itself.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shlex
+import ssl
+import sys
+from collections.abc import Mapping
+from functools import partial
+
+import trio
+
+from arbiter import protocol
+from arbiter.agents import all_agent_names
+from arbiter.client.connection import open_stream
+from arbiter.client.worker.agent_process import AgentProcess, Launch, Starter
+from arbiter.client.worker.relay import Stamper, relay
+
+ARBITER = [sys.executable, "-m", "arbiter.client.cli"]
+"""The `arbiter` command beside this interpreter, by module (works from a source checkout)."""
+LOOPBACK = "127.0.0.1"
+
+
+class CannotRun(Exception):
+    """This worker cannot run what the `host` frame names; the sentence says why."""
+
+
+def launch_for(
+    host: protocol.Host, relay_port: int, local_token: str, programs: Mapping[str, str]
+) -> Launch:
+    """The command and environment for `host`'s agent; `CannotRun` if this worker has none."""
+    kind, agent = host.run.get("kind"), host.run.get("agent")
+    if kind != "agent" or not isinstance(agent, str):
+        raise CannotRun(f"this worker runs agents by name, not {host.run!r}")
+    control = protocol.TimeControl.from_wire(host.time).describe()
+    address = f"{LOOPBACK}:{relay_port}"
+    environment = {
+        "ARBITER_SERVER": address,
+        "ARBITER_NAME": host.name,
+        "ARBITER_TOKEN": local_token,
+        "ARBITER_GAME": host.game,
+        "ARBITER_TIME": control,
+    }
+    if host.tournament is not None:
+        environment["ARBITER_TOURNAMENT"] = host.tournament
+    if host.opponent is not None:
+        environment["ARBITER_OPPONENT"] = host.opponent
+    if agent in programs:
+        return Launch(shlex.split(programs[agent]), environment)
+    if agent not in all_agent_names():
+        offered = sorted([*all_agent_names(), *programs])
+        raise CannotRun(f"no agent {agent!r} on this worker (agents: {', '.join(offered)})")
+    common = ["--server", address, "--name", host.name, "--agent", agent]
+    if host.tournament is not None:
+        seed = str(host.run.get("seed", 0))
+        play = ["tournament", "play", host.tournament, *common, "--seed", seed]
+        return Launch([*ARBITER, *play, "--reconnect", "0"], environment)
+    opponent = ["--opponent", host.opponent] if host.opponent is not None else []
+    bot = ["bot", *common, "--game", host.game, "--time", control, *opponent]
+    return Launch([*ARBITER, *bot, "--games", "1"], environment)
+
+
+async def host_seat(
+    host: protocol.Host,
+    server: tuple[str, int],
+    tls: ssl.SSLContext | None,
+    programs: Mapping[str, str],
+    start: Starter,
+) -> str:
+    """Run `host`'s agent to its end; the sentence says how it ended."""
+    local_token = secrets.token_hex(16)
+    listeners = await trio.open_tcp_listeners(0, host=LOOPBACK)
+    try:
+        async with trio.open_nursery() as nursery:
+            port = listeners[0].socket.getsockname()[1]
+            process = await start(launch_for(host, port, local_token, programs))
+            joined = partial(_join, server, tls, local_token, host.ticket, process)
+            nursery.start_soon(trio.serve_listeners, joined, listeners)
+            try:
+                ending = await process.wait()
+            finally:
+                process.stop()
+            nursery.cancel_scope.cancel()  # its relays end with it
+    finally:
+        for listener in listeners:
+            await trio.aclose_forcefully(listener)
+    return ending
+
+
+async def _join(
+    server: tuple[str, int],
+    tls: ssl.SSLContext | None,
+    local_token: str,
+    ticket: str,
+    process: AgentProcess,
+    agent: trio.SocketStream,
+) -> None:
+    """One connection of the agent, relayed to a connection of our own to the server."""
+    try:
+        upstream = await open_stream(*server, tls)
+    except OSError:
+        await agent.aclose()
+        return
+    await relay(agent, upstream, Stamper(local_token, ticket, process.cpu_seconds))
