@@ -1,0 +1,113 @@
+"""A server with a worker of its own processes, and a connected player that challenges a hosted
+agent: everything over real TCP, every process stopped and reaped by the test that starts it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from arbiter import protocol
+from arbiter.client.connection import ClientConnection
+from tests.processes import CLI, ROOT, start_server, stop
+from tests.tournament.helpers import register
+
+PROGRAM = Path(__file__).with_name("hosted_program.py")
+GAME = "kings-court"
+
+
+@dataclass
+class Hosting:
+    """A running server and one worker: their processes, the server's address and log."""
+
+    server: subprocess.Popen[str]
+    worker: subprocess.Popen[str]
+    address: str
+    log: Path
+    db: Path
+
+    @property
+    def port(self) -> int:
+        return int(self.address.rsplit(":", 1)[1])
+
+
+def program(kind: str, seconds: float) -> str:
+    """`--program NAME=COMMAND` for the misbehaving agent `kind` (hosted_program.py)."""
+    return f"{kind}={sys.executable} {PROGRAM} {kind} {seconds}"
+
+
+def start_worker(
+    address: str, token: str, *programs: str, name: str = "w1"
+) -> subprocess.Popen[str]:
+    offered = [word for text in programs for word in ("--program", text)]
+    return subprocess.Popen(
+        [*CLI, "worker", "--server", address, "--name", name, "--slots", "2", *offered],
+        env={**os.environ, "ARBITER_TOKEN": token},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+        start_new_session=True,  # its agents are its process group: killed with it below
+    )
+
+
+def wait_for_log(log: Path, text: str, count: int = 1, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while log.read_text().count(text) < count:
+        assert time.monotonic() < deadline, f"no {text!r} in the server's log"
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def hosting(tmp_path: Path, *programs: str) -> Iterator[Hosting]:
+    """A server and a ready worker offering the built-in agents and `programs`."""
+    db, log = tmp_path / "arbiter.db", tmp_path / "server.log"
+    token = register(db, "w1", role="worker")["w1"]
+    server, address = start_server(db, log=log)
+    worker = None
+    try:
+        worker = start_worker(address, token, *programs)
+        wait_for_log(log, "worker_ready")
+        yield Hosting(server, worker, address, log, db)
+    finally:
+        if worker is not None:
+            kill_group(worker)
+        stop(server)
+
+
+def kill_group(process: subprocess.Popen[str]) -> None:
+    """SIGKILL a worker and the agents it started, and reap it."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, 9)
+    process.wait()
+
+
+async def challenge(
+    port: int,
+    agent: str,
+    time_control: str = "move=1",
+    resign_after: int | None = None,
+    version: int = protocol.PROTOCOL_VERSION,
+) -> tuple[protocol.GameOver, int]:
+    """Play a game as `alice` against `hosted:AGENT`, the first legal move at once; resign once
+    the hosted agent has moved `resign_after` times. The end and how many moves it made."""
+    connection = await ClientConnection.open("127.0.0.1", port, "alice")
+    async with connection:
+        control = protocol.TimeControl.parse(time_control).to_wire()
+        await connection.send(protocol.Seek(game=GAME, time=control, opponent=f"hosted:{agent}"))
+        theirs = 0
+        while True:
+            message = await connection.receive()
+            if isinstance(message, protocol.GameOver):
+                return message, theirs
+            if isinstance(message, protocol.OpponentMoved):
+                theirs += 1
+                if theirs == resign_after:
+                    await connection.send(protocol.Resign(match=message.match))
+            if isinstance(message, protocol.YourTurn) and message.legal:
+                await connection.send(protocol.Move(match=message.match, move=message.legal[0]))

@@ -1,0 +1,126 @@
+"""Hosted seats over real TCP: a server, a real `arbiter worker` process, its agents' processes,
+and a connected player challenging `hosted:AGENT`.
+
+A hosted seat is judged on CPU seconds: sleeping costs it nothing (up to the wall-clock
+watchdog), burning CPU costs it its moves, and the CPU figure comes from the worker alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+import trio
+
+from arbiter import protocol
+from arbiter.client.connection import ClientConnection
+from tests.processes import CLI, ROOT
+from tests.workers.hosting import GAME, challenge, hosting, program
+
+
+def exported(db: Path) -> list[dict[str, object]]:
+    done = subprocess.run(
+        [*CLI, "export", "--db", str(db)], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+async def test_a_hosted_seat_plays_a_whole_game_against_a_connected_player(
+    tmp_path: Path,
+) -> None:
+    with hosting(tmp_path) as server:
+        with trio.fail_after(60):
+            over, theirs = await challenge(server.port, "random", "move=2")
+        assert over.termination == "rule" and theirs > 0
+        assert over.judged_by == ["wall", "cpu"]  # alice sought first: white, on the wall clock
+        [record] = exported(server.db)
+        assert record["players"] == ["alice", "hosted-random-1"]
+        assert record["clocks"] == ["wall", "cpu"]
+        moves = record["moves"]
+        assert isinstance(moves, list)
+        assert all((move["cpu"] is None) == (move["seat"] == "white") for move in moves)
+
+
+async def test_sleeping_costs_a_cpu_clock_nothing(tmp_path: Path) -> None:
+    """1.5 s of sleep a move on a 1 s CPU allowance is in time (the watchdog is at 4 s)."""
+    with hosting(tmp_path, program("sleep", 1.5)) as server:
+        with trio.fail_after(60):
+            over, theirs = await challenge(server.port, "sleep", "move=1", resign_after=2)
+        assert theirs == 2
+        assert over.termination == "resignation", over.reason
+
+
+async def test_an_agent_asleep_past_the_watchdog_loses_on_time(tmp_path: Path) -> None:
+    with hosting(tmp_path, program("sleep", 5.0)) as server:
+        with trio.fail_after(60):
+            over, theirs = await challenge(server.port, "sleep", "move=1")
+        assert theirs == 0
+        assert over.termination == "time"
+        assert over.winner == "white"
+        assert "watchdog (4 s for 1 CPU seconds)" in over.reason
+
+
+async def test_burning_cpu_past_the_allowance_loses_on_time_in_cpu_seconds(
+    tmp_path: Path,
+) -> None:
+    with hosting(tmp_path, program("burn", 1.5)) as server:
+        with trio.fail_after(60):
+            over, theirs = await challenge(server.port, "burn", "move=1")
+        assert theirs == 0 and over.termination == "time" and over.winner == "white"
+        assert "black ran out of time (1 s per move of CPU time" in over.reason
+        assert "CPU seconds" in over.reason
+
+
+async def test_a_forged_cpu_figure_is_overwritten_by_the_worker(tmp_path: Path) -> None:
+    """The agent says its move cost 0 CPU seconds; the worker's relay writes what it cost."""
+    with hosting(tmp_path, program("forge", 1.5)) as server:
+        with trio.fail_after(60):
+            over, _ = await challenge(server.port, "forge", "move=1")
+        assert over.termination == "time" and "CPU seconds" in over.reason
+
+
+async def test_a_connected_player_may_not_say_what_its_moves_cost(tmp_path: Path) -> None:
+    with hosting(tmp_path) as server:
+        with trio.fail_after(30):
+            alice = await ClientConnection.open("127.0.0.1", server.port, "alice")
+            bob = await ClientConnection.open("127.0.0.1", server.port, "bob")
+            async with alice, bob:
+                for player in (alice, bob):
+                    await player.send(protocol.Seek(game=GAME, time={"move": 5.0}))
+                while not isinstance(turn := await alice.receive(), protocol.YourTurn):
+                    pass
+                assert turn.legal
+                await alice.send(protocol.Move(match=turn.match, move=turn.legal[0], cpu=0.0))
+                with pytest.raises(Exception, match="only the worker hosting a seat"):
+                    await alice.receive()
+
+
+async def test_a_worker_killed_mid_game_loses_its_seat_and_no_move(tmp_path: Path) -> None:
+    """SIGKILL of the worker: its seat defaults with "worker lost" at once; every move either
+    side was told of is in the record."""
+    with hosting(tmp_path, program("sleep", 0.3)) as server:
+        with trio.fail_after(60):
+            alice = await ClientConnection.open("127.0.0.1", server.port, "alice")
+            async with alice:
+                time = {"move": 5.0}
+                await alice.send(protocol.Seek(game=GAME, time=time, opponent="hosted:sleep"))
+                seen = 0
+                while True:
+                    message = await alice.receive()
+                    if isinstance(message, protocol.OpponentMoved | protocol.MoveAccepted):
+                        seen += 1
+                    if isinstance(message, protocol.OpponentMoved) and seen == 4:
+                        os.kill(server.worker.pid, signal.SIGKILL)
+                    if isinstance(message, protocol.YourTurn) and message.legal:
+                        move = protocol.Move(match=message.match, move=message.legal[0])
+                        await alice.send(move)
+                    if isinstance(message, protocol.GameOver):
+                        break
+        assert message.termination == "disconnect" and message.winner == "white"
+        assert message.reason == "black: worker lost"
+        [record] = exported(server.db)
+        assert len(record["moves"]) == seen == len(message.moves)  # type: ignore[arg-type]
