@@ -12,14 +12,23 @@ import os
 import signal
 import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
+from tests.e2e.test_versions import RawClient
 from tests.processes import CLI, ROOT
 from tests.workers.hosting import GAME, challenge, hosting, program
+
+
+class Address(NamedTuple):
+    """Where `RawClient.hello` connects."""
+
+    host: str
+    port: int
 
 
 def exported(db: Path) -> list[dict[str, object]]:
@@ -35,7 +44,8 @@ async def test_a_hosted_seat_plays_a_whole_game_against_a_connected_player(
     with hosting(tmp_path) as server:
         with trio.fail_after(60):
             over, theirs = await challenge(server.port, "random", "move=2")
-        assert over.termination == "rule" and theirs > 0
+        assert over.termination == "rule"
+        assert theirs > 0
         assert over.judged_by == ["wall", "cpu"]  # alice sought first: white, on the wall clock
         [record] = exported(server.db)
         assert record["players"] == ["alice", "hosted-random-1"]
@@ -70,7 +80,9 @@ async def test_burning_cpu_past_the_allowance_loses_on_time_in_cpu_seconds(
     with hosting(tmp_path, program("burn", 1.5)) as server:
         with trio.fail_after(60):
             over, theirs = await challenge(server.port, "burn", "move=1")
-        assert theirs == 0 and over.termination == "time" and over.winner == "white"
+        assert theirs == 0
+        assert over.termination == "time"
+        assert over.winner == "white"
         assert "black ran out of time (1 s per move of CPU time" in over.reason
         assert "CPU seconds" in over.reason
 
@@ -80,7 +92,8 @@ async def test_a_forged_cpu_figure_is_overwritten_by_the_worker(tmp_path: Path) 
     with hosting(tmp_path, program("forge", 1.5)) as server:
         with trio.fail_after(60):
             over, _ = await challenge(server.port, "forge", "move=1")
-        assert over.termination == "time" and "CPU seconds" in over.reason
+        assert over.termination == "time"
+        assert "CPU seconds" in over.reason
 
 
 async def test_a_connected_player_may_not_say_what_its_moves_cost(tmp_path: Path) -> None:
@@ -120,7 +133,36 @@ async def test_a_worker_killed_mid_game_loses_its_seat_and_no_move(tmp_path: Pat
                         await alice.send(move)
                     if isinstance(message, protocol.GameOver):
                         break
-        assert message.termination == "disconnect" and message.winner == "white"
+        assert message.termination == "disconnect"
+        assert message.winner == "white"
         assert message.reason == "black: worker lost"
         [record] = exported(server.db)
         assert len(record["moves"]) == seen == len(message.moves)  # type: ignore[arg-type]
+
+
+async def test_a_version_1_client_meets_a_hosted_agent_and_nothing_new(tmp_path: Path) -> None:
+    with hosting(tmp_path) as server:
+        with trio.fail_after(60):
+            address = Address("127.0.0.1", server.port)
+            old = await RawClient.hello(address, "oldie", 1)  # type: ignore[arg-type]
+            await old.send(type="seek", game=GAME, time={"move": 2.0}, opponent="hosted:random")
+            over = await old.play()
+            await old.stream.aclose()
+    assert over["result"] in ("win", "draw", "both_forfeit")
+    for frame in old.frames:
+        kind = protocol.MESSAGE_TYPES[frame["type"]]
+        assert set(frame) - {"type"} <= set(kind._NAMES[1]), frame
+    assert "judged_by" not in over
+    assert "clocks_ms" not in over
+
+
+async def test_a_version_1_move_cannot_carry_a_cpu_figure(tmp_path: Path) -> None:
+    with hosting(tmp_path) as server:
+        with trio.fail_after(30):
+            address = Address("127.0.0.1", server.port)
+            old = await RawClient.hello(address, "oldie", 1)  # type: ignore[arg-type]
+            await old.send(type="move", match=1, move="B6C6", cpu=0.0)
+            refused = await old.read()
+            await old.stream.aclose()
+    assert refused["type"] == "error"
+    assert refused["code"] == "unknown_field", refused

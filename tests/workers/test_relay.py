@@ -1,0 +1,75 @@
+"""The relay's rewriting, without I/O: the agent's hello signs in with the seat's ticket, and its
+moves carry the CPU seconds the worker measured, whatever the agent wrote."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from arbiter.client.worker.cpu import tree_cpu_seconds
+from arbiter.client.worker.relay import AgentRefused, Stamper
+
+
+class FakeTree:
+    """The CPU seconds a process tree has used, as a test sets them."""
+
+    def __init__(self) -> None:
+        self.used = 0.0
+
+    def __call__(self) -> float:
+        return self.used
+
+
+def signed_in(tree: FakeTree, version: int = 2) -> Stamper:
+    stamper = Stamper("local", "ticket", tree)
+    hello = stamper.to_server({"type": "hello", "version": version, "name": "a", "token": "local"})
+    assert hello["token"] == "ticket"
+    return stamper
+
+
+def test_a_hello_without_the_local_token_is_refused() -> None:
+    stamper = Stamper("local", "ticket", FakeTree())
+    with pytest.raises(AgentRefused):
+        stamper.to_server({"type": "hello", "version": 2, "name": "a", "token": "ticket"})
+
+
+def test_a_move_carries_the_cpu_seconds_since_its_turn_and_not_the_agents_figure() -> None:
+    tree = FakeTree()
+    stamper = signed_in(tree)
+    tree.used = 3.0
+    stamper.from_server({"type": "your_turn", "match": 1})
+    tree.used = 4.25
+    move = stamper.to_server({"type": "move", "match": 1, "move": "B6C6", "cpu": 0.0})
+    assert move["cpu"] == 1.25
+    tree.used = 4.5  # a retry after a refused move costs only its own time
+    assert stamper.to_server({"type": "move", "match": 1, "move": "B6C5"})["cpu"] == 0.25
+
+
+def test_a_version_1_agents_moves_carry_no_cpu_figure() -> None:
+    stamper = signed_in(FakeTree(), version=1)
+    move = stamper.to_server({"type": "move", "match": 1, "move": "B6C6", "cpu": 0.0})
+    assert "cpu" not in move
+
+
+BURNER = "import time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass"
+PARENT = (
+    "import subprocess, sys, time\n"
+    f"subprocess.run([sys.executable, '-c', {BURNER!r}])\n"
+    "time.sleep(30)"
+)
+"""A process whose child burns half a CPU second and is reaped while the parent sleeps on."""
+
+
+def test_the_cpu_of_a_process_tree_counts_its_children() -> None:
+    parent = subprocess.Popen([sys.executable, "-c", PARENT])
+    try:
+        deadline = time.monotonic() + 20
+        while tree_cpu_seconds(parent.pid) < 0.5:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        parent.kill()
+        parent.wait()
