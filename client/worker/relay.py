@@ -36,8 +36,16 @@ class AgentRefused(Exception):
 class Stamper:
     """The rewriting of one agent connection's frames: its hello's token, its moves' cost."""
 
-    def __init__(self, local_token: str, ticket: str, cpu_seconds: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        local_token: str,
+        ticket: str,
+        cpu_seconds: Callable[[], float],
+        paired: trio.Event | None = None,
+    ) -> None:
         self._local_token = local_token
+        self._paired = paired if paired is not None else trio.Event()
+        """Set when a match begins for the agent."""
         self._ticket = ticket
         self._cpu_seconds = cpu_seconds
         self._version = protocol.VERSIONS[0]
@@ -65,8 +73,11 @@ class Stamper:
 
     def from_server(self, frame: dict[Any, Any]) -> None:
         """A frame on its way to the agent: a `your_turn` starts the move's CPU count."""
-        if frame.get("type") == "your_turn":
+        kind = frame.get("type")
+        if kind == "your_turn":
             self._turn_began = self._cpu_seconds()
+        elif kind == "match_started":
+            self._paired.set()
 
 
 async def relay(agent: trio.abc.Stream, server: trio.abc.Stream, stamper: Stamper) -> None:

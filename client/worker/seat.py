@@ -32,6 +32,9 @@ from arbiter.client.worker.relay import Stamper, relay
 ARBITER = [sys.executable, "-m", "arbiter.client.cli"]
 """The `arbiter` command beside this interpreter, by module (works from a source checkout)."""
 LOOPBACK = "127.0.0.1"
+PAIRING_SECONDS = 60.0
+"""How long an agent hosted for a challenge may wait for its game: a challenger that left
+leaves nothing to wait for, and the slot is wanted."""
 
 
 class CannotRun(Exception):
@@ -84,28 +87,54 @@ async def host_seat(
     local_token = secrets.token_hex(16)
     listeners = await trio.open_tcp_listeners(0, host=LOOPBACK)
     try:
-        async with trio.open_nursery() as nursery:
-            port = listeners[0].socket.getsockname()[1]
-            process = await start(launch_for(host, port, local_token, programs))
-            joined = partial(_join, server, tls, local_token, host.ticket, process)
-            nursery.start_soon(trio.serve_listeners, joined, listeners)
-            try:
-                ending = await process.wait()
-            finally:
-                process.stop()
-            nursery.cancel_scope.cancel()  # its relays end with it
+        port = listeners[0].socket.getsockname()[1]
+        process = await start(launch_for(host, port, local_token, programs))
+        try:
+            ending = await _play(host, server, tls, local_token, process, listeners)
+        finally:
+            process.stop()
     finally:
         for listener in listeners:
             await trio.aclose_forcefully(listener)
     return ending
 
 
-async def _join(
+async def _play(
+    host: protocol.Host,
     server: tuple[str, int],
     tls: ssl.SSLContext | None,
     local_token: str,
-    ticket: str,
     process: AgentProcess,
+    listeners: list[trio.SocketListener],
+) -> str:
+    """Relay the agent's connections until it ends; how it ended."""
+    paired, unpaired = trio.Event(), trio.Event()
+    stamper = Stamper(local_token, host.ticket, process.cpu_seconds, paired)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, partial(_join, server, tls, stamper), listeners)
+        if host.opponent is not None:
+            nursery.start_soon(_stop_unpaired, paired, unpaired, process)
+        ending = await process.wait()
+        nursery.cancel_scope.cancel()  # its relays end with it
+    if unpaired.is_set():
+        return f"not paired with {host.opponent} within {PAIRING_SECONDS:g} s: {ending}"
+    return ending
+
+
+async def _stop_unpaired(paired: trio.Event, unpaired: trio.Event, process: AgentProcess) -> None:
+    """Stop an agent hosted for a challenge whose game has not begun in `PAIRING_SECONDS`
+    (and set `unpaired`)."""
+    with trio.move_on_after(PAIRING_SECONDS):
+        await paired.wait()
+        return
+    unpaired.set()
+    process.stop()
+
+
+async def _join(
+    server: tuple[str, int],
+    tls: ssl.SSLContext | None,
+    stamper: Stamper,
     agent: trio.SocketStream,
 ) -> None:
     """One connection of the agent, relayed to a connection of our own to the server."""
@@ -114,4 +143,4 @@ async def _join(
     except OSError:
         await agent.aclose()
         return
-    await relay(agent, upstream, Stamper(local_token, ticket, process.cpu_seconds))
+    await relay(agent, upstream, stamper)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable
+from functools import partial
 
 from arbiter import protocol
 from arbiter.protocol import ErrorCode, TimeControl
@@ -28,7 +29,7 @@ from arbiter.server.play.match import Match
 from arbiter.server.play.seek_terms import TermsRefused, checked_terms
 from arbiter.server.play.seeks import Seek, Seeks
 from arbiter.server.play.tournament_desk import TournamentDesk
-from arbiter.server.play.workers import HOSTED_PREFIX, NoWorker, Workers
+from arbiter.server.play.workers import HOSTED_PREFIX, Hosting, NoWorker, Workers
 from arbiter.server.storage.accounts import Account, AccountError
 from arbiter.server.storage.errors import NotStored
 from arbiter.server.storage.interface import Storage
@@ -73,11 +74,12 @@ class Pairing:
         except TermsRefused as refused:
             session.send_error(refused.code, str(refused), ref="seek")
             return
-        opponent = seek.opponent
+        opponent, hosting = seek.opponent, None
         if opponent is not None and opponent.startswith(HOSTED_PREFIX):
-            opponent = await self._host_opponent(session, game.name, time_control, opponent)
-            if opponent is None:
+            hosting = await self._host_opponent(session, game.name, time_control, opponent)
+            if hosting is None:
                 return
+            opponent = hosting.name
         tournaments = self._tournaments()
         await tournaments.ready()
         player = None if account is None else account.name
@@ -93,6 +95,11 @@ class Pairing:
             opponent=opponent,
         )
         mine.kept = player is not None and tournaments.wants(player, game.name)
+        if hosting is not None:
+            if hosting.ended.is_set():  # before the challenge could open
+                _tell_hosted_ended(mine, hosting.ending)
+                return
+            hosting.on_end = partial(self._hosted_opponent_ended, mine)
         waiting = None if mine.kept else self.seeks.pop_partner(mine)
         if waiting is not None:
             await self._start_match(waiting, mine)
@@ -101,7 +108,7 @@ class Pairing:
 
     async def _host_opponent(
         self, session: Session, game: str, control: TimeControl, opponent: str
-    ) -> str | None:
+    ) -> Hosting | None:
         """A challenge to `hosted:AGENT`: a worker runs AGENT under a seat name of its own,
         which challenges this player back; that name is the seek's opponent. None after
         telling the client why no worker will."""
@@ -109,13 +116,19 @@ class Pairing:
         name = self.workers.free_name(f"hosted-{agent}"[:MAX_HOSTED_BASE])
         run = {"kind": "agent", "agent": agent}
         try:
-            await self.workers.host(name, game, control, run, opponent=session.name)
+            return await self.workers.host(name, game, control, run, opponent=session.name)
         except (NoWorker, AccountError, NotStored) as error:
             session.send_error(
                 ErrorCode.BAD_OPPONENT, f"no game against {opponent}: {error}", ref="seek"
             )
             return None
-        return name
+
+    def _hosted_opponent_ended(self, seek: Seek, ending: str) -> None:
+        """The agent an open challenge waits for ended before their game began (its worker
+        was lost, or it could not run): the challenge is withdrawn, saying why."""
+        if self.seeks.cancel(seek.session, seek.id):
+            _tell_hosted_ended(seek, ending)
+            seek.session.send(messages.seek_cancelled(seek.id))
 
     def _open(self, mine: Seek) -> bool:
         """Leave `mine` open, if there is room for it; False after telling its client why not."""
@@ -180,3 +193,11 @@ class Pairing:
                 stalls=self.matches.stalls,
             )
         )
+
+
+def _tell_hosted_ended(seek: Seek, ending: str) -> None:
+    seek.session.send_error(
+        ErrorCode.BAD_OPPONENT,
+        f"{seek.opponent} ended before your game began ({ending}): your seek is withdrawn",
+        ref="seek",
+    )

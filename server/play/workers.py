@@ -22,6 +22,7 @@ grace period, since no one can take the seat back. Its moves already played stan
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,11 +59,15 @@ class Hosting:
     ended: trio.Event = field(default_factory=trio.Event)
     ending: str = ""
     """Why the agent ended, as the worker said (or `WORKER_LOST`)."""
+    on_end: Callable[[str], None] | None = None
+    """Called with the ending, once, when the hosting ends."""
 
     def end(self, ending: str) -> None:
         if not self.ended.is_set():
             self.ending = ending
             self.ended.set()
+            if self.on_end is not None:
+                self.on_end(ending)
 
 
 class Workers:

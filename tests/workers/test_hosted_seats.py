@@ -18,9 +18,9 @@ import pytest
 import trio
 
 from arbiter import protocol
-from arbiter.client.connection import ClientConnection
+from arbiter.client.connection import ClientConnection, ServerError
 from tests.e2e.test_versions import RawClient
-from tests.processes import CLI, ROOT
+from tests.processes import CLI, ROOT, start_server, stop
 from tests.workers.hosting import GAME, challenge, hosting, program
 
 
@@ -102,8 +102,9 @@ async def test_a_connected_player_may_not_say_what_its_moves_cost(tmp_path: Path
             alice = await ClientConnection.open("127.0.0.1", server.port, "alice")
             bob = await ClientConnection.open("127.0.0.1", server.port, "bob")
             async with alice, bob:
-                for player in (alice, bob):
-                    await player.send(protocol.Seek(game=GAME, time={"move": 5.0}))
+                await alice.send(protocol.Seek(game=GAME, time={"move": 5.0}))
+                assert isinstance(await alice.receive(), protocol.Seeking)  # she is white
+                await bob.send(protocol.Seek(game=GAME, time={"move": 5.0}))
                 while not isinstance(turn := await alice.receive(), protocol.YourTurn):
                     pass
                 assert turn.legal
@@ -166,3 +167,30 @@ async def test_a_version_1_move_cannot_carry_a_cpu_figure(tmp_path: Path) -> Non
             await old.stream.aclose()
     assert refused["type"] == "error"
     assert refused["code"] == "unknown_field", refused
+
+
+async def test_a_challenge_to_an_agent_the_worker_cannot_run_is_withdrawn(
+    tmp_path: Path,
+) -> None:
+    with hosting(tmp_path) as server:
+        with trio.fail_after(30):
+            async with await ClientConnection.open("127.0.0.1", server.port, "alice") as alice:
+                time = {"move": 1.0}
+                await alice.send(protocol.Seek(game=GAME, time=time, opponent="hosted:nosuch"))
+                assert isinstance(await alice.receive(), protocol.Seeking)
+                with pytest.raises(ServerError, match="no agent 'nosuch' on this worker"):
+                    await alice.receive()
+
+
+async def test_a_challenge_to_a_hosted_agent_with_no_worker_is_refused(tmp_path: Path) -> None:
+    server, address = start_server(tmp_path / "arbiter.db")
+    try:
+        port = int(address.rsplit(":", 1)[1])
+        with trio.fail_after(30):
+            async with await ClientConnection.open("127.0.0.1", port, "alice") as alice:
+                time = {"move": 1.0}
+                await alice.send(protocol.Seek(game=GAME, time=time, opponent="hosted:random"))
+                with pytest.raises(ServerError, match="no worker has a free slot"):
+                    await alice.receive()
+    finally:
+        stop(server)
