@@ -266,7 +266,7 @@ async def _run(
         listeners = await nursery.start(start)
         address, over = f"{host}:{bound_port(listeners)}", " (TLS)" if tls is not None else ""
         logs.event(log, "listening", address=address, tls=tls is not None)
-        # On stdout too, as it always was: how scripts and tests learn the port (`--port 0`).
+        # On stdout too: how scripts and tests learn the port (`--port 0`).
         print(f"listening on {address}{over}", flush=True)
         if web is not None:
             logs.event(log, "web_listening", url=web.url)
