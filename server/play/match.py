@@ -238,7 +238,7 @@ class Match:
 
     def _next_turn(self) -> None:
         """Ask the seat to move, or end the match if the position says it is over."""
-        outcome = _position_ending(self.state, len(self.moves), self.max_moves)
+        outcome = self._position_ending()
         if outcome is not None:
             self._end(outcome)
             return
@@ -251,6 +251,14 @@ class Match:
             # moves later, and an early alarm just finds it and waits again
             self._gate.tell(self.sessions[seat], message, turn.start)
         self._gate.on_release(partial(self._turn_released, turn, away))
+
+    def _position_ending(self) -> Outcome | None:
+        """How the position ends the match, if it does: by the game's rules, or drawn by the
+        referee at `max_moves`."""
+        outcome, moves = self._positions.outcome(self.state), len(self.moves)
+        if outcome is None and moves >= self.max_moves:
+            return Outcome.draw(f"{moves} moves were played, the most a message can carry: drawn")
+        return outcome
 
     def _turn_released(self, turn: Turn, away: bool, now: float) -> None:
         """`your_turn` went out (or would have, for a seat away): its deadline runs from now."""
@@ -413,15 +421,6 @@ class Match:
         time_left = turn.time_left(trio.current_time())
         position, clocks = self._positions.of(self.state), wire_clocks(self.control, self.clocks)
         return messages.your_turn(self.id, self.state.ply, position, legal, time_left, clocks)
-
-
-def _position_ending(state: State[Any], moves: int, max_moves: int) -> Outcome | None:
-    """How the position ends the match, if it does: by the game's rules, or drawn by the
-    referee at `max_moves`."""
-    outcome = state.outcome()
-    if outcome is None and moves >= max_moves:
-        return Outcome.draw(f"{moves} moves were played, the most a message can carry: drawn")
-    return outcome
 
 
 def _log_started(match: Match) -> None:
