@@ -434,7 +434,8 @@ def meta(spec: FieldSpec, since: int = FIRST_VERSION) -> dict[str, Any]:
 
     `since` is the first version whose frames carry the field. A later field defaults to None:
     a message built for (or read from) an older version has no value for it, and `to_wire`
-    refuses to send it without one to a peer whose version carries it (unless it is nullable).
+    refuses to send it without one to a peer whose version carries it, unless it is nullable:
+    a nullable later field may be left out, as nil.
     """
     return {"spec": spec, "since": since}
 
@@ -614,7 +615,7 @@ def _message(cls: type[M]) -> type[M]:
         later = tuple((name, spec) for name, spec in cls.FIELDS if 1 < cls.SINCE[name] <= version)
         cls._NAMES[version] = names
         cls._WIRE_NAMES[version] = frozenset(names) | {"type"}
-        cls._REQUIRED[version] = cls.REQUIRED | {name for name, _ in later}
+        cls._REQUIRED[version] = cls.REQUIRED | {name for name, spec in later if not spec.nullable}
         cls._LATER[version] = later
     cls._CHECKS = tuple(
         (
@@ -719,11 +720,17 @@ class Resign(Message):
 @_message
 @dataclass(frozen=True, slots=True)
 class Watch(Message):
-    """Follow `match` as a spectator: a `watching` snapshot, then its moves as they happen."""
+    """Follow `match` as a spectator: a `watching` snapshot, then its moves as they happen.
+
+    From version 2, a spectator that knows the match's first moves already may say how many
+    (`since`): the snapshot then lists its moves from about there (`watching.moves_from`), so
+    watching a long game again costs what its latest moves cost, not its whole length.
+    """
 
     TYPE: ClassVar[str] = "watch"
     SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
     match: int = field(metadata=meta(COUNT))
+    since: int | None = field(default=None, metadata=meta(nullable(COUNT), since=2))
 
 
 @_message
@@ -1025,7 +1032,9 @@ class GameOver(Message):
 class Watching(Message):
     """The snapshot a spectator starts from: the match so far, then `opponent_moved` frames.
 
-    From version 2, `to_move` is the seat to move in `state` (nil once the game is over).
+    From version 2, `to_move` is the seat to move in `state` (nil once the game is over), and
+    `moves` are the match's moves from number `moves_from` on (0: all of them; more than 0 only
+    for a `watch` with `since`, and never more than `since`).
     """
 
     TYPE: ClassVar[str] = "watching"
@@ -1039,6 +1048,7 @@ class Watching(Message):
     state: dict[str, Any] = field(metadata=meta(DATA))
     moves: list[str] = field(metadata=meta(MOVES))
     to_move: str | None = field(default=None, metadata=meta(SEAT_TO_MOVE, since=2))
+    moves_from: int | None = field(default=None, metadata=meta(COUNT, since=2))
 
 
 @_message

@@ -99,8 +99,8 @@ class Lobby:
                 self.pairing.cancel(session, seek_id)
             case protocol.Resign(match=match_id):
                 self.live.deliver(session, match_id, "resign", Resigned)
-            case protocol.Watch(match=match_id):
-                await self.spectating.watch(session, match_id)
+            case protocol.Watch(match=match_id, since=since):
+                await self.spectating.watch(session, match_id, since)
             case protocol.Lobby(follow=follow):
                 self._lobby(session, follow)
             case (

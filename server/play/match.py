@@ -196,20 +196,24 @@ class Match:
             return
         self._gate.flush()
 
-    def add_spectator(self, session: Peer) -> bool:
-        """Show the match so far to a new spectator, who then sees each move as played; False
-        (nothing sent) for one that already watches."""
+    def add_spectator(self, session: Peer, since: int | None = None) -> bool:
+        """Show the match so far to a new spectator, who then sees each move as played (the
+        moves from about `since` on, for one that knows the earlier ones); False (nothing
+        sent) for one that already watches."""
         if not self.spectators.add(session):
             return False
-        self._gate.tell(session, self.snapshot())
+        self._gate.tell(session, self.snapshot(since))
         self._gate.flush()
         return True
 
-    def snapshot(self) -> protocol.Encoded:
-        """The `watching` frame of the match as it stands, built and encoded once per move
-        (and per change of a player's name) however many spectators it is shown to."""
-        shows = (len(self.moves), *self.players)
-        return self.spectators.snapshot(shows, lambda: messages.watching(self.table()))
+    def snapshot(self, since: int | None = None) -> protocol.Encoded:
+        """The `watching` frame of the match as it stands, from about move `since` on, built
+        and encoded once per move (and per change of a player's name) however many spectators
+        it is shown to."""
+        shows, start = (len(self.moves), *self.players), messages.snapshot_start(since, self.moves)
+        return self.spectators.snapshot(
+            shows, start, lambda: messages.watching(self.table(), start)
+        )
 
     async def run(self) -> Outcome:
         """Play the match to its end and record the result."""

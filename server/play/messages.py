@@ -200,8 +200,21 @@ def resumed(
     )
 
 
-def watching(table: Table) -> protocol.Watching:
-    """The snapshot a spectator starts from."""
+SNAPSHOT_STEP = 256
+"""A snapshot's first move is a multiple of this: spectators that know a long game's moves up
+to about the same place share one frame."""
+
+
+def snapshot_start(since: int | None, moves: Sequence[str]) -> int:
+    """The first move a snapshot lists for a spectator that knows the moves before `since`."""
+    if since is None:
+        return 0
+    return min(since, len(moves)) // SNAPSHOT_STEP * SNAPSHOT_STEP
+
+
+def watching(table: Table, moves_from: int = 0) -> protocol.Watching:
+    """The snapshot a spectator starts from: the match as it stands, and its moves from number
+    `moves_from` on."""
     return protocol.Watching(
         match=table.match,
         game=table.game.name,
@@ -210,8 +223,9 @@ def watching(table: Table) -> protocol.Watching:
         options=table.options,
         time=table.time,
         state=table.position.state,
-        moves=list(table.moves),
+        moves=list(table.moves[moves_from:]),
         to_move=table.position.to_move,
+        moves_from=moves_from,
     )
 
 
