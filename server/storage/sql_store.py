@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Final, TypeVar
 import trio
 
 from arbiter.games import Result, Termination
-from arbiter.server.storage import accounts
+from arbiter.server.storage import accounts, submissions
 from arbiter.server.storage.engine import open_read_only
 from arbiter.server.storage.errors import (
     CannotOpen,
@@ -60,6 +60,7 @@ from arbiter.server.storage.registry import Registry
 from arbiter.server.storage.sql_connection import Connection, Dialect
 from arbiter.server.storage.statuses import (
     MatchStatus,
+    SubmissionStatus,
     TournamentStatus,
     illegal_text,
 )
@@ -409,3 +410,38 @@ class SQLStorage:
         token = await self._run(accounts.issue_local, self._db, name, failure=NotStored)
         self._registry.forget(name)
         return token
+
+    # -- submissions ---------------------------------------------------------------------
+
+    async def add_submission(
+        self, new: submissions.NewSubmission, limits: submissions.AuthorLimits
+    ) -> submissions.SubmissionRow:
+        return await self._run(submissions.add, self._db, new, limits, failure=NotStored)
+
+    async def submissions(
+        self, author: str, game: str | None = None
+    ) -> list[submissions.SubmissionRow]:
+        return await self._run(submissions.listing, self._db, author, game)
+
+    async def find_submission(self, submission_id: int) -> submissions.SubmissionRow | None:
+        return await self._run(submissions.find, self._db, submission_id)
+
+    async def retire_submission(
+        self, author: str, name: str, version: int
+    ) -> submissions.SubmissionRow:
+        return await self._run(
+            submissions.retire, self._db, author, name, version, failure=NotStored
+        )
+
+    async def set_submission_status(
+        self, submission_id: int, status: SubmissionStatus, log: str | None = None
+    ) -> bool:
+        return await self._run(
+            submissions.set_status, self._db, submission_id, status, log, failure=NotStored
+        )
+
+    async def read_archive(self, content_hash: str) -> bytes | None:
+        return await self._run(submissions.read_archive, self._db, content_hash)
+
+    async def archive_authors(self, content_hash: str) -> frozenset[str]:
+        return await self._run(submissions.archive_authors, self._db, content_hash)
