@@ -18,6 +18,7 @@ the command line's `move=5,clock=300+2`), game clocks and the lag allowance, as 
 with every time passed in; the server enforces them and the clients show them.
 """
 
+from arbiter.protocol import submission
 from arbiter.protocol._connection import Connection, Encoded
 from arbiter.protocol._errors import (
     ERROR_CODES,
@@ -40,6 +41,7 @@ from arbiter.protocol._messages import (
     CLIENT,
     MAX_ITEMS,
     MAX_LISTED,
+    MAX_SUBMISSIONS,
     MESSAGE_TYPES,
     PART_BYTES,
     PROTOCOL_VERSION,
@@ -107,6 +109,7 @@ __all__ = [
     "FATAL_CODES",
     "MAX_ITEMS",
     "MAX_LISTED",
+    "MAX_SUBMISSIONS",
     "MESSAGE_TYPES",
     "NEED_DATA",
     "PART_BYTES",
@@ -174,4 +177,5 @@ __all__ = [
     "YourTurn",
     "encode_frame",
     "message_from_wire",
+    "submission",
 ]

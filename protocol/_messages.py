@@ -890,13 +890,15 @@ class Retire(Message):
 @_message
 @dataclass(frozen=True, slots=True)
 class SubmissionFetch(Message):
-    """Fetch an archive by its hash: its author's own, or any for an admin or a worker. Answered
-    by `archive_part` frames, in order."""
+    """Fetch part `index` of an archive by its hash: its author's own, or any for an admin or a
+    worker. Answered by one `archive_part`, which says how many parts there are: the fetcher
+    asks for each in turn, so the server never queues a whole archive for a slow reader."""
 
     TYPE: ClassVar[str] = "submission_fetch"
     SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
     SINCE_VERSION: ClassVar[int] = V2
     hash: str = field(metadata=meta(SHA256))
+    index: int = field(default=0, metadata=meta(COUNT))
 
 
 @_message
@@ -1296,7 +1298,7 @@ class Retired(Message):
 @_message
 @dataclass(frozen=True, slots=True)
 class ArchivePart(Message):
-    """One piece of an archive `submission_fetch` asked for: `index` of `parts`, in order."""
+    """The piece of an archive `submission_fetch` asked for: part `index` of `parts`."""
 
     TYPE: ClassVar[str] = "archive_part"
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER

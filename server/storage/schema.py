@@ -118,7 +118,7 @@ matches) are read back (`server.storage.group_commit.commit_batch`)."""
 SUBMISSIONS: Final = """
 CREATE TABLE IF NOT EXISTS archives (
     hash TEXT PRIMARY KEY,          -- sha256 of content, lowercase hex
-    content {bytes} NOT NULL,       -- protocol/_submission.py's archive
+    content {bytes} NOT NULL,       -- protocol/submission.py's archive
     size INTEGER NOT NULL,
     created_at {real} NOT NULL
 );

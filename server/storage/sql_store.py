@@ -32,7 +32,8 @@ from typing import Any, ClassVar, Final, TypeVar
 import trio
 
 from arbiter.games import Result, Termination
-from arbiter.server.storage import accounts, submissions
+from arbiter.server.storage import accounts
+from arbiter.server.storage import submissions as stored_submissions
 from arbiter.server.storage.engine import open_read_only
 from arbiter.server.storage.errors import (
     CannotOpen,
@@ -64,6 +65,7 @@ from arbiter.server.storage.statuses import (
     TournamentStatus,
     illegal_text,
 )
+from arbiter.server.storage.submissions import AuthorLimits, NewSubmission, SubmissionRow
 from arbiter.server.storage.tournament_rows import insert_tournament, load_tournaments
 from arbiter.server.storage.write_queue import FIRST_RETRY, QueuedWrite, WriteQueue
 
@@ -413,35 +415,29 @@ class SQLStorage:
 
     # -- submissions ---------------------------------------------------------------------
 
-    async def add_submission(
-        self, new: submissions.NewSubmission, limits: submissions.AuthorLimits
-    ) -> submissions.SubmissionRow:
-        return await self._run(submissions.add, self._db, new, limits, failure=NotStored)
+    async def add_submission(self, new: NewSubmission, limits: AuthorLimits) -> SubmissionRow:
+        return await self._run(stored_submissions.add, self._db, new, limits, failure=NotStored)
 
-    async def submissions(
-        self, author: str, game: str | None = None
-    ) -> list[submissions.SubmissionRow]:
-        return await self._run(submissions.listing, self._db, author, game)
+    async def submissions(self, author: str, game: str | None = None) -> list[SubmissionRow]:
+        return await self._run(stored_submissions.listing, self._db, author, game)
 
-    async def find_submission(self, submission_id: int) -> submissions.SubmissionRow | None:
-        return await self._run(submissions.find, self._db, submission_id)
+    async def find_submission(self, submission_id: int) -> SubmissionRow | None:
+        return await self._run(stored_submissions.find, self._db, submission_id)
 
-    async def retire_submission(
-        self, author: str, name: str, version: int
-    ) -> submissions.SubmissionRow:
+    async def retire_submission(self, author: str, name: str, version: int) -> SubmissionRow:
         return await self._run(
-            submissions.retire, self._db, author, name, version, failure=NotStored
+            stored_submissions.retire, self._db, author, name, version, failure=NotStored
         )
 
     async def set_submission_status(
         self, submission_id: int, status: SubmissionStatus, log: str | None = None
     ) -> bool:
         return await self._run(
-            submissions.set_status, self._db, submission_id, status, log, failure=NotStored
+            stored_submissions.set_status, self._db, submission_id, status, log, failure=NotStored
         )
 
     async def read_archive(self, content_hash: str) -> bytes | None:
-        return await self._run(submissions.read_archive, self._db, content_hash)
+        return await self._run(stored_submissions.read_archive, self._db, content_hash)
 
     async def archive_authors(self, content_hash: str) -> frozenset[str]:
-        return await self._run(submissions.archive_authors, self._db, content_hash)
+        return await self._run(stored_submissions.archive_authors, self._db, content_hash)

@@ -37,7 +37,7 @@ class AuthorLimits:
 
 @dataclass(frozen=True, slots=True)
 class NewSubmission:
-    """One upload, checked (`protocol._submission.unpack`), as the store takes it."""
+    """One upload, checked (`protocol.submission.unpack`), as the store takes it."""
 
     author: str
     game: str

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arbiter.protocol._submission import (
+from arbiter.protocol.submission import (
     EXECUTABLE_MAGIC,
     MAX_ARCHIVE_BYTES,
     MAX_FILES,

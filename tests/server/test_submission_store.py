@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.protocol._submission import Manifest, content_hash, pack
+from arbiter.protocol.submission import Manifest, content_hash, pack
 from arbiter.server.storage.errors import SubmissionRefused
 from arbiter.server.storage.statuses import SubmissionStatus
 from arbiter.server.storage.submissions import AuthorLimits, NewSubmission
