@@ -128,7 +128,7 @@ def add_parsers(commands: Any) -> None:
     submit.add_argument("--form", choices=FORMS, help="default: guessed from the files")
     submit.add_argument("--language", choices=LANGUAGES, help="default: guessed from the files")
     submit.add_argument("--entry", help="the file it starts from (default: guessed)")
-    submit.add_argument("--run", help="a program's command, e.g. 'node client.js'")
+    submit.add_argument("--run", dest="command", help="a program's command, e.g. 'node client.js'")
     submit.set_defaults(run=_run_submit)
 
     listing = commands.add_parser("submissions", help="list the agents you uploaded")
@@ -169,7 +169,7 @@ async def _open(args: argparse.Namespace) -> ClientConnection:
 
 def _run_submit(args: argparse.Namespace) -> int:
     files = read_path(args.path)
-    hints = Hints(args.form, args.language, args.run, args.entry)
+    hints = Hints(args.form, args.language, args.command, args.entry)
     manifest = guess_manifest(files, hints)
     archive = pack(files, manifest)
     name = args.name or args.path.resolve().stem
