@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -96,41 +95,77 @@ class StoredArchive:
 
 
 async def check_upload(storage: Storage, upload: Upload, limits: AuthorLimits) -> SubmissionRow:
-    """Check a whole upload against what it announced and as an archive, then store it;
-    `Refused` saying what is wrong."""
-    begin, archive = upload.begin, bytes(upload.received)
-    if len(archive) != begin.size:
+    """Check a whole upload against what `submit_begin` announced, then store it (`store`)."""
+    begin = upload.begin
+    if len(upload.received) != begin.size:
         raise Refused(
             ErrorCode.BAD_SUBMISSION,
-            f"{len(archive):,} bytes arrived where submit_begin announced {begin.size:,}",
+            f"{len(upload.received):,} bytes arrived where submit_begin announced {begin.size:,}",
         )
+    announced = (begin.hash, upload.manifest)
+    return await store(
+        storage, upload.author, begin.game, begin.name, bytes(upload.received), limits, announced
+    )
+
+
+async def store(
+    storage: Storage,
+    author: str,
+    game: str,
+    name: str,
+    archive: bytes,
+    limits: AuthorLimits,
+    announced: tuple[str, Manifest] | None = None,
+) -> SubmissionRow:
+    """Check `archive` (as the client did, off the event loop) and, if given, against the hash
+    and manifest announced for it, then store it as the next version of `name`; `Refused`
+    saying what is wrong. The protocol's uploads and the web page's both end here."""
+    check_agent(game, name)
     try:
         digest, submission = await trio.to_thread.run_sync(_hash_and_unpack, archive)
     except SubmissionError as error:
         raise Refused(ErrorCode.BAD_SUBMISSION, str(error)) from None
-    if digest != begin.hash:
+    if announced is not None and digest != announced[0]:
         raise Refused(
             ErrorCode.BAD_SUBMISSION,
-            f"the archive's sha256 is {digest}, not the {begin.hash} submit_begin announced",
+            f"the archive's sha256 is {digest}, not the {announced[0]} submit_begin announced",
         )
-    if submission.manifest != upload.manifest:
+    if announced is not None and submission.manifest != announced[1]:
         raise Refused(
             ErrorCode.BAD_SUBMISSION, "the archive's manifest is not the one submit_begin sent"
         )
+    manifest = submission.manifest
     new = NewSubmission(
-        upload.author,
-        begin.game,
-        begin.name,
-        submission.manifest.form,
-        submission.manifest.language,
-        submission.manifest.to_wire(),
-        digest,
-        archive,
+        author, game, name, manifest.form, manifest.language, manifest.to_wire(), digest, archive
     )
     try:
-        return await storage.add_submission(new, limits)
+        row = await storage.add_submission(new, limits)
     except SubmissionRefused as error:
         raise Refused(ErrorCode.BAD_SUBMISSION, str(error)) from None
+    event(
+        log,
+        "submission_stored",
+        author=row.author,
+        name=row.name,
+        version=row.version,
+        hash=row.hash,
+        size=row.size,
+    )
+    return row
+
+
+def check_agent(game: str, name: str) -> None:
+    """`Refused` unless `game` is one of ours and `name` can name an agent."""
+    if game not in GAME_NAMES:
+        raise Refused(
+            ErrorCode.UNKNOWN_GAME, f"no game {game!r} here (games: {', '.join(GAME_NAMES)})"
+        )
+    if not NAME_PATTERN.fullmatch(name):
+        raise Refused(
+            ErrorCode.BAD_SUBMISSION,
+            f"{name!r} cannot name an agent: use 1 to 64 letters, digits, '_', '.' or '-',"
+            " starting with a letter or digit",
+        )
 
 
 def _hash_and_unpack(archive: bytes) -> tuple[str, Submission]:
@@ -204,17 +239,7 @@ class Submissions:
     ) -> protocol.SubmitReady:
         self._uploads.pop(session, None)  # a new begin abandons the upload in progress
         self._drop_expired()
-        if begin.game not in GAME_NAMES:
-            raise Refused(
-                ErrorCode.UNKNOWN_GAME,
-                f"no game {begin.game!r} here (games: {', '.join(GAME_NAMES)})",
-            )
-        if not NAME_PATTERN.fullmatch(begin.name):
-            raise Refused(
-                ErrorCode.BAD_SUBMISSION,
-                f"{begin.name!r} cannot name an agent: use 1 to 64 letters, digits, '_', '.' or"
-                " '-', starting with a letter or digit",
-            )
+        check_agent(begin.game, begin.name)
         if not HASH_PATTERN.fullmatch(begin.hash):
             raise Refused(ErrorCode.BAD_SUBMISSION, "hash is a sha256 in 64 lowercase hex digits")
         if not 0 < begin.size <= MAX_ARCHIVE_BYTES:
@@ -264,18 +289,7 @@ class Submissions:
                 ErrorCode.BAD_SUBMISSION,
                 f"submit_end counts {parts} parts; {upload.parts} arrived",
             )
-        started = time.monotonic()
         row = await check_upload(self.storage, upload, self.author_limits)
-        event(
-            log,
-            "submission_stored",
-            author=row.author,
-            name=row.name,
-            version=row.version,
-            hash=row.hash,
-            size=row.size,
-            seconds=round(time.monotonic() - started, 3),
-        )
         return protocol.Submitted(submission=entry(row))
 
     def _upload(self, session: Session, kind: str) -> Upload:
