@@ -421,8 +421,9 @@ def nullable(spec: FieldSpec) -> FieldSpec:
 PART_BYTES = 48 * 1024
 """Bytes of an archive one `submit_part` or `archive_part` carries: with its few fields, well
 under the 64 KiB frame every receiver takes."""
-MAX_SUBMISSIONS = 256
-"""Entries of a `submission_list`: an author keeps far fewer versions than this."""
+MAX_SUBMISSIONS = 100
+"""Entries of a `submission_list`: an author keeps 20 versions unretired by default, and 100
+entries with their log's first lines stay well within one 64 KiB frame."""
 COUNT = count()
 SECONDS = seconds()
 CLOCKS = clock_pair()
@@ -1275,8 +1276,9 @@ class Submitted(Message):
 @dataclass(frozen=True, slots=True)
 class SubmissionList(Message):
     """The answer to `submissions`, by name then version. Each entry: `name`, `version`, `game`,
-    `form`, `language`, `hash`, `size`, `status` (`validating`, `ready`, `failed`, `retired`),
-    `created` (seconds since the epoch) and `log` (the validation game's verdict, or nil)."""
+        `form`, `language`, `hash`, `size`, `status` (`validating`, `ready`, `failed`, `retired`),
+        `created` (seconds since the epoch) and `log` (the start of the validation game's
+    verdict, at most 300 characters, or nil); at most 100 entries."""
 
     TYPE: ClassVar[str] = "submission_list"
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
@@ -1287,7 +1289,7 @@ class SubmissionList(Message):
 @_message
 @dataclass(frozen=True, slots=True)
 class Retired(Message):
-    """The answer to `retire`: the version's entry, its status now `retired`."""
+    """The answer to `retire`: the version's entry, with status `retired`."""
 
     TYPE: ClassVar[str] = "retired"
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER

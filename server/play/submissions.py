@@ -50,6 +50,8 @@ log = logging.getLogger(__name__)
 FETCH_ANY_ROLES: Final = frozenset({"admin", "worker"})
 """Account roles that may fetch any author's archive."""
 ARCHIVE_CACHE_BYTES: Final = 32 * MIB
+LISTED_LOG: Final = 300
+"""Characters of a validation log a listing carries: its verdict, not the whole log."""
 
 
 def entry(row: SubmissionRow) -> dict[str, object]:
@@ -64,7 +66,7 @@ def entry(row: SubmissionRow) -> dict[str, object]:
         "size": row.size,
         "status": row.status,
         "created": row.created_at,
-        "log": row.validation_log,
+        "log": None if row.validation_log is None else row.validation_log[:LISTED_LOG],
     }
 
 
