@@ -52,6 +52,12 @@ _CLIENT_REQUESTS = (
     "tournament_create",
     "tournament_start",
     "tournament_status",
+    "submit_begin",
+    "submit_part",
+    "submit_end",
+    "submissions",
+    "retire",
+    "submission_fetch",
 )
 _SERVER_REPLIES = (
     "error",
@@ -68,6 +74,11 @@ _SERVER_REPLIES = (
     "resumed",
     "tournament",
     "lobby_listing",
+    "submit_ready",
+    "submitted",
+    "submission_list",
+    "retired",
+    "archive_part",
 )
 _KEEPALIVE = ("ping", "pong")
 

@@ -3,7 +3,8 @@
 Sign-in (`server.play.sign_in`), seeks and pairing (`server.play.pairing`), the live matches
 (`server.play.live_matches`), spectators (`server.play.spectating`), who sits where
 (`server.play.seating`), and the tournaments plugged in from above
-(`server.play.tournament_desk`) each do one job; the lobby builds them, routes to them, and
+(`server.play.tournament_desk`) and the uploaded agents (`server.play.submissions`) each do one
+job; the lobby builds them, routes to them, and
 tells them when a session closed. Anyone may ask for the lobby listing (`server.play.listing`)
 once or follow it (`server.play.lobby_feed`): every change of the seeks, the matches or the
 tournaments marks it dirty, a move included.
@@ -29,6 +30,7 @@ from arbiter.server.play.seating import Seating
 from arbiter.server.play.seeks import Seeks
 from arbiter.server.play.sign_in import SignIn
 from arbiter.server.play.spectating import Spectating
+from arbiter.server.play.submissions import Submissions
 from arbiter.server.play.tournament_desk import NoTournaments, TournamentDesk
 from arbiter.server.storage.interface import Storage
 
@@ -64,6 +66,7 @@ class Lobby:
         self.tournaments: TournamentDesk = NoTournaments()
         """The tournaments plugged in (`plug_in`), asked of seeks kept for their games."""
         self.pairing = Pairing(storage, self.seeks, self.live, lambda: self.tournaments)
+        self.submissions = Submissions(storage, self.limits)
         self._games = protocol.Encoded(messages.games())
         """The answer to `list_games`, which never changes: encoded once."""
         nursery.start_soon(self.feed.run)
@@ -112,6 +115,16 @@ class Lobby:
                 await self.tournaments.handle(session, account, message)
                 if not isinstance(message, protocol.TournamentStatus):
                     self.feed.changed()
+            case (
+                protocol.SubmitPart()
+                | protocol.SubmitBegin()
+                | protocol.SubmitEnd()
+                | protocol.Submissions()
+                | protocol.Retire()
+                | protocol.SubmissionFetch()
+            ):
+                account = self.sign_in.accounts.get(session)
+                await self.submissions.handle(session, account, message)
 
     def _lobby(self, session: Session, follow: bool) -> None:
         """Answer `lobby` with a listing; with `follow`, keep sending fresh ones, else stop."""
@@ -137,3 +150,4 @@ class Lobby:
         self.seeks.drop(session)
         self.feed.unfollow(session)
         self.live.leave(session)
+        self.submissions.forget(session)
