@@ -12,7 +12,7 @@ from typing import Any
 import trio
 
 from arbiter.agents import AgentError, agents_for, all_agent_names, make_agent
-from arbiter.client import check, lobby_view, play, records, tournament
+from arbiter.client import check, lobby_view, play, records, submit, tournament
 from arbiter.client.connection import ConnectionClosed, ServerError, TLSFailed
 from arbiter.client.options import (
     TIME_HELP,
@@ -27,6 +27,7 @@ from arbiter.client.player_module import PlayerCrashed, agent_or_module, player_
 from arbiter.client.runner import GameRecord, run_bot, waiting_lines
 from arbiter.client.worker import worker
 from arbiter.games import GAME_NAMES, GameError, get_game
+from arbiter.protocol.submission import SubmissionError
 from arbiter.server.app import DatabaseInUse
 
 
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
             result: int = args.run(args)
         except BaseExceptionGroup as group:  # trio's nurseries wrap what their tasks raised
             raise sole_error(group) from None
-    except (GameError, AgentError) as error:
+    except (GameError, AgentError, SubmissionError) as error:
         parser.exit(2, f"arbiter: {error}\n")
     except (OSError, ConnectionClosed, ServerError, TLSFailed, DatabaseInUse) as error:
         parser.exit(1, f"arbiter: {error}\n")
@@ -115,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_parsers(commands)
     tournament.add_parsers(commands)
     records.add_parsers(commands)
+    submit.add_parsers(commands)
 
     demo = commands.add_parser("demo", help="watch two agents play King's Court over TCP")
     demo.add_argument("--seed", type=int, default=1)

@@ -114,7 +114,7 @@ def _message_block(kind: str, cls: type[protocol.Message]) -> str:
     for name, spec in cls.FIELDS:
         since = cls.SINCE[name]
         presence = "required"
-        if name in cls.DEFAULTS and since == protocol.VERSIONS[0]:
+        if name in cls.DEFAULTS and (since == protocol.VERSIONS[0] or spec.nullable):
             presence = f"optional, default `{_show(cls.DEFAULTS[name])}`"
         versions = "all" if since == protocol.VERSIONS[0] else f"{since} on"
         limits = spec.limits or "-"

@@ -37,6 +37,7 @@ class ErrorCode(enum.StrEnum):
     MISSING_FIELD = "missing_field"
     UNKNOWN_FIELD = "unknown_field"
     BAD_FIELD = "bad_field"
+    NEEDS_VERSION = "needs_version"
     # Meaning: decided by the server, defined here so that they are stable and documented.
     VERSION_MISMATCH = "version_mismatch"
     BAD_NAME = "bad_name"
@@ -57,6 +58,8 @@ class ErrorCode(enum.StrEnum):
     UNKNOWN_TOURNAMENT = "unknown_tournament"
     BAD_TOURNAMENT = "bad_tournament"
     NOT_ALLOWED = "not_allowed"
+    BAD_SUBMISSION = "bad_submission"
+    UNKNOWN_SUBMISSION = "unknown_submission"
     TOO_MANY_ERRORS = "too_many_errors"
     HELLO_TIMEOUT = "hello_timeout"
     TOO_SLOW = "too_slow"
@@ -128,6 +131,13 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
         False,
         "A field has the wrong type or is out of its limits (string too long, integer out of "
         "range, list too long, map with non-string keys...).",
+    ),
+    ErrorCode.NEEDS_VERSION: CodeInfo(
+        "protocol",
+        False,
+        "The message type belongs to a later protocol version than the one the connection's "
+        "`hello` asked for (a version 1 client sending `submit_begin`); say hello with that "
+        "version to use it.",
     ),
     ErrorCode.VERSION_MISMATCH: CodeInfo(
         "server",
@@ -210,7 +220,25 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
     ErrorCode.NOT_ALLOWED: CodeInfo(
         "server",
         False,
-        "The request needs an admin account (`hello` with an admin's name and token).",
+        "The request needs an admin account (`hello` with an admin's name and token), or, for "
+        "the submission messages, a registered player's (another's archive: an admin's or a "
+        "worker's).",
+    ),
+    ErrorCode.BAD_SUBMISSION: CodeInfo(
+        "server",
+        False,
+        "An upload that cannot be stored, and is dropped: its archive is refused (unknown form, "
+        "entry missing, a path leaving its folder, too many files, over 4 MiB, a binary where "
+        "sources are expected), a part out of order, a size or hash that is not the one "
+        "`submit_begin` announced, an upload too slow, one identical to a kept version, or past "
+        "the author's limits; the sentence says which.",
+    ),
+    ErrorCode.UNKNOWN_SUBMISSION: CodeInfo(
+        "server",
+        False,
+        "`retire` names no version of the author's, or one retired already; "
+        "`submission_fetch` names no stored archive; `submit_part` or `submit_end` with no "
+        "upload begun.",
     ),
     ErrorCode.TOO_MANY_ERRORS: CodeInfo(
         "server", True, "The server hangs up after 20 bad frames on one connection."

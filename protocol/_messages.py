@@ -398,6 +398,17 @@ def maps(max_items: int) -> FieldSpec:
     )
 
 
+def blob(max_len: int) -> FieldSpec:
+    expected = f"binary data (msgpack bin) of at most {max_len} bytes"
+
+    def check(value: Any, where: str) -> bytes:
+        if isinstance(value, bytes | bytearray) and len(value) <= max_len:
+            return value if type(value) is bytes else bytes(value)
+        raise _bad(where, expected, value)
+
+    return FieldSpec("blob", "bin", f"at most {max_len} bytes", check, max_len=max_len)
+
+
 def nullable(spec: FieldSpec) -> FieldSpec:
     inner = spec.check
 
@@ -407,6 +418,12 @@ def nullable(spec: FieldSpec) -> FieldSpec:
     return dataclasses.replace(spec, wire=f"{spec.wire} or nil", check=check, nullable=True)
 
 
+PART_BYTES = 48 * 1024
+"""Bytes of an archive one `submit_part` or `archive_part` carries: with its few fields, well
+under the 64 KiB frame every receiver takes."""
+MAX_SUBMISSIONS = 100
+"""Entries of a `submission_list`: an author keeps 20 versions unretired by default, and 100
+entries with their log's first lines stay well within one 64 KiB frame."""
 COUNT = count()
 SECONDS = seconds()
 CLOCKS = clock_pair()
@@ -427,6 +444,9 @@ AGENTS = texts(TEXT_LEN, max_items=MAX_ENTRANTS)
 OPTIONS = options_map()
 TIME = time_map()
 DATA = data_map()
+SHA256 = text(64, min_len=64)
+"""A content hash: SHA-256 in lowercase hex (the server checks the digits)."""
+PART = blob(PART_BYTES)
 JUDGED_BY = texts(NAME_LEN, max_items=2, min_items=2)
 """Which clock judged each seat: `wall` or `cpu`."""
 
@@ -436,7 +456,8 @@ def meta(spec: FieldSpec, since: int = FIRST_VERSION) -> dict[str, Any]:
 
     `since` is the first version whose frames carry the field. A later field defaults to None:
     a message built for (or read from) an older version has no value for it, and `to_wire`
-    refuses to send it without one to a peer whose version carries it (unless it is nullable).
+    refuses to send it without one to a peer whose version carries it, unless it is nullable:
+    a nullable later field may be left out, as nil.
     """
     return {"spec": spec, "since": since}
 
@@ -499,6 +520,9 @@ class Message:
     """The wire `type`."""
     SENDERS: ClassVar[frozenset[Role]]
     """The roles that may send this type; the other direction is `wrong_direction`."""
+    SINCE_VERSION: ClassVar[int] = FIRST_VERSION
+    """The first version with this type: a connection of an older one neither sends nor
+    receives it (`needs_version`)."""
     FIELDS: ClassVar[tuple[tuple[str, FieldSpec], ...]]
     REQUIRED: ClassVar[frozenset[str]]
     """The fields version 1 requires; a later version also requires the fields it added."""
@@ -616,7 +640,7 @@ def _message(cls: type[M]) -> type[M]:
         later = tuple((name, spec) for name, spec in cls.FIELDS if 1 < cls.SINCE[name] <= version)
         cls._NAMES[version] = names
         cls._WIRE_NAMES[version] = frozenset(names) | {"type"}
-        cls._REQUIRED[version] = cls.REQUIRED | {name for name, _ in later}
+        cls._REQUIRED[version] = cls.REQUIRED | {name for name, spec in later if not spec.nullable}
         cls._LATER[version] = later
     cls._CHECKS = tuple(
         (
@@ -716,29 +740,6 @@ class Move(Message):
 
 @_message
 @dataclass(frozen=True, slots=True)
-class Worker(Message):
-    """(Version 2, from a `worker` account.) This connection hosts agents for the server:
-    `slots` seats at a time. The server answers with `host` whenever it has a seat to host."""
-
-    TYPE: ClassVar[str] = "worker"
-    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
-    slots: int = field(metadata=meta(COUNT))
-
-
-@_message
-@dataclass(frozen=True, slots=True)
-class HostEnded(Message):
-    """(Version 2, from a worker.) The agent of hosting `host` ended, for the reason `ending`
-    (a sentence: `exited with status 0`, `killed by signal 9`...); its slot is free again."""
-
-    TYPE: ClassVar[str] = "host_ended"
-    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
-    host: int = field(metadata=meta(COUNT))
-    ending: str = field(metadata=meta(SENTENCE))
-
-
-@_message
-@dataclass(frozen=True, slots=True)
 class Resign(Message):
     """Give up `match`; the opponent wins at once."""
 
@@ -750,11 +751,17 @@ class Resign(Message):
 @_message
 @dataclass(frozen=True, slots=True)
 class Watch(Message):
-    """Follow `match` as a spectator: a `watching` snapshot, then its moves as they happen."""
+    """Follow `match` as a spectator: a `watching` snapshot, then its moves as they happen.
+
+    From version 2, a spectator that knows the match's first moves already may say how many
+    (`since`): the snapshot then lists its moves from about there (`watching.moves_from`), so
+    watching a long game again costs what its latest moves cost, not its whole length.
+    """
 
     TYPE: ClassVar[str] = "watch"
     SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
     match: int = field(metadata=meta(COUNT))
+    since: int | None = field(default=None, metadata=meta(nullable(COUNT), since=2))
 
 
 @_message
@@ -823,6 +830,116 @@ class TournamentStatus(Message):
 
 
 # -- either direction ----------------------------------------------------------------------------
+
+
+V2 = 2
+"""The version the submission and worker messages came with."""
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Worker(Message):
+    """(Version 2, from a `worker` account.) This connection hosts agents for the server:
+    `slots` seats at a time. The server answers with `host` whenever it has a seat to host."""
+
+    TYPE: ClassVar[str] = "worker"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    slots: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class HostEnded(Message):
+    """(Version 2, from a worker.) The agent of hosting `host` ended, for the reason `ending`
+    (a sentence: `exited with status 0`, `killed by signal 9`...); its slot is free again."""
+
+    TYPE: ClassVar[str] = "host_ended"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    host: int = field(metadata=meta(COUNT))
+    ending: str = field(metadata=meta(SENTENCE))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class SubmitBegin(Message):
+    """Start uploading an agent (version 2, a registered player): `name` becomes a new version
+    of the author's agent for `game`. `manifest` says how it runs (form, language, entry, run,
+    sources: docs/hosted-agents.md); `hash` is the SHA-256 of the whole archive and `size` its
+    bytes. Answered by `submit_ready`; then `submit_part` frames, then `submit_end`.
+    """
+
+    TYPE: ClassVar[str] = "submit_begin"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    game: str = field(metadata=meta(NAME))
+    name: str = field(metadata=meta(PLAYER_NAME))
+    manifest: dict[str, Any] = field(metadata=meta(DATA))
+    hash: str = field(metadata=meta(SHA256))
+    size: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class SubmitPart(Message):
+    """The next piece of the archive being uploaded: `index` counts from 0, in order, each
+    `data` at most 48 KiB. Not answered; a part out of order abandons the upload."""
+
+    TYPE: ClassVar[str] = "submit_part"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    index: int = field(metadata=meta(COUNT))
+    data: bytes = field(metadata=meta(PART))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class SubmitEnd(Message):
+    """The archive is whole: the server checks its size and hash against `submit_begin`, then the
+    archive itself, and answers `submitted` (or an `error`)."""
+
+    TYPE: ClassVar[str] = "submit_end"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    parts: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Submissions(Message):
+    """List my uploaded versions (of `game`'s agents only, when named): `submission_list`."""
+
+    TYPE: ClassVar[str] = "submissions"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    game: str | None = field(default=None, metadata=meta(nullable(NAME)))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Retire(Message):
+    """Retire one of my versions: it is kept with its games, and entered nowhere again."""
+
+    TYPE: ClassVar[str] = "retire"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    name: str = field(metadata=meta(PLAYER_NAME))
+    version: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class SubmissionFetch(Message):
+    """Fetch part `index` of an archive by its hash: its author's own, or any for an admin or a
+    worker. Answered by one `archive_part`, which says how many parts there are: the fetcher
+    asks for each in turn, so the server never queues a whole archive for a slow reader."""
+
+    TYPE: ClassVar[str] = "submission_fetch"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    hash: str = field(metadata=meta(SHA256))
+    index: int = field(default=0, metadata=meta(COUNT))
 
 
 @_message
@@ -1059,7 +1176,9 @@ class GameOver(Message):
 class Watching(Message):
     """The snapshot a spectator starts from: the match so far, then `opponent_moved` frames.
 
-    From version 2, `to_move` is the seat to move in `state` (nil once the game is over).
+    From version 2, `to_move` is the seat to move in `state` (nil once the game is over), and
+    `moves` are the match's moves from number `moves_from` on (0: all of them; more than 0 only
+    for a `watch` with `since`, and never more than `since`).
     """
 
     TYPE: ClassVar[str] = "watching"
@@ -1073,6 +1192,7 @@ class Watching(Message):
     state: dict[str, Any] = field(metadata=meta(DATA))
     moves: list[str] = field(metadata=meta(MOVES))
     to_move: str | None = field(default=None, metadata=meta(SEAT_TO_MOVE, since=2))
+    moves_from: int | None = field(default=None, metadata=meta(COUNT, since=2))
 
 
 @_message
@@ -1152,6 +1272,7 @@ class Host(Message):
 
     TYPE: ClassVar[str] = "host"
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    SINCE_VERSION: ClassVar[int] = V2
     host: int = field(metadata=meta(COUNT))
     name: str = field(metadata=meta(PLAYER_NAME))
     ticket: str = field(metadata=meta(text(TOKEN_LEN, min_len=1)))
@@ -1193,6 +1314,72 @@ class LobbyListing(Message):
     matches_left_out: int = field(default=0, metadata=meta(COUNT))
     tournaments_left_out: int = field(default=0, metadata=meta(COUNT))
     following: bool = field(default=False, metadata=meta(BOOL))
+
+
+SUBMISSION_ENTRIES = maps(MAX_SUBMISSIONS)
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class SubmitReady(Message):
+    """The upload `submit_begin` announced may come: `parts` frames of at most `part_bytes`."""
+
+    TYPE: ClassVar[str] = "submit_ready"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    SINCE_VERSION: ClassVar[int] = V2
+    hash: str = field(metadata=meta(SHA256))
+    parts: int = field(metadata=meta(COUNT))
+    part_bytes: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Submitted(Message):
+    """The upload is stored: `submission` is its entry, as `submission_list` lists it."""
+
+    TYPE: ClassVar[str] = "submitted"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    SINCE_VERSION: ClassVar[int] = V2
+    submission: dict[str, Any] = field(metadata=meta(DATA))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class SubmissionList(Message):
+    """The answer to `submissions`, by name then version. Each entry: `name`, `version`, `game`,
+        `form`, `language`, `hash`, `size`, `status` (`validating`, `ready`, `failed`, `retired`),
+        `created` (seconds since the epoch) and `log` (the start of the validation game's
+    verdict, at most 300 characters, or nil); at most 100 entries."""
+
+    TYPE: ClassVar[str] = "submission_list"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    SINCE_VERSION: ClassVar[int] = V2
+    submissions: list[dict[str, Any]] = field(metadata=meta(SUBMISSION_ENTRIES))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Retired(Message):
+    """The answer to `retire`: the version's entry, with status `retired`."""
+
+    TYPE: ClassVar[str] = "retired"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    SINCE_VERSION: ClassVar[int] = V2
+    submission: dict[str, Any] = field(metadata=meta(DATA))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class ArchivePart(Message):
+    """The piece of an archive `submission_fetch` asked for: part `index` of `parts`."""
+
+    TYPE: ClassVar[str] = "archive_part"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    SINCE_VERSION: ClassVar[int] = V2
+    hash: str = field(metadata=meta(SHA256))
+    index: int = field(metadata=meta(COUNT))
+    parts: int = field(metadata=meta(COUNT))
+    data: bytes = field(metadata=meta(PART))
 
 
 # -- from the wire -------------------------------------------------------------------------------

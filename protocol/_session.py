@@ -52,6 +52,12 @@ _CLIENT_REQUESTS = (
     "tournament_create",
     "tournament_start",
     "tournament_status",
+    "submit_begin",
+    "submit_part",
+    "submit_end",
+    "submissions",
+    "retire",
+    "submission_fetch",
     "worker",
     "host_ended",
 )
@@ -70,6 +76,11 @@ _SERVER_REPLIES = (
     "resumed",
     "tournament",
     "lobby_listing",
+    "submit_ready",
+    "submitted",
+    "submission_list",
+    "retired",
+    "archive_part",
     "host",
 )
 _KEEPALIVE = ("ping", "pong")

@@ -37,3 +37,13 @@ class Limits:
     snapshot_cache_bytes: int = 16 * MIB
     """Encoded snapshots (`watching`, `game_over`) of finished matches kept for watchers, least
     recently watched dropped first."""
+    uploads_at_once: int = 16
+    """Submission uploads in progress on the whole server, each holding up to an archive's
+    4 MiB until it ends (`bad_submission` past it: try again shortly)."""
+    upload_seconds: float = 120.0
+    """How long one upload may take from `submit_begin` to `submit_end`: 4 MiB in two minutes
+    is a slow link's pace, and a stalled upload frees its bytes."""
+    versions_kept: int = 20
+    """Versions an author keeps (not retired), over all the author's agents."""
+    uploads_per_hour: int = 12
+    """Versions an author may upload in an hour."""

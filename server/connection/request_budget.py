@@ -18,12 +18,20 @@ REQUEST_COSTS: dict[type[protocol.Message], float] = {
     protocol.Watch: 10.0,
     protocol.Seek: 20.0,
     protocol.ListGames: 10.0,
+    protocol.SubmitEnd: 20.0,
+    protocol.Submissions: 10.0,
+    protocol.Retire: 10.0,
+    protocol.SubmissionFetch: 5.0,
+    protocol.SubmitPart: 2.0,
 }
 """What a request spends of the token buckets, where it is not 1: roughly its cost to the
 server in pings. A listing or a tournament's standings is built for the asker (up to a whole
 64 KiB frame), a `watch` may show a whole game, a `seek` is matched against the open ones and
 changes the listing (a bot seeks once a game: a few a second is plenty); `list_games` is encoded
-once but its answer is some 3 KiB to write (a client asks once); a move or a ping costs little.
+once but its answer is some 3 KiB to write (a client asks once); an upload's end hashes and
+checks its archive on a thread and stores it (and an author's uploads an hour are capped in the
+store besides), each of its parts and each part fetched moves 48 KiB; a move or a ping costs
+little.
 So the rate limits bound the server's work, not just the number of frames: a flood of the
 dearest requests is refused as soon as a flood of pings would cost as much."""
 

@@ -1,7 +1,8 @@
 """Who watches one match, and the snapshot a newcomer is shown.
 
 The `watching` frame is built and encoded once per move (and per change of a player's name)
-however many spectators it is shown to.
+however many spectators it is shown to: once for each first move shown (`moves_from`), which
+spectators asking about the same place share (`messages.snapshot_start`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ class Gallery:
 
     def __init__(self) -> None:
         self._peers: set[Peer] = set()
-        self._snapshot: tuple[tuple[object, ...], protocol.Encoded] | None = None
-        """The last snapshot, with what it shows (the move count and the players)."""
+        self._snapshot: tuple[tuple[object, ...], dict[int, protocol.Encoded]] | None = None
+        """What the match shows (the move count and the players) and its snapshots so far, by
+        their first move."""
 
     def __iter__(self) -> Iterator[Peer]:
         return iter(self._peers)
@@ -42,10 +44,14 @@ class Gallery:
         self._peers.discard(peer)
 
     def snapshot(
-        self, shows: tuple[object, ...], build: Callable[[], protocol.Watching]
+        self, shows: tuple[object, ...], moves_from: int, build: Callable[[], protocol.Watching]
     ) -> protocol.Encoded:
-        """The `watching` frame of the match as it `shows` now, encoded; built by `build`
-        only when what it shows changed."""
+        """The `watching` frame of the match as it `shows` now from move `moves_from`, encoded;
+        built by `build` only when what it shows changed."""
         if self._snapshot is None or self._snapshot[0] != shows:
-            self._snapshot = (shows, protocol.Encoded(build()))
-        return self._snapshot[1]
+            self._snapshot = (shows, {})
+        built = self._snapshot[1]
+        encoded = built.get(moves_from)
+        if encoded is None:
+            encoded = built[moves_from] = protocol.Encoded(build())
+        return encoded

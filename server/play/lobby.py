@@ -3,7 +3,8 @@
 Sign-in (`server.play.sign_in`), seeks and pairing (`server.play.pairing`), the live matches
 (`server.play.live_matches`), spectators (`server.play.spectating`), who sits where
 (`server.play.seating`), and the tournaments plugged in from above
-(`server.play.tournament_desk`) each do one job; the lobby builds them, routes to them, and
+(`server.play.tournament_desk`) and the uploaded agents (`server.play.submissions`) each do one
+job; the lobby builds them, routes to them, and
 tells them when a session closed. Anyone may ask for the lobby listing (`server.play.listing`)
 once or follow it (`server.play.lobby_feed`): every change of the seeks, the matches or the
 tournaments marks it dirty, a move included.
@@ -29,6 +30,7 @@ from arbiter.server.play.seating import Seating
 from arbiter.server.play.seeks import Seeks
 from arbiter.server.play.sign_in import SignIn
 from arbiter.server.play.spectating import Spectating
+from arbiter.server.play.submissions import Submissions
 from arbiter.server.play.tournament_desk import NoTournaments, TournamentDesk
 from arbiter.server.play.workers import Workers
 from arbiter.server.storage.interface import Storage
@@ -69,6 +71,7 @@ class Lobby:
         self.pairing = Pairing(
             storage, self.seeks, self.live, lambda: self.tournaments, self.workers
         )
+        self.submissions = Submissions(storage, self.limits)
         self._games = protocol.Encoded(messages.games())
         """The answer to `list_games`, which never changes: encoded once."""
         nursery.start_soon(self.feed.run)
@@ -114,8 +117,8 @@ class Lobby:
                 self.pairing.cancel(session, seek_id)
             case protocol.Resign(match=match_id):
                 self.live.deliver(session, match_id, "resign", Resigned)
-            case protocol.Watch(match=match_id):
-                await self.spectating.watch(session, match_id)
+            case protocol.Watch(match=match_id, since=since):
+                await self.spectating.watch(session, match_id, since)
             case protocol.Lobby(follow=follow):
                 self._lobby(session, follow)
             case protocol.Worker(slots=slots):
@@ -131,6 +134,16 @@ class Lobby:
                 await self.tournaments.handle(session, account, message)
                 if not isinstance(message, protocol.TournamentStatus):
                     self.feed.changed()
+            case (
+                protocol.SubmitPart()
+                | protocol.SubmitBegin()
+                | protocol.SubmitEnd()
+                | protocol.Submissions()
+                | protocol.Retire()
+                | protocol.SubmissionFetch()
+            ):
+                account = self.sign_in.accounts.get(session)
+                await self.submissions.handle(session, account, message)
 
     def _lobby(self, session: Session, follow: bool) -> None:
         """Answer `lobby` with a listing; with `follow`, keep sending fresh ones, else stop."""
@@ -156,6 +169,7 @@ class Lobby:
         self.seeks.drop(session)
         self.feed.unfollow(session)
         self.live.leave(session)
+        self.submissions.forget(session)
         lost = self.workers.leave(session)
         for match in list(self.matches.values()) if lost else ():
             for seat, player in enumerate(match.players):

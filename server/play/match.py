@@ -210,20 +210,24 @@ class Match:
             return
         self._gate.flush()
 
-    def add_spectator(self, session: Peer) -> bool:
-        """Show the match so far to a new spectator, who then sees each move as played; False
-        (nothing sent) for one that already watches."""
+    def add_spectator(self, session: Peer, since: int | None = None) -> bool:
+        """Show the match so far to a new spectator, who then sees each move as played (the
+        moves from about `since` on, for one that knows the earlier ones); False (nothing
+        sent) for one that already watches."""
         if not self.spectators.add(session):
             return False
-        self._gate.tell(session, self.snapshot())
+        self._gate.tell(session, self.snapshot(since))
         self._gate.flush()
         return True
 
-    def snapshot(self) -> protocol.Encoded:
-        """The `watching` frame of the match as it stands, built and encoded once per move
-        (and per change of a player's name) however many spectators it is shown to."""
-        shows = (len(self.moves), *self.players)
-        return self.spectators.snapshot(shows, lambda: messages.watching(self.table()))
+    def snapshot(self, since: int | None = None) -> protocol.Encoded:
+        """The `watching` frame of the match as it stands, from about move `since` on, built
+        and encoded once per move (and per change of a player's name) however many spectators
+        it is shown to."""
+        shows, start = (len(self.moves), *self.players), messages.snapshot_start(since, self.moves)
+        return self.spectators.snapshot(
+            shows, start, lambda: messages.watching(self.table(), start)
+        )
 
     async def run(self) -> Outcome:
         """Play the match to its end and record the result."""
@@ -252,7 +256,7 @@ class Match:
 
     def _next_turn(self) -> None:
         """Ask the seat to move, or end the match if the position says it is over."""
-        outcome = _position_ending(self.state, len(self.moves), self.max_moves)
+        outcome = self._position_ending()
         if outcome is not None:
             self._end(outcome)
             return
@@ -265,6 +269,14 @@ class Match:
             # moves later, and an early alarm just finds it and waits again
             self._gate.tell(self.sessions[seat], message, turn.start)
         self._gate.on_release(partial(self._turn_released, turn, away))
+
+    def _position_ending(self) -> Outcome | None:
+        """How the position ends the match, if it does: by the game's rules, or drawn by the
+        referee at `max_moves`."""
+        outcome, moves = self._positions.outcome(self.state), len(self.moves)
+        if outcome is None and moves >= self.max_moves:
+            return Outcome.draw(f"{moves} moves were played, the most a message can carry: drawn")
+        return outcome
 
     def _turn_released(self, turn: Turn, away: bool, now: float) -> None:
         """`your_turn` went out (or would have, for a seat away): its deadline runs from now."""
@@ -441,15 +453,6 @@ class Match:
         time_left = turn.time_left(trio.current_time())
         position, clocks = self._positions.of(self.state), wire_clocks(self.control, self.clocks)
         return messages.your_turn(self.id, self.state.ply, position, legal, time_left, clocks)
-
-
-def _position_ending(state: State[Any], moves: int, max_moves: int) -> Outcome | None:
-    """How the position ends the match, if it does: by the game's rules, or drawn by the
-    referee at `max_moves`."""
-    outcome = state.outcome()
-    if outcome is None and moves >= max_moves:
-        return Outcome.draw(f"{moves} moves were played, the most a message can carry: drawn")
-    return outcome
 
 
 def _log_started(match: Match) -> None:

@@ -71,20 +71,30 @@ class Ending:
 
 
 class Positions:
-    """One match's positions as its frames show them: built once per state, the same object for
-    every frame that shows it (the mover's, the opponent's, the spectators', the next turn's)."""
+    """One match's positions as its frames show them, and whether each ends the game: worked out
+    once per state, the same object for every frame that shows it (the mover's, the opponent's,
+    the spectators', the next turn's). The end test is the costlier half of a position, and both
+    the frames (who is to move) and the match (is it over) ask it of every new state."""
 
     __slots__ = ("_game", "_latest")
 
     def __init__(self, game: Game[Any, Any]) -> None:
         self._game = game
-        self._latest: tuple[State[Any], protocol.Position] | None = None
+        self._latest: tuple[State[Any], Outcome | None, protocol.Position] | None = None
 
     def of(self, state: State[Any]) -> protocol.Position:
+        return self._judged(state)[2]
+
+    def outcome(self, state: State[Any]) -> Outcome | None:
+        """`state.outcome()`, asked once per state."""
+        return self._judged(state)[1]
+
+    def _judged(self, state: State[Any]) -> tuple[State[Any], Outcome | None, protocol.Position]:
         latest = self._latest
         if latest is None or latest[0] is not state:
-            latest = self._latest = (state, position_of(self._game, state))
-        return latest[1]
+            outcome = state.outcome()
+            latest = self._latest = (state, outcome, position_of(self._game, state, outcome))
+        return latest
 
 
 def wire_clocks(control: TimeControl, clocks: Sequence[SeatClock]) -> list[float] | None:
@@ -99,10 +109,13 @@ def in_ms(clocks: list[float] | None) -> list[int] | None:
     return None if clocks is None else [round(seconds * 1000) for seconds in clocks]
 
 
-def position_of(game: Game[Any, Any], state: State[Any]) -> protocol.Position:
+def position_of(
+    game: Game[Any, Any], state: State[Any], outcome: Outcome | None
+) -> protocol.Position:
     """The position the rules computed, as frames show it: the state and the seat to move (None
-    once the game is over). A match builds one per state and hands the same to every frame."""
-    to_move = None if state.is_over() else game.seats[state.turn]
+    once the game is over: `outcome` is the state's, which the caller has at hand). A match
+    builds one per state and hands the same to every frame."""
+    to_move = None if outcome is not None else game.seats[state.turn]
     return protocol.Position(state.to_data(), to_move)
 
 
@@ -193,8 +206,21 @@ def resumed(
     )
 
 
-def watching(table: Table) -> protocol.Watching:
-    """The snapshot a spectator starts from."""
+SNAPSHOT_STEP = 256
+"""A snapshot's first move is a multiple of this: spectators that know a long game's moves up
+to about the same place share one frame."""
+
+
+def snapshot_start(since: int | None, moves: Sequence[str]) -> int:
+    """The first move a snapshot lists for a spectator that knows the moves before `since`."""
+    if since is None:
+        return 0
+    return min(since, len(moves)) // SNAPSHOT_STEP * SNAPSHOT_STEP
+
+
+def watching(table: Table, moves_from: int = 0) -> protocol.Watching:
+    """The snapshot a spectator starts from: the match as it stands, and its moves from number
+    `moves_from` on."""
     return protocol.Watching(
         match=table.match,
         game=table.game.name,
@@ -203,8 +229,9 @@ def watching(table: Table) -> protocol.Watching:
         options=table.options,
         time=table.time,
         state=table.position.state,
-        moves=list(table.moves),
+        moves=list(table.moves[moves_from:]),
         to_move=table.position.to_move,
+        moves_from=moves_from,
     )
 
 

@@ -105,6 +105,19 @@ class SignIn:
         self.accounts[session] = account
         return None
 
+    async def verify(self, name: str, token: str, address: str) -> Account | None:
+        """The account if `token` is `name`'s, checked and paced as a `hello`'s token is (the
+        web page's sign-in); `TokensBusy` while `address` must wait."""
+        wait = self._tokens.gate.wait(address, trio.current_time())
+        if wait > 0:
+            raise TokensBusy(
+                f"too many failed token checks from {address}: try again in {math.ceil(wait)} s"
+            )
+        found = await self.storage.account_credentials(name, True)
+        if found is not None and found.account.name != name:
+            found = None  # a lookalike's credentials: never another name's account
+        return await self._tokens.check(found, token, address)
+
     def _sign_in(self, name: str, session: Session) -> None:
         """One live connection per registered name: the newest; an older one is dropped, its
         seats going to the grace period at once (so this hello's `resume` finds them)."""

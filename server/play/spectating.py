@@ -39,10 +39,12 @@ class Spectating:
         self.nothing_to_show = nothing_to_show()
         """Ids whose watch is refused without a read: matches that will never be shown."""
 
-    async def watch(self, session: Session, match_id: int) -> None:
+    async def watch(self, session: Session, match_id: int, since: int | None = None) -> None:
+        """Show `session` the match (a live one's moves from about `since`, when it knows the
+        ones before; a finished one's in full, encoded once for every spectator)."""
         match = self.matches.get(match_id)
         if match is not None:
-            if not match.add_spectator(session):
+            if not match.add_spectator(session, since):
                 session.send_error(
                     ErrorCode.ALREADY_WATCHING,
                     f"you already watch match {match_id}: its moves keep coming",

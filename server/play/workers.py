@@ -1,7 +1,7 @@
 """The workers: clients that run agents for the server, and the seats they host.
 
-A worker is a connection signed in under a `worker` account that said `worker` with its number
-of slots (protocol version 2). When a seat is to be played by an agent the server runs (a
+A worker is a connection signed in under a `worker` account that said `worker` (a version 2
+message) with its number of slots. When a seat is to be played by an agent the server runs (a
 challenge to `hosted:AGENT`, a tournament entrant run by the server), `host` picks the worker
 with the most free slots and sends it a `host` frame: the seat's registered name and a fresh
 ticket for it (a `local` account's token, replaced at every hosting, so it is good for that seat
@@ -100,11 +100,10 @@ class Workers:
                 ref="worker",
             )
             return
-        if session.wire.version < 2 or not 1 <= slots <= MAX_SLOTS:
+        if not 1 <= slots <= MAX_SLOTS:
             session.send_error(
                 ErrorCode.BAD_FIELD,
-                f"a worker speaks protocol version 2 and hosts 1 to {MAX_SLOTS} seats,"
-                f" not {slots} in version {session.wire.version}",
+                f"a worker hosts 1 to {MAX_SLOTS} seats at once, not {slots}",
                 ref="worker",
             )
             return

@@ -66,6 +66,11 @@ class TournamentNameTaken(NotStored):
     """A tournament of that name is stored already."""
 
 
+class SubmissionRefused(NotStored):
+    """An upload or a retirement the author's submissions do not allow (identical to a kept
+    version, past a limit, no such version); the sentence says which."""
+
+
 class Unreadable(StoreError):
     """A read of the store failed (the sentence says why)."""
 

@@ -31,12 +31,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
-from arbiter.server.storage.statuses import GameStatus, TournamentStatus
+from arbiter.server.storage.statuses import GameStatus, SubmissionStatus, TournamentStatus
 
 if TYPE_CHECKING:
     from arbiter.games import Termination
     from arbiter.server.storage.accounts import Account, Credentials
     from arbiter.server.storage.records import FullRecord, MoveRow
+    from arbiter.server.storage.submissions import AuthorLimits, NewSubmission, SubmissionRow
 
 AfterCommit = Callable[[], None]
 """Run by the writer task once every write queued before it is committed."""
@@ -172,6 +173,41 @@ class Storage(Protocol):
         """A fresh token for a built-in agent's account, or with `role="worker"` for one of
         the server's own workers (`accounts.issue_local`); raises
         `accounts.AccountError` for a name a player or an admin holds."""
+        ...
+
+    # -- submissions (server.storage.submissions) ----------------------------------------
+
+    async def add_submission(self, new: NewSubmission, limits: AuthorLimits) -> SubmissionRow:
+        """Store an upload as the next version of its name, status `validating`, its archive
+        once by hash; `errors.SubmissionRefused` with a sentence (identical to a kept version,
+        the name is another game's, past the author's `limits`)."""
+        ...
+
+    async def submissions(self, author: str, game: str | None = None) -> list[SubmissionRow]:
+        """The author's versions (of one game, if named), by name then version."""
+        ...
+
+    async def find_submission(self, submission_id: int) -> SubmissionRow | None: ...
+
+    async def retire_submission(self, author: str, name: str, version: int) -> SubmissionRow:
+        """Retire a version (kept, with its games); `errors.SubmissionRefused` if there is no
+        such version or it is retired already."""
+        ...
+
+    async def set_submission_status(
+        self, submission_id: int, status: SubmissionStatus, log: str | None = None
+    ) -> bool:
+        """Set a version's status and its validation log (the validation game's verdict);
+        False if there is no such version."""
+        ...
+
+    async def read_archive(self, content_hash: str) -> bytes | None:
+        """The archive stored under this SHA-256 (hex), or None."""
+        ...
+
+    async def archive_authors(self, content_hash: str) -> frozenset[str]:
+        """The authors of the versions holding this archive (who may fetch it besides admins
+        and workers)."""
         ...
 
 

@@ -115,7 +115,36 @@ CREATE TABLE IF NOT EXISTS commit_log (
 after its commit process died is not committed twice, and the answers it got (the ids of new
 matches) are read back (`server.storage.group_commit.commit_batch`)."""
 
-OUR_TABLES: Final = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", TABLES + COMMIT_LOG))
+SUBMISSIONS: Final = """
+CREATE TABLE IF NOT EXISTS archives (
+    hash TEXT PRIMARY KEY,          -- sha256 of content, lowercase hex
+    content {bytes} NOT NULL,       -- protocol/submission.py's archive
+    size INTEGER NOT NULL,
+    created_at {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    id {key},
+    author TEXT NOT NULL,           -- the account that uploaded it
+    game TEXT NOT NULL,
+    name TEXT NOT NULL,             -- the agent's name, one game's per author
+    version INTEGER NOT NULL,       -- 1, 2, ... per author and name
+    form TEXT NOT NULL,             -- 'module', 'player' or 'program'
+    language TEXT NOT NULL,         -- 'python', 'node', 'c', 'cpp'
+    manifest TEXT NOT NULL,         -- JSON: the archive's manifest
+    hash TEXT NOT NULL REFERENCES archives(hash),
+    size INTEGER NOT NULL,
+    status TEXT NOT NULL,           -- 'validating', 'ready', 'failed' or 'retired'
+    created_at {real} NOT NULL,
+    validation_log TEXT,            -- what the validation game said, once it has run
+    UNIQUE (author, name, version)
+)
+"""
+"""Version 4: agents uploaded for the server to run; an archive is stored once however many
+versions (of however many authors) hold the same bytes."""
+
+OUR_TABLES: Final = frozenset(
+    re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", TABLES + COMMIT_LOG + SUBMISSIONS)
+)
 STAMP: Final = "arbiter_schema"
 
 
@@ -142,6 +171,13 @@ def _version_3(db: Connection, dialect: Dialect) -> None:
 
 
 def _version_4(db: Connection, dialect: Dialect) -> None:
+    """The submissions and their archives (`SUBMISSIONS`)."""
+    for statement in SUBMISSIONS.format(**dialect.types).split(";"):
+        db.execute(statement)
+    db.execute("CREATE INDEX IF NOT EXISTS submissions_by_hash ON submissions (hash)")
+
+
+def _version_5(db: Connection, dialect: Dialect) -> None:
     """The clocks of hosted seats: each move's CPU seconds beside its wall time (NULL for a
     seat on the wall clock), and which clock judged each seat of a match ('wall' for every
     seat stored before)."""
@@ -156,6 +192,7 @@ MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     2: _version_2,
     3: _version_3,
     4: _version_4,
+    5: _version_5,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)

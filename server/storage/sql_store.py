@@ -33,6 +33,7 @@ import trio
 
 from arbiter.games import Result, Termination
 from arbiter.server.storage import accounts
+from arbiter.server.storage import submissions as stored_submissions
 from arbiter.server.storage.engine import open_read_only
 from arbiter.server.storage.errors import (
     CannotOpen,
@@ -60,9 +61,11 @@ from arbiter.server.storage.registry import Registry
 from arbiter.server.storage.sql_connection import Connection, Dialect
 from arbiter.server.storage.statuses import (
     MatchStatus,
+    SubmissionStatus,
     TournamentStatus,
     illegal_text,
 )
+from arbiter.server.storage.submissions import AuthorLimits, NewSubmission, SubmissionRow
 from arbiter.server.storage.tournament_rows import insert_tournament, load_tournaments
 from arbiter.server.storage.write_queue import FIRST_RETRY, QueuedWrite, WriteQueue
 
@@ -412,3 +415,32 @@ class SQLStorage:
         token = await self._run(accounts.issue_local, self._db, name, role, failure=NotStored)
         self._registry.forget(name)
         return token
+
+    # -- submissions ---------------------------------------------------------------------
+
+    async def add_submission(self, new: NewSubmission, limits: AuthorLimits) -> SubmissionRow:
+        return await self._run(stored_submissions.add, self._db, new, limits, failure=NotStored)
+
+    async def submissions(self, author: str, game: str | None = None) -> list[SubmissionRow]:
+        return await self._run(stored_submissions.listing, self._db, author, game)
+
+    async def find_submission(self, submission_id: int) -> SubmissionRow | None:
+        return await self._run(stored_submissions.find, self._db, submission_id)
+
+    async def retire_submission(self, author: str, name: str, version: int) -> SubmissionRow:
+        return await self._run(
+            stored_submissions.retire, self._db, author, name, version, failure=NotStored
+        )
+
+    async def set_submission_status(
+        self, submission_id: int, status: SubmissionStatus, log: str | None = None
+    ) -> bool:
+        return await self._run(
+            stored_submissions.set_status, self._db, submission_id, status, log, failure=NotStored
+        )
+
+    async def read_archive(self, content_hash: str) -> bytes | None:
+        return await self._run(stored_submissions.read_archive, self._db, content_hash)
+
+    async def archive_authors(self, content_hash: str) -> frozenset[str]:
+        return await self._run(stored_submissions.archive_authors, self._db, content_hash)

@@ -30,6 +30,16 @@ class TournamentStatus(enum.StrEnum):
     FINISHED = "finished"
 
 
+class SubmissionStatus(enum.StrEnum):
+    """`submissions.status`: a version is checked by a validation game before it plays."""
+
+    VALIDATING = "validating"
+    READY = "ready"
+    FAILED = "failed"
+    RETIRED = "retired"
+    """Withdrawn by its author: kept, with its games, but entered nowhere again."""
+
+
 class GameStatus(enum.StrEnum):
     """Where one game of a tournament's schedule stands: its match's status, or `WAITING`
     before it has one (a tournament's match is never aborted: it resumes)."""

@@ -710,7 +710,7 @@ class Runner:
             [game.first, game.second],
             options,
             tournament.row.time_control,
-            messages.position_of(rules, state),
+            messages.position_of(rules, state, state.outcome()),
             moved,
         )
         seek.session.send(messages.match_started(table, seat, seek.hints, Illegal.FORFEIT))

@@ -2,7 +2,9 @@
 process and nursery (docs/web.md says why: no second event loop, no second client hop).
 
 Every page is one HTML shell with its ES modules (`static/`, shipped in the wheel); the page's
-path (`/match/12`, `/tournament/spring`, `/player/ann`) says which view the modules draw. The
+path (`/match/12`, `/tournament/spring`, `/player/ann`) says which view the modules draw; a
+signed-in author's pages (`/agents`: sign-in, uploads, versions) are built on the server
+(`server.web.authors`). The
 one live channel is `/socket`: each WebSocket is admitted and served like a TCP connection
 (`server.play.admitted`), so the caps, the hello deadline, the request rate and the output bounds of
 `server.connection.admission` and `server.connection.limits` hold for a browser as for any client.
@@ -50,6 +52,7 @@ from arbiter.server.play.admitted import serve_admitted
 from arbiter.server.play.lobby import Lobby
 from arbiter.server.storage.errors import StoreError
 from arbiter.server.storage.interface import Storage
+from arbiter.server.web.authors import AuthorPages
 from arbiter.server.web.pages import Shared, shared_by_pages
 from arbiter.server.web.socket import WebSocketStream
 from arbiter.server.web.stored import Records
@@ -154,7 +157,8 @@ three times a file's cost when not kept)."""
 
 
 def cost_of(path: str) -> float:
-    return RECORD_COST if path.startswith("/records/") else PAGE_COST
+    """An upload (a store write of up to 4 MiB) costs as a record's read; the rest as a page."""
+    return RECORD_COST if path.startswith(("/records/", "/agents/upload")) else PAGE_COST
 
 
 def plain_answer(status: int, sentence: str, *headers: tuple[bytes, bytes]) -> list[Any]:
@@ -263,6 +267,7 @@ def web_app(lobby: Lobby, doorway: Doorway, door: Door, storage: Storage) -> ASG
     routes.append(WebSocketRoute("/socket", socket))
     routes.append(Route("/records/player/{name}", games_of))
     routes.append(Route("/static/{name}", static))
+    routes.extend(AuthorPages(lobby).routes())
     return Rationed(Starlette(routes=routes), doorway, door)
 
 

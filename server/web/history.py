@@ -29,7 +29,8 @@ from arbiter.server.common.recent import Recent
 
 KEPT_PLIES = 256
 """Positions kept per match, the latest: what a page starting to watch is sent. A game longer
-than this is shown from there on (its moves are all listed; `arbiter export` has the rest)."""
+than this is shown from there on, with the moves into those positions (`arbiter export` has
+the rest)."""
 INLINE_PLIES = 64
 """Moves played on the event loop to bring a history up to date; more go to a thread."""
 HISTORY_BYTES = 32 * 1024 * 1024
@@ -118,10 +119,10 @@ class History:
         return ply - len(shown) + 1, shown
 
 
-def replayed(start: History, moves: Sequence[str]) -> History:
-    """`start` (a history of its own, on the way of `moves`) played on to the end of `moves`;
-    `GameError` if a move does not parse. Runs in a thread as well as on the loop."""
-    for text in moves[start.ply :]:
+def replayed(start: History, later: Sequence[str]) -> History:
+    """`start` (a history of its own) with the moves `later` played on it; `GameError` if a
+    move does not parse. Runs in a thread as well as on the loop."""
+    for text in later:
         start.play(text)
     return start
 
@@ -169,25 +170,35 @@ class Histories:
         return history.at(ply)
 
     async def shown(
-        self, match: int, game: Game[Any, Any], options: Any, moves: Sequence[str]
+        self,
+        match: int,
+        game: Game[Any, Any],
+        options: Any,
+        moves: Sequence[str],
+        moves_from: int = 0,
     ) -> History | None:
-        """`match`'s history once it holds the position after `moves` (replayed if need be,
-        in a thread when long); None if its moves do not replay."""
+        """`match`'s history once it holds the position after its moves (`moves`, from move
+        `moves_from` on), replayed if need be, in a thread when long; None if its moves do not
+        replay, or if the history lacks moves before `moves_from` to replay from."""
         while (replaying := self._replaying.get(match)) is not None:
             await replaying.wait()
         history = self.get(match)
-        if history is not None and history.ply >= len(moves):
+        played = moves_from + len(moves)
+        if history is not None and history.ply >= played:
             return history
+        if (history.ply if history is not None else 0) < moves_from:
+            return None  # the moves before `moves_from` are neither kept nor sent
         try:
             start = (
                 history.copy()
                 if history is not None
                 else History.starting_at(game, game.initial_state(options))
             )
-            if len(moves) - start.ply <= INLINE_PLIES:
-                fresh = replayed(start, moves)
+            later = moves[start.ply - moves_from :]
+            if len(later) <= INLINE_PLIES:
+                fresh = replayed(start, later)
             else:
-                fresh = await self._replay_in_thread(match, start, moves)
+                fresh = await self._replay_in_thread(match, start, later)
         except GameError:
             return None
         found = self.get(match)  # moves may have been played on it meanwhile
@@ -196,10 +207,10 @@ class Histories:
             return fresh
         return found
 
-    async def _replay_in_thread(self, match: int, start: History, moves: Sequence[str]) -> History:
+    async def _replay_in_thread(self, match: int, start: History, later: Sequence[str]) -> History:
         self._replaying[match] = done = trio.Event()
         try:
-            return await trio.to_thread.run_sync(replayed, start, moves, limiter=self._replays)
+            return await trio.to_thread.run_sync(replayed, start, later, limiter=self._replays)
         finally:
             del self._replaying[match]
             done.set()

@@ -33,7 +33,7 @@ from arbiter.games import GameError, get_game
 from arbiter.protocol import FrameDecoder, LocalProtocolError, encode_frame
 from arbiter.server.common.recent import Recent
 from arbiter.server.web.boards import boards_json, each_squares_json, paths_json, squares_json
-from arbiter.server.web.history import Histories, History, Position
+from arbiter.server.web.history import KEPT_PLIES, Histories, History, Position
 
 TRANSLATION_BYTES = 8 * 1024 * 1024
 """The bytes of frames and their JSON kept: the latest moves of many matches at once."""
@@ -56,40 +56,6 @@ def weight(translation: Translation) -> int:
     return len(translation.text) + len(translation.body)
 
 
-@dataclass(frozen=True, slots=True)
-class MoveList:
-    """A match's moves as JSON, all but the closing bracket: a watch of a long live game extends
-    it with the moves played since, rather than encoding thousands of moves again."""
-
-    moves: tuple[str, ...]
-    text: str
-
-    def extended(self, moves: list[str]) -> MoveList:
-        """The same for `moves`: extended if they begin with the moves kept, else anew."""
-        count = len(self.moves)
-        if count > len(moves) or tuple(moves[:count]) != self.moves:
-            count, text = 0, "["
-        else:
-            text = self.text
-        if len(moves) > count:
-            fresh = json.dumps(moves[count:], separators=(",", ":"))[1:-1]
-            text += ("," if count else "") + fresh
-        return MoveList(tuple(moves), text)
-
-    def closed(self) -> str:
-        """The whole list, as JSON."""
-        return self.text + "]"
-
-    def weight(self) -> int:
-        """Its bytes, about: the text and the moves it was made of."""
-        return 3 * len(self.text)
-
-
-START = MoveList((), "[")
-MOVE_LIST_BYTES = 16 * 1024 * 1024
-"""The bytes of move lists kept as JSON, for all matches together."""
-
-
 Translations = Recent[bytes, Translation]
 """A frame's body -> its translation, the most recent within `TRANSLATION_BYTES`, for all pages."""
 
@@ -100,24 +66,40 @@ class Shared:
 
     translations: Translations
     histories: Histories
-    move_lists: Recent[int, MoveList]
 
 
 def shared_by_pages() -> Shared:
-    move_lists: Recent[int, MoveList] = Recent(MOVE_LIST_BYTES, MoveList.weight)
-    return Shared(Recent(TRANSLATION_BYTES, weight), Histories(), move_lists)
+    return Shared(Recent(TRANSLATION_BYTES, weight), Histories())
 
 
-def from_page(text: str | bytes) -> bytes:
+def from_page(text: str | bytes, histories: Histories) -> bytes:
     """A page's WebSocket message as one protocol frame. A message that is not JSON (or not
     text, or a number msgpack cannot hold) is passed on as it is, which its session refuses as
     any client's frame that holds no map, quoting it (`not_a_map`); the session checks
-    everything else."""
+    everything else.
+
+    A `watch` of a match whose history the pages follow asks only for the moves its history
+    lacks and the latest ones a page lists (`since`): a page is sent the moves into the
+    positions it is sent, so watching a long game costs its latest moves, not its length."""
     as_sent: Any = text  # any value: the session, not this adapter, refuses what is no map
     try:
-        return encode_frame(json.loads(text) if isinstance(text, str) else as_sent)
+        message = json.loads(text) if isinstance(text, str) else as_sent
+        if _watch_without_since(message):
+            history = histories.get(message["match"])
+            if history is not None:
+                message["since"] = max(0, history.ply - KEPT_PLIES)
+        return encode_frame(message)
     except (ValueError, RecursionError, LocalProtocolError):
         return encode_frame(as_sent)
+
+
+def _watch_without_since(message: Any) -> bool:
+    return (
+        isinstance(message, dict)
+        and message.get("type") == "watch"
+        and isinstance(message.get("match"), int)
+        and "since" not in message
+    )
 
 
 class PageWire:
@@ -190,27 +172,30 @@ class PageWire:
         return dumped(message, state=position.text, squares=squares, to_move=position)
 
     async def _shown(self, message: dict[str, Any], match: int) -> str:
-        """`watching` or `resumed` with the latest positions of the match up to its moves."""
-        game, moves = get_game(message["game"]), message["moves"]
-        history = await self._shared.histories.shown(match, game, message["options"], moves)
-        first, positions = (len(moves), []) if history is None else history.up_to(len(moves))
+        """`watching` or `resumed` with the latest positions of the match up to its moves, and
+        the moves into them (`moves` from `moves_from` on)."""
+        game, moves = get_game(message["game"]), message.pop("moves")
+        moves_from = message.get("moves_from") or 0
+        played = moves_from + len(moves)
+        histories = self._shared.histories
+        history = await histories.shown(match, game, message["options"], moves, moves_from)
+        first, positions = (played, []) if history is None else history.up_to(played)
         if not positions:  # not replayable: the position the frame itself holds
             state = game.state_from_data(message["state"])
-            first, positions = len(moves), [Position.of(game, state)]
+            first, positions = played, [Position.of(game, state)]
         states = "[" + ",".join(position.text for position in positions) + "]"
         latest = positions[-1] if message["type"] == "watching" else None
-        squares_from = max(first - 1, 0)  # the move into the first position sent, and on
-        move_list = (self._shared.move_lists.get(match) or START).extended(moves)
-        self._shared.move_lists.put(match, move_list)
-        del message["moves"]
+        listed_from = max(first - 1, moves_from)  # the move into the first position sent, and on
+        listed = moves[listed_from - moves_from :]
+        message["moves_from"] = listed_from
         return dumped(
             message,
-            moves=move_list.closed(),
+            moves=json.dumps(listed, separators=(",", ":")),
             states=states,
             states_from=first,
             boards=boards_json(game.name),
-            move_squares=each_squares_json(game, moves[squares_from:]),
-            squares_from=squares_from,
+            move_squares=each_squares_json(game, listed),
+            squares_from=listed_from,
             to_move=latest,
         )
 

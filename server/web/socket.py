@@ -51,6 +51,7 @@ class WebSocketStream(trio.abc.Stream):
     def __init__(self, socket: WebSocket, shared: Shared, abort: Callable[[], None]) -> None:
         self._socket = socket
         self._wire = PageWire(shared)
+        self._histories = shared.histories
         self._abort = abort
         self._unread = b""
         self._closed = False
@@ -80,7 +81,8 @@ class WebSocketStream(trio.abc.Stream):
         if message["type"] == "websocket.disconnect":
             return b""
         text = message.get("text")
-        return from_page(text if text is not None else message.get("bytes") or b"")
+        page_sent = text if text is not None else message.get("bytes") or b""
+        return from_page(page_sent, self._histories)
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         if self._closed:

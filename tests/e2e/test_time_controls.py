@@ -39,7 +39,9 @@ async def test_a_move_at_half_the_limit_is_accepted(server: RunningServer) -> No
     assert turn.legal
     await white.send(protocol.Move(match=turn.match, move=turn.legal[0]))
     accepted = await until(white, protocol.MoveAccepted)
-    assert 0.5 <= accepted.elapsed < 0.9
+    # the move's time runs from when the server's write of `your_turn` returned, which a busy
+    # machine may put a little after the client read it
+    assert 0.4 <= accepted.elapsed < 0.9
     assert (await until(black, protocol.OpponentMoved)).elapsed == accepted.elapsed
 
 

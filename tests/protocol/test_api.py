@@ -74,4 +74,5 @@ def test_protocol_stays_sans_io() -> None:
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 imported.add(_room(node.module))
     allowed = {"__future__", "collections", "dataclasses", "enum", "math", "struct", "typing"}
+    allowed |= {"hashlib", "json", "posixpath", "re"}  # the submission archive's: no I/O either
     assert imported <= allowed | {"msgpack", "arbiter.protocol"}, imported - allowed

@@ -223,6 +223,7 @@ ERROR_INPUTS = [
     (encode_frame({"type": "move", "match": 1}), ErrorCode.MISSING_FIELD, False),
     (encode_frame({**MOVE, "promote": "Q"}), ErrorCode.UNKNOWN_FIELD, False),
     (encode_frame({**MOVE, "match": -1}), ErrorCode.BAD_FIELD, False),
+    (encode_frame({"type": "retire", "name": "bot", "version": 1}), ErrorCode.NEEDS_VERSION, False),
 ]
 
 

@@ -23,7 +23,8 @@ WIRE_CODES = {
     "bad_tournament", "not_allowed", "too_many_errors", "server_shutdown", "internal_error",
     "hello_timeout", "too_slow", "ping_timeout", "too_many_connections", "rate_limited",
     "session_replaced",
-    "output_limit", "too_many_seeks", "already_watching", "bad_opponent",
+    "output_limit", "too_many_seeks", "already_watching", "bad_opponent", "needs_version",
+    "bad_submission", "unknown_submission",
 }  # fmt: skip
 
 

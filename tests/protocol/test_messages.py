@@ -110,6 +110,8 @@ def _base_values(spec: FieldSpec) -> st.SearchStrategy[Any]:
             return st.lists(st.dictionaries(NAMES, PLAIN, max_size=4), max_size=3)
         case "clocks_ms":
             return st.lists(st.integers(0, MAX_COUNT), min_size=2, max_size=2)
+        case "blob":
+            return st.binary(max_size=64)
         case "position":
             return st.builds(
                 Position, st.dictionaries(st.text(max_size=8), PLAIN, max_size=5), st.none() | NAMES
@@ -142,12 +144,14 @@ def refused(data: Any) -> PeerError:
 
 CLIENT_TYPES = [
     "hello", "list_games", "seek", "cancel_seek", "move", "resign", "watch", "lobby",
-    "tournament_create", "tournament_start", "tournament_status", "worker", "host_ended",
+    "tournament_create", "tournament_start", "tournament_status", "submit_begin", "submit_part",
+    "submit_end", "submissions", "retire", "submission_fetch", "worker", "host_ended",
 ]  # fmt: skip
 SERVER_TYPES = [
     "welcome", "error", "games", "seeking", "seek_cancelled", "match_started", "your_turn",
     "move_accepted", "move_refused", "opponent_moved", "game_over", "watching", "resumed",
-    "tournament", "lobby_listing", "host",
+    "tournament", "lobby_listing", "submit_ready", "submitted", "submission_list", "retired",
+    "archive_part", "host",
 ]  # fmt: skip
 
 

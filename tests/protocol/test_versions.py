@@ -8,7 +8,7 @@ import dataclasses
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from arbiter.protocol import (
@@ -24,7 +24,10 @@ from arbiter.protocol import (
     MoveAccepted,
     OpponentMoved,
     PeerError,
+    Phase,
     Position,
+    Retire,
+    SubmissionList,
     encode_frame,
 )
 from tests.protocol.test_connection import Pair
@@ -128,6 +131,7 @@ def test_a_version_2_client_ignores_fields_it_does_not_know(
 def test_a_version_1_client_refuses_fields_it_does_not_know(
     message: Message, name: str, value: Any
 ) -> None:
+    assume(message.SINCE_VERSION == 1)
     pair = Pair(version=1).ready_for(message)
     wire = with_unknown_field(message, 1, name, value)
     pair.client.receive_data(encode_frame(wire))
@@ -148,6 +152,7 @@ def test_a_version_1_client_refuses_fields_it_does_not_know(
 def test_the_server_refuses_fields_it_does_not_know_in_every_version(
     message: Message, version: int, name: str, value: Any
 ) -> None:
+    version = max(version, message.SINCE_VERSION)
     pair = Pair(version=version).ready_for(message)
     if message.TYPE == "hello":
         pair = Pair(version=version)
@@ -172,3 +177,16 @@ def test_a_client_of_version_2_still_refuses_a_bad_value_in_a_known_field() -> N
 
 def test_connection_repr_names_its_version() -> None:
     assert repr(Connection(SERVER)) == "<Connection server v1 START>"
+
+
+def test_a_version_1_client_is_told_a_type_needs_version_2_and_stays_open() -> None:
+    pair = Pair(version=1).handshake()
+    with pytest.raises(LocalProtocolError, match="needs protocol version 2"):
+        pair.client.send(Retire(name="bot", version=1))
+    pair.server.receive_data(encode_frame({"type": "submissions", "game": None}))
+    with pytest.raises(PeerError) as caught:
+        pair.server.next_message()
+    assert (caught.value.code, caught.value.fatal) == (ErrorCode.NEEDS_VERSION, False)
+    assert pair.server.phase is Phase.OPEN
+    with pytest.raises(LocalProtocolError, match="needs protocol version 2"):
+        pair.server.send(SubmissionList(submissions=[]))

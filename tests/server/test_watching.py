@@ -10,10 +10,14 @@ from pathlib import Path
 
 import trio
 import trio.testing
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arbiter import protocol
+from arbiter.server.play import messages
 from arbiter.server.play.lobby import Lobby
 from arbiter.server.play.match import Match
+from arbiter.server.play.messages import Table
 from arbiter.server.play.snapshots import Shown, snapshots
 from tests.server.memory import Client, connect, lobby_on_file, pair
 
@@ -146,3 +150,28 @@ def test_kept_snapshots_stay_within_their_bytes_and_the_least_recently_watched_g
     kept.put(4, shown(10_000))  # larger than all it may keep: not kept, nothing dropped
     assert kept.get(4) is None
     assert kept.size == 2 * size
+
+
+@given(st.integers(min_value=0, max_value=5000) | st.none(), st.integers(0, 5000))
+def test_a_snapshot_starts_at_a_shared_step_at_or_before_the_moves_a_spectator_lacks(
+    since: int | None, played: int
+) -> None:
+    start = messages.snapshot_start(since, ["a1b1"] * played)
+    assert 0 <= start <= (played if since is None else min(since, played))
+    assert start % messages.SNAPSHOT_STEP == 0
+    assert start == 0 or (since is not None and start > min(since, played) - messages.SNAPSHOT_STEP)
+
+
+async def test_a_spectator_that_knows_the_first_moves_is_shown_the_rest(
+    tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
+) -> None:
+    """`since` is a hint the server rounds down to a step: a short game is listed in full, and
+    the snapshot lists the moves from `moves_from` on, as the table holds them."""
+    async with a_match(tmp_path, nursery, 3) as (lobby, _, _, match):
+        cat = await connect(lobby, nursery, "cat")
+        await cat.send(protocol.Watch(match=match.id, since=2))
+        shown = await cat.expect(protocol.Watching)
+        assert (shown.moves_from, shown.moves) == (0, match.moves)
+        long = Table(1, match.game, ["ann", "bob"], {}, {}, match.table().position, ["m"] * 600)
+        tail = messages.watching(long, messages.snapshot_start(599, long.moves))
+        assert (tail.moves_from, len(tail.moves)) == (512, 88)

@@ -7,12 +7,11 @@ import json
 from typing import Any
 
 import msgpack
-from hypothesis import given
-from hypothesis import strategies as st
 
 from arbiter.games import get_game
 from arbiter.protocol import FrameDecoder, encode_frame
-from arbiter.server.web.pages import START, PageWire, from_page, shared_by_pages
+from arbiter.server.web.history import KEPT_PLIES, Histories, History
+from arbiter.server.web.pages import PageWire, from_page, shared_by_pages
 
 GAME = "kings-court"
 
@@ -39,7 +38,7 @@ def moved(ply: int, move: str) -> dict[str, Any]:
 
 def frame_of(text: str | bytes) -> Any:
     decoder = FrameDecoder()
-    decoder.feed(from_page(text))
+    decoder.feed(from_page(text, Histories()))
     body = decoder.next_body()
     assert isinstance(body, bytearray)
     assert decoder.buffered == 0
@@ -154,19 +153,6 @@ async def test_a_move_of_version_2_is_shown_in_the_position_the_server_sent_not_
     assert shown["to_move"] == "white"
 
 
-@given(st.lists(st.lists(st.sampled_from(["a1-a2", "b7-b6", "c3xc5"]), max_size=6), max_size=6))
-def test_a_move_list_kept_as_json_is_the_json_of_whichever_moves_come_next(
-    batches: list[list[str]],
-) -> None:
-    """Each watch of a match extends the kept JSON by the moves since; a list that is not a
-    continuation of the kept one (shorter, or another start) is encoded anew."""
-    kept, moves = START, []
-    for batch in batches:
-        moves = [*moves, *batch] if len(batch) % 2 else batch  # continued, or started over
-        kept = kept.extended(moves)
-        assert json.loads(kept.closed()) == moves
-
-
 async def test_watches_of_a_growing_game_are_sent_its_whole_move_list() -> None:
     game = get_game(GAME)
     state, played = game.initial_state({}), []
@@ -179,3 +165,66 @@ async def test_watches_of_a_growing_game_are_sent_its_whole_move_list() -> None:
         message = {**watching(played), "state": state.to_data()}
         (text,) = await wire.feed(encode_frame(message))
         assert json.loads(text)["moves"] == played
+
+
+def test_a_watch_of_a_followed_match_asks_only_for_the_moves_its_history_lacks() -> None:
+    """The history holds the positions up to its ply: the page's `watch` asks for the moves from
+    `KEPT_PLIES` before it (the moves into the positions a page is sent), and a match no page
+    follows is asked for in full, to be replayed once."""
+    game = get_game(GAME)
+    histories = Histories()
+    state = game.replay(LONG, long_game(KEPT_PLIES + 44))
+    histories.put(3, History.starting_at(game, state))
+    decoder = FrameDecoder()
+    for match, since in ((3, 44), (4, None)):
+        decoder.feed(from_page(json.dumps({"type": "watch", "match": match}), histories))
+        body = decoder.next_body()
+        assert isinstance(body, bytearray)
+        assert msgpack.unpackb(body).get("since") == since
+
+
+LONG = {"no_capture_limit": 1000}
+
+
+def long_game(plies: int) -> list[str]:
+    """The moves of a King's Court game `plies` long: the first legal move that captures
+    nothing, so the game goes on."""
+    game = get_game(GAME)
+    state, moves = game.initial_state(LONG), []
+    while len(moves) < plies:
+        pieces = state.to_data()
+        move = next(
+            (m for m in state.legal_moves() if len(m) == 2 and _quiet(state, m, pieces)),
+            state.legal_moves()[0],
+        )
+        moves.append(game.format_move(move))
+        state = state.play(move)
+    return moves
+
+
+def _quiet(state: Any, move: Any, before: dict[str, Any]) -> bool:
+    after = state.play(move).to_data()
+    return sum(row.count(".") for row in after["board"]) == sum(
+        row.count(".") for row in before["board"]
+    )
+
+
+async def test_a_long_watch_from_a_followed_history_lists_the_moves_into_the_positions_sent() -> (
+    None
+):
+    """A watching frame that lists only the latest moves (`moves_from`): the page gets the
+    positions its history kept and the moves into them, numbered from where they start."""
+    moves = long_game(KEPT_PLIES * 3)
+    wire = PageWire(shared_by_pages())
+    options = LONG
+    await wire.feed(encode_frame({**watching(moves[: KEPT_PLIES * 2]), "options": options}))
+    state = get_game(GAME).replay(options, moves)
+    tail_from = KEPT_PLIES * 2
+    message = {**watching(moves[tail_from:]), "moves_from": tail_from, "options": options}
+    (text,) = await wire.feed(encode_frame({**message, "state": state.to_data()}))
+    shown = json.loads(text)
+    assert shown["states_from"] == len(moves) - KEPT_PLIES + 1
+    assert shown["moves_from"] == shown["squares_from"] == len(moves) - KEPT_PLIES
+    assert shown["moves"] == moves[len(moves) - KEPT_PLIES :]
+    assert len(shown["move_squares"]) == KEPT_PLIES
+    assert shown["states"][-1] == state.to_data()

@@ -184,7 +184,8 @@ def test_a_long_game_is_shown_from_its_latest_positions_in_bounded_bytes(
     web_server: WebServer, page: Page
 ) -> None:
     """A Shobu game longer than `KEPT_PLIES` (these seeds play 290 moves): the page is sent its
-    last `KEPT_PLIES` positions, not one per move, and shows the game from there."""
+    last `KEPT_PLIES` positions and the moves into them, not every move, and shows the game
+    from there."""
     options = {"no_capture_limit": 1000}
     match = PacedMatch(web_server.port, "shobu", options, pause=0, seeds=(6, 7)).start()
     match.join(300)
@@ -197,8 +198,9 @@ def test_a_long_game_is_shown_from_its_latest_positions_in_bounded_bytes(
     assert watching["states_from"] == plies - KEPT_PLIES + 1
     assert watching["squares_from"] == watching["states_from"] - 1
     assert len(watching["move_squares"]) == KEPT_PLIES
-    moves_bytes = len(json.dumps(watching["moves"]))
-    assert len(json.dumps(watching)) < moves_bytes + KEPT_PLIES * 400
+    assert watching["moves_from"] == watching["squares_from"]
+    assert watching["moves"] == match.moves[watching["moves_from"] :]
+    assert len(json.dumps(watching)) < KEPT_PLIES * 500
     page.goto(f"{web_server.url}/match/{match.match}")
     assert match.over is not None
     expect(page.locator(".result")).to_contain_text(match.over.reason, timeout=SECONDS)
@@ -211,6 +213,10 @@ def test_a_long_game_is_shown_from_its_latest_positions_in_bounded_bytes(
     expect(marked).to_have_count(len(into_first))
     assert sorted(marked.evaluate_all("gs => gs.map(g => g.dataset.square)")) == sorted(into_first)
     expect(page.get_by_text("a long game")).to_be_visible()
+    first_listed = plies - KEPT_PLIES + 1
+    listed = page.locator(".moves a")
+    expect(listed).to_have_count(KEPT_PLIES)
+    expect(listed.first).to_have_text(f"{first_listed}. {match.moves[first_listed - 1]}")
     final = get_game("shobu").replay(options, match.moves).to_data()
     page.get_by_role("button", name="latest position").click()
     assert cells(page) == "".join(rows(final))

@@ -14,9 +14,10 @@ export function showMatch(main, matchId) {
 export class MatchView {
   constructor(main, matchId) {
     this.matchId = matchId;
-    // {game, seats, players, time, moves, states: the positions from ply states_from on (a long
-    // game's earliest ones are not sent), boards: the game's description of its boards,
-    // move_squares: the squares each move touched, from the move squares_from on}
+    // {game, seats, players, time, moves: the moves from number moves_from on, states: the
+    // positions from ply states_from on (a long game's earliest ones are not sent), boards: the
+    // game's description of its boards, move_squares: the squares each move touched, from the
+    // move squares_from on}
     this.match = null;
     this.clocks = null;
     this.moveLeft = null; // seconds for the move in progress, as of clockAt
@@ -97,7 +98,10 @@ export class MatchView {
     this.clockAt = performance.now();
   }
 
-  latest() { return this.match ? this.match.moves.length : 0; }
+  latest() { return this.match ? this.movesFrom() + this.match.moves.length : 0; }
+
+  // The number of the first move the page lists (a long game's earliest are not sent).
+  movesFrom() { return this.match?.moves_from ?? 0; }
 
   // The first ply whose position the page has.
   earliest() { return this.match?.states_from ?? 0; }
@@ -127,18 +131,19 @@ export class MatchView {
     this.board.innerHTML = drawBoard(game, boards, this.stateAt(ply), marked);
     this.board.dataset.ply = String(ply);
     this.slider.min = String(this.earliest());
-    this.slider.max = String(moves.length);
+    this.slider.max = String(this.latest());
     this.slider.value = String(ply);
     this.clockCells = seats.map(() => element("span", { class: "clock" }));
     this.players.replaceChildren(...seats.map((seat, i) => element("div", {
       class: `player${seat === this.toMove ? " to-move" : ""}`, "data-seat": seat,
     }, element("span", {}, playerLink(players[i]), ` (${seat})`), this.clockCells[i])));
     this.since.textContent = this.earliest() > 0
-      ? `a long game: its positions are shown from move ${this.earliest()} on` : "";
+      ? `a long game: its positions and moves are shown from move ${this.earliest()} on` : "";
     this.tickClocks();
+    const first = this.movesFrom();
     this.moves.replaceChildren(...moves.map((move, i) => {
-      const anchor = link(`#ply=${i + 1}`, `${i + 1}. ${move}`);
-      if (i + 1 === ply) anchor.className = "current";
+      const anchor = link(`#ply=${first + i + 1}`, `${first + i + 1}. ${move}`);
+      if (first + i + 1 === ply) anchor.className = "current";
       return anchor;
     }));
     this.moves.querySelector(".current")?.scrollIntoView({ block: "nearest" });
