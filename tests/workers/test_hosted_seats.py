@@ -44,7 +44,7 @@ async def test_a_hosted_seat_plays_a_whole_game_against_a_connected_player(
     with hosting(tmp_path) as server:
         with trio.fail_after(60):
             over, theirs = await challenge(server.port, "random", "move=2")
-        assert over.termination == "rule"
+        assert over.termination in ("rule", "draw-by-rule", "double-forfeit"), over.reason
         assert theirs > 0
         assert over.judged_by == ["wall", "cpu"]  # alice sought first: white, on the wall clock
         [record] = exported(server.db)
