@@ -3,11 +3,12 @@
 Sign-in (`server.play.sign_in`), seeks and pairing (`server.play.pairing`), the live matches
 (`server.play.live_matches`), spectators (`server.play.spectating`), who sits where
 (`server.play.seating`), and the tournaments plugged in from above
-(`server.play.tournament_desk`) and the uploaded agents (`server.play.submissions`) each do one
-job; the lobby builds them, routes to them, and
-tells them when a session closed. Anyone may ask for the lobby listing (`server.play.listing`)
-once or follow it (`server.play.lobby_feed`): every change of the seeks, the matches or the
-tournaments marks it dirty, a move included.
+(`server.play.tournament_desk`), the uploaded agents (`server.play.submissions`) and the
+workers that host agents (`server.play.workers`) each do one job; the lobby builds them, routes
+to them, and tells them when a session closed (a worker's closing ends the seats it hosted).
+Anyone may ask for the lobby listing (`server.play.listing`) once or follow it
+(`server.play.lobby_feed`): every change of the seeks, the matches or the tournaments marks it
+dirty, a move included.
 """
 
 from __future__ import annotations
