@@ -68,11 +68,11 @@ class Limits:
     def __post_init__(self) -> None:
         for name in ("memory", "processes", "open_files", "file_size", "scratch", "output"):
             if getattr(self, name) <= 0:
-                raise ValueError(f"the sandbox's {name} limit must be positive, not {getattr(self, name)!r}")
+                raise ValueError(f"the sandbox's {name} limit must be positive: {self!r}")
         for name in ("cpu_seconds", "wall_seconds"):
             value = getattr(self, name)
             if value is not None and value <= 0:
-                raise ValueError(f"the sandbox's {name} limit must be positive or None, not {value!r}")
+                raise ValueError(f"the sandbox's {name} limit must be positive or None: {self!r}")
 
     def sentence(self, kind: EndingKind) -> str:
         """The sentence for a run ended by the limit of `kind` (not for exits and signals)."""

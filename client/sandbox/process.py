@@ -65,7 +65,8 @@ class SandboxedProcess:
     def __init__(self, process: trio.Process, limits: Limits) -> None:
         self._process = process
         self.limits = limits
-        assert process.stdin is not None and process.stdout is not None
+        assert process.stdin is not None
+        assert process.stdout is not None
         self.stdin: trio.abc.SendStream = process.stdin
         self.stdout: trio.abc.ReceiveStream = process.stdout
         self._output = bytearray()
@@ -124,7 +125,8 @@ class SandboxedProcess:
 
     async def _watch(self) -> None:
         limits = self.limits
-        deadline = math.inf if limits.wall_seconds is None else trio.current_time() + limits.wall_seconds
+        wall = math.inf if limits.wall_seconds is None else limits.wall_seconds
+        deadline = trio.current_time() + wall
         while True:
             if self._look() >= limits.processes:
                 self.stop(EndingKind.PROCESSES)
@@ -203,9 +205,7 @@ async def sandboxed(
 ) -> AsyncIterator[SandboxedProcess]:
     """Run `command` as `prepare` lays it out, for as long as the block lasts: leaving it stops
     a run still going."""
-    launch = prepare(
-        command, limits, code=code, environment=environment, uid=uid, workdir=workdir
-    )
+    launch = prepare(command, limits, code=code, environment=environment, uid=uid, workdir=workdir)
     try:
         process = await trio.lowlevel.open_process(
             launch.argv,

@@ -49,9 +49,11 @@ def host_layout(code: Iterable[Path]) -> Layout:
             links.append((os.readlink(path), folder))
         elif path.is_dir():
             binds.append(Bind(folder, folder))
-    for folder in _outermost([*python_folders(), *(path.resolve() for path in code)]):
-        if not any(folder.is_relative_to(system) for system in SYSTEM_FOLDERS):
-            binds.append(Bind(str(folder), str(folder)))
+    binds.extend(
+        Bind(str(folder), str(folder))
+        for folder in _outermost([*python_folders(), *(path.resolve() for path in code)])
+        if not any(folder.is_relative_to(system) for system in SYSTEM_FOLDERS)
+    )
     return Layout(tuple(binds), tuple(links))
 
 
