@@ -19,6 +19,7 @@ needs only the standard library, and a bare interpreter starts in a few millisec
 
 from __future__ import annotations
 
+import ctypes
 import os
 import selectors
 import signal
@@ -27,10 +28,12 @@ import subprocess
 import sys
 
 CHUNK = 65536
+PR_SET_DUMPABLE = 4
 
 
 def serve(port: int, command: list[str]) -> int:
     """Relay the agent `command`'s one connection to 127.0.0.1:`port`; its exit status."""
+    _refuse_tracing()
     listener = socket.create_server(("127.0.0.1", port))
     environment = {**os.environ, "ARBITER_SERVER": f"127.0.0.1:{port}"}
     agent = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=2, env=environment)
@@ -41,6 +44,12 @@ def serve(port: int, command: list[str]) -> int:
             _copy(connection)
         os.close(1)  # the outside end sees the channel's end now, not at the agent's exit
     return agent.wait()
+
+
+def _refuse_tracing() -> None:
+    """Make this process one the agent (the same user) may not trace or read the memory of, so
+    it cannot take over the channel; the agent's own process starts traceable again."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
 def _accept(listener: socket.socket, agent: subprocess.Popen[bytes]) -> socket.socket | None:
