@@ -34,6 +34,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import trio
 
@@ -62,13 +63,12 @@ _MS_PRIVATE = 1 << 18
 class SandboxedProcess:
     """A running sandbox: its stdin and stdout as trio streams, its kept output, its CPU time."""
 
-    def __init__(self, process: trio.Process, limits: Limits) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], limits: Limits) -> None:
         self._process = process
         self.limits = limits
-        assert process.stdin is not None
-        assert process.stdout is not None
-        self.stdin: trio.abc.SendStream = process.stdin
-        self.stdout: trio.abc.ReceiveStream = process.stdout
+        self.stdin: trio.abc.SendStream = _stream(process.stdin)
+        self.stdout: trio.abc.ReceiveStream = _stream(process.stdout)
+        self._stderr = _stream(process.stderr)
         self._output = bytearray()
         self._stopped_for: EndingKind | None = None
         self._cpu = 0.0
@@ -95,8 +95,9 @@ class SandboxedProcess:
         """End the run at once, for `reason`; the first reason given is the one kept."""
         if self._stopped_for is None:
             self._stopped_for = reason
-        with contextlib.suppress(ProcessLookupError):
-            self._process.send_signal(signal.SIGKILL)
+        if self._process.returncode is None:  # not reaped yet, so the id is still its own
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._process.pid, signal.SIGKILL)
 
     async def ended(self) -> Ending:
         """Wait for the run to end and say how."""
@@ -112,9 +113,8 @@ class SandboxedProcess:
         return usage.threads
 
     async def _keep_output(self) -> None:
-        assert self._process.stderr is not None
         try:
-            while chunk := await self._process.stderr.receive_some(READ_SIZE):
+            while chunk := await self._stderr.receive_some(READ_SIZE):
                 room = self.limits.output - len(self._output)
                 self._output += chunk[:room]
                 if len(chunk) > room:
@@ -142,12 +142,14 @@ class SandboxedProcess:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._watch)
                 nursery.start_soon(self._keep_output)
-                status = await self._process.wait()
+                status = await _exited(self._process)
                 # what it printed just before the end still tells why it ended
                 with trio.move_on_after(OUTPUT_GRACE):
                     await self._output_read.wait()
                 nursery.cancel_scope.cancel()
         finally:
+            await self._stderr.aclose()
+            await self.stdout.aclose()
             self._ending = ending(self.limits, status, self._stopped_for, bytes(self._output))
             self._ended.set()
 
@@ -207,7 +209,9 @@ async def sandboxed(
     a run still going."""
     launch = prepare(command, limits, code=code, environment=environment, uid=uid, workdir=workdir)
     try:
-        process = await trio.lowlevel.open_process(
+        # started from this thread, not a worker's: bubblewrap's --die-with-parent follows
+        # the thread that started it, and a worker thread ends when idle
+        process = subprocess.Popen(  # noqa: ASYNC220 (a fork and exec: milliseconds)
             launch.argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -230,6 +234,23 @@ async def sandboxed(
                 await sandbox.stdin.aclose()
     finally:
         launch.cleanup()
+
+
+def _stream(pipe: IO[bytes] | None) -> trio.lowlevel.FdStream:
+    """One of the child's pipes as a trio stream (of its own copy of the descriptor)."""
+    assert pipe is not None
+    with pipe:
+        return trio.lowlevel.FdStream(os.dup(pipe.fileno()))
+
+
+async def _exited(process: subprocess.Popen[bytes]) -> int:
+    """Wait for the child to end, without a thread; its status."""
+    ended = os.pidfd_open(process.pid)
+    try:
+        await trio.lowlevel.wait_readable(ended)
+    finally:
+        os.close(ended)
+    return process.wait()
 
 
 def _staged(layout: Layout, staging: Path) -> tuple[Layout, list[tuple[str, str]]]:

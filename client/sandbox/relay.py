@@ -19,6 +19,7 @@ needs only the standard library, and a bare interpreter starts in a few millisec
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import selectors
@@ -42,7 +43,6 @@ def serve(port: int, command: list[str]) -> int:
     if connection is not None:
         with connection:
             _copy(connection)
-        os.close(1)  # the outside end sees the channel's end now, not at the agent's exit
     return agent.wait()
 
 
@@ -68,35 +68,46 @@ def _accept(listener: socket.socket, agent: subprocess.Popen[bytes]) -> socket.s
 
 
 def _copy(connection: socket.socket) -> None:
-    """Bytes from stdin to the connection and from the connection to stdout, as they come,
-    until the agent's side has closed (what the outside sends after that has nobody to read
-    it)."""
+    """Bytes from stdin to the connection and from the connection to stdout, as they come; each
+    direction's end is passed on (a half-close stays a half-close), until both have ended."""
     with selectors.DefaultSelector() as selector:
         selector.register(0, selectors.EVENT_READ)
         selector.register(connection, selectors.EVENT_READ)
-        while True:
+        while selector.get_map():
             for key, _ in selector.select():
                 if key.fileobj == 0:
                     data = os.read(0, CHUNK)
-                    if not data:
+                    if not data or not _send(connection, data):
                         selector.unregister(0)
-                        connection.shutdown(socket.SHUT_WR)
-                        continue
-                    try:
-                        connection.sendall(data)
-                    except OSError:
-                        return
+                        _shut(connection)
                 else:
-                    try:
-                        data = connection.recv(CHUNK)
-                    except OSError:
-                        data = b""
-                    if not data:
-                        return
-                    try:
-                        _write_all(1, data)
-                    except OSError:
-                        return
+                    if not _receive_to_stdout(connection):
+                        selector.unregister(connection)
+                        os.close(1)  # the outside end sees the agent's end now
+
+
+def _send(connection: socket.socket, data: bytes) -> bool:
+    try:
+        connection.sendall(data)
+    except OSError:
+        return False
+    return True
+
+
+def _shut(connection: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        connection.shutdown(socket.SHUT_WR)
+
+
+def _receive_to_stdout(connection: socket.socket) -> bool:
+    """Copy what the agent sent to stdout; False at its end (or the channel's)."""
+    try:
+        data = connection.recv(CHUNK)
+        if data:
+            _write_all(1, data)
+    except OSError:
+        return False
+    return bool(data)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -47,7 +47,9 @@ def code_folder(parent: Path, source: str, name: str = "agent.py") -> Path:
     return code
 
 
-async def run_script(code: Path, limits: Limits = SMALL, name: str = "agent.py") -> tuple[Ending, str]:
+async def run_script(
+    code: Path, limits: Limits = SMALL, name: str = "agent.py"
+) -> tuple[Ending, str]:
     """Run `code/name` with Python in the sandbox behind the relay, as a hosted agent runs;
     how it ended and what it printed. Afterwards no process of it is left."""
     command = relay_command(RELAY_PORT, [sys.executable, str(code / name)])
