@@ -6,8 +6,9 @@ server starts it as it would start the entrant, with ARBITER_SERVER and the seat
 token in its environment. Inside, the relay listens on 127.0.0.1 at the server's own port (a
 fresh network namespace has every port free), so a command that names the server on its
 command line, as `arbiter tournament play --server 127.0.0.1:PORT` does, reaches the relay
-unchanged. What the entrant printed is copied to stderr when it ends, then a line saying how it
-ended if that was not normal; the exit status is 0 only for a normal end.
+unchanged. What the entrant prints is copied to stderr as it comes (up to the output limit),
+then a line says how it ended if that was not normal; the exit status is 0 only for a normal
+end.
 """
 
 from __future__ import annotations
@@ -52,9 +53,9 @@ def inside_port(port: int) -> int:
 
 async def run_linked(
     command: list[str], server: tuple[str, int], limits: Limits, code: list[Path]
-) -> tuple[Ending, bytes]:
-    """Run `command` sandboxed with its connection linked to `server`; how it ended, and what
-    it printed."""
+) -> Ending:
+    """Run `command` sandboxed with its connection linked to `server`, what it prints copied to
+    stderr as it comes; how it ended."""
     host, port = server
     relay_port = inside_port(port)
     told = {
@@ -62,14 +63,23 @@ async def run_linked(
     }
     told["ARBITER_SERVER"] = f"127.0.0.1:{relay_port}"
     async with sandboxed(
-        relay_command(relay_port, command), limits, code=code, environment=told
+        relay_command(relay_port, command),
+        limits,
+        code=code,
+        environment=told,
+        on_output=_to_stderr,
     ) as sandbox:
 
         async def connect() -> trio.abc.Stream:
             return await trio.open_tcp_stream(host, port)
 
         await link(sandbox.stdout, sandbox.stdin, connect)
-        return await sandbox.ended(), sandbox.output()
+        return await sandbox.ended()
+
+
+def _to_stderr(data: bytes) -> None:
+    sys.stderr.buffer.write(data)
+    sys.stderr.buffer.flush()
 
 
 def _server_from_environment() -> tuple[str, int]:
@@ -92,16 +102,12 @@ def main(argv: list[str] | None = None) -> int:
     if not command:
         parser.error("name the command to run after --")
     try:
-        ended, output = trio.run(
-            run_linked, command, _server_from_environment(), Limits(), args.code
-        )
+        ended = trio.run(run_linked, command, _server_from_environment(), Limits(), args.code)
     except SandboxUnavailable as error:
         print(f"arbiter: {error}", file=sys.stderr)
         return 2
-    sys.stderr.buffer.write(output)
     if not ended.normal:
         print(f"arbiter sandbox: {' '.join(command)}: {ended.sentence}", file=sys.stderr)
-    sys.stderr.flush()
     return 0 if ended.normal else 1
 
 

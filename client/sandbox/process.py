@@ -63,9 +63,15 @@ _MS_PRIVATE = 1 << 18
 class SandboxedProcess:
     """A running sandbox: its stdin and stdout as trio streams, its kept output, its CPU time."""
 
-    def __init__(self, process: subprocess.Popen[bytes], limits: Limits) -> None:
+    def __init__(
+        self,
+        process: subprocess.Popen[bytes],
+        limits: Limits,
+        on_output: Callable[[bytes], None] | None = None,
+    ) -> None:
         self._process = process
         self.limits = limits
+        self._on_output = on_output
         self.stdin: trio.abc.SendStream = _stream(process.stdin)
         self.stdout: trio.abc.ReceiveStream = _stream(process.stdout)
         self._stderr = _stream(process.stderr)
@@ -117,6 +123,8 @@ class SandboxedProcess:
             while chunk := await self._stderr.receive_some(READ_SIZE):
                 room = self.limits.output - len(self._output)
                 self._output += chunk[:room]
+                if self._on_output is not None:
+                    self._on_output(chunk[:room])
                 if len(chunk) > room:
                     self.stop(EndingKind.OUTPUT)
                     return
@@ -204,9 +212,10 @@ async def sandboxed(
     environment: Mapping[str, str] | None = None,
     uid: int | None = None,
     workdir: str = SCRATCH,
+    on_output: Callable[[bytes], None] | None = None,
 ) -> AsyncIterator[SandboxedProcess]:
     """Run `command` as `prepare` lays it out, for as long as the block lasts: leaving it stops
-    a run still going."""
+    a run still going. `on_output` is given what it prints as it comes (the kept part)."""
     launch = prepare(command, limits, code=code, environment=environment, uid=uid, workdir=workdir)
     try:
         # started from this thread, not a worker's: bubblewrap's --die-with-parent follows
@@ -219,7 +228,7 @@ async def sandboxed(
             cwd="/",
             preexec_fn=launch.preexec,
         )
-        sandbox = SandboxedProcess(process, limits)
+        sandbox = SandboxedProcess(process, limits, on_output)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(sandbox._run)
