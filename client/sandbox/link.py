@@ -63,7 +63,7 @@ async def _pump(
     sink: trio.abc.SendStream,
     direction: Direction,
     on_frame: FrameHook | None,
-    first: bytes | None,
+    first: bytes | bytearray | None,
 ) -> None:
     """Copy `source` to `sink` (starting with `first`, if already read), then pass the end on."""
     frames = _Frames(direction, on_frame) if on_frame is not None else None
@@ -92,7 +92,7 @@ class _Frames:
         self._direction = direction
         self._on_frame = on_frame
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes | bytearray) -> None:
         if self._decoder is None:
             return
         self._decoder.feed(data)
