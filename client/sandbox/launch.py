@@ -69,11 +69,8 @@ async def run_linked(
         environment=told,
         on_output=_to_stderr,
     ) as sandbox:
-
-        async def connect() -> trio.abc.Stream:
-            return await trio.open_tcp_stream(host, port)
-
-        await link(sandbox.stdout, sandbox.stdin, connect)
+        server_stream = await trio.open_tcp_stream(host, port)
+        await link(sandbox.stdout, sandbox.stdin, server_stream)
         return await sandbox.ended()
 
 

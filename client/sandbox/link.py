@@ -2,10 +2,9 @@
 server.
 
 Inside, the relay (`relay.py`) carries the agent's one TCP connection over the sandbox's stdin
-and stdout; here those two streams are joined to a TCP (or TLS) connection to the server, made
-when the agent's first bytes arrive (an agent that never connects never shows up at the server
-as a silent connection). Bytes pass unchanged, in the order they came, each chunk written on as
-soon as it is read.
+and stdout; here those two streams are joined to a TCP (or TLS) connection to the server. Bytes
+pass unchanged, in the order they came, each chunk written on as soon as it is read, and each
+direction's end is passed on as it comes.
 
 Where frames pass, `on_frame` is called with each complete frame's body and its direction,
 cut by the protocol's own frame decoder: the seam for accounting per move (a frame from the
@@ -16,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 import trio
 
@@ -37,25 +36,19 @@ class Direction(enum.Enum):
 
 
 FrameHook = Callable[[Direction, bytes], None]
-Connect = Callable[[], Awaitable[trio.abc.Stream]]
 
 
 async def link(
     agent_out: trio.abc.ReceiveStream,
     agent_in: trio.abc.SendStream,
-    connect: Connect,
+    server: trio.abc.Stream,
     on_frame: FrameHook | None = None,
 ) -> None:
-    """Join the sandbox's stdout (`agent_out`) and stdin (`agent_in`) to the connection
-    `connect` opens, until both directions have ended; returns at once if the agent sends
-    nothing before its stdout ends."""
-    first = await agent_out.receive_some(CHUNK)
-    if not first:
-        return
-    server = await connect()
+    """Join the sandbox's stdout (`agent_out`) and stdin (`agent_in`) to `server`, until both
+    directions have ended; closes `server`."""
     async with server, trio.open_nursery() as nursery:
-        nursery.start_soon(_pump, agent_out, server, Direction.TO_SERVER, on_frame, first)
-        nursery.start_soon(_pump, server, agent_in, Direction.TO_AGENT, on_frame, None)
+        nursery.start_soon(_pump, agent_out, server, Direction.TO_SERVER, on_frame)
+        nursery.start_soon(_pump, server, agent_in, Direction.TO_AGENT, on_frame)
 
 
 async def _pump(
@@ -63,17 +56,14 @@ async def _pump(
     sink: trio.abc.SendStream,
     direction: Direction,
     on_frame: FrameHook | None,
-    first: bytes | bytearray | None,
 ) -> None:
-    """Copy `source` to `sink` (starting with `first`, if already read), then pass the end on."""
+    """Copy `source` to `sink`, then pass the end on."""
     frames = _Frames(direction, on_frame) if on_frame is not None else None
     try:
-        data = await source.receive_some(CHUNK) if first is None else first
-        while data:
+        while data := await source.receive_some(CHUNK):
             if frames is not None:
                 frames.feed(data)
             await sink.send_all(data)
-            data = await source.receive_some(CHUNK)
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         pass
     finally:

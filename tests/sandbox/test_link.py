@@ -57,13 +57,9 @@ async def test_a_megabyte_each_way_passes_byte_exact(tmp_path: Path) -> None:
     async with trio.open_nursery() as nursery:
         (listener,) = await nursery.start(partial(trio.serve_tcp, server, 0, host="127.0.0.1"))
         port = listener.socket.getsockname()[1]
-
-        async def connect() -> trio.abc.Stream:
-            return await trio.open_tcp_stream("127.0.0.1", port)
-
         command = relay_command(port, [sys.executable, str(code / "agent.py")])
         async with sandboxed(command, Limits(wall_seconds=30), code=[code]) as sandbox:
-            await link(sandbox.stdout, sandbox.stdin, connect)
+            await link(sandbox.stdout, sandbox.stdin, await trio.open_tcp_stream("127.0.0.1", port))
             ended = await sandbox.ended()
         nursery.cancel_scope.cancel()
     assert ended.normal, (ended, sandbox.output())
@@ -79,11 +75,8 @@ async def test_the_link_reports_each_frame_in_each_direction() -> None:
     hello = encode_frame({"type": "hello", "name": "bot"})
     welcome = encode_frame({"type": "welcome"})
 
-    async def connect() -> trio.abc.Stream:
-        return to_agent
-
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(link, agent_out, agent_in, connect, lambda d, b: frames.append((d, b)))
+        nursery.start_soon(link, agent_out, agent_in, to_agent, lambda d, b: frames.append((d, b)))
         for byte in hello:  # one byte at a time: frames are whole however the bytes come
             await agent_writer.send_all(bytes([byte]))
         assert await _read(from_server, len(hello)) == hello
