@@ -86,7 +86,7 @@ async def echoed(moves: int, code: Path, sandbox: bool) -> list[float]:
         agent = [sys.executable, str(code / "echo.py")]
         if sandbox:
             async with sandboxed(relay_command(port, agent), Limits(), code=[code]) as box:
-                await link(box.stdout, box.stdin, await trio.open_tcp_stream("127.0.0.1", port))
+                await link(box.channel, box.channel, await trio.open_tcp_stream("127.0.0.1", port))
         else:
             environment = {**os.environ, "ARBITER_SERVER": f"127.0.0.1:{port}"}
             await trio.run_process(agent, env=environment)

@@ -70,7 +70,7 @@ async def run_linked(
         on_output=_to_stderr,
     ) as sandbox:
         server_stream = await trio.open_tcp_stream(host, port)
-        await link(sandbox.stdout, sandbox.stdin, server_stream)
+        await link(sandbox.channel, sandbox.channel, server_stream)
         return await sandbox.ended()
 
 

@@ -29,6 +29,7 @@ import os
 import resource
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
@@ -61,19 +62,22 @@ _MS_PRIVATE = 1 << 18
 
 
 class SandboxedProcess:
-    """A running sandbox: its stdin and stdout as trio streams, its kept output, its CPU time."""
+    """A running sandbox: its stdin and stdout as one trio stream, its kept output, its CPU
+    time."""
 
     def __init__(
         self,
         process: subprocess.Popen[bytes],
+        channel: socket.socket,
         limits: Limits,
         on_output: Callable[[bytes], None] | None = None,
     ) -> None:
         self._process = process
         self.limits = limits
         self._on_output = on_output
-        self.stdin: trio.abc.SendStream = _stream(process.stdin)
-        self.stdout: trio.abc.ReceiveStream = _stream(process.stdout)
+        self.channel = trio.SocketStream(trio.socket.from_stdlib_socket(channel))
+        """Its stdin and stdout, one socket: each side's end passes as a half-close, though
+        bubblewrap's own processes hold copies of it."""
         self._stderr = _stream(process.stderr)
         self._output = bytearray()
         self._stopped_for: EndingKind | None = None
@@ -157,7 +161,7 @@ class SandboxedProcess:
                 nursery.cancel_scope.cancel()
         finally:
             await self._stderr.aclose()
-            await self.stdout.aclose()
+            await self.channel.aclose()
             self._ending = ending(self.limits, status, self._stopped_for, bytes(self._output))
             self._ended.set()
 
@@ -217,18 +221,20 @@ async def sandboxed(
     """Run `command` as `prepare` lays it out, for as long as the block lasts: leaving it stops
     a run still going. `on_output` is given what it prints as it comes (the kept part)."""
     launch = prepare(command, limits, code=code, environment=environment, uid=uid, workdir=workdir)
+    ours, theirs = socket.socketpair()
     try:
         # started from this thread, not a worker's: bubblewrap's --die-with-parent follows
         # the thread that started it, and a worker thread ends when idle
         process = subprocess.Popen(  # noqa: ASYNC220 (a fork and exec: milliseconds)
             launch.argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+            stdin=theirs.fileno(),
+            stdout=theirs.fileno(),
             stderr=subprocess.PIPE,
             cwd="/",
             preexec_fn=launch.preexec,
         )
-        sandbox = SandboxedProcess(process, limits, on_output)
+        theirs.close()
+        sandbox = SandboxedProcess(process, ours, limits, on_output)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(sandbox._run)
@@ -239,9 +245,10 @@ async def sandboxed(
                     with trio.CancelScope(shield=True):
                         await sandbox._ended.wait()
         finally:
-            with contextlib.suppress(OSError, trio.BrokenResourceError):
-                await sandbox.stdin.aclose()
+            await sandbox.channel.aclose()
     finally:
+        theirs.close()
+        ours.close()
         launch.cleanup()
 
 

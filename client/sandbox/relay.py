@@ -83,7 +83,12 @@ def _copy(connection: socket.socket) -> None:
                 else:
                     if not _receive_to_stdout(connection):
                         selector.unregister(connection)
-                        os.close(1)  # the outside end sees the agent's end now
+                        _shut(_channel())  # the outside end sees the agent's end now
+
+
+def _channel() -> socket.socket:
+    """stdout, the channel's socket (stdin is the same one)."""
+    return socket.socket(fileno=os.dup(1))
 
 
 def _send(connection: socket.socket, data: bytes) -> bool:

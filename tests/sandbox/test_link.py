@@ -1,5 +1,5 @@
 """The channel: the relay inside and the link outside carry an agent's connection byte-exact
-in both directions, and the link reports each frame that passes."""
+in both directions, half-closes included, and the link reports each frame that passes."""
 
 from __future__ import annotations
 
@@ -36,9 +36,10 @@ data = random.Random(1).randbytes({SIZE})
 with socket.create_connection((host, int(port))) as connection:
     for start in range(0, len(data), 7919):  # odd-sized writes: no chunk boundary is kept
         connection.sendall(data[start : start + 7919])
+    connection.shutdown(socket.SHUT_WR)  # the end of its side passes, and the reply still comes
     got = bytearray()
-    while len(got) < {SIZE}:
-        got += connection.recv(65536)
+    while chunk := connection.recv(65536):
+        got += chunk
 print("agent got", hashlib.sha256(got).hexdigest())
 """
 
@@ -48,8 +49,8 @@ async def test_a_megabyte_each_way_passes_byte_exact(tmp_path: Path) -> None:
     received = bytearray()
 
     async def server(stream: trio.SocketStream) -> None:
-        while len(received) < SIZE:
-            received.extend(await stream.receive_some(65536))
+        while chunk := await stream.receive_some(65536):
+            received.extend(chunk)
         await stream.send_all(reply)
         await stream.aclose()
 
@@ -59,7 +60,9 @@ async def test_a_megabyte_each_way_passes_byte_exact(tmp_path: Path) -> None:
         port = listener.socket.getsockname()[1]
         command = relay_command(port, [sys.executable, str(code / "agent.py")])
         async with sandboxed(command, Limits(wall_seconds=30), code=[code]) as sandbox:
-            await link(sandbox.stdout, sandbox.stdin, await trio.open_tcp_stream("127.0.0.1", port))
+            await link(
+                sandbox.channel, sandbox.channel, await trio.open_tcp_stream("127.0.0.1", port)
+            )
             ended = await sandbox.ended()
         nursery.cancel_scope.cancel()
     assert ended.normal, (ended, sandbox.output())
