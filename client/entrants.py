@@ -27,6 +27,7 @@ import trio
 
 from arbiter.agents import agents_for
 from arbiter.client.player_module import is_module_path
+from arbiter.client.sandbox.launch import launch_command
 from arbiter.server.app import AgentProgram, UnknownEntrant
 
 PROGRAM = "cmd="
@@ -95,9 +96,30 @@ def normalized(spec: str) -> str:
     return spec
 
 
+def _absolute(word: str) -> str:
+    """A command's word, as an absolute path if it names a file here (so it still names it
+    inside a sandbox, which starts elsewhere)."""
+    path = Path(word)
+    return str(path.resolve()) if path.is_file() else word
+
+
 class LocalEntrants(AgentProgram):
     """The launcher of `arbiter tournament local`: the built-in agents of this process's
-    registry, Player module files and programs (make one with `LocalEntrants.arbiter()`)."""
+    registry, Player module files and programs (make one with `LocalEntrants.arbiter()`).
+
+    Player modules and programs run sandboxed (`client.sandbox`) unless `sandboxed` is False:
+    a module sees its own folder read-only, a program the folders of the files its command
+    names (`node bots/mine.js` sees `bots/`); the built-in agents are Arbiter's own code and
+    run as they are.
+    """
+
+    def __init__(self, program: Sequence[str], *, sandboxed: bool = True) -> None:
+        super().__init__(program)
+        self.sandboxed = sandboxed
+
+    @classmethod
+    def arbiter(cls, *, sandboxed: bool = True) -> LocalEntrants:
+        return cls(AgentProgram.arbiter().program, sandboxed=sandboxed)
 
     async def names(self, game: str) -> Sequence[str]:
         return [info.name for info in agents_for(game)]
@@ -122,5 +144,13 @@ class LocalEntrants(AgentProgram):
     ) -> list[str]:
         program = parse_program(agent)
         if program is not None:
-            return program.command
-        return super().command(tournament, server, name, agent, seed)
+            if not self.sandboxed:
+                return program.command
+            command = [_absolute(word) for word in program.command]
+            code = [Path(word).parent for word in command if Path(word).is_file()]
+        elif is_module_path(agent):
+            command = super().command(tournament, server, name, agent, seed)
+            code = [Path(agent).resolve().parent]
+        else:
+            return super().command(tournament, server, name, agent, seed)
+        return launch_command(command, code) if self.sandboxed else command
