@@ -134,7 +134,8 @@ class Connection:
             return CLOSED
         try:
             cls = message_class(payload)
-            self._check_version(cls)
+            if self.version < cls.SINCE_VERSION:
+                raise _needs_version(cls, self.version)
             self._session.check(self.their_role, cls)
             message = cls.from_wire(payload, self.version, self._lenient)
             self._session.process(self.their_role, cls)
@@ -152,12 +153,14 @@ class Connection:
         """
         if isinstance(message, Encoded):
             cls: type[Message] = type(message.message)
-            self._check_version(cls)
+            if self.version < cls.SINCE_VERSION:
+                raise _needs_version(cls, self.version)
             self._session.check(self.our_role, cls)
             frame = message.frame_for(self.version)
         elif isinstance(message, Message):
             cls = type(message)
-            self._check_version(cls)
+            if self.version < cls.SINCE_VERSION:
+                raise _needs_version(cls, self.version)
             self._session.check(self.our_role, cls)
             frame = encode_frame(message.to_wire(self.version))
         else:
@@ -167,16 +170,16 @@ class Connection:
             self._negotiated(message)
         return frame
 
-    def _check_version(self, cls: type[Message]) -> None:
-        """`needs_version` for a type of a later version than the session speaks: a client of
-        an older version is told, not cut off, and never sees such a type from us."""
-        if self.version < cls.SINCE_VERSION:
-            raise LocalProtocolError(
-                ErrorCode.NEEDS_VERSION,
-                f"{cls.TYPE!r} needs protocol version {cls.SINCE_VERSION}; this connection"
-                f" said hello with version {self.version}",
-            )
-
     def __repr__(self) -> str:
         state = "dead" if self.dead else self.phase.value
         return f"<Connection {self.our_role.value} v{self.version} {state}>"
+
+
+def _needs_version(cls: type[Message], version: int) -> LocalProtocolError:
+    """`needs_version` for a type of a later version than the session speaks: a client of an
+    older version is told, not cut off, and never sees such a type from us."""
+    return LocalProtocolError(
+        ErrorCode.NEEDS_VERSION,
+        f"{cls.TYPE!r} needs protocol version {cls.SINCE_VERSION}; this connection said hello"
+        f" with version {version}",
+    )

@@ -620,8 +620,11 @@ def _default_of(member: dataclasses.Field[Any]) -> Any:
 
 def _later(spec: FieldSpec) -> Callable[[Any, str], Any]:
     """The check of a field a later version added: None stands for "not given" (a message for
-    an older version), checked when sent (`Message.to_wire`)."""
+    an older version), checked when sent (`Message.to_wire`). A nullable field's own check
+    takes None already."""
     inner = spec.check
+    if spec.nullable:
+        return inner
 
     def check(value: Any, where: str) -> Any:
         return None if value is None else inner(value, where)
