@@ -1,7 +1,10 @@
 # Arbiter's server and client in one image, installed the normal way: `pip install '.[postgres]'`.
 # The server keeps its records where ARBITER_DB says (docker-compose.yml: PostgreSQL), else in
 # /data/arbiter.db, a volume. It runs as the user `arbiter`, not root. docs/deploy.md.
+# bubblewrap is the sandbox untrusted agents run in (docs/hosted-agents.md).
 FROM python:3.11-slim
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/*
 RUN useradd --create-home --uid 1000 arbiter \
     && mkdir /data && chown arbiter:arbiter /data
 WORKDIR /src

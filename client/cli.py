@@ -23,9 +23,17 @@ from arbiter.client.options import (
     server_tls,
     time_control,
 )
-from arbiter.client.player_module import PlayerCrashed, agent_or_module, player_name, run_player_bot
+from arbiter.client.player_module import (
+    PlayerCrashed,
+    agent_or_module,
+    is_module_path,
+    player_name,
+    run_player_bot,
+)
 from arbiter.client.runner import GameRecord, run_bot, waiting_lines
 from arbiter.client.worker import worker
+from arbiter.client.sandbox.choice import add_sandbox_option, use_sandbox
+from arbiter.client.sandbox.toolchain import SandboxUnavailable
 from arbiter.games import GAME_NAMES, GameError, get_game
 from arbiter.protocol.submission import SubmissionError
 from arbiter.server.app import DatabaseInUse
@@ -101,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds per move: the same as --time move=S",
     )
     ref.add_argument("--json", action="store_true", help="print one JSON object instead")
+    add_sandbox_option(ref)
     ref.set_defaults(run=run_referee_command)
 
     listing = commands.add_parser("agents", help="list the agents each game can be played by")
@@ -201,6 +210,13 @@ def run_referee_command(args: argparse.Namespace) -> int:
     from arbiter.client.referee import referee
 
     game = get_game(args.game)
+    sandboxed = False
+    if any(is_module_path(agent) for agent in args.agents):
+        try:
+            sandboxed = use_sandbox(args)
+        except SandboxUnavailable as error:
+            print(f"arbiter: {error}", file=sys.stderr)
+            return 2
 
     def show(ply: int, seat: str, move: str) -> None:
         if not args.json:
@@ -213,6 +229,7 @@ def run_referee_command(args: argparse.Namespace) -> int:
             seed=args.seed,
             time_control=args.time,
             on_move=show,
+            sandboxed=sandboxed,
         )
     )
     if args.json:

@@ -27,6 +27,7 @@ import trio
 
 from arbiter.agents import agents_for
 from arbiter.client.player_module import is_module_path
+from arbiter.client.sandbox.launch import launch_command
 from arbiter.server.app import AgentProgram, UnknownEntrant
 
 PROGRAM = "cmd="
@@ -97,7 +98,20 @@ def normalized(spec: str) -> str:
 
 class LocalEntrants(AgentProgram):
     """The launcher of `arbiter tournament local`: the built-in agents of this process's
-    registry, Player module files and programs (make one with `LocalEntrants.arbiter()`)."""
+    registry, Player module files and programs (make one with `LocalEntrants.arbiter()`).
+
+    Player modules and programs run sandboxed (`client.sandbox`) unless `sandboxed` is False:
+    a module sees its own folder read-only, a program the folder it was started from; the
+    built-in agents are Arbiter's own code and run as they are.
+    """
+
+    def __init__(self, program: Sequence[str], *, sandboxed: bool = True) -> None:
+        super().__init__(program)
+        self.sandboxed = sandboxed
+
+    @classmethod
+    def arbiter(cls, *, sandboxed: bool = True) -> LocalEntrants:
+        return cls(AgentProgram.arbiter().program, sandboxed=sandboxed)
 
     async def names(self, game: str) -> Sequence[str]:
         return [info.name for info in agents_for(game)]
@@ -122,5 +136,10 @@ class LocalEntrants(AgentProgram):
     ) -> list[str]:
         program = parse_program(agent)
         if program is not None:
-            return program.command
-        return super().command(tournament, server, name, agent, seed)
+            command, code = program.command, Path.cwd()
+        elif is_module_path(agent):
+            command = super().command(tournament, server, name, agent, seed)
+            code = Path(agent).resolve().parent
+        else:
+            return super().command(tournament, server, name, agent, seed)
+        return launch_command(command, [code]) if self.sandboxed else command

@@ -40,6 +40,9 @@ from arbiter import protocol
 from arbiter.agents import Agent, AgentBase, AgentError, all_agent_names, make_agent
 from arbiter.client.connection import ClientConnection
 from arbiter.client.runner import GameRecord, MessageHook, play_one, run_bot
+from arbiter.client.sandbox.ending import ending
+from arbiter.client.sandbox.limits import Limits
+from arbiter.client.sandbox.process import prepare
 from arbiter.games import Game, InvalidMoveError, State, as_tuples
 
 CALL_GRACE = 1.0
@@ -81,11 +84,14 @@ def agent_or_module(text: str) -> str:
     return text
 
 
-def make_any_agent(name: str, game: Game[Any, Any], seed: int | None = None) -> Agent:
-    """A registered agent by name, or a `PlayerAgent` for a module path (`AgentError` if none)."""
+def make_any_agent(
+    name: str, game: Game[Any, Any], seed: int | None = None, *, sandboxed: bool = False
+) -> Agent:
+    """A registered agent by name, or a `PlayerAgent` for a module path (`AgentError` if none),
+    its process in the sandbox if `sandboxed`."""
     if not is_module_path(name):
         return make_agent(name, game, seed)
-    return PlayerAgent(_module_file(name), game)
+    return PlayerAgent(_module_file(name), game, sandboxed=sandboxed)
 
 
 def _module_file(name: str | Path) -> Path:
@@ -235,14 +241,22 @@ def _reply(replies: TextIO, message: dict[str, Any]) -> None:
 
 
 class PlayerProcess:
-    """The child process running one Player module, and the pipe to it."""
+    """The child process running one Player module, and the pipe to it: in the sandbox
+    (`client.sandbox`, its own folder read-only) if `sandboxed`."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, sandboxed: bool = False) -> None:
         self.path = path
+        command = [sys.executable, "-c", _HOST_COMMAND, str(path.resolve())]
+        self._launch = None
+        if sandboxed:
+            self._launch = prepare(command, Limits(), code=[path.resolve().parent])
+            command = self._launch.argv
         self._process = subprocess.Popen(
-            [sys.executable, "-c", _HOST_COMMAND, str(path)],
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            cwd="/" if sandboxed else None,
+            preexec_fn=None if self._launch is None else self._launch.preexec,
         )
         self._buffer = b""
         self._loaded = False
@@ -297,7 +311,10 @@ class PlayerProcess:
         except subprocess.TimeoutExpired:
             code = None
         self.close()
-        return PlayerCrashed(self.path, name, f"its process exited (exit code {code})")
+        if code is None:
+            return PlayerCrashed(self.path, name, "its process stopped answering")
+        how = ending(Limits(), code, None, b"").sentence
+        return PlayerCrashed(self.path, name, f"its process exited ({how}, exit code {code})")
 
     def kill(self) -> None:
         """End a child that stopped answering at once: it would not read a polite close."""
@@ -316,6 +333,8 @@ class PlayerProcess:
             self._process.wait()
         if self._process.stdout is not None:
             self._process.stdout.close()
+        if self._launch is not None:
+            self._launch.cleanup()
 
 
 # --------------------------------------------------------------------------------------------
@@ -333,10 +352,10 @@ class PlayerAgent(AgentBase):
     original referee's order.
     """
 
-    def __init__(self, path: Path, game: Game[Any, Any]) -> None:
+    def __init__(self, path: Path, game: Game[Any, Any], *, sandboxed: bool = False) -> None:
         self.path = path
         self.game = game
-        self._process = PlayerProcess(path)
+        self._process = PlayerProcess(path, sandboxed=sandboxed)
         self._created = False
         self._start: dict[str, Any] | None = None
         self._heard: list[Any] = []

@@ -37,11 +37,13 @@ async def referee(
     time_control: TimeControl | str | None = None,
     db_path: Path | None = None,
     on_move: Callable[[int, str, str], None] | None = None,
+    sandboxed: bool = True,
 ) -> GameRecord:
     """Play one game, the first agent in the first seat; returns the record as seat 0 saw it
     (as seat 1 saw it when seat 0's Player module crashed, which the server scores a default).
 
-    An agent name may be a Player module's path (`client.player_module`). `time_control` is a
+    An agent name may be a Player module's path (`client.player_module`), whose process runs
+    in the sandbox (`client.sandbox`) unless `sandboxed` is False. `time_control` is a
     `TimeControl` or its command-line form (`move=5`, `clock=300+2`); None for the game's
     default. The server keeps no grace period for a dropped seat: in one process there is no
     network to come back over.
@@ -50,7 +52,7 @@ async def referee(
     control = time_control or game.default_time_control
     time = (TimeControl.parse(control) if isinstance(control, str) else control).to_wire()
     agents = [
-        make_any_agent(name, game, None if seed is None else seed + index)
+        make_any_agent(name, game, None if seed is None else seed + index, sandboxed=sandboxed)
         for index, name in enumerate(agent_names)
     ]
     records: dict[int, GameRecord] = {}

@@ -38,6 +38,8 @@ from arbiter.client.entrants import (
 from arbiter.client.options import add_server_option, positive_int, server_tls, time_control
 from arbiter.client.player_module import PlayerCrashed, make_any_agent, play_seat
 from arbiter.client.runner import GameRecord, MessageHook
+from arbiter.client.sandbox.choice import add_sandbox_option, use_sandbox
+from arbiter.client.sandbox.toolchain import SandboxUnavailable
 from arbiter.client.tables import print_games, print_standings
 from arbiter.client.tournament_follow import Follower, follower, request
 from arbiter.client.tournament_local import LocalError, Plan, interrupted, plan, run_local
@@ -281,6 +283,7 @@ def add_parsers(commands: Any) -> None:
         f" resumes (default: ${DB_VARIABLE}, else a throwaway file)",
     )
     local.add_argument("--new", action="store_true", help="another tournament in the --db file")
+    add_sandbox_option(local)
     local.set_defaults(run=_run_local)
 
 
@@ -446,6 +449,11 @@ def _play_with_program(args: argparse.Namespace, program: Program) -> int:
 
 def _run_local(args: argparse.Namespace) -> int:
     try:
+        sandboxed = use_sandbox(args)
+    except SandboxUnavailable as error:
+        print(f"arbiter: {error}", file=sys.stderr)
+        return 2
+    try:
         trio.run(_check_entrants, args.game, args.agents)
         agents = [normalized(agent) for agent in args.agents]
         if args.db is not None:  # a file to keep: checked (and made, if new) before anything runs
@@ -466,6 +474,7 @@ def _run_local(args: argparse.Namespace) -> int:
         options=dict(args.option),
         concurrency=args.concurrency,
         db_path=args.db,
+        sandboxed=sandboxed,
     )
     with follower() as following:
         announcement = chosen.announcement(args.db)

@@ -98,14 +98,19 @@ async def run_local(
     options: dict[str, Any] | None = None,
     concurrency: int = 1,
     db_path: str | Path | None = None,
+    sandboxed: bool = True,
 ) -> protocol.Tournament:
     """Run (or resume, as `chosen` says) a tournament of local entrants through a real server
-    on 127.0.0.1, in `db_path` or a throwaway file; returns its finished status."""
+    on 127.0.0.1, in `db_path` or a throwaway file, Player modules and programs sandboxed
+    unless `sandboxed` is False; returns its finished status."""
     with tempfile.TemporaryDirectory(prefix="arbiter-tournament-") as scratch:
         db = db_path or Path(scratch) / "tournament.db"
         token = admin_token(db, LOCAL_DIRECTOR)
         async with (
-            local_server(db, local_agents=LocalEntrants.arbiter()) as (host, port),
+            local_server(db, local_agents=LocalEntrants.arbiter(sandboxed=sandboxed)) as (
+                host,
+                port,
+            ),
             await ClientConnection.open(host, port, LOCAL_DIRECTOR, token) as connection,
         ):
             if chosen.resumed is None:

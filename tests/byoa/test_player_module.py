@@ -374,6 +374,7 @@ def test_referee_takes_module_paths_for_both_seats_and_keeps_prints_off_stdout()
             "--seed",
             "1",
             "--json",
+            "--no-sandbox",  # the recorder logs where its environment says; a sandbox clears it
         ],
         capture_output=True,
         text=True,

@@ -1,0 +1,93 @@
+"""The outside end of a sandbox's one channel: its stdio joined to a real connection to the
+server.
+
+Inside, the relay (`relay.py`) carries the agent's one TCP connection over the sandbox's stdin
+and stdout; here those two streams are joined to a TCP (or TLS) connection to the server. Bytes
+pass unchanged, in the order they came, each chunk written on as soon as it is read, and each
+direction's end is passed on as it comes.
+
+Where frames pass, `on_frame` is called with each complete frame's body and its direction,
+cut by the protocol's own frame decoder: the seam for accounting per move (a frame from the
+server asks for a move, the agent's next frame answers it). Without a hook nothing is decoded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+from collections.abc import Callable
+
+import trio
+
+from arbiter.protocol import FrameDecoder, PeerError
+
+CHUNK = 65536
+HOOK_MAX_FRAME = 16 * 1024 * 1024
+"""Largest frame the hook's decoder follows: above the server's own limits for any frame it
+sends, so a long game's `game_over` is still seen; past it, frames are forwarded but no longer
+reported."""
+
+
+class Direction(enum.Enum):
+    """Which way a frame went."""
+
+    TO_SERVER = "to_server"
+    TO_AGENT = "to_agent"
+
+
+FrameHook = Callable[[Direction, bytes], None]
+
+
+async def link(
+    agent_out: trio.abc.ReceiveStream,
+    agent_in: trio.abc.SendStream,
+    server: trio.abc.Stream,
+    on_frame: FrameHook | None = None,
+) -> None:
+    """Join the sandbox's stdout (`agent_out`) and stdin (`agent_in`) to `server`, until both
+    directions have ended; closes `server`."""
+    async with server, trio.open_nursery() as nursery:
+        nursery.start_soon(_pump, agent_out, server, Direction.TO_SERVER, on_frame)
+        nursery.start_soon(_pump, server, agent_in, Direction.TO_AGENT, on_frame)
+
+
+async def _pump(
+    source: trio.abc.ReceiveStream,
+    sink: trio.abc.SendStream,
+    direction: Direction,
+    on_frame: FrameHook | None,
+) -> None:
+    """Copy `source` to `sink`, then pass the end on."""
+    frames = _Frames(direction, on_frame) if on_frame is not None else None
+    try:
+        while data := await source.receive_some(CHUNK):
+            if frames is not None:
+                frames.feed(data)
+            await sink.send_all(data)
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        pass
+    finally:
+        if isinstance(sink, trio.abc.HalfCloseableStream):
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await sink.send_eof()
+        else:
+            await sink.aclose()
+
+
+class _Frames:
+    """Cuts one direction's bytes into frames for the hook, until they stop making sense."""
+
+    def __init__(self, direction: Direction, on_frame: FrameHook) -> None:
+        self._decoder: FrameDecoder | None = FrameDecoder(max_frame=HOOK_MAX_FRAME)
+        self._direction = direction
+        self._on_frame = on_frame
+
+    def feed(self, data: bytes | bytearray) -> None:
+        if self._decoder is None:
+            return
+        self._decoder.feed(data)
+        try:
+            while isinstance(body := self._decoder.next_body(), bytearray):
+                self._on_frame(self._direction, bytes(body))
+        except PeerError:
+            self._decoder = None  # the server judges bad frames; the hook has nothing to follow

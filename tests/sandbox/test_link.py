@@ -1,0 +1,97 @@
+"""The channel: the relay inside and the link outside carry an agent's connection byte-exact
+in both directions, half-closes included, and the link reports each frame that passes."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import sys
+from functools import partial
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from arbiter.client.sandbox.launch import relay_command
+from arbiter.client.sandbox.limits import Limits
+from arbiter.client.sandbox.link import Direction, link
+from arbiter.client.sandbox.process import sandboxed
+from arbiter.protocol import encode_frame
+from tests.sandbox.helpers import code_folder, need_bwrap
+
+pytestmark = pytest.mark.usefixtures("bwrap")
+SIZE = 1_000_000
+
+
+@pytest.fixture
+def bwrap() -> None:
+    need_bwrap()
+
+
+AGENT = f"""
+import hashlib, os, random, socket
+host, port = os.environ["ARBITER_SERVER"].rsplit(":", 1)
+data = random.Random(1).randbytes({SIZE})
+with socket.create_connection((host, int(port))) as connection:
+    for start in range(0, len(data), 7919):  # odd-sized writes: no chunk boundary is kept
+        connection.sendall(data[start : start + 7919])
+    connection.shutdown(socket.SHUT_WR)  # the end of its side passes, and the reply still comes
+    got = bytearray()
+    while chunk := connection.recv(65536):
+        got += chunk
+print("agent got", hashlib.sha256(got).hexdigest())
+"""
+
+
+async def test_a_megabyte_each_way_passes_byte_exact(tmp_path: Path) -> None:
+    reply = random.Random(2).randbytes(SIZE)
+    received = bytearray()
+
+    async def server(stream: trio.SocketStream) -> None:
+        while chunk := await stream.receive_some(65536):
+            received.extend(chunk)
+        await stream.send_all(reply)
+        await stream.aclose()
+
+    code = code_folder(tmp_path, AGENT)
+    async with trio.open_nursery() as nursery:
+        (listener,) = await nursery.start(partial(trio.serve_tcp, server, 0, host="127.0.0.1"))
+        port = listener.socket.getsockname()[1]
+        command = relay_command(port, [sys.executable, str(code / "agent.py")])
+        async with sandboxed(command, Limits(wall_seconds=30), code=[code]) as sandbox:
+            await link(
+                sandbox.channel, sandbox.channel, await trio.open_tcp_stream("127.0.0.1", port)
+            )
+            ended = await sandbox.ended()
+        nursery.cancel_scope.cancel()
+    assert ended.normal, (ended, sandbox.output())
+    assert bytes(received) == random.Random(1).randbytes(SIZE)
+    assert f"agent got {hashlib.sha256(reply).hexdigest()}" in sandbox.output().decode()
+
+
+async def test_the_link_reports_each_frame_in_each_direction() -> None:
+    to_agent, from_server = trio.testing.memory_stream_pair()
+    agent_in, agent_out_reader = trio.testing.memory_stream_pair()
+    agent_writer, agent_out = trio.testing.memory_stream_pair()
+    frames: list[tuple[Direction, bytes]] = []
+    hello = encode_frame({"type": "hello", "name": "bot"})
+    welcome = encode_frame({"type": "welcome"})
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(link, agent_out, agent_in, to_agent, lambda d, b: frames.append((d, b)))
+        for byte in hello:  # one byte at a time: frames are whole however the bytes come
+            await agent_writer.send_all(bytes([byte]))
+        assert await _read(from_server, len(hello)) == hello
+        await from_server.send_all(welcome)
+        assert await _read(agent_out_reader, len(welcome)) == welcome
+        await agent_writer.aclose()
+        await from_server.aclose()
+    assert frames == [(Direction.TO_SERVER, hello[4:]), (Direction.TO_AGENT, welcome[4:])]
+
+
+async def _read(stream: trio.abc.ReceiveStream, size: int) -> bytes:
+    data = bytearray()
+    while len(data) < size:
+        data += await stream.receive_some(size - len(data))
+    return bytes(data)
