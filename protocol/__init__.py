@@ -32,13 +32,16 @@ from arbiter.protocol._errors import (
 from arbiter.protocol._frames import (
     CLOSED,
     DEFAULT_MAX_FRAME,
+    HEADER,
     NEED_DATA,
     FrameDecoder,
     Sentinel,
+    decode_body,
     encode_frame,
 )
 from arbiter.protocol._messages import (
     CLIENT,
+    MAX_HOSTED_LOG,
     MAX_ITEMS,
     MAX_LISTED,
     MAX_SUBMISSIONS,
@@ -112,6 +115,8 @@ __all__ = [
     "DEFAULT_MAX_FRAME",
     "ERROR_CODES",
     "FATAL_CODES",
+    "HEADER",
+    "MAX_HOSTED_LOG",
     "MAX_ITEMS",
     "MAX_LISTED",
     "MAX_SUBMISSIONS",
@@ -185,6 +190,7 @@ __all__ = [
     "Welcome",
     "Worker",
     "YourTurn",
+    "decode_body",
     "encode_frame",
     "message_from_wire",
     "submission",

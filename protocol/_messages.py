@@ -40,6 +40,9 @@ NAME_LEN = 64
 TEXT_LEN = 1024
 """Move text (each game caps it further), reasons and error sentences."""
 TOKEN_LEN = 128
+MAX_HOSTED_LOG = 16_000
+"""Characters of a hosted agent's stderr a worker reports: a traceback's worth, well inside a
+client's frame."""
 MAX_ITEMS = 64 * 1024
 """Items in a move list; a 64 KiB frame could not hold more anyway."""
 MAX_ENTRIES = 64
@@ -852,13 +855,16 @@ class Worker(Message):
 @dataclass(frozen=True, slots=True)
 class HostEnded(Message):
     """(Version 2, from a worker.) The agent of hosting `host` ended, for the reason `ending`
-    (a sentence: `exited with status 0`, `killed by signal 9`...); its slot is free again."""
+    (a sentence: `exited with status 0`, `crash: memory limit 512 MiB exceeded`...); its slot
+    is free again. `log` is the end of what the agent printed on stderr (a submission's build
+    log first), for its author: at most `MAX_HOSTED_LOG` characters."""
 
     TYPE: ClassVar[str] = "host_ended"
     SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
     SINCE_VERSION: ClassVar[int] = V2
     host: int = field(metadata=meta(COUNT))
     ending: str = field(metadata=meta(SENTENCE))
+    log: str | None = field(default=None, metadata=meta(nullable(text(MAX_HOSTED_LOG))))
 
 
 @_message
