@@ -31,9 +31,9 @@ from arbiter.client.player_module import (
     run_player_bot,
 )
 from arbiter.client.runner import GameRecord, run_bot, waiting_lines
-from arbiter.client.worker import worker
 from arbiter.client.sandbox.choice import add_sandbox_option, use_sandbox
 from arbiter.client.sandbox.toolchain import SandboxUnavailable
+from arbiter.client.worker import worker
 from arbiter.games import GAME_NAMES, GameError, get_game
 from arbiter.protocol.submission import SubmissionError
 from arbiter.server.app import DatabaseInUse

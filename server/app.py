@@ -34,6 +34,7 @@ from arbiter.server.connection.limits import Limits
 from arbiter.server.play.admitted import serve_admitted
 from arbiter.server.play.lobby import Lobby
 from arbiter.server.play.local_workers import WorkerProgram, keep_workers
+from arbiter.server.play.validation import validate_forever
 from arbiter.server.storage import accounts
 from arbiter.server.storage.connect import connect_storage
 from arbiter.server.storage.engine import DB_HELP, DB_VARIABLE, default_db, open_database
@@ -161,6 +162,7 @@ async def serve(
                 nursery.start_soon(keep_workers, workers, program, storage, address)
             lobby.plug_in(desk)
             nursery.start_soon(desk.load)
+            nursery.start_soon(validate_forever, storage, lobby.workers)
             doorway = Doorway(admission)
             secure = None if tls is None else (tls, Handshakes(admission, trio.current_time()))
             serve_one = partial(_serve_connection, lobby, doorway, secure)

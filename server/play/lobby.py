@@ -124,8 +124,8 @@ class Lobby:
                 self._lobby(session, follow)
             case protocol.Worker(slots=slots):
                 self.workers.announce(session, self.sign_in.accounts.get(session), slots)
-            case protocol.HostEnded(host=host_id, ending=ending):
-                self.workers.ended(session, host_id, ending)
+            case protocol.HostEnded(host=host_id, ending=ending, log=log_text):
+                self.workers.ended(session, host_id, ending, log_text or "")
             case (
                 protocol.TournamentCreate()
                 | protocol.TournamentStart()

@@ -29,6 +29,13 @@ from arbiter.server.play.match import Match
 from arbiter.server.play.seek_terms import TermsRefused, checked_terms
 from arbiter.server.play.seeks import Seek, Seeks
 from arbiter.server.play.tournament_desk import TournamentDesk
+from arbiter.server.play.hosted_submissions import (
+    NotPlayable,
+    is_submission_spec,
+    resolve,
+    run_of,
+    seat_base,
+)
 from arbiter.server.play.workers import HOSTED_PREFIX, Hosting, NoWorker, Workers
 from arbiter.server.storage.accounts import Account, AccountError
 from arbiter.server.storage.errors import NotStored
@@ -109,15 +116,19 @@ class Pairing:
     async def _host_opponent(
         self, session: Session, game: str, control: TimeControl, opponent: str
     ) -> Hosting | None:
-        """A challenge to `hosted:AGENT`: a worker runs AGENT under a seat name of its own,
-        which challenges this player back; that name is the seek's opponent. None after
-        telling the client why no worker will."""
+        """A challenge to `hosted:AGENT` (a built-in agent, or a submission's `author/name`): a
+        worker runs it under a seat name of its own, which challenges this player back; that
+        name is the seek's opponent. None after telling the client why no worker will."""
         agent = opponent.removeprefix(HOSTED_PREFIX)
-        name = self.workers.free_name(f"hosted-{agent}"[:MAX_HOSTED_BASE])
-        run = {"kind": "agent", "agent": agent}
         try:
+            if is_submission_spec(agent):
+                row = await resolve(self.workers.storage, agent, game)
+                base, run = seat_base(row), run_of(row)
+            else:
+                base, run = f"hosted-{agent}", {"kind": "agent", "agent": agent}
+            name = self.workers.free_name(base[:MAX_HOSTED_BASE])
             return await self.workers.host(name, game, control, run, opponent=session.name)
-        except (NoWorker, AccountError, NotStored) as error:
+        except (NoWorker, NotPlayable, AccountError, NotStored) as error:
             session.send_error(
                 ErrorCode.BAD_OPPONENT, f"no game against {opponent}: {error}", ref="seek"
             )

@@ -59,6 +59,8 @@ class Hosting:
     ended: trio.Event = field(default_factory=trio.Event)
     ending: str = ""
     """Why the agent ended, as the worker said (or `WORKER_LOST`)."""
+    log: str = ""
+    """The end of what the agent printed on stderr, as the worker sent it."""
     on_end: Callable[[str], None] | None = None
     """Called with the ending, once, when the hosting ends."""
 
@@ -174,7 +176,7 @@ class Workers:
         that name's token, which only the hosting's worker was given)."""
         return account is not None and account.role == "local" and name in self._by_name
 
-    def ended(self, session: Session, host_id: int, ending: str) -> None:
+    def ended(self, session: Session, host_id: int, ending: str, log_text: str = "") -> None:
         """Answer `host_ended`: the worker's agent ended, its slot is free."""
         hosting = self._hostings.get(host_id)
         if hosting is None or hosting.worker is not session:
@@ -183,6 +185,7 @@ class Workers:
             )
             return
         logs.event(log, "hosted_seat_ended", host=host_id, player=hosting.name, ending=ending)
+        hosting.log = log_text
         self._release(hosting, ending)
         if session in self._free:
             self._free[session] += 1

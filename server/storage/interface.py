@@ -189,6 +189,10 @@ class Storage(Protocol):
 
     async def find_submission(self, submission_id: int) -> SubmissionRow | None: ...
 
+    async def submissions_with_status(self, status: SubmissionStatus) -> list[SubmissionRow]:
+        """Every author's versions in `status`, oldest first."""
+        ...
+
     async def retire_submission(self, author: str, name: str, version: int) -> SubmissionRow:
         """Retire a version (kept, with its games); `errors.SubmissionRefused` if there is no
         such version or it is retired already."""

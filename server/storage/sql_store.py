@@ -427,6 +427,9 @@ class SQLStorage:
     async def find_submission(self, submission_id: int) -> SubmissionRow | None:
         return await self._run(stored_submissions.find, self._db, submission_id)
 
+    async def submissions_with_status(self, status: SubmissionStatus) -> list[SubmissionRow]:
+        return await self._run(stored_submissions.with_status, self._db, status)
+
     async def retire_submission(self, author: str, name: str, version: int) -> SubmissionRow:
         return await self._run(
             stored_submissions.retire, self._db, author, name, version, failure=NotStored

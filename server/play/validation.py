@@ -1,0 +1,81 @@
+"""Validation: each new version plays one short game against `random` through a worker before it
+plays anywhere else, and is marked `ready`, or `failed` with its log.
+
+The check is the one a student's code must pass to be worth a tournament slot: it starts in the
+sandbox, builds if it is C or C++, connects, plays a whole game and ends on its own. The
+version's seat and a built-in `random` seat are hosted on workers, each challenging the other,
+under names of the version's own (`check-ID`, `check-ID-random`). Versions are taken from the
+store, oldest first, so an upload from the protocol or the web and one left validating when the
+server stopped are all checked alike.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import trio
+
+from arbiter.protocol import TimeControl
+from arbiter.server.common import logs
+from arbiter.server.play.hosted_submissions import run_of
+from arbiter.server.play.workers import Hosting, NoWorker, Workers
+from arbiter.server.storage.interface import Storage
+from arbiter.server.storage.statuses import SubmissionStatus
+from arbiter.server.storage.submissions import SubmissionRow
+
+log = logging.getLogger(__name__)
+
+CONTROL = TimeControl.parse("move=10")
+"""The validation game's time control: the one the example programs seek by default."""
+GAME_SECONDS = 300.0
+"""How long a validation game may take in all, from the `host` frames: past it, failed."""
+LOOK_SECONDS = 1.0
+"""How often the store is asked for versions to validate."""
+MAX_LOG = 4000
+"""Characters of a failed validation's log kept: the ending, then the end of its stderr."""
+NORMAL_END = "ended normally"
+
+
+async def validate_forever(storage: Storage, workers: Workers) -> None:
+    """Validate each version waiting for it, one at a time, until cancelled."""
+    while True:
+        for row in await storage.submissions_with_status(SubmissionStatus.VALIDATING):
+            await validate(storage, workers, row)
+        await trio.sleep(LOOK_SECONDS)
+
+
+async def validate(storage: Storage, workers: Workers, row: SubmissionRow) -> None:
+    """Play `row`'s validation game and store its verdict."""
+    name = f"check-{row.id}"
+    rival = f"{name}-random"
+    hosted = await _host(workers, name, row.game, run_of(row), rival)
+    opponent = await _host(workers, rival, row.game, {"kind": "agent", "agent": "random"}, name)
+    with trio.move_on_after(GAME_SECONDS) as late:
+        await hosted.ended.wait()
+    if not late.cancelled_caught:
+        await opponent.ended.wait()
+    if late.cancelled_caught:
+        status, verdict = SubmissionStatus.FAILED, f"no game within {GAME_SECONDS:g} s"
+    elif hosted.ending == NORMAL_END:
+        status, verdict = SubmissionStatus.READY, f"played a game against random: {hosted.ending}"
+    else:
+        status, verdict = SubmissionStatus.FAILED, hosted.ending
+    await storage.set_submission_status(row.id, status, capped(verdict, hosted.log))
+    logs.event(log, "submission_validated", submission=row.id, status=str(status))
+
+
+def capped(verdict: str, stderr: str) -> str:
+    """The log kept: the verdict, then as much of the end of stderr as fits `MAX_LOG`."""
+    room = MAX_LOG - len(verdict) - 1
+    return f"{verdict}\n{stderr[-room:] if room > 0 else ''}".strip()[:MAX_LOG]
+
+
+async def _host(
+    workers: Workers, name: str, game: str, run: dict[str, object], opponent: str
+) -> Hosting:
+    """Host `run` as `name` challenging `opponent`, waiting for a free slot as long as it takes."""
+    while True:
+        try:
+            return await workers.host(name, game, CONTROL, dict(run), opponent=opponent)
+        except NoWorker:
+            await workers.wait_for_slot()
