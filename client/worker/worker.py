@@ -14,7 +14,6 @@ import ssl
 import sys
 import tempfile
 from collections.abc import Awaitable, Mapping
-from functools import partial
 from pathlib import Path
 
 import trio
@@ -23,9 +22,9 @@ from arbiter import protocol
 from arbiter.client.connection import ClientConnection, ConnectionClosed, ServerError, TLSFailed
 from arbiter.client.options import add_server_option, player_name_arg, positive_int, server_tls
 from arbiter.client.sandbox.toolchain import SandboxUnavailable, find_bwrap
-from arbiter.client.submit import fetch
 from arbiter.client.worker.archives import Archives
 from arbiter.client.worker.seat import CannotRun, Hosted, host_seat
+from arbiter.protocol.submission import SubmissionError
 
 MAX_ENDING = 1000
 """An ending sentence is cut to fit `host_ended.ending`."""
@@ -45,23 +44,47 @@ async def run_worker(
     (`ServerError`). Submissions' archives are kept in `cache` (default: a temporary folder
     removed at the end)."""
     with tempfile.TemporaryDirectory(prefix="arbiter-worker-") as scratch:
-        archives = Archives(cache or Path(scratch), partial(_fetch, server, name, token, tls))
         connection = await ClientConnection.open(*server, name, token, tls=tls)
+        fetcher = Fetcher(connection)
+        archives = Archives(cache or Path(scratch), fetcher.fetch)
         async with connection, trio.open_nursery() as nursery:
             await connection.send(protocol.Worker(slots=slots))
             while True:
                 message = await connection.receive()
+                fetcher.answer(message)
                 if isinstance(message, protocol.Host):
                     seat = host_seat(message, server, tls, programs or {}, archives)
                     nursery.start_soon(_hosted, connection, message.host, seat)
 
 
-async def _fetch(
-    server: tuple[str, int], name: str, token: str, tls: ssl.SSLContext | None, digest: str
-) -> bytes:
-    """An archive, over a connection of its own: the worker's own answers only `host` frames."""
-    async with await ClientConnection.open(*server, name, token, tls=tls) as connection:
-        return await fetch(connection, digest)
+class Fetcher:
+    """Archives fetched part by part over the worker's own connection (a second one under the
+    worker's name would replace it), one fetch at a time; the receiving loop hands over the
+    answers (`answer`)."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self._connection = connection
+        self._lock = trio.Lock()
+        self._answers, self._replies = trio.open_memory_channel[protocol.Message](1)
+
+    def answer(self, message: protocol.Message) -> None:
+        if isinstance(message, protocol.ArchivePart) or (
+            isinstance(message, protocol.Error) and message.ref == "submission_fetch"
+        ):
+            self._answers.send_nowait(message)
+
+    async def fetch(self, digest: str) -> bytes:
+        async with self._lock:
+            data, index, parts = bytearray(), 0, 1
+            while index < parts:
+                await self._connection.send(protocol.SubmissionFetch(hash=digest, index=index))
+                reply = await self._replies.receive()
+                if not isinstance(reply, protocol.ArchivePart):
+                    assert isinstance(reply, protocol.Error)
+                    raise SubmissionError(f"the server would not send {digest}: {reply.message}")
+                data += reply.data
+                parts, index = reply.parts, index + 1
+            return bytes(data)
 
 
 async def _hosted(connection: ClientConnection, host_id: int, seat: Awaitable[Hosted]) -> None:

@@ -24,11 +24,6 @@ from arbiter.protocol import ErrorCode, TimeControl
 from arbiter.server.connection.session import Session
 from arbiter.server.play import messages
 from arbiter.server.play.defaults import Illegal
-from arbiter.server.play.live_matches import LiveMatches
-from arbiter.server.play.match import Match
-from arbiter.server.play.seek_terms import TermsRefused, checked_terms
-from arbiter.server.play.seeks import Seek, Seeks
-from arbiter.server.play.tournament_desk import TournamentDesk
 from arbiter.server.play.hosted_submissions import (
     NotPlayable,
     is_submission_spec,
@@ -36,6 +31,11 @@ from arbiter.server.play.hosted_submissions import (
     run_of,
     seat_base,
 )
+from arbiter.server.play.live_matches import LiveMatches
+from arbiter.server.play.match import Match
+from arbiter.server.play.seek_terms import TermsRefused, checked_terms
+from arbiter.server.play.seeks import Seek, Seeks
+from arbiter.server.play.tournament_desk import TournamentDesk
 from arbiter.server.play.workers import HOSTED_PREFIX, Hosting, NoWorker, Workers
 from arbiter.server.storage.accounts import Account, AccountError
 from arbiter.server.storage.errors import NotStored

@@ -53,7 +53,8 @@ async def test_submissions_are_validated_in_the_sandbox_and_play_a_challenge(
     (tmp_path / "crasher.py").write_bytes(CRASHER)
     for path, form in (("ahead.py", "module"), ("c-bot", None), ("crasher.py", "player")):
         flags = ["--form", form] if form else []
-        await arbiter("submit", "kings-court", str(tmp_path / path), *server, *flags, token=token)
+        submit = ["submit", "kings-court", str(tmp_path / path), *server, "--author", "ann"]
+        text(await arbiter(*submit, *flags, token=token))
     deadline = time.monotonic() + 180
     while True:
         found = statuses(db)
