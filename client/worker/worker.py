@@ -2,8 +2,9 @@
 each one's end.
 
 The worker's own connection carries only `worker`, `host` and `host_ended`: each seat's frames
-go through a connection of its own (`seat`), and each archive fetched through another. When the
-worker's connection ends, so does the worker, stopping every agent it runs; the server defaults the seats it hosted ("worker lost").
+go through a connection of its own (`seat`); archives are fetched on the worker's own. When the
+worker's connection ends, so does the worker, stopping every agent it runs; the server defaults
+the seats it hosted ("worker lost").
 """
 
 from __future__ import annotations

@@ -70,6 +70,8 @@ async def test_submissions_are_validated_in_the_sandbox_and_play_a_challenge(
         "bot",
         "--agent",
         "random",
+        "--name",
+        "visitor",
         "--game",
         "kings-court",
         *server,
