@@ -96,13 +96,21 @@ def normalized(spec: str) -> str:
     return spec
 
 
+def _absolute(word: str) -> str:
+    """A command's word, as an absolute path if it names a file here (so it still names it
+    inside a sandbox, which starts elsewhere)."""
+    path = Path(word)
+    return str(path.resolve()) if path.is_file() else word
+
+
 class LocalEntrants(AgentProgram):
     """The launcher of `arbiter tournament local`: the built-in agents of this process's
     registry, Player module files and programs (make one with `LocalEntrants.arbiter()`).
 
     Player modules and programs run sandboxed (`client.sandbox`) unless `sandboxed` is False:
-    a module sees its own folder read-only, a program the folder it was started from; the
-    built-in agents are Arbiter's own code and run as they are.
+    a module sees its own folder read-only, a program the folders of the files its command
+    names (`node bots/mine.js` sees `bots/`); the built-in agents are Arbiter's own code and
+    run as they are.
     """
 
     def __init__(self, program: Sequence[str], *, sandboxed: bool = True) -> None:
@@ -136,10 +144,13 @@ class LocalEntrants(AgentProgram):
     ) -> list[str]:
         program = parse_program(agent)
         if program is not None:
-            command, code = program.command, Path.cwd()
+            if not self.sandboxed:
+                return program.command
+            command = [_absolute(word) for word in program.command]
+            code = [Path(word).parent for word in command if Path(word).is_file()]
         elif is_module_path(agent):
             command = super().command(tournament, server, name, agent, seed)
-            code = Path(agent).resolve().parent
+            code = [Path(agent).resolve().parent]
         else:
             return super().command(tournament, server, name, agent, seed)
-        return launch_command(command, [code]) if self.sandboxed else command
+        return launch_command(command, code) if self.sandboxed else command

@@ -22,9 +22,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ROOMS = ("games", "protocol", "server", "client", "agents", "bridges")
 BIN = Path(sys.executable).parent
-FILE_TYPES = {"py", "md", "js", "db", "json", "txt", "lock", "log", "org"}
-"""Endings that make `server.db`, `client.js` or `games.example.org` a file or host name, not a
-module."""
+FILE_TYPES = {"py", "md", "js", "c", "db", "json", "txt", "lock", "log", "org"}
+"""Endings that make `server.db`, `client.js`, `client.c` or `games.example.org` a file or host
+name, not a module."""
 
 
 def test_the_import_contracts_hold(tmp_path: Path) -> None:

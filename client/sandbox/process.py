@@ -201,7 +201,11 @@ def prepare(
         return Launch(argv, _limited(limits, extra_tasks=user_tasks(user)), None)
     staging = Path(tempfile.mkdtemp(prefix="arbiter-sandbox-"))
     staging.chmod(0o711)
-    layout, stages = _staged(layout, staging)
+    closed = [folder.resolve() for folder in code if not _open_to_all(folder)]
+    copies = {
+        str(folder): _open_copy(folder, staging / f"copy-{n}") for n, folder in enumerate(closed)
+    }
+    layout, stages = _staged(layout, staging, copies)
     user = uid if uid is not None else FIRST_UID + os.getpid() % 10000
     argv = bwrap_command(bwrap, layout, limits, told, command, uid=user, workdir=workdir)
     return Launch(argv, _as_user(user, limits, stages), staging)
@@ -269,9 +273,32 @@ async def _exited(process: subprocess.Popen[bytes]) -> int:
     return process.wait()
 
 
-def _staged(layout: Layout, staging: Path) -> tuple[Layout, list[tuple[str, str]]]:
+def _open_to_all(folder: Path) -> bool:
+    """Whether every user may list and read `folder`."""
+    return folder.stat().st_mode & 0o005 == 0o005
+
+
+def _open_copy(folder: Path, copy: Path) -> str:
+    """A copy of `folder` every user may read: a code folder root keeps private (a module in a
+    private temporary folder) is shown to the sandbox's own user as this copy."""
+    shutil.copytree(folder, copy, symlinks=True)
+    for place, _, files in os.walk(copy):
+        Path(place).chmod(0o755)
+        for name in files:
+            path = Path(place) / name
+            if not path.is_symlink():
+                path.chmod(
+                    path.stat().st_mode | 0o444 | (0o111 if path.stat().st_mode & 0o100 else 0)
+                )
+    return str(copy)
+
+
+def _staged(
+    layout: Layout, staging: Path, copies: Mapping[str, str]
+) -> tuple[Layout, list[tuple[str, str]]]:
     """`layout` with every folder outside the system's seen through an empty folder of
-    `staging`, and the (source, stage) pairs to bind before bubblewrap runs."""
+    `staging` (a code folder's open copy in `copies` in its place), and the (source, stage)
+    pairs to bind before bubblewrap runs."""
     binds: list[Bind] = []
     stages: list[tuple[str, str]] = []
     for number, bind in enumerate(layout.binds):
@@ -280,7 +307,7 @@ def _staged(layout: Layout, staging: Path) -> tuple[Layout, list[tuple[str, str]
             continue
         stage = staging / str(number)
         stage.mkdir()
-        stages.append((bind.source, str(stage)))
+        stages.append((copies.get(bind.source, bind.source), str(stage)))
         binds.append(Bind(str(stage), bind.dest))
     return Layout(tuple(binds), layout.links), stages
 

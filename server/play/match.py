@@ -4,9 +4,9 @@ its clock.
 Everything that can happen to a match (a move, a resignation, a disconnect, a reconnect, a
 hosted seat's worker lost) is an event handed to `Match.deliver` by the task that received it.
 Handling an event never waits, and trio runs one task at a time, so events are handled whole, one
-after another, in the order they arrive: no lock, and no hand-off to another task on the per-move path. The match's own task only
-waits for the deadline of the move under way (`server.play.turn`) and, at the end, stores and
-announces the result.
+after another, in the order they arrive: no lock, and no hand-off to another task on the
+per-move path. The match's own task only waits for the deadline of the move under way
+(`server.play.turn`) and, at the end, stores and announces the result.
 
 A move is checked by the game's own rules, stored, and only then announced, so a restarted
 server never knows less than a client was told. Nothing waits for the commit: what a step has to

@@ -30,7 +30,7 @@ from typing import Any
 import msgpack
 
 from arbiter.games import GameError, get_game
-from arbiter.protocol import FrameDecoder, LocalProtocolError, encode_frame
+from arbiter.protocol import VERSIONS, FrameDecoder, LocalProtocolError, encode_frame
 from arbiter.server.common.recent import Recent
 from arbiter.server.web.boards import boards_json, each_squares_json, paths_json, squares_json
 from arbiter.server.web.history import KEPT_PLIES, Histories, History, Position
@@ -72,34 +72,41 @@ def shared_by_pages() -> Shared:
     return Shared(Recent(TRANSLATION_BYTES, weight), Histories())
 
 
-def from_page(text: str | bytes, histories: Histories) -> bytes:
-    """A page's WebSocket message as one protocol frame. A message that is not JSON (or not
-    text, or a number msgpack cannot hold) is passed on as it is, which its session refuses as
-    any client's frame that holds no map, quoting it (`not_a_map`); the session checks
-    everything else.
+class PageInput:
+    """A page's WebSocket messages as protocol frames for its session.
 
-    A `watch` of a match whose history the pages follow asks only for the moves its history
-    lacks and the latest ones a page lists (`since`): a page is sent the moves into the
-    positions it is sent, so watching a long game costs its latest moves, not its length."""
-    as_sent: Any = text  # any value: the session, not this adapter, refuses what is no map
-    try:
-        message = json.loads(text) if isinstance(text, str) else as_sent
-        if _watch_without_since(message):
-            history = histories.get(message["match"])
-            if history is not None:
+    A message that is not JSON (or not text, or a number msgpack cannot hold) is passed on as it
+    is, which its session refuses as any client's frame that holds no map, quoting it
+    (`not_a_map`); the session checks everything else.
+
+    In version 2, a `watch` of a match whose history the pages follow asks only for the moves
+    its history lacks and the latest ones a page lists (`since`): a page is sent the moves into
+    the positions it is sent, so watching a long game costs its latest moves, not its length.
+    The version is the one the page's `hello` asked for, as its session will speak it.
+    """
+
+    def __init__(self, histories: Histories) -> None:
+        self._histories = histories
+        self._version = VERSIONS[0]
+
+    def frame(self, text: str | bytes) -> bytes:
+        as_sent: Any = text  # any value: the session, not this adapter, refuses what is no map
+        try:
+            message = json.loads(text) if isinstance(text, str) else as_sent
+            if isinstance(message, dict):
+                self._ask_for_latest_moves(message)
+            return encode_frame(message)
+        except (ValueError, RecursionError, LocalProtocolError):
+            return encode_frame(as_sent)
+
+    def _ask_for_latest_moves(self, message: dict[Any, Any]) -> None:
+        kind, match = message.get("type"), message.get("match")
+        if kind == "hello" and message.get("version") in VERSIONS:
+            self._version = message["version"]
+        elif kind == "watch" and self._version >= 2 and isinstance(match, int):
+            history = self._histories.get(match)
+            if history is not None and "since" not in message:
                 message["since"] = max(0, history.ply - KEPT_PLIES)
-        return encode_frame(message)
-    except (ValueError, RecursionError, LocalProtocolError):
-        return encode_frame(as_sent)
-
-
-def _watch_without_since(message: Any) -> bool:
-    return (
-        isinstance(message, dict)
-        and message.get("type") == "watch"
-        and isinstance(message.get("match"), int)
-        and "since" not in message
-    )
 
 
 class PageWire:

@@ -30,7 +30,7 @@ from typing import Any
 import trio
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from arbiter.server.web.pages import PageWire, Shared, from_page
+from arbiter.server.web.pages import PageInput, PageWire, Shared
 
 CLOSE_SECONDS = 1.0
 """How long the closing handshake may take (the close sent and the page's answer received)
@@ -51,7 +51,7 @@ class WebSocketStream(trio.abc.Stream):
     def __init__(self, socket: WebSocket, shared: Shared, abort: Callable[[], None]) -> None:
         self._socket = socket
         self._wire = PageWire(shared)
-        self._histories = shared.histories
+        self._input = PageInput(shared.histories)
         self._abort = abort
         self._unread = b""
         self._closed = False
@@ -82,7 +82,7 @@ class WebSocketStream(trio.abc.Stream):
             return b""
         text = message.get("text")
         page_sent = text if text is not None else message.get("bytes") or b""
-        return from_page(page_sent, self._histories)
+        return self._input.frame(page_sent)
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         if self._closed:

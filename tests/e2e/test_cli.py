@@ -232,7 +232,18 @@ def test_a_client_connected_to_something_else_says_so() -> None:
 def test_referee_move_time_is_the_limit_a_slow_agent_loses_on() -> None:
     late = ROOT / "tests" / "byoa" / "players" / "late_once.py"
     done = subprocess.run(
-        [*CLI, "referee", "watch-your-back", str(late), "random", "--move-time", "0.5", "--json"],
+        # the module reads how late to be from its environment, which a sandbox clears
+        [
+            *CLI,
+            "referee",
+            "watch-your-back",
+            str(late),
+            "random",
+            "--move-time",
+            "0.5",
+            "--json",
+            "--no-sandbox",
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -11,7 +11,7 @@ import msgpack
 from arbiter.games import get_game
 from arbiter.protocol import FrameDecoder, encode_frame
 from arbiter.server.web.history import KEPT_PLIES, Histories, History
-from arbiter.server.web.pages import PageWire, from_page, shared_by_pages
+from arbiter.server.web.pages import PageInput, PageWire, shared_by_pages
 
 GAME = "kings-court"
 
@@ -38,7 +38,7 @@ def moved(ply: int, move: str) -> dict[str, Any]:
 
 def frame_of(text: str | bytes) -> Any:
     decoder = FrameDecoder()
-    decoder.feed(from_page(text, Histories()))
+    decoder.feed(PageInput(Histories()).frame(text))
     body = decoder.next_body()
     assert isinstance(body, bytearray)
     assert decoder.buffered == 0
@@ -170,14 +170,17 @@ async def test_watches_of_a_growing_game_are_sent_its_whole_move_list() -> None:
 def test_a_watch_of_a_followed_match_asks_only_for_the_moves_its_history_lacks() -> None:
     """The history holds the positions up to its ply: the page's `watch` asks for the moves from
     `KEPT_PLIES` before it (the moves into the positions a page is sent), and a match no page
-    follows is asked for in full, to be replayed once."""
+    follows is asked for in full, to be replayed once. A page speaking version 1 has no
+    `since`: its watches go as they are."""
     game = get_game(GAME)
     histories = Histories()
     state = game.replay(LONG, long_game(KEPT_PLIES + 44))
     histories.put(3, History.starting_at(game, state))
     decoder = FrameDecoder()
-    for match, since in ((3, 44), (4, None)):
-        decoder.feed(from_page(json.dumps({"type": "watch", "match": match}), histories))
+    for version, match, since in ((2, 3, 44), (2, 4, None), (1, 3, None)):
+        page = PageInput(histories)
+        page.frame(json.dumps({"type": "hello", "version": version, "name": "ann"}))
+        decoder.feed(page.frame(json.dumps({"type": "watch", "match": match})))
         body = decoder.next_body()
         assert isinstance(body, bytearray)
         assert msgpack.unpackb(body).get("since") == since
