@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import trio
 
@@ -50,7 +50,7 @@ def agent_class(path: Path) -> Callable[..., Agent]:
             and value.__module__ == module.__name__
             and callable(getattr(value, "choose", None))
         ):
-            return value  # type: ignore[no-any-return]
+            return cast("Callable[..., Agent]", value)
     raise NoAgentClass(f"{path} defines no class with a choose(state, budget) method")
 
 

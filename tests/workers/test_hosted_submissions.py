@@ -13,7 +13,6 @@ from arbiter.server.storage.engine import open_database
 from tests.processes import ROOT
 from tests.sandbox.helpers import need_bwrap
 from tests.tournament.helpers import arbiter, register, text
-from tests.workers.test_local_workers import with_workers  # noqa: F401 (a fixture)
 
 AGENT_MODULE = b"""
 import random
@@ -26,7 +25,14 @@ class FirstLegal:
     def choose(self, state, budget):
         return self.rng.choice(state.legal_moves())
 """
-CRASHER = b"import sys\nclass Player:\n    def __init__(self, colour):\n        sys.exit('no board today')\n"
+CRASHER = b"""
+import sys
+
+
+class Player:
+    def __init__(self, colour):
+        sys.exit("no board today")
+"""
 
 
 def statuses(db: Path) -> dict[str, tuple[str, str]]:
