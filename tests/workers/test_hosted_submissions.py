@@ -44,6 +44,20 @@ def statuses(db: Path) -> dict[str, tuple[str, str]]:
         connection.close()
 
 
+def seats(db: Path, match: int) -> set[tuple[str, str]]:
+    """Who played `match`, and on which clock."""
+    connection = open_database(db)
+    try:
+        rows = connection.execute(
+            "SELECT players.name, results.clock FROM results"
+            " JOIN players ON players.id = results.player_id WHERE results.match_id = ?",
+            (match,),
+        )
+        return {(name, clock) for name, clock in rows.fetchall()}
+    finally:
+        connection.close()
+
+
 async def test_submissions_are_validated_in_the_sandbox_and_play_a_challenge(
     tmp_path: Path, with_workers: tuple[object, int]
 ) -> None:
@@ -87,4 +101,5 @@ async def test_submissions_are_validated_in_the_sandbox_and_play_a_challenge(
         "move=10",
         seconds=120,
     )
-    assert "ann.c-bot.v1-1" in text(played), played
+    match = int(text(played).split(":")[0].removeprefix("match "))
+    assert seats(db, match) == {("visitor", "wall"), ("ann.c-bot.v1-1", "cpu")}
