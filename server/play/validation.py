@@ -4,7 +4,9 @@ plays anywhere else, and is marked `ready`, or `failed` with its log.
 The check is the one a student's code must pass to be worth a tournament slot: it starts in the
 sandbox, builds if it is C or C++, connects, plays a whole game and ends on its own. The
 version's seat and a built-in `random` seat are hosted on workers, each challenging the other,
-under names of the version's own (`check-ID`, `check-ID-random`). Versions are taken from the
+under names of the version's own (`check-ID`, `check-ID-random`); the `random` seat is hosted
+once the version's agent has signed in, so its bounded wait for a game is not spent while the
+version is fetched and built. Versions are taken from the
 store, oldest first, so an upload from the protocol or the web and one left validating when the
 server stopped are all checked alike.
 """
@@ -49,11 +51,13 @@ async def validate(storage: Storage, workers: Workers, row: SubmissionRow) -> No
     name = f"check-{row.id}"
     rival = f"{name}-random"
     hosted = await _host(workers, name, row.game, run_of(row), rival)
-    opponent = await _host(workers, rival, row.game, {"kind": "agent", "agent": "random"}, name)
     with trio.move_on_after(GAME_SECONDS) as late:
-        await hosted.ended.wait()
-    if not late.cancelled_caught:
-        await opponent.ended.wait()
+        await _online_or_ended(hosted)
+        if not hosted.ended.is_set():
+            random = {"kind": "agent", "agent": "random"}
+            opponent = await _host(workers, rival, row.game, random, name)
+            await hosted.ended.wait()
+            await opponent.ended.wait()
     if late.cancelled_caught:
         status, verdict = SubmissionStatus.FAILED, f"no game within {GAME_SECONDS:g} s"
     elif hosted.ending == NORMAL_END:
@@ -62,6 +66,21 @@ async def validate(storage: Storage, workers: Workers, row: SubmissionRow) -> No
         status, verdict = SubmissionStatus.FAILED, hosted.ending
     await storage.set_submission_status(row.id, status, capped(verdict, hosted.log))
     logs.event(log, "submission_validated", submission=row.id, status=str(status))
+
+
+async def _online_or_ended(hosting: Hosting) -> None:
+    """Until the version's agent has signed in, or ended before it could (a failed build).
+
+    Its `random` opponent is hosted only then: a hosted challenger waits a bounded time for its
+    game, and the version's fetch and build must not use up that wait."""
+    async with trio.open_nursery() as nursery:
+        for event in (hosting.online, hosting.ended):
+            nursery.start_soon(_cancel_when_set, event, nursery.cancel_scope)
+
+
+async def _cancel_when_set(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
 
 
 def capped(verdict: str, stderr: str) -> str:

@@ -56,6 +56,8 @@ class Hosting:
     id: int
     worker: Session
     name: str
+    online: trio.Event = field(default_factory=trio.Event)
+    """Set when the agent signs in with the seat's ticket (after any fetch and build)."""
     ended: trio.Event = field(default_factory=trio.Event)
     ending: str = ""
     """Why the agent ended, as the worker said (or `WORKER_LOST`)."""
@@ -173,8 +175,12 @@ class Workers:
 
     def hosts(self, name: str, account: Account | None) -> bool:
         """Whether a connection signed in as `account` is a seat a worker hosts (its ticket is
-        that name's token, which only the hosting's worker was given)."""
-        return account is not None and account.role == "local" and name in self._by_name
+        that name's token, which only the hosting's worker was given); if so, its hosting is
+        marked online."""
+        if account is None or account.role != "local" or name not in self._by_name:
+            return False
+        self._by_name[name].online.set()
+        return True
 
     def ended(self, session: Session, host_id: int, ending: str, log_text: str = "") -> None:
         """Answer `host_ended`: the worker's agent ended, its slot is free."""
