@@ -127,6 +127,7 @@ async def serve(
     limits: Limits | None = None,
     web: WebFront | None = None,
     workers: int = 0,
+    worker_slots: int = 1,
     worker_program: WorkerProgram | None = None,
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
@@ -141,8 +142,9 @@ async def serve(
     and server-wide (`admission.Handshakes`); a plain client is told so in one `error` frame.
     With `web`, the web front (`server.web`) serves pages and WebSockets on
     its port of `host` too, and `web.url` is set once it listens. With `workers`, that many
-    worker processes of its own (`worker_program`'s, by default `arbiter worker`) host the
-    agents its tournaments and `hosted:` challenges run (`server.play.local_workers`).
+    worker processes of its own (`worker_program`'s, by default `arbiter worker`), of
+    `worker_slots` seats each, host the agents its tournaments and `hosted:` challenges run
+    (`server.play.local_workers`).
     """
     storage = connect_storage(db_path)
     try:
@@ -159,7 +161,7 @@ async def serve(
             if workers > 0:
                 lobby.workers.expected = True
                 program = worker_program or AgentProgram.arbiter()
-                nursery.start_soon(keep_workers, workers, program, storage, address)
+                nursery.start_soon(keep_workers, workers, worker_slots, program, storage, address)
             lobby.plug_in(desk)
             nursery.start_soon(desk.load)
             nursery.start_soon(validate_forever, storage, lobby.workers)

@@ -57,6 +57,12 @@ def run_of(row: SubmissionRow) -> dict[str, Any]:
     return {"kind": "submission", "hash": row.hash}
 
 
+def pinned(row: SubmissionRow) -> str:
+    """The name of exactly this version, `alice/bot@v2`: what a tournament keeps for an entrant,
+    so a newer upload does not change who plays its games."""
+    return f"{row.author}/{row.name}@v{row.version}"
+
+
 def seat_base(row: SubmissionRow) -> str:
     """The seat name a version plays under, before a worker's number: `alice.bot.v2`."""
     return f"{row.author}.{row.name}.v{row.version}"

@@ -6,7 +6,9 @@ the same options and time control; the waiting seek takes the first seat. That m
 predictable for scripts (`arbiter referee` seats agent A first by seeking first) and fair over a
 series of games only when the seekers alternate, which is the tournament's business, not ours.
 
-A seek may name its opponent (a challenge): then it pairs only with that player's seek. A
+A seek may name its opponent (a challenge): then it pairs only with that player's seek. A seat
+a worker hosts for a challenge (`Workers.opponent_of`) seeks only its opponent, whatever its
+agent asks: a program that seeks anyone must not meet someone else's hosted seat. A
 registered player's seek for a game it still has to play in a tournament is *kept* for the
 tournament (`server.play.tournament_desk`) and never paired here; both find it in one table of
 open seeks (`server.play.seeks`).
@@ -82,6 +84,16 @@ class Pairing:
             session.send_error(refused.code, str(refused), ref="seek")
             return
         opponent, hosting = seek.opponent, None
+        bound = self.workers.opponent_of(session.name) if session.hosted else None
+        if bound is not None:
+            if opponent not in (None, bound):
+                session.send_error(
+                    ErrorCode.BAD_OPPONENT,
+                    f"{session.name!r} is hosted to play {bound!r} alone, not {opponent!r}",
+                    ref="seek",
+                )
+                return
+            opponent = bound
         if opponent is not None and opponent.startswith(HOSTED_PREFIX):
             hosting = await self._host_opponent(session, game.name, time_control, opponent)
             if hosting is None:

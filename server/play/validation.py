@@ -33,17 +33,39 @@ GAME_SECONDS = 300.0
 """How long a validation game may take in all, from the `host` frames: past it, failed."""
 LOOK_SECONDS = 1.0
 """How often the store is asked for versions to validate."""
+MAX_AT_ONCE = 4
+"""The most validation games played at once: a class uploading together waits minutes, not
+the sum of every game, and the workers keep slots for everything else."""
 MAX_LOG = 4000
 """Characters of a failed validation's log kept: the ending, then the end of its stderr."""
 NORMAL_END = "ended normally"
 
 
 async def validate_forever(storage: Storage, workers: Workers) -> None:
-    """Validate each version waiting for it, one at a time, until cancelled."""
-    while True:
-        for row in await storage.submissions_with_status(SubmissionStatus.VALIDATING):
-            await validate(storage, workers, row)
-        await trio.sleep(LOOK_SECONDS)
+    """Validate each version waiting for it, oldest first, until cancelled: up to `MAX_AT_ONCE`
+    at a time, and no more than half the workers' slots (each game takes two), so two
+    validations never each hold one seat while waiting for a slot for the other."""
+    started: set[int] = set()
+    async with trio.open_nursery() as nursery:
+        while True:
+            for row in await storage.submissions_with_status(SubmissionStatus.VALIDATING):
+                if row.id in started:
+                    continue
+                while len(started) >= max(1, min(MAX_AT_ONCE, workers.slots // 2)):
+                    with trio.move_on_after(LOOK_SECONDS):  # or a validation ends
+                        await workers.wait_for_slot()
+                started.add(row.id)
+                nursery.start_soon(_validate_then_forget, storage, workers, row, started)
+            await trio.sleep(LOOK_SECONDS)
+
+
+async def _validate_then_forget(
+    storage: Storage, workers: Workers, row: SubmissionRow, started: set[int]
+) -> None:
+    try:
+        await validate(storage, workers, row)
+    finally:
+        started.discard(row.id)
 
 
 async def validate(storage: Storage, workers: Workers, row: SubmissionRow) -> None:

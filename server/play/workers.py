@@ -56,6 +56,8 @@ class Hosting:
     id: int
     worker: Session
     name: str
+    opponent: str | None = None
+    """The one player a seat hosted for a challenge may meet (None for a tournament's)."""
     online: trio.Event = field(default_factory=trio.Event)
     """Set when the agent signs in with the seat's ticket (after any fetch and build)."""
     ended: trio.Event = field(default_factory=trio.Event)
@@ -84,6 +86,8 @@ class Workers:
         wait for a worker rather than run their agents themselves."""
         self._free: dict[Session, int] = {}
         """Each worker's free slots."""
+        self._slots: dict[Session, int] = {}
+        """Each worker's slots, free or not."""
         self._hostings: dict[int, Hosting] = {}
         self._by_name: dict[str, Hosting] = {}
         self._next_id = 1
@@ -93,6 +97,11 @@ class Workers:
     @property
     def connected(self) -> int:
         return len(self._free)
+
+    @property
+    def slots(self) -> int:
+        """The seats the connected workers host at once, free or not."""
+        return sum(self._slots.values())
 
     def announce(self, session: Session, account: Account | None, slots: int) -> None:
         """Answer `worker`: `session` hosts up to `slots` seats from now on."""
@@ -113,6 +122,7 @@ class Workers:
             return
         busy = sum(1 for hosting in self._hostings.values() if hosting.worker is session)
         self._free[session] = slots - busy
+        self._slots[session] = slots
         logs.event(log, "worker_ready", worker=session.name, slots=slots)
         self._wake()
 
@@ -133,7 +143,7 @@ class Workers:
                 f"no worker has a free slot ({self.connected} connected): try again later"
             )
         self._free[worker] -= 1  # taken before the ticket's write, which waits
-        hosting = Hosting(self._next_id, worker, name)
+        hosting = Hosting(self._next_id, worker, name, opponent)
         self._next_id += 1
         self._hostings[hosting.id] = hosting
         self._by_name[name] = hosting
@@ -182,6 +192,13 @@ class Workers:
         self._by_name[name].online.set()
         return True
 
+    def opponent_of(self, name: str) -> str | None:
+        """The one opponent the seat hosted as `name` was hosted to meet, if any: its seeks
+        are challenges to that player whatever its agent asked, so a program that ignores
+        `ARBITER_OPPONENT` still meets the player the hosting is for."""
+        hosting = self._by_name.get(name)
+        return None if hosting is None else hosting.opponent
+
     def ended(self, session: Session, host_id: int, ending: str, log_text: str = "") -> None:
         """Answer `host_ended`: the worker's agent ended, its slot is free."""
         hosting = self._hostings.get(host_id)
@@ -200,6 +217,7 @@ class Workers:
     def leave(self, session: Session) -> list[str]:
         """`session` closed: if it was a worker, the names of the seats it hosted (each ends
         `WORKER_LOST`)."""
+        self._slots.pop(session, None)
         if self._free.pop(session, None) is None:
             return []
         lost = [hosting for hosting in self._hostings.values() if hosting.worker is session]

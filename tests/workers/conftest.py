@@ -15,14 +15,15 @@ from tests.processes import ROOT, SERVER
 from tests.workers.hosting import wait_for_log
 
 
-@pytest.fixture
-def with_workers(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
-    """`arbiter-server --workers 2` once both workers are ready, and its port; killed after,
-    with its workers and their agents (one process group)."""
+@contextlib.contextmanager
+def server_with_workers(tmp_path: Path, *flags: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """`arbiter-server --workers 2 FLAGS...` once both workers are ready, and its port; killed
+    after, with its workers and their agents (one process group). Its store is
+    `tmp_path/arbiter.db`, its log `tmp_path/server.log`."""
     db, log = tmp_path / "arbiter.db", tmp_path / "server.log"
     with open(log, "w") as stderr:
         server = subprocess.Popen(
-            [*SERVER, "--port", "0", "--db", str(db), "--workers", "2"],
+            [*SERVER, "--port", "0", "--db", str(db), "--workers", "2", *flags],
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
@@ -38,3 +39,10 @@ def with_workers(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.pid, signal.SIGKILL)
         server.communicate()
+
+
+@pytest.fixture
+def with_workers(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """A server with two workers of one slot each (`server_with_workers`)."""
+    with server_with_workers(tmp_path) as running:
+        yield running
