@@ -945,6 +945,19 @@ class Retire(Message):
 
 @_message
 @dataclass(frozen=True, slots=True)
+class Logs(Message):
+    """(Version 2, a registered player.) What the hosted agents of match `match` printed on
+    stderr: the asker's own seats (its submissions'), or every hosted seat for an admin.
+    Answered by `match_logs`, or an `error` saying why not."""
+
+    TYPE: ClassVar[str] = "logs"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    match: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
 class SubmissionFetch(Message):
     """Fetch part `index` of an archive by its hash: its author's own, or any for an admin or a
     worker. Answered by one `archive_part`, which says how many parts there are: the fetcher
@@ -1332,6 +1345,8 @@ class LobbyListing(Message):
 
 
 SUBMISSION_ENTRIES = maps(MAX_SUBMISSIONS)
+MAX_SEATS_LOGGED = 8
+"""The most seat logs one `match_logs` carries: more than any game's seats."""
 
 
 @_message
@@ -1381,6 +1396,20 @@ class Retired(Message):
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
     SINCE_VERSION: ClassVar[int] = V2
     submission: dict[str, Any] = field(metadata=meta(DATA))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class MatchLogs(Message):
+    """The answer to `logs`: one entry per hosted seat the asker may read, in seat order, each a
+    map of `seat`, `player` (the seat's name), `author` (nil for a built-in agent) and `log` (the
+    end of its stderr, a submission's build log first, at most `MAX_HOSTED_LOG` characters)."""
+
+    TYPE: ClassVar[str] = "match_logs"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    SINCE_VERSION: ClassVar[int] = V2
+    match: int = field(metadata=meta(COUNT))
+    logs: list[dict[str, Any]] = field(metadata=meta(maps(MAX_SEATS_LOGGED)))
 
 
 @_message

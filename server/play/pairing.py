@@ -133,13 +133,16 @@ class Pairing:
         name is the seek's opponent. None after telling the client why no worker will."""
         agent = opponent.removeprefix(HOSTED_PREFIX)
         try:
+            author = None
             if is_submission_spec(agent):
                 row = await resolve(self.workers.storage, agent, game)
-                base, run = seat_base(row), run_of(row)
+                base, run, author = seat_base(row), run_of(row), row.author
             else:
                 base, run = f"hosted-{agent}", {"kind": "agent", "agent": agent}
             name = self.workers.free_name(base[:MAX_HOSTED_BASE])
-            return await self.workers.host(name, game, control, run, opponent=session.name)
+            return await self.workers.host(
+                name, game, control, run, opponent=session.name, author=author
+            )
         except (NoWorker, NotPlayable, AccountError, NotStored) as error:
             session.send_error(
                 ErrorCode.BAD_OPPONENT, f"no game against {opponent}: {error}", ref="seek"

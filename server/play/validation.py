@@ -72,12 +72,12 @@ async def validate(storage: Storage, workers: Workers, row: SubmissionRow) -> No
     """Play `row`'s validation game and store its verdict."""
     name = f"check-{row.id}"
     rival = f"{name}-random"
-    hosted = await _host(workers, name, row.game, run_of(row), rival)
+    hosted = await _host(workers, name, row.game, run_of(row), rival, row.author)
     with trio.move_on_after(GAME_SECONDS) as late:
         await _online_or_ended(hosted)
         if not hosted.ended.is_set():
             random = {"kind": "agent", "agent": "random"}
-            opponent = await _host(workers, rival, row.game, random, name)
+            opponent = await _host(workers, rival, row.game, random, name, None)
             await hosted.ended.wait()
             await opponent.ended.wait()
     if late.cancelled_caught:
@@ -112,11 +112,18 @@ def capped(verdict: str, stderr: str) -> str:
 
 
 async def _host(
-    workers: Workers, name: str, game: str, run: dict[str, object], opponent: str
+    workers: Workers,
+    name: str,
+    game: str,
+    run: dict[str, object],
+    opponent: str,
+    author: str | None,
 ) -> Hosting:
     """Host `run` as `name` challenging `opponent`, waiting for a free slot as long as it takes."""
     while True:
         try:
-            return await workers.host(name, game, CONTROL, dict(run), opponent=opponent)
+            return await workers.host(
+                name, game, CONTROL, dict(run), opponent=opponent, author=author
+            )
         except NoWorker:
             await workers.wait_for_slot()

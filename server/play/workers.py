@@ -22,6 +22,7 @@ grace period, since no one can take the seat back. Its moves already played stan
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +59,10 @@ class Hosting:
     name: str
     opponent: str | None = None
     """The one player a seat hosted for a challenge may meet (None for a tournament's)."""
+    author: str | None = None
+    """Whose submission it runs (None for a built-in agent): who may read its log."""
+    began: float = field(default_factory=time.time)
+    """When it was hosted (seconds since the epoch): its matches began after."""
     online: trio.Event = field(default_factory=trio.Event)
     """Set when the agent signs in with the seat's ticket (after any fetch and build)."""
     ended: trio.Event = field(default_factory=trio.Event)
@@ -135,15 +140,17 @@ class Workers:
         *,
         tournament: str | None = None,
         opponent: str | None = None,
+        author: str | None = None,
     ) -> Hosting:
-        """Have a worker run `run` as `name`; `NoWorker` if none has a free slot."""
+        """Have a worker run `run` as `name` (`author`'s submission, if any); `NoWorker` if none
+        has a free slot."""
         worker = max(self._free, key=lambda session: self._free[session], default=None)
         if worker is None or self._free[worker] <= 0:
             raise NoWorker(
                 f"no worker has a free slot ({self.connected} connected): try again later"
             )
         self._free[worker] -= 1  # taken before the ticket's write, which waits
-        hosting = Hosting(self._next_id, worker, name, opponent)
+        hosting = Hosting(self._next_id, worker, name, opponent, author)
         self._next_id += 1
         self._hostings[hosting.id] = hosting
         self._by_name[name] = hosting
@@ -199,20 +206,24 @@ class Workers:
         hosting = self._by_name.get(name)
         return None if hosting is None else hosting.opponent
 
-    def ended(self, session: Session, host_id: int, ending: str, log_text: str = "") -> None:
-        """Answer `host_ended`: the worker's agent ended, its slot is free."""
+    def ended(
+        self, session: Session, host_id: int, ending: str, log_text: str = ""
+    ) -> Hosting | None:
+        """Answer `host_ended`: the worker's agent ended, its slot is free. The hosting, or
+        None after telling the worker it has no such hosting."""
         hosting = self._hostings.get(host_id)
         if hosting is None or hosting.worker is not session:
             session.send_error(
                 ErrorCode.BAD_FIELD, f"no hosting {host_id} of yours is running", ref="host_ended"
             )
-            return
+            return None
         logs.event(log, "hosted_seat_ended", host=host_id, player=hosting.name, ending=ending)
         hosting.log = log_text
         self._release(hosting, ending)
         if session in self._free:
             self._free[session] += 1
         self._wake()
+        return hosting
 
     def leave(self, session: Session) -> list[str]:
         """`session` closed: if it was a worker, the names of the seats it hosted (each ends

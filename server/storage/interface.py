@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
+from arbiter.server.storage.seat_logs import SeatLog
 from arbiter.server.storage.statuses import GameStatus, SubmissionStatus, TournamentStatus
 
 if TYPE_CHECKING:
@@ -207,6 +208,17 @@ class Storage(Protocol):
 
     async def read_archive(self, content_hash: str) -> bytes | None:
         """The archive stored under this SHA-256 (hex), or None."""
+        ...
+
+    async def keep_seat_log(
+        self, player: str, since: float, author: str | None, log: str
+    ) -> list[int]:
+        """Keep a hosted seat's stderr with each match `player` began at `since` (seconds since
+        the epoch) or later, as `author`'s to read; the matches' ids (`storage.seat_logs`)."""
+        ...
+
+    async def seat_logs(self, match_id: int) -> list[SeatLog]:
+        """The hosted seats' logs kept for a match, in seat order."""
         ...
 
     async def archive_authors(self, content_hash: str) -> frozenset[str]:

@@ -800,13 +800,20 @@ class Runner:
         """Have a worker run the agent until it ends (waiting for a free slot first); its
         `wait` counts from the `host` frame."""
         tournament = self.tournament
+        author = None
         if is_submission_spec(agent):
-            run = run_of(await resolve(self.storage, agent, tournament.row.game))
+            row = await resolve(self.storage, agent, tournament.row.game)
+            run, author = run_of(row), row.author
         else:
             run = {"kind": "agent", "agent": agent, "seed": index}
         try:
             hosting = await workers.host(
-                name, tournament.row.game, tournament.control, run, tournament=tournament.name
+                name,
+                tournament.row.game,
+                tournament.control,
+                run,
+                tournament=tournament.name,
+                author=author,
             )
         except NoWorker:
             await workers.wait_for_slot()

@@ -103,3 +103,22 @@ async def test_submissions_are_validated_in_the_sandbox_and_play_a_challenge(
     )
     match = int(text(played).split(":")[0].removeprefix("match "))
     assert seats(db, match) == {("visitor", "wall"), ("ann.c-bot.v1-1", "cpu")}
+
+    # the hosted seat's output, kept with the match when its worker reports the hosting's end
+    others = register(db, "bob") | register(db, "boss", role="admin")
+    deadline = time.monotonic() + 30
+    while (
+        shown := await arbiter("logs", str(match), *server, "--author", "ann", token=token)
+    ).returncode:
+        assert "no hosted seat of yours" in shown.stderr.decode(), shown
+        assert time.monotonic() < deadline, shown
+        await trio.sleep(0.5)
+    assert "ann.c-bot.v1-1 (ann)" in text(shown)
+    assert "connected (protocol 2); seeking kings-court" in text(shown)
+    admin = await arbiter("logs", str(match), *server, "--author", "boss", token=others["boss"])
+    assert text(admin) == text(shown)
+    refused = await arbiter("logs", str(match), *server, "--author", "bob", token=others["bob"])
+    assert refused.returncode == 1
+    assert f"match {match} has no hosted seat of yours" in refused.stderr.decode()
+    guest = await arbiter("logs", str(match), *server, "--author", "visitor")
+    assert "logs needs a registered name" in guest.stderr.decode(), guest
