@@ -98,22 +98,46 @@ def command_for(manifest: Manifest, folder: Path) -> list[str]:
 
 
 async def _build(manifest: Manifest, folder: Path) -> str:
-    """Build `manifest.sources` into `folder/BINARY`; the compiler's log (`BuildFailed`)."""
+    """Build `manifest.sources` into `folder/BINARY`; the compiler's log (`BuildFailed`).
+
+    The binary comes back over the sandbox's channel, its size first; the build waits for a line
+    back before it exits, because the sandbox closes the channel as its process ends and bytes
+    still unread would be lost with it."""
     compiler = COMPILERS[manifest.language]
     sources = [str(folder / source) for source in manifest.sources]
+    built = f"/scratch/{BINARY}"
     script = (
-        f"{compiler} -O2 -o /scratch/{BINARY} {shlex.join(sources)} -lm && cat /scratch/{BINARY}"
+        f"{compiler} -O2 -o {built} {shlex.join(sources)} -lm"
+        f" && stat -c %s {built} && cat {built} && read done"
     )
-    binary = bytearray()
     async with sandboxed(["sh", "-c", script], BUILD_LIMITS, code=[folder]) as build:
-        async with build.channel:
-            while chunk := await build.channel.receive_some(65536):
-                binary += chunk
+        binary = await _receive_binary(build.channel)
         ended = await build.ended()
     log = build.output().decode(errors="replace")
-    if not ended.normal:
+    if not ended.normal or binary is None:
         raise BuildFailed(f"the build failed: {ended.sentence}", log)
     target = trio.Path(folder / BINARY)
-    await target.write_bytes(bytes(binary))
+    await target.write_bytes(binary)
     await target.chmod(0o755)
     return log
+
+
+async def _receive_binary(channel: trio.SocketStream) -> bytes | None:
+    """The binary a build sends (its size in digits and a line feed, then its bytes), answered
+    with a line once whole; None if the build ended first."""
+    received = bytearray()
+    size: int | None = None
+    try:
+        while size is None or len(received) < size:
+            if size is None and b"\n" in received:
+                line, _, rest = bytes(received).partition(b"\n")
+                size, received = int(line), bytearray(rest)
+                continue
+            chunk = await channel.receive_some(65536)
+            if not chunk:
+                return None
+            received += chunk
+        await channel.send_all(b"\n")
+    except (trio.ClosedResourceError, trio.BrokenResourceError, ValueError):
+        return None
+    return bytes(received)
