@@ -37,6 +37,7 @@ import trio
 from sandbox import ADDED_GOAL_MS, STARTUP_GOAL_MS, echo_folder, echoed, startup_ms
 
 from arbiter.agents import make_agent
+from arbiter.client.connection import ServerError
 from arbiter.client.runner import run_bot
 from arbiter.games import Game
 from arbiter.server.storage import accounts
@@ -46,8 +47,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SERVER = [sys.executable, "-m", "arbiter.server"]
 CLI = [sys.executable, "-m", "arbiter.client.cli"]
 GAME = "kings-court"
-OPTIONS = {"no_capture_limit": 6}
-"""King's Court made short: games of a few moves, so a run measures dispatch, not play."""
 FAST_MOVE = 5.0
 BUSY_BURN = 0.05
 """CPU seconds the CPU-bound agent spends on each move."""
@@ -55,6 +54,7 @@ LOAD_MOVE = 0.5
 LOAD_SHARE = 0.8
 LOAD_PROCESSES = 4
 SCALING_GOAL = 3.0
+SLOT_RETRY = 0.02
 AGENT = r"""
 import os, random, socket, struct, sys, time
 import msgpack
@@ -89,7 +89,7 @@ for message in frames():
     kind = message.get("type")
     if kind == "welcome":
         seek = {"type": "seek", "game": os.environ["ARBITER_GAME"], "time": {"move": seconds}}
-        seek.update(hints=True, options={"no_capture_limit": 6})
+        seek["hints"] = True
         seek["opponent"] = os.environ["ARBITER_OPPONENT"]
         send(seek)
     elif kind == "your_turn":
@@ -142,21 +142,30 @@ def at_once(game: Game[Any, Any], number: int) -> Any:
 
 async def challenges(port: int, slots: int, games: int, agent: str, move: float) -> float:
     """Seconds for `slots` challengers to play `games` games each against `hosted:AGENT`."""
-    began = time.perf_counter()
-    async with trio.open_nursery() as nursery:
-        for number in range(slots):
-            nursery.start_soon(
-                lambda number=number: run_bot(
+
+    async def challenger(number: int) -> None:
+        played = 0
+        while played < games:
+            try:
+                await run_bot(
                     "127.0.0.1",
                     port,
                     GAME,
                     at_once,
                     name=f"challenger-{agent}-{slots}-{number}",
-                    games=games,
                     opponent=f"hosted:{agent}",
                     time_control={"move": move},
                 )
-            )
+                played += 1
+            except ServerError as error:
+                if "free slot" not in str(error):
+                    raise
+                await trio.sleep(SLOT_RETRY)  # the last game's seat is still being released
+
+    began = time.perf_counter()
+    async with trio.open_nursery() as nursery:
+        for number in range(slots):
+            nursery.start_soon(challenger, number)
     return time.perf_counter() - began
 
 
