@@ -50,7 +50,7 @@ GAME = "kings-court"
 FAST_MOVE = 5.0
 BUSY_BURN = 0.05
 """CPU seconds the CPU-bound agent spends on each move."""
-LOAD_MOVE = 0.5
+LOAD_MOVE = 0.2
 LOAD_SHARE = 0.8
 LOAD_PROCESSES = 4
 SCALING_GOAL = 3.0

@@ -76,7 +76,7 @@ async def validate(storage: Storage, workers: Workers, row: SubmissionRow) -> No
     with trio.move_on_after(GAME_SECONDS) as late:
         await _online_or_ended(hosted)
         if not hosted.ended.is_set():
-            random = {"kind": "agent", "agent": "random"}
+            random: dict[str, object] = {"kind": "agent", "agent": "random"}
             opponent = await _host(workers, rival, row.game, random, name, None)
             await hosted.ended.wait()
             await opponent.ended.wait()
