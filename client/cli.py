@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--name", help="player name (default: the agent's or module's name)")
     bot.add_argument(
         "--token",
-        default=os.environ.get("ARBITER_TOKEN"),
+        default=os.environ.get("ARBITER_TOKEN") or None,  # set but empty: a guest
         help="a registered player's token, to play its tournament games (default: $ARBITER_TOKEN)",
     )
     bot.add_argument("--games", type=positive_int, default=1, help="games to play in a row")

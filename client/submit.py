@@ -1,4 +1,5 @@
-"""`arbiter submit`, `arbiter submissions`, `arbiter retire`: an author's agents on a server.
+"""`arbiter submit`, `arbiter submissions`, `arbiter retire`, `arbiter logs`: an author's agents
+on a server.
 
 A file or a folder is read here (the only part that touches the disk: symlinks that leave the
 folder, and folders past the file limit, are refused while reading), packed by
@@ -140,7 +141,11 @@ def add_parsers(commands: Any) -> None:
     retire.add_argument("version", type=_version)
     retire.set_defaults(run=_run_retire)
 
-    for command in (submit, listing, retire):
+    logs = commands.add_parser("logs", help="what your hosted agents printed in a match")
+    logs.add_argument("match", type=_match_id)
+    logs.set_defaults(run=_run_logs)
+
+    for command in (submit, listing, retire, logs):
         add_server_option(command, required=True)
         command.add_argument(
             "--author",
@@ -153,6 +158,28 @@ def add_parsers(commands: Any) -> None:
             default=os.environ.get("ARBITER_TOKEN") or None,
             help="your registered name's token (default: $ARBITER_TOKEN)",
         )
+
+
+def _match_id(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a match is its number (1, 2, ...), not {text!r}")
+    return int(text)
+
+
+def _run_logs(args: argparse.Namespace) -> int:
+    async def main() -> list[dict[str, Any]]:
+        async with await _open(args) as connection:
+            await connection.send(protocol.Logs(match=args.match))
+            return (await answer(connection, protocol.MatchLogs)).logs
+
+    entries = trio.run(main)
+    if not entries:
+        print(f"match {args.match} kept no log of a hosted seat")
+    for entry in entries:
+        author = entry["author"] or "a built-in agent"
+        print(f"== {entry['seat']}: {entry['player']} ({author})")
+        print(entry["log"].rstrip("\n"))
+    return 0
 
 
 def _version(text: str) -> int:

@@ -40,6 +40,9 @@ NAME_LEN = 64
 TEXT_LEN = 1024
 """Move text (each game caps it further), reasons and error sentences."""
 TOKEN_LEN = 128
+MAX_HOSTED_LOG = 16_000
+"""Characters of a hosted agent's stderr a worker reports: a traceback's worth, well inside a
+client's frame."""
 MAX_ITEMS = 64 * 1024
 """Items in a move list; a 64 KiB frame could not hold more anyway."""
 MAX_ENTRIES = 64
@@ -864,13 +867,16 @@ class Worker(Message):
 @dataclass(frozen=True, slots=True)
 class HostEnded(Message):
     """(Version 2, from a worker.) The agent of hosting `host` ended, for the reason `ending`
-    (a sentence: `exited with status 0`, `killed by signal 9`...); its slot is free again."""
+    (a sentence: `exited with status 0`, `crash: memory limit 512 MiB exceeded`...); its slot
+    is free again. `log` is the end of what the agent printed on stderr (a submission's build
+    log first), for its author: at most `MAX_HOSTED_LOG` characters."""
 
     TYPE: ClassVar[str] = "host_ended"
     SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
     SINCE_VERSION: ClassVar[int] = V2
     host: int = field(metadata=meta(COUNT))
     ending: str = field(metadata=meta(SENTENCE))
+    log: str | None = field(default=None, metadata=meta(nullable(text(MAX_HOSTED_LOG))))
 
 
 @_message
@@ -938,6 +944,19 @@ class Retire(Message):
     SINCE_VERSION: ClassVar[int] = V2
     name: str = field(metadata=meta(PLAYER_NAME))
     version: int = field(metadata=meta(COUNT))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class Logs(Message):
+    """(Version 2, a registered player.) What the hosted agents of match `match` printed on
+    stderr: the asker's own seats (its submissions'), or every hosted seat for an admin.
+    Answered by `match_logs`, or an `error` saying why not."""
+
+    TYPE: ClassVar[str] = "logs"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    match: int = field(metadata=meta(COUNT))
 
 
 @_message
@@ -1277,7 +1296,8 @@ class Host(Message):
     `host_ended` reports back; `name` and `ticket` are the registered name the seat plays under
     and a token good for it alone, fresh for this hosting; `game` and `time` the game and the
     time control the seat will be judged on (CPU seconds); `run` what to run, a map with a
-    `kind` (`agent`: a built-in agent named by `agent`) and that kind's fields; `tournament`
+    `kind` (`agent`: a built-in agent named by `agent`; `submission`: an uploaded version, by its
+    archive's `hash`) and that kind's fields; `tournament`
     the tournament whose games it plays, or `opponent` the player it challenges (one game).
     A worker that cannot run what `run` names says so in `host_ended`.
     """
@@ -1329,6 +1349,8 @@ class LobbyListing(Message):
 
 
 SUBMISSION_ENTRIES = maps(MAX_SUBMISSIONS)
+MAX_SEATS_LOGGED = 8
+"""The most seat logs one `match_logs` carries: more than any game's seats."""
 
 
 @_message
@@ -1378,6 +1400,20 @@ class Retired(Message):
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
     SINCE_VERSION: ClassVar[int] = V2
     submission: dict[str, Any] = field(metadata=meta(DATA))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class MatchLogs(Message):
+    """The answer to `logs`: one entry per hosted seat the asker may read, in seat order, each a
+    map of `seat`, `player` (the seat's name), `author` (nil for a built-in agent) and `log` (the
+    end of its stderr, a submission's build log first, at most `MAX_HOSTED_LOG` characters)."""
+
+    TYPE: ClassVar[str] = "match_logs"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    SINCE_VERSION: ClassVar[int] = V2
+    match: int = field(metadata=meta(COUNT))
+    logs: list[dict[str, Any]] = field(metadata=meta(maps(MAX_SEATS_LOGGED)))
 
 
 @_message

@@ -60,6 +60,7 @@ _CLIENT_REQUESTS = (
     "submission_fetch",
     "worker",
     "host_ended",
+    "logs",
 )
 _SERVER_REPLIES = (
     "error",
@@ -81,6 +82,7 @@ _SERVER_REPLIES = (
     "submission_list",
     "retired",
     "archive_part",
+    "match_logs",
     "host",
 )
 _KEEPALIVE = ("ping", "pong")

@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             holding,
             tls,
             web,
-            args.workers,
+            (args.workers, args.worker_slots),
         )
     except* KeyboardInterrupt:
         logs.event(log, "stopped")
@@ -136,6 +136,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="start N workers of this server's own to host agents (arbiter worker; see"
         " docs/hosted-agents.md); their agents' clocks count CPU seconds",
+    )
+    parser.add_argument(
+        "--worker-slots",
+        type=count,
+        default=1,
+        metavar="N",
+        help="seats each of those workers hosts at once (a tournament's hosted entrant holds one"
+        " for the whole tournament)",
     )
     parser.add_argument(
         "--tls-cert",
@@ -252,17 +260,19 @@ async def _run(
     limits: Limits,
     tls: ssl.SSLContext | None,
     web: WebFront | None,
-    workers: int,
+    workers: tuple[int, int],
 ) -> None:
     """Serve, with the built-in agents and workers of the `arbiter` client program (an external
     program: the server never imports the client or the agents; see
-    `server.tournaments.local_agents`)."""
+    `server.tournaments.local_agents`); `workers` is how many workers to start and the slots
+    of each."""
     agents = AgentProgram.arbiter()
     async with trio.open_nursery() as nursery:
         start = partial(
             serve, host, port, db, grace=grace, local_agents=agents, admission=admission, tls=tls
         )
-        start = partial(start, web=web, limits=limits, workers=workers)
+        start = partial(start, web=web, limits=limits, workers=workers[0])
+        start = partial(start, worker_slots=workers[1])
         listeners = await nursery.start(start)
         address, over = f"{host}:{bound_port(listeners)}", " (TLS)" if tls is not None else ""
         logs.event(log, "listening", address=address, tls=tls is not None)

@@ -34,6 +34,7 @@ from arbiter.server.connection.limits import Limits
 from arbiter.server.play.admitted import serve_admitted
 from arbiter.server.play.lobby import Lobby
 from arbiter.server.play.local_workers import WorkerProgram, keep_workers
+from arbiter.server.play.validation import validate_forever
 from arbiter.server.storage import accounts
 from arbiter.server.storage.connect import connect_storage
 from arbiter.server.storage.engine import DB_HELP, DB_VARIABLE, default_db, open_database
@@ -126,6 +127,7 @@ async def serve(
     limits: Limits | None = None,
     web: WebFront | None = None,
     workers: int = 0,
+    worker_slots: int = 1,
     worker_program: WorkerProgram | None = None,
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
@@ -140,8 +142,9 @@ async def serve(
     and server-wide (`admission.Handshakes`); a plain client is told so in one `error` frame.
     With `web`, the web front (`server.web`) serves pages and WebSockets on
     its port of `host` too, and `web.url` is set once it listens. With `workers`, that many
-    worker processes of its own (`worker_program`'s, by default `arbiter worker`) host the
-    agents its tournaments and `hosted:` challenges run (`server.play.local_workers`).
+    worker processes of its own (`worker_program`'s, by default `arbiter worker`), of
+    `worker_slots` seats each, host the agents its tournaments and `hosted:` challenges run
+    (`server.play.local_workers`).
     """
     storage = connect_storage(db_path)
     try:
@@ -158,9 +161,10 @@ async def serve(
             if workers > 0:
                 lobby.workers.expected = True
                 program = worker_program or AgentProgram.arbiter()
-                nursery.start_soon(keep_workers, workers, program, storage, address)
+                nursery.start_soon(keep_workers, workers, worker_slots, program, storage, address)
             lobby.plug_in(desk)
             nursery.start_soon(desk.load)
+            nursery.start_soon(validate_forever, storage, lobby.workers)
             doorway = Doorway(admission)
             secure = None if tls is None else (tls, Handshakes(admission, trio.current_time()))
             serve_one = partial(_serve_connection, lobby, doorway, secure)

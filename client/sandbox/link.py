@@ -6,9 +6,11 @@ and stdout; here those two streams are joined to a TCP (or TLS) connection to th
 pass unchanged, in the order they came, each chunk written on as soon as it is read, and each
 direction's end is passed on as it comes.
 
-Where frames pass, `on_frame` is called with each complete frame's body and its direction,
-cut by the protocol's own frame decoder: the seam for accounting per move (a frame from the
-server asks for a move, the agent's next frame answers it). Without a hook nothing is decoded.
+Where frames pass, `on_frame` is given each complete frame's body and its direction, cut by
+the protocol's own frame decoder, and returns the body to pass on in its place: the seam where a
+worker accounts for each move (a frame from the server asks for a move, the agent's next frame
+answers it, and carries its cost on). A hook that only watches returns the body it was given.
+Without a hook nothing is decoded and chunks pass as they come.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Callable
 
 import trio
 
-from arbiter.protocol import FrameDecoder, PeerError
+from arbiter.protocol import HEADER, FrameDecoder, PeerError
 
 CHUNK = 65536
 HOOK_MAX_FRAME = 16 * 1024 * 1024
@@ -35,7 +37,8 @@ class Direction(enum.Enum):
     TO_AGENT = "to_agent"
 
 
-FrameHook = Callable[[Direction, bytes], None]
+FrameHook = Callable[[Direction, bytes], bytes]
+"""Given a frame's body and its direction, the body to pass on instead."""
 
 
 async def link(
@@ -61,9 +64,7 @@ async def _pump(
     frames = _Frames(direction, on_frame) if on_frame is not None else None
     try:
         while data := await source.receive_some(CHUNK):
-            if frames is not None:
-                frames.feed(data)
-            await sink.send_all(data)
+            await sink.send_all(data if frames is None else frames.feed(data))
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         pass
     finally:
@@ -75,19 +76,30 @@ async def _pump(
 
 
 class _Frames:
-    """Cuts one direction's bytes into frames for the hook, until they stop making sense."""
+    """Cuts one direction's bytes into frames for the hook and frames what it returns, until
+    the bytes stop making sense: from then on they pass unchanged (the server judges bad
+    frames; the hook has nothing to follow)."""
 
     def __init__(self, direction: Direction, on_frame: FrameHook) -> None:
         self._decoder: FrameDecoder | None = FrameDecoder(max_frame=HOOK_MAX_FRAME)
         self._direction = direction
         self._on_frame = on_frame
+        self._unsent = bytearray()
+        """The bytes fed and not yet cut into a frame: sent as they are if the frames break."""
 
-    def feed(self, data: bytes | bytearray) -> None:
+    def feed(self, data: bytes | bytearray) -> bytes:
+        """What to send on for `data`: the hook's bodies of the frames it completes."""
         if self._decoder is None:
-            return
+            return bytes(data)
         self._decoder.feed(data)
+        self._unsent += data
+        out = bytearray()
         try:
             while isinstance(body := self._decoder.next_body(), bytearray):
-                self._on_frame(self._direction, bytes(body))
+                del self._unsent[: HEADER.size + len(body)]
+                passed = self._on_frame(self._direction, bytes(body))
+                out += HEADER.pack(len(passed)) + passed
         except PeerError:
-            self._decoder = None  # the server judges bad frames; the hook has nothing to follow
+            self._decoder = None
+            out += self._unsent
+        return bytes(out)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import itertools
 import math
 import os
 import resource
@@ -47,6 +48,12 @@ from arbiter.client.sandbox.tree import tree_usage, user_tasks
 
 FIRST_UID = 60000
 """Sandboxes run by root run as users from here on: unused by any Debian account."""
+UIDS_PER_PROCESS = 1024
+"""Users each process takes in turn for its sandboxes: a worker hosting many seats at once gives
+each its own user, so the kernel's per-user process limit counts each seat's tree alone."""
+PROCESS_BLOCKS = 65536
+"""Processes (by id) that get blocks of users of their own before two share one."""
+_launches = itertools.count()
 LOOK_SECONDS = 0.02
 """How often the watchdog looks at the tree: often enough that a busy or forking run is caught
 within a fraction of a second, rarely enough to cost nothing (a look reads a few small files)."""
@@ -206,9 +213,15 @@ def prepare(
         str(folder): _open_copy(folder, staging / f"copy-{n}") for n, folder in enumerate(closed)
     }
     layout, stages = _staged(layout, staging, copies)
-    user = uid if uid is not None else FIRST_UID + os.getpid() % 10000
+    user = uid if uid is not None else _fresh_uid()
     argv = bwrap_command(bwrap, layout, limits, told, command, uid=user, workdir=workdir)
     return Launch(argv, _as_user(user, limits, stages), staging)
+
+
+def _fresh_uid() -> int:
+    """The user a root caller's next sandbox runs as: the next of this process's block."""
+    block = (os.getpid() % PROCESS_BLOCKS) * UIDS_PER_PROCESS
+    return FIRST_UID + block + next(_launches) % UIDS_PER_PROCESS
 
 
 @contextlib.asynccontextmanager

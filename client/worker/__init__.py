@@ -1,7 +1,8 @@
 """`arbiter worker`: a client that runs agents for a server, which stays the only referee.
 
 The worker signs in under a `worker` account, says how many seats it hosts at once, and for
-each `host` frame runs the agent named (`seat.py`) as an agent process (`agent_process.py`, the
-seam a sandbox plugs into), joined to the server through a relay of the worker's own
-(`relay.py`) that stamps each move with the CPU seconds it cost (`cpu.py`).
+each `host` frame runs the agent named (`seat.py`) in a sandbox (`client.sandbox`), a
+submission fetched once into its cache (`archives.py`) and prepared there (`prepared.py`); the
+sandbox's channel is linked to the server with each frame rewritten by `stamper.py`, which
+writes each move's CPU seconds.
 """

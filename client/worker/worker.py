@@ -2,8 +2,9 @@
 each one's end.
 
 The worker's own connection carries only `worker`, `host` and `host_ended`: each seat's frames
-go through a connection of its relay (`seat`). When the worker's connection ends, so does the
-worker, stopping every agent it runs; the server defaults the seats it hosted ("worker lost").
+go through a connection of its own (`seat`); archives are fetched on the worker's own. When the
+worker's connection ends, so does the worker, stopping every agent it runs; the server defaults
+the seats it hosted ("worker lost").
 """
 
 from __future__ import annotations
@@ -12,15 +13,19 @@ import argparse
 import os
 import ssl
 import sys
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Awaitable, Mapping
+from pathlib import Path
 
 import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection, ConnectionClosed, ServerError, TLSFailed
 from arbiter.client.options import add_server_option, player_name_arg, positive_int, server_tls
-from arbiter.client.worker.agent_process import Starter, start_plain
-from arbiter.client.worker.seat import CannotRun, host_seat
+from arbiter.client.sandbox.toolchain import SandboxUnavailable, find_bwrap
+from arbiter.client.worker.archives import Archives
+from arbiter.client.worker.seat import CannotRun, Hosted, host_seat
+from arbiter.protocol.submission import SubmissionError
 
 MAX_ENDING = 1000
 """An ending sentence is cut to fit `host_ended.ending`."""
@@ -34,32 +39,62 @@ async def run_worker(
     *,
     tls: ssl.SSLContext | None = None,
     programs: Mapping[str, str] | None = None,
-    start: Starter = start_plain,
+    cache: Path | None = None,
 ) -> None:
     """Host seats until the server closes the connection (`ConnectionClosed`) or refuses it
-    (`ServerError`)."""
-    connection = await ClientConnection.open(*server, name, token, tls=tls)
-    async with connection, trio.open_nursery() as nursery:
-        await connection.send(protocol.Worker(slots=slots))
-        while True:
-            message = await connection.receive()
-            if isinstance(message, protocol.Host):
-                nursery.start_soon(_hosted, connection, message, server, tls, programs or {}, start)
+    (`ServerError`). Submissions' archives are kept in `cache` (default: a temporary folder
+    removed at the end)."""
+    with tempfile.TemporaryDirectory(prefix="arbiter-worker-") as scratch:
+        connection = await ClientConnection.open(*server, name, token, tls=tls)
+        fetcher = Fetcher(connection)
+        archives = Archives(cache or Path(scratch), fetcher.fetch)
+        async with connection, trio.open_nursery() as nursery:
+            await connection.send(protocol.Worker(slots=slots))
+            while True:
+                message = await connection.receive()
+                fetcher.answer(message)
+                if isinstance(message, protocol.Host):
+                    seat = host_seat(message, server, tls, programs or {}, archives)
+                    nursery.start_soon(_hosted, connection, message.host, seat)
 
 
-async def _hosted(
-    connection: ClientConnection,
-    host: protocol.Host,
-    server: tuple[str, int],
-    tls: ssl.SSLContext | None,
-    programs: Mapping[str, str],
-    start: Starter,
-) -> None:
+class Fetcher:
+    """Archives fetched part by part over the worker's own connection (a second one under the
+    worker's name would replace it), one fetch at a time; the receiving loop hands over the
+    answers (`answer`)."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self._connection = connection
+        self._lock = trio.Lock()
+        self._answers, self._replies = trio.open_memory_channel[protocol.Message](1)
+
+    def answer(self, message: protocol.Message) -> None:
+        if isinstance(message, protocol.ArchivePart) or (
+            isinstance(message, protocol.Error) and message.ref == "submission_fetch"
+        ):
+            self._answers.send_nowait(message)
+
+    async def fetch(self, digest: str) -> bytes:
+        async with self._lock:
+            data, index, parts = bytearray(), 0, 1
+            while index < parts:
+                await self._connection.send(protocol.SubmissionFetch(hash=digest, index=index))
+                reply = await self._replies.receive()
+                if not isinstance(reply, protocol.ArchivePart):
+                    assert isinstance(reply, protocol.Error)
+                    raise SubmissionError(f"the server would not send {digest}: {reply.message}")
+                data += reply.data
+                parts, index = reply.parts, index + 1
+            return bytes(data)
+
+
+async def _hosted(connection: ClientConnection, host_id: int, seat: Awaitable[Hosted]) -> None:
     try:
-        ending = await host_seat(host, server, tls, programs, start)
-    except (CannotRun, OSError) as error:
-        ending = str(error)
-    await connection.send(protocol.HostEnded(host=host.host, ending=ending[:MAX_ENDING]))
+        hosted = await seat
+    except (CannotRun, SandboxUnavailable, ServerError, ConnectionClosed, OSError) as error:
+        hosted = Hosted(str(error).split("\n", 1)[0], str(error))
+    ending, log = hosted.ending[:MAX_ENDING], hosted.log[-protocol.MAX_HOSTED_LOG :]
+    await connection.send(protocol.HostEnded(host=host_id, ending=ending, log=log or None))
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -84,6 +119,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="NAME=COMMAND",
         help="offer a program speaking the protocol under an agent's name (repeatable)",
     )
+    worker.add_argument(
+        "--cache",
+        type=Path,
+        help="keep submissions' archives in this folder (default: a temporary one)",
+    )
     worker.set_defaults(run=run_worker_command)
 
 
@@ -99,6 +139,11 @@ def run_worker_command(args: argparse.Namespace) -> int:
         print("arbiter worker: give the worker account's token (--token or ARBITER_TOKEN)")
         return 2
     try:
+        find_bwrap()
+    except SandboxUnavailable as error:
+        print(f"arbiter worker: {error}", file=sys.stderr)
+        return 2
+    try:
         trio.run(
             lambda: run_worker(
                 args.server,
@@ -107,6 +152,7 @@ def run_worker_command(args: argparse.Namespace) -> int:
                 args.slots,
                 tls=server_tls(args),
                 programs=dict(args.program),
+                cache=args.cache,
             )
         )
     except (ServerError, ConnectionClosed, TLSFailed, OSError) as error:

@@ -63,9 +63,11 @@ class FrameReader {
 
 const socket = net.createConnection({ host, port });
 const reader = new FrameReader();
-const send = (message) => socket.write(frame(message));
 let myMatch = null;
 let finished = false;
+// Once done, nothing more is written: frames that came in the same read as game_over (a ping)
+// are read and left unanswered.
+const send = (message) => finished || socket.write(frame(message));
 
 const seek = () => send({ type: "seek", game, time: { move: Number(seconds) }, hints: true });
 // The next step after a game (or at the start): in a tournament, ask whether a game is left.

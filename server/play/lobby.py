@@ -13,6 +13,8 @@ dirty, a move included.
 
 from __future__ import annotations
 
+import logging
+
 import trio
 
 from arbiter import protocol
@@ -21,7 +23,7 @@ from arbiter.server.connection.limits import Limits
 from arbiter.server.connection.outbox import OutputBudget
 from arbiter.server.connection.session import Session
 from arbiter.server.connection.stalls import StallMeter
-from arbiter.server.play import messages
+from arbiter.server.play import match_logs, messages
 from arbiter.server.play.listing import listing
 from arbiter.server.play.live_matches import LiveMatches
 from arbiter.server.play.lobby_feed import LobbyFeed
@@ -33,8 +35,11 @@ from arbiter.server.play.sign_in import SignIn
 from arbiter.server.play.spectating import Spectating
 from arbiter.server.play.submissions import Submissions
 from arbiter.server.play.tournament_desk import NoTournaments, TournamentDesk
-from arbiter.server.play.workers import Workers
+from arbiter.server.play.workers import Hosting, Workers
+from arbiter.server.storage.errors import NotStored
 from arbiter.server.storage.interface import Storage
+
+log = logging.getLogger(__name__)
 
 
 class Lobby:
@@ -124,8 +129,13 @@ class Lobby:
                 self._lobby(session, follow)
             case protocol.Worker(slots=slots):
                 self.workers.announce(session, self.sign_in.accounts.get(session), slots)
-            case protocol.HostEnded(host=host_id, ending=ending):
-                self.workers.ended(session, host_id, ending)
+            case protocol.Logs():
+                account = self.sign_in.accounts.get(session)
+                await match_logs.answer(self.storage, session, account, message)
+            case protocol.HostEnded(host=host_id, ending=ending, log=log_text):
+                hosting = self.workers.ended(session, host_id, ending, log_text or "")
+                if hosting is not None and log_text:
+                    await self._keep_log(hosting, log_text)
             case (
                 protocol.TournamentCreate()
                 | protocol.TournamentStart()
@@ -145,6 +155,13 @@ class Lobby:
             ):
                 account = self.sign_in.accounts.get(session)
                 await self.submissions.handle(session, account, message)
+
+    async def _keep_log(self, hosting: Hosting, log_text: str) -> None:
+        """Keep what a hosted agent printed with the matches it played, for its author."""
+        try:
+            await self.storage.keep_seat_log(hosting.name, hosting.began, hosting.author, log_text)
+        except NotStored as error:
+            log.error("the log of %s could not be stored: %s", hosting.name, error)
 
     def _lobby(self, session: Session, follow: bool) -> None:
         """Answer `lobby` with a listing; with `follow`, keep sending fresh ones, else stop."""

@@ -32,29 +32,31 @@ spin."""
 class WorkerProgram(Protocol):
     """What starts one of the server's own workers."""
 
-    def worker_command(self, server: tuple[str, int], name: str) -> list[str]:
-        """The command that runs a worker signed in as `name` on `server` (its token in
-        `ARBITER_TOKEN`)."""
+    def worker_command(self, server: tuple[str, int], name: str, slots: int) -> list[str]:
+        """The command that runs a worker signed in as `name` on `server`, hosting up to `slots`
+        seats at once (its token in `ARBITER_TOKEN`)."""
         ...
 
 
 async def keep_workers(
-    count: int, program: WorkerProgram, storage: Storage, server: tuple[str, int]
+    count: int, slots: int, program: WorkerProgram, storage: Storage, server: tuple[str, int]
 ) -> None:
-    """Run `count` workers of `server` until cancelled, each started again when it ends."""
+    """Run `count` workers of `server` with `slots` seats each until cancelled, each started
+    again when it ends."""
     async with trio.open_nursery() as nursery:
         for number in range(1, count + 1):
-            nursery.start_soon(_keep_worker, f"local-worker-{number}", program, storage, server)
+            name = f"local-worker-{number}"
+            nursery.start_soon(_keep_worker, name, slots, program, storage, server)
 
 
 async def _keep_worker(
-    name: str, program: WorkerProgram, storage: Storage, server: tuple[str, int]
+    name: str, slots: int, program: WorkerProgram, storage: Storage, server: tuple[str, int]
 ) -> None:
     while True:
         try:
             token = await storage.issue_local_token(name, "worker")
             await trio.run_process(
-                program.worker_command(server, name),
+                program.worker_command(server, name, slots),
                 env={**os.environ, TOKEN_VARIABLE: token},
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

@@ -6,7 +6,9 @@ the same options and time control; the waiting seek takes the first seat. That m
 predictable for scripts (`arbiter referee` seats agent A first by seeking first) and fair over a
 series of games only when the seekers alternate, which is the tournament's business, not ours.
 
-A seek may name its opponent (a challenge): then it pairs only with that player's seek. A
+A seek may name its opponent (a challenge): then it pairs only with that player's seek. A seat
+a worker hosts for a challenge (`Workers.opponent_of`) seeks only its opponent, whatever its
+agent asks: a program that seeks anyone must not meet someone else's hosted seat. A
 registered player's seek for a game it still has to play in a tournament is *kept* for the
 tournament (`server.play.tournament_desk`) and never paired here; both find it in one table of
 open seeks (`server.play.seeks`).
@@ -24,6 +26,13 @@ from arbiter.protocol import ErrorCode, TimeControl
 from arbiter.server.connection.session import Session
 from arbiter.server.play import messages
 from arbiter.server.play.defaults import Illegal
+from arbiter.server.play.hosted_submissions import (
+    NotPlayable,
+    is_submission_spec,
+    resolve,
+    run_of,
+    seat_base,
+)
 from arbiter.server.play.live_matches import LiveMatches
 from arbiter.server.play.match import Match
 from arbiter.server.play.seek_terms import TermsRefused, checked_terms
@@ -75,6 +84,16 @@ class Pairing:
             session.send_error(refused.code, str(refused), ref="seek")
             return
         opponent, hosting = seek.opponent, None
+        bound = self.workers.opponent_of(session.name) if session.hosted else None
+        if bound is not None:
+            if opponent not in (None, bound):
+                session.send_error(
+                    ErrorCode.BAD_OPPONENT,
+                    f"{session.name!r} is hosted to play {bound!r} alone, not {opponent!r}",
+                    ref="seek",
+                )
+                return
+            opponent = bound
         if opponent is not None and opponent.startswith(HOSTED_PREFIX):
             hosting = await self._host_opponent(session, game.name, time_control, opponent)
             if hosting is None:
@@ -109,15 +128,22 @@ class Pairing:
     async def _host_opponent(
         self, session: Session, game: str, control: TimeControl, opponent: str
     ) -> Hosting | None:
-        """A challenge to `hosted:AGENT`: a worker runs AGENT under a seat name of its own,
-        which challenges this player back; that name is the seek's opponent. None after
-        telling the client why no worker will."""
+        """A challenge to `hosted:AGENT` (a built-in agent, or a submission's `author/name`): a
+        worker runs it under a seat name of its own, which challenges this player back; that
+        name is the seek's opponent. None after telling the client why no worker will."""
         agent = opponent.removeprefix(HOSTED_PREFIX)
-        name = self.workers.free_name(f"hosted-{agent}"[:MAX_HOSTED_BASE])
-        run = {"kind": "agent", "agent": agent}
         try:
-            return await self.workers.host(name, game, control, run, opponent=session.name)
-        except (NoWorker, AccountError, NotStored) as error:
+            author = None
+            if is_submission_spec(agent):
+                row = await resolve(self.workers.storage, agent, game)
+                base, run, author = seat_base(row), run_of(row), row.author
+            else:
+                base, run = f"hosted-{agent}", {"kind": "agent", "agent": agent}
+            name = self.workers.free_name(base[:MAX_HOSTED_BASE])
+            return await self.workers.host(
+                name, game, control, run, opponent=session.name, author=author
+            )
+        except (NoWorker, NotPlayable, AccountError, NotStored) as error:
             session.send_error(
                 ErrorCode.BAD_OPPONENT, f"no game against {opponent}: {error}", ref="seek"
             )

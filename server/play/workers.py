@@ -22,6 +22,7 @@ grace period, since no one can take the seat back. Its moves already played stan
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,9 +57,19 @@ class Hosting:
     id: int
     worker: Session
     name: str
+    opponent: str | None = None
+    """The one player a seat hosted for a challenge may meet (None for a tournament's)."""
+    author: str | None = None
+    """Whose submission it runs (None for a built-in agent): who may read its log."""
+    began: float = field(default_factory=time.time)
+    """When it was hosted (seconds since the epoch): its matches began after."""
+    online: trio.Event = field(default_factory=trio.Event)
+    """Set when the agent signs in with the seat's ticket (after any fetch and build)."""
     ended: trio.Event = field(default_factory=trio.Event)
     ending: str = ""
     """Why the agent ended, as the worker said (or `WORKER_LOST`)."""
+    log: str = ""
+    """The end of what the agent printed on stderr, as the worker sent it."""
     on_end: Callable[[str], None] | None = None
     """Called with the ending, once, when the hosting ends."""
 
@@ -80,6 +91,8 @@ class Workers:
         wait for a worker rather than run their agents themselves."""
         self._free: dict[Session, int] = {}
         """Each worker's free slots."""
+        self._slots: dict[Session, int] = {}
+        """Each worker's slots, free or not."""
         self._hostings: dict[int, Hosting] = {}
         self._by_name: dict[str, Hosting] = {}
         self._next_id = 1
@@ -89,6 +102,11 @@ class Workers:
     @property
     def connected(self) -> int:
         return len(self._free)
+
+    @property
+    def slots(self) -> int:
+        """The seats the connected workers host at once, free or not."""
+        return sum(self._slots.values())
 
     def announce(self, session: Session, account: Account | None, slots: int) -> None:
         """Answer `worker`: `session` hosts up to `slots` seats from now on."""
@@ -109,6 +127,7 @@ class Workers:
             return
         busy = sum(1 for hosting in self._hostings.values() if hosting.worker is session)
         self._free[session] = slots - busy
+        self._slots[session] = slots
         logs.event(log, "worker_ready", worker=session.name, slots=slots)
         self._wake()
 
@@ -121,15 +140,17 @@ class Workers:
         *,
         tournament: str | None = None,
         opponent: str | None = None,
+        author: str | None = None,
     ) -> Hosting:
-        """Have a worker run `run` as `name`; `NoWorker` if none has a free slot."""
+        """Have a worker run `run` as `name` (`author`'s submission, if any); `NoWorker` if none
+        has a free slot."""
         worker = max(self._free, key=lambda session: self._free[session], default=None)
         if worker is None or self._free[worker] <= 0:
             raise NoWorker(
                 f"no worker has a free slot ({self.connected} connected): try again later"
             )
         self._free[worker] -= 1  # taken before the ticket's write, which waits
-        hosting = Hosting(self._next_id, worker, name)
+        hosting = Hosting(self._next_id, worker, name, opponent, author)
         self._next_id += 1
         self._hostings[hosting.id] = hosting
         self._by_name[name] = hosting
@@ -171,26 +192,43 @@ class Workers:
 
     def hosts(self, name: str, account: Account | None) -> bool:
         """Whether a connection signed in as `account` is a seat a worker hosts (its ticket is
-        that name's token, which only the hosting's worker was given)."""
-        return account is not None and account.role == "local" and name in self._by_name
+        that name's token, which only the hosting's worker was given); if so, its hosting is
+        marked online."""
+        if account is None or account.role != "local" or name not in self._by_name:
+            return False
+        self._by_name[name].online.set()
+        return True
 
-    def ended(self, session: Session, host_id: int, ending: str) -> None:
-        """Answer `host_ended`: the worker's agent ended, its slot is free."""
+    def opponent_of(self, name: str) -> str | None:
+        """The one opponent the seat hosted as `name` was hosted to meet, if any: its seeks
+        are challenges to that player whatever its agent asked, so a program that ignores
+        `ARBITER_OPPONENT` still meets the player the hosting is for."""
+        hosting = self._by_name.get(name)
+        return None if hosting is None else hosting.opponent
+
+    def ended(
+        self, session: Session, host_id: int, ending: str, log_text: str = ""
+    ) -> Hosting | None:
+        """Answer `host_ended`: the worker's agent ended, its slot is free. The hosting, or
+        None after telling the worker it has no such hosting."""
         hosting = self._hostings.get(host_id)
         if hosting is None or hosting.worker is not session:
             session.send_error(
                 ErrorCode.BAD_FIELD, f"no hosting {host_id} of yours is running", ref="host_ended"
             )
-            return
+            return None
         logs.event(log, "hosted_seat_ended", host=host_id, player=hosting.name, ending=ending)
+        hosting.log = log_text
         self._release(hosting, ending)
         if session in self._free:
             self._free[session] += 1
         self._wake()
+        return hosting
 
     def leave(self, session: Session) -> list[str]:
         """`session` closed: if it was a worker, the names of the seats it hosted (each ends
         `WORKER_LOST`)."""
+        self._slots.pop(session, None)
         if self._free.pop(session, None) is None:
             return []
         lost = [hosting for hosting in self._hostings.values() if hosting.worker is session]

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
+from arbiter.server.storage.seat_logs import SeatLog
 from arbiter.server.storage.statuses import GameStatus, SubmissionStatus, TournamentStatus
 
 if TYPE_CHECKING:
@@ -189,6 +190,10 @@ class Storage(Protocol):
 
     async def find_submission(self, submission_id: int) -> SubmissionRow | None: ...
 
+    async def submissions_with_status(self, status: SubmissionStatus) -> list[SubmissionRow]:
+        """Every author's versions in `status`, oldest first."""
+        ...
+
     async def retire_submission(self, author: str, name: str, version: int) -> SubmissionRow:
         """Retire a version (kept, with its games); `errors.SubmissionRefused` if there is no
         such version or it is retired already."""
@@ -203,6 +208,17 @@ class Storage(Protocol):
 
     async def read_archive(self, content_hash: str) -> bytes | None:
         """The archive stored under this SHA-256 (hex), or None."""
+        ...
+
+    async def keep_seat_log(
+        self, player: str, since: float, author: str | None, log: str
+    ) -> list[int]:
+        """Keep a hosted seat's stderr with each match `player` began at `since` (seconds since
+        the epoch) or later, as `author`'s to read; the matches' ids (`storage.seat_logs`)."""
+        ...
+
+    async def seat_logs(self, match_id: int) -> list[SeatLog]:
+        """The hosted seats' logs kept for a match, in seat order."""
         ...
 
     async def archive_authors(self, content_hash: str) -> frozenset[str]:

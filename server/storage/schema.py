@@ -142,8 +142,19 @@ CREATE TABLE IF NOT EXISTS submissions (
 """Version 4: agents uploaded for the server to run; an archive is stored once however many
 versions (of however many authors) hold the same bytes."""
 
+SEAT_LOGS: Final = """
+CREATE TABLE IF NOT EXISTS seat_logs (
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    seat_index INTEGER NOT NULL,
+    author TEXT,                    -- whose submission played the seat (NULL: a built-in agent)
+    log TEXT NOT NULL,              -- the end of its stderr, at most protocol.MAX_HOSTED_LOG
+    PRIMARY KEY (match_id, seat_index)
+)
+"""
+"""Version 6: what each hosted seat printed on stderr, for its author (`storage.seat_logs`)."""
+
 OUR_TABLES: Final = frozenset(
-    re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", TABLES + COMMIT_LOG + SUBMISSIONS)
+    re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS)
 )
 STAMP: Final = "arbiter_schema"
 
@@ -185,6 +196,11 @@ def _version_5(db: Connection, dialect: Dialect) -> None:
     db.execute("ALTER TABLE results ADD COLUMN clock TEXT NOT NULL DEFAULT 'wall'")
 
 
+def _version_6(db: Connection, dialect: Dialect) -> None:
+    """The hosted seats' logs (`SEAT_LOGS`)."""
+    db.execute(SEAT_LOGS.format(**dialect.types))
+
+
 EMPTY_ANSWERS: Final = b"\x90"
 """msgpack's empty array: the answers of batch 0."""
 
@@ -193,6 +209,7 @@ MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     3: _version_3,
     4: _version_4,
     5: _version_5,
+    6: _version_6,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)

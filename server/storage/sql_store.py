@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Final, TypeVar
 import trio
 
 from arbiter.games import Result, Termination
-from arbiter.server.storage import accounts
+from arbiter.server.storage import accounts, seat_logs
 from arbiter.server.storage import submissions as stored_submissions
 from arbiter.server.storage.engine import open_read_only
 from arbiter.server.storage.errors import (
@@ -58,6 +58,7 @@ from arbiter.server.storage.records import (
     read_records,
 )
 from arbiter.server.storage.registry import Registry
+from arbiter.server.storage.seat_logs import SeatLog
 from arbiter.server.storage.sql_connection import Connection, Dialect
 from arbiter.server.storage.statuses import (
     MatchStatus,
@@ -427,6 +428,9 @@ class SQLStorage:
     async def find_submission(self, submission_id: int) -> SubmissionRow | None:
         return await self._run(stored_submissions.find, self._db, submission_id)
 
+    async def submissions_with_status(self, status: SubmissionStatus) -> list[SubmissionRow]:
+        return await self._run(stored_submissions.with_status, self._db, status)
+
     async def retire_submission(self, author: str, name: str, version: int) -> SubmissionRow:
         return await self._run(
             stored_submissions.retire, self._db, author, name, version, failure=NotStored
@@ -438,6 +442,16 @@ class SQLStorage:
         return await self._run(
             stored_submissions.set_status, self._db, submission_id, status, log, failure=NotStored
         )
+
+    async def keep_seat_log(
+        self, player: str, since: float, author: str | None, log: str
+    ) -> list[int]:
+        return await self._run(
+            seat_logs.keep, self._db, player, since, author, log, failure=NotStored
+        )
+
+    async def seat_logs(self, match_id: int) -> list[SeatLog]:
+        return await self._run(seat_logs.of_match, self._db, match_id)
 
     async def read_archive(self, content_hash: str) -> bytes | None:
         return await self._run(stored_submissions.read_archive, self._db, content_hash)

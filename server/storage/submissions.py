@@ -177,6 +177,14 @@ def listing(db: Connection, author: str, game: str | None = None) -> list[Submis
     return rows_as(SubmissionRow, db.execute(query + " ORDER BY name, version", parameters))
 
 
+def with_status(db: Connection, status: str) -> list[SubmissionRow]:
+    """Every version in `status`, oldest first (the validations still to play, say)."""
+    return rows_as(
+        SubmissionRow,
+        db.execute(f"SELECT {COLUMNS} FROM submissions WHERE status = ? ORDER BY id", (status,)),
+    )
+
+
 def retire(db: Connection, author: str, name: str, version: int) -> SubmissionRow:
     """Mark a version retired, keeping its row and games; `SubmissionRefused` if the author has
     no such version or retired it already."""

@@ -145,8 +145,9 @@ class AgentProgram:
             *("--seed", str(seed), "--reconnect", "0"),
         ]
 
-    def worker_command(self, server: tuple[str, int], name: str) -> list[str]:
-        """The command of one of the server's own workers (`arbiter worker`, one slot), its
-        token in `ARBITER_TOKEN`."""
+    def worker_command(self, server: tuple[str, int], name: str, slots: int) -> list[str]:
+        """The command of one of the server's own workers (`arbiter worker`), its token in
+        `ARBITER_TOKEN`."""
         host, port = server
-        return [*self.program, "worker", "--server", f"{host}:{port}", "--name", name]
+        address = f"{host}:{port}"
+        return [*self.program, "worker", "--server", address, "--name", name, "--slots", str(slots)]

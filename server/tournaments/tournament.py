@@ -16,7 +16,10 @@ gets `match_started` and at once `game_over`, so its client moves on to its next
 Entrants entered with `local` are run by the server as ordinary clients, under seat names of
 their own (`local-greedy`): one process each (`arbiter tournament play` for a built-in agent, or
 what the launcher says), which connects back over TCP with a token the server issues to it
-privately (in its environment), restarted if it dies while it has games left.
+privately (in its environment), restarted if it dies while it has games left. A `local` entrant
+may also be a submission (`author/name`, `author/name@v2`: a ready version, kept pinned as
+`author/name@vN`), which only a worker runs (`local-author.name.vN`), so its author need not be
+online.
 
 A server killed mid-tournament resumes on restart: finished games stand, and a game that was in
 play is *resumed* from its stored moves, clocks and lag quotas as stored (time that passed while
@@ -44,6 +47,14 @@ from arbiter.server.common import logs
 from arbiter.server.connection.stalls import StallMeter
 from arbiter.server.play import messages
 from arbiter.server.play.defaults import DefaultKind, Illegal, lost_by_default
+from arbiter.server.play.hosted_submissions import (
+    NotPlayable,
+    is_submission_spec,
+    pinned,
+    resolve,
+    run_of,
+    seat_base,
+)
 from arbiter.server.play.match import Match, store_outcome
 from arbiter.server.play.messages import Ending, Table
 from arbiter.server.play.seek_terms import Refused, checked_terms
@@ -426,7 +437,7 @@ class Desk:
     async def _checked_local(
         self, game: Game[Any, Any], agents: Sequence[str], players: Sequence[str]
     ) -> dict[str, str]:
-        seats = [(await self._seat_name(game, agent), agent) for agent in agents]
+        seats = [await self._entrant(game, agent) for agent in agents]
         local = local_names(seats, players)
         for name in local:
             found = await self.storage.account_credentials(name, certain=True)  # lookalikes too
@@ -438,6 +449,17 @@ class Desk:
                     " name a built-in agent",
                 )
         return local
+
+    async def _entrant(self, game: Game[Any, Any], agent: str) -> tuple[str, str]:
+        """The seat name of a `local` entrant, and what runs it: a submission's ready version
+        (pinned), or an agent the launcher runs."""
+        if not is_submission_spec(agent):
+            return await self._seat_name(game, agent), agent
+        try:
+            row = await resolve(self.storage, agent, game.name)
+        except NotPlayable as error:
+            raise TournamentError(ErrorCode.BAD_TOURNAMENT, str(error)) from None
+        return seat_base(row), pinned(row)
 
     async def _seat_name(self, game: Game[Any, Any], agent: str) -> str:
         """The seat name of an entrant the launcher can run (asked only when a tournament
@@ -741,6 +763,7 @@ class Runner:
     async def _keep_local(self, name: str, agent: str, index: int) -> None:
         """Run the agent's client until it has no game left, restarting it if it dies: on a
         worker when the server has workers (then its seat is judged on CPU time), else here.
+        A submission runs only on a worker: it waits for one.
 
         If it cannot run at all its games wait their `wait` and default (`absent`): the
         tournament goes on without it.
@@ -748,12 +771,13 @@ class Runner:
         address = await self.desk.wait_for_address()
         launcher = self.desk.local_agents
         workers = self.desk.workers
+        hosted_only = is_submission_spec(agent)
         try:
-            while workers is not None and (workers.expected or workers.connected):
+            while workers is not None and (hosted_only or workers.expected or workers.connected):
                 if not self.tournament.unfinished(name):
                     return
                 await self._keep_hosted(workers, name, agent, index)
-            while launcher is not None and self.tournament.unfinished(name):
+            while launcher is not None and not hosted_only and self.tournament.unfinished(name):
                 token = await self.storage.issue_local_token(name)
                 self._launched[name].set()
                 told = environment(
@@ -767,8 +791,8 @@ class Runner:
                     check=False,
                 )
                 await trio.sleep(LOCAL_RESTART_SECONDS)
-        except (OSError, accounts.AccountError):
-            log.exception("cannot run the built-in agent %r", name)
+        except (OSError, accounts.AccountError, NotPlayable):
+            log.exception("cannot run the entrant %r", name)
         finally:
             self._launched[name].set()
 
@@ -776,13 +800,20 @@ class Runner:
         """Have a worker run the agent until it ends (waiting for a free slot first); its
         `wait` counts from the `host` frame."""
         tournament = self.tournament
+        author = None
+        if is_submission_spec(agent):
+            row = await resolve(self.storage, agent, tournament.row.game)
+            run, author = run_of(row), row.author
+        else:
+            run = {"kind": "agent", "agent": agent, "seed": index}
         try:
             hosting = await workers.host(
                 name,
                 tournament.row.game,
                 tournament.control,
-                {"kind": "agent", "agent": agent, "seed": index},
+                run,
                 tournament=tournament.name,
+                author=author,
             )
         except NoWorker:
             await workers.wait_for_slot()

@@ -34,6 +34,7 @@ from arbiter.protocol.submission import (
 )
 from arbiter.server.connection.token_checks import TokensBusy
 from arbiter.server.play.lobby import Lobby
+from arbiter.server.play.match_logs import readable
 from arbiter.server.play.submissions import Refused, store
 from arbiter.server.storage.errors import StoreError, SubmissionRefused
 from arbiter.server.storage.statuses import SubmissionStatus
@@ -149,6 +150,7 @@ class AuthorPages:
             Route("/sign-out", self.guarded(self.sign_out), methods=["POST"]),
             Route("/agents/upload", self.guarded(self.upload), methods=["POST"]),
             Route("/agents/retire", self.guarded(self.retire), methods=["POST"]),
+            Route("/match/{match:int}/logs", self.match_logs, methods=["GET"]),
         ]
 
     def author(self, request: Request) -> str | None:
@@ -164,6 +166,25 @@ class AuthorPages:
             return _page("Agents", f'<p class="error">{STORE_FAILED}</p>', 503)
         csrf = self.cookies.csrf_of(request.cookies[COOKIE])
         return _page("Agents", _author_page(author, rows, csrf, sentence), status)
+
+    async def match_logs(self, request: Request) -> Response:
+        """The match's hosted seats' logs the signed-in author may read (`play.match_logs`), as
+        JSON for the match page (`logs`); 401 for a visitor who has not signed in."""
+        author = self.author(request)
+        if author is None:
+            return JSONResponse({"error": "sign in to read your agents' logs"}, 401)
+        match_id = int(request.path_params["match"])
+        storage = self.lobby.storage
+        try:
+            account = await storage.find_account(author)
+            kept = await storage.seat_logs(match_id)
+        except StoreError:
+            return JSONResponse({"error": STORE_FAILED}, 503)
+        if account is None:
+            return JSONResponse({"error": "sign in to read your agents' logs"}, 401)
+        shown = readable(kept, account)
+        entries = [{"seat": log.seat, "player": log.player, "log": log.log} for log in shown]
+        return JSONResponse({"logs": entries})
 
     async def sign_in(self, request: Request) -> Response:
         if not _same_origin(request):

@@ -145,13 +145,13 @@ def refused(data: Any) -> PeerError:
 CLIENT_TYPES = [
     "hello", "list_games", "seek", "cancel_seek", "move", "resign", "watch", "lobby",
     "tournament_create", "tournament_start", "tournament_status", "submit_begin", "submit_part",
-    "submit_end", "submissions", "retire", "submission_fetch", "worker", "host_ended",
+    "submit_end", "submissions", "retire", "submission_fetch", "worker", "host_ended", "logs",
 ]  # fmt: skip
 SERVER_TYPES = [
     "welcome", "error", "games", "seeking", "seek_cancelled", "match_started", "your_turn",
     "move_accepted", "move_refused", "opponent_moved", "game_over", "watching", "resumed",
     "tournament", "lobby_listing", "submit_ready", "submitted", "submission_list", "retired",
-    "archive_part", "host",
+    "archive_part", "host", "match_logs",
 ]  # fmt: skip
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import random
 import sys
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -70,6 +71,14 @@ async def test_a_megabyte_each_way_passes_byte_exact(tmp_path: Path) -> None:
     assert f"agent got {hashlib.sha256(reply).hexdigest()}" in sandbox.output().decode()
 
 
+def _noting(frames: list[tuple[Direction, bytes]]) -> Callable[[Direction, bytes], bytes]:
+    def note(direction: Direction, body: bytes) -> bytes:
+        frames.append((direction, body))
+        return body
+
+    return note
+
+
 async def test_the_link_reports_each_frame_in_each_direction() -> None:
     to_agent, from_server = trio.testing.memory_stream_pair()
     agent_in, agent_out_reader = trio.testing.memory_stream_pair()
@@ -79,7 +88,7 @@ async def test_the_link_reports_each_frame_in_each_direction() -> None:
     welcome = encode_frame({"type": "welcome"})
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(link, agent_out, agent_in, to_agent, lambda d, b: frames.append((d, b)))
+        nursery.start_soon(link, agent_out, agent_in, to_agent, _noting(frames))
         for byte in hello:  # one byte at a time: frames are whole however the bytes come
             await agent_writer.send_all(bytes([byte]))
         assert await _read(from_server, len(hello)) == hello

@@ -65,7 +65,7 @@ async def test_sleeping_costs_a_cpu_clock_nothing(tmp_path: Path) -> None:
 
 
 async def test_an_agent_asleep_past_the_watchdog_loses_on_time(tmp_path: Path) -> None:
-    with hosting(tmp_path, program("sleep", 5.0)) as server:
+    with hosting(tmp_path, program("sleep", 8.0)) as server:  # past the watchdog and stalls
         with trio.fail_after(60):
             over, theirs = await challenge(server.port, "sleep", "move=1")
         assert theirs == 0

@@ -3,46 +3,14 @@ with no client online once the director has started it."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import trio
 
 from arbiter.server.app import open_records, read_records, read_tournaments
-from tests.processes import ROOT, SERVER
 from tests.tournament.helpers import QUICK, create, director, start
-from tests.workers.hosting import wait_for_log
-
-
-@pytest.fixture
-def with_workers(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
-    """`arbiter-server --workers 2` once both workers are ready, and its port; killed after,
-    with its workers and their agents (one process group)."""
-    db, log = tmp_path / "arbiter.db", tmp_path / "server.log"
-    with open(log, "w") as stderr:
-        server = subprocess.Popen(
-            [*SERVER, "--port", "0", "--db", str(db), "--workers", "2"],
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            cwd=ROOT,
-            start_new_session=True,
-        )
-    try:
-        assert server.stdout is not None
-        port = int(server.stdout.readline().split(":")[-1])
-        wait_for_log(log, "worker_ready", count=2)
-        yield server, port
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(server.pid, signal.SIGKILL)
-        server.communicate()
 
 
 async def test_two_local_workers_play_a_tournament_of_built_in_agents(

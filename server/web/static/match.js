@@ -9,6 +9,26 @@ export function showMatch(main, matchId) {
   const wire = connect({ name: spectatorName() }, (message) => view.receive(message, wire));
   window.addEventListener("hashchange", () => view.render());
   setInterval(() => view.tickClocks(), 200);
+  showLogs(main, matchId);
+}
+
+// What the signed-in author's hosted agents printed in this match (an admin sees every hosted
+// seat's): nothing is shown to anyone else. A worker reports a log when its agent ends, a moment
+// after the game does, so a signed-in author's page asks again for a while.
+const LOG_RETRY_MS = 2000;
+
+async function showLogs(main, matchId, retries = 30) {
+  const answer = await fetch(`/match/${matchId}/logs`);
+  if (answer.status !== 200) return;
+  const { logs } = await answer.json();
+  if (logs.length === 0) {
+    if (retries > 0) setTimeout(() => showLogs(main, matchId, retries - 1), LOG_RETRY_MS);
+    return;
+  }
+  main.append(element("section", { class: "logs" }, element("h2", { text: "Agent logs" }),
+    ...logs.map((entry) => element("div", {},
+      element("h3", { text: `${entry.seat}: ${entry.player}` }),
+      element("pre", { text: entry.log })))));
 }
 
 export class MatchView {

@@ -1,5 +1,5 @@
-"""The relay's rewriting, without I/O: the agent's hello signs in with the seat's ticket, and its
-moves carry the CPU seconds the worker measured, whatever the agent wrote."""
+"""The stamper's rewriting, without I/O: the agent's hello signs in with the seat's ticket, and
+its moves carry the CPU seconds the worker measured, whatever the agent wrote."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import subprocess
 import sys
 import time
 
-import pytest
-
-from arbiter.client.worker.cpu import tree_cpu_seconds
-from arbiter.client.worker.relay import AgentRefused, Stamper
+from arbiter import protocol
+from arbiter.client.sandbox.link import Direction
+from arbiter.client.sandbox.tree import tree_usage
+from arbiter.client.worker.stamper import Stamper
 
 
 class FakeTree:
@@ -24,16 +24,23 @@ class FakeTree:
 
 
 def signed_in(tree: FakeTree, version: int = 2) -> Stamper:
-    stamper = Stamper("local", "ticket", tree)
-    hello = stamper.to_server({"type": "hello", "version": version, "name": "a", "token": "local"})
+    stamper = Stamper("ticket", tree)
+    hello = stamper.to_server({"type": "hello", "version": version, "name": "a", "token": "mine"})
     assert hello["token"] == "ticket"
     return stamper
 
 
-def test_a_hello_without_the_local_token_is_refused() -> None:
-    stamper = Stamper("local", "ticket", FakeTree())
-    with pytest.raises(AgentRefused):
-        stamper.to_server({"type": "hello", "version": 2, "name": "a", "token": "ticket"})
+def test_frames_at_the_links_seam_are_rewritten_one_way_and_watched_the_other() -> None:
+    tree = FakeTree()
+    stamper = signed_in(tree)
+    turn = protocol.encode_frame({"type": "your_turn", "match": 1})[4:]
+    tree.used = 1.0
+    assert stamper.on_frame(Direction.TO_AGENT, turn) == turn
+    tree.used = 1.5
+    sent = protocol.encode_frame({"type": "move", "match": 1, "move": "B6C6", "cpu": 0.0})[4:]
+    passed = protocol.decode_body(stamper.on_frame(Direction.TO_SERVER, sent))
+    assert passed == {"type": "move", "match": 1, "move": "B6C6", "cpu": 0.5}
+    assert stamper.on_frame(Direction.TO_SERVER, b"\xc1") == b"\xc1"  # the server judges it
 
 
 def test_a_move_carries_the_cpu_seconds_since_its_turn_and_not_the_agents_figure() -> None:
@@ -67,7 +74,7 @@ def test_the_cpu_of_a_process_tree_counts_its_children() -> None:
     parent = subprocess.Popen([sys.executable, "-c", PARENT])
     try:
         deadline = time.monotonic() + 20
-        while tree_cpu_seconds(parent.pid) < 0.5:
+        while tree_usage(parent.pid).cpu_seconds < 0.5:
             assert time.monotonic() < deadline
             time.sleep(0.05)
     finally:

@@ -1,0 +1,48 @@
+"""The workers' tests share one server with workers of its own."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.processes import ROOT, SERVER
+from tests.workers.hosting import wait_for_log
+
+
+@contextlib.contextmanager
+def server_with_workers(tmp_path: Path, *flags: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """`arbiter-server --workers 2 FLAGS...` once both workers are ready, and its port; killed
+    after, with its workers and their agents (one process group). Its store is
+    `tmp_path/arbiter.db`, its log `tmp_path/server.log`."""
+    db, log = tmp_path / "arbiter.db", tmp_path / "server.log"
+    with open(log, "w") as stderr:
+        server = subprocess.Popen(
+            [*SERVER, "--port", "0", "--db", str(db), "--workers", "2", *flags],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            cwd=ROOT,
+            start_new_session=True,
+        )
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline().split(":")[-1])
+        wait_for_log(log, "worker_ready", count=2)
+        yield server, port
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)
+        server.communicate()
+
+
+@pytest.fixture
+def with_workers(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """A server with two workers of one slot each (`server_with_workers`)."""
+    with server_with_workers(tmp_path) as running:
+        yield running

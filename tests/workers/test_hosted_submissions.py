@@ -1,0 +1,124 @@
+"""Submissions hosted end to end: uploaded with `arbiter submit`, validated by the server's own
+worker in the sandbox against `random`, marked `ready` (or `failed` with a log saying why),
+then challenged by name with nobody but the challenger online."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import trio
+
+from arbiter.server.storage.engine import open_database
+from tests.processes import ROOT
+from tests.sandbox.helpers import need_bwrap
+from tests.tournament.helpers import arbiter, register, text
+
+AGENT_MODULE = b"""
+import random
+
+
+class FirstLegal:
+    def __init__(self, game, seed=None):
+        self.rng = random.Random(seed)
+
+    def choose(self, state, budget):
+        return self.rng.choice(state.legal_moves())
+"""
+CRASHER = b"""
+import sys
+
+
+class Player:
+    def __init__(self, colour):
+        sys.exit("no board today")
+"""
+
+
+def statuses(db: Path) -> dict[str, tuple[str, str]]:
+    connection = open_database(db)
+    try:
+        rows = connection.execute("SELECT name, status, validation_log FROM submissions")
+        return {name: (status, log or "") for name, status, log in rows.fetchall()}
+    finally:
+        connection.close()
+
+
+def seats(db: Path, match: int) -> set[tuple[str, str]]:
+    """Who played `match`, and on which clock."""
+    connection = open_database(db)
+    try:
+        rows = connection.execute(
+            "SELECT players.name, results.clock FROM results"
+            " JOIN players ON players.id = results.player_id WHERE results.match_id = ?",
+            (match,),
+        )
+        return {(name, clock) for name, clock in rows.fetchall()}
+    finally:
+        connection.close()
+
+
+async def test_submissions_are_validated_in_the_sandbox_and_play_a_challenge(
+    tmp_path: Path, with_workers: tuple[object, int]
+) -> None:
+    need_bwrap()
+    _, port = with_workers
+    db = tmp_path / "arbiter.db"
+    token = register(db, "ann")["ann"]
+    server = ["--server", f"127.0.0.1:{port}"]
+    (tmp_path / "ahead.py").write_bytes(AGENT_MODULE)
+    c_folder = tmp_path / "c-bot"
+    c_folder.mkdir()
+    (c_folder / "client.c").write_bytes((ROOT / "examples" / "c-client" / "client.c").read_bytes())
+    (tmp_path / "crasher.py").write_bytes(CRASHER)
+    for path, form in (("ahead.py", "module"), ("c-bot", None), ("crasher.py", "player")):
+        flags = ["--form", form] if form else []
+        submit = ["submit", "kings-court", str(tmp_path / path), *server, "--author", "ann"]
+        text(await arbiter(*submit, *flags, token=token))
+    deadline = time.monotonic() + 180
+    while True:
+        found = statuses(db)
+        if len(found) == 3 and "validating" not in {status for status, _ in found.values()}:
+            break
+        assert time.monotonic() < deadline, found
+        await trio.sleep(0.5)
+    assert found["ahead"][0] == "ready", found
+    assert found["c-bot"][0] == "ready", found
+    assert found["crasher"][0] == "failed"
+    assert "no board today" in found["crasher"][1], found["crasher"]
+    played = await arbiter(
+        "bot",
+        "--agent",
+        "random",
+        "--name",
+        "visitor",
+        "--game",
+        "kings-court",
+        *server,
+        "--opponent",
+        "hosted:ann/c-bot",
+        "--time",
+        "move=10",
+        seconds=120,
+    )
+    match = int(text(played).split(":")[0].removeprefix("match "))
+    assert seats(db, match) == {("visitor", "wall"), ("ann.c-bot.v1-1", "cpu")}
+
+    # the hosted seat's output, kept with the match when its worker reports the hosting's end
+    others = register(db, "bob") | register(db, "boss", role="admin")
+    deadline = time.monotonic() + 30
+    while (
+        shown := await arbiter("logs", str(match), *server, "--author", "ann", token=token)
+    ).returncode:
+        assert "no hosted seat of yours" in shown.stderr.decode(), shown
+        assert time.monotonic() < deadline, shown
+        await trio.sleep(0.5)
+    assert "ann.c-bot.v1-1 (ann)" in text(shown)
+    assert "connected (protocol 2); seeking kings-court" in text(shown)
+    admin = await arbiter("logs", str(match), *server, "--author", "boss", token=others["boss"])
+    assert text(admin) == text(shown)
+    refused = await arbiter("logs", str(match), *server, "--author", "bob", token=others["bob"])
+    assert refused.returncode == 1
+    assert f"match {match} has no hosted seat of yours" in refused.stderr.decode()
+    guest = await arbiter("logs", str(match), *server, "--author", "visitor")
+    assert "logs needs a registered name" in guest.stderr.decode(), guest
