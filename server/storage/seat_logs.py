@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arbiter.server.storage.sql_connection import Connection, transaction
+from arbiter.server.storage.sql_connection import Connection, write_transaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +29,7 @@ class SeatLog:
 
 def keep(db: Connection, player: str, since: float, author: str | None, log: str) -> list[int]:
     """Keep `log` for each match `player` began playing at `since` or later; their ids."""
-    with transaction(db):
+    with write_transaction(db):
         rows = db.execute(
             "SELECT results.match_id, results.seat_index FROM results"
             " JOIN players ON players.id = results.player_id"

@@ -12,6 +12,7 @@ No trio and no psycopg here: the commit process and the reading commands import 
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -109,3 +110,11 @@ def transaction(db: Connection, *begin: str) -> Iterator[None]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+def write_transaction(db: Connection) -> contextlib.AbstractContextManager[None]:
+    """A `transaction` that reads, then writes, beside the commit process. On SQLite it takes
+    the write lock as it begins (`BEGIN IMMEDIATE`, waiting its turn): a deferred one that read
+    first cannot take it once another connection has committed since, and fails at once as
+    locked. PostgreSQL's `BEGIN` waits for the rows it writes."""
+    return transaction(db, "BEGIN IMMEDIATE" if isinstance(db, sqlite3.Connection) else "BEGIN")

@@ -20,7 +20,7 @@ from typing import Any
 
 from arbiter.server.storage.errors import SubmissionRefused
 from arbiter.server.storage.group_commit import RETURNING_ID
-from arbiter.server.storage.sql_connection import Connection, rows_as, transaction
+from arbiter.server.storage.sql_connection import Connection, rows_as, write_transaction
 from arbiter.server.storage.statuses import SubmissionStatus
 
 HOUR = 3600.0
@@ -82,7 +82,7 @@ COLUMNS = (
 def add(db: Connection, new: NewSubmission, limits: AuthorLimits) -> SubmissionRow:
     """Store `new` as the next version of its name; `SubmissionRefused` saying why not."""
     now = time.time()
-    with transaction(db):
+    with write_transaction(db):
         _refuse_past_limits(db, new.author, limits, now)
         versions = _versions(db, new.author, new.name)
         _refuse_clash(new, versions)
@@ -188,7 +188,7 @@ def with_status(db: Connection, status: str) -> list[SubmissionRow]:
 def retire(db: Connection, author: str, name: str, version: int) -> SubmissionRow:
     """Mark a version retired, keeping its row and games; `SubmissionRefused` if the author has
     no such version or retired it already."""
-    with transaction(db):
+    with write_transaction(db):
         rows = [row for row in _versions(db, author, name) if row.version == version]
         if not rows:
             raise SubmissionRefused(f"{author} has no {name} v{version}")
@@ -207,7 +207,7 @@ def set_status(
     db: Connection, submission_id: int, status: SubmissionStatus, log: str | None
 ) -> bool:
     """Set a version's status and validation log; False if there is no such version."""
-    with transaction(db):
+    with write_transaction(db):
         cursor = db.execute(
             "UPDATE submissions SET status = ?, validation_log = ? WHERE id = ?",
             (status.value, log, submission_id),

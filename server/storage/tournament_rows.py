@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from arbiter.server.storage.group_commit import RETURNING_ID
 from arbiter.server.storage.interface import ScheduledGame, StoredTournament, TournamentRow
-from arbiter.server.storage.sql_connection import Connection, rows_as, transaction
+from arbiter.server.storage.sql_connection import Connection, rows_as, write_transaction
 from arbiter.server.storage.statuses import GameStatus, TournamentStatus
 
 
@@ -21,7 +21,7 @@ def insert_tournament(
     db: Connection, row: TournamentRow, games: Sequence[ScheduledGame]
 ) -> int | None:
     """The new tournament's id; None if its name is taken (and nothing stored)."""
-    with transaction(db):
+    with write_transaction(db):
         created = db.execute(
             "INSERT INTO tournaments (name, game, options, time_control, rounds, concurrency,"
             " wait, entrants, local, status, created_by, created_at)"

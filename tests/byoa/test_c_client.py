@@ -10,10 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import trio
 
-from arbiter.agents import make_agent
-from arbiter.client.runner import GameRecord, run_bot
+from tests.byoa.external import against_random
 from tests.conftest import RunningServer
 from tests.e2e.helpers import replay
 
@@ -44,30 +42,12 @@ async def test_the_c_client_plays_a_full_game_against_random(
 ) -> None:
     program = built_client(tmp_path)
     command = [str(program), f"{server.host}:{server.port}", game, "c-random", "5"]
-    records: list[GameRecord] = []
-    done: list[subprocess.CompletedProcess[bytes]] = []
-
-    async def client() -> None:
-        done.append(await trio.run_process(command, capture_stdout=True, capture_stderr=True))
-
-    with trio.fail_after(60):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(client)
-            await trio.sleep(0.5)  # let it seek first (either seat would do)
-            records += await run_bot(
-                server.host,
-                server.port,
-                game,
-                lambda rules, _: make_agent("random", rules, 9),
-                name="random",
-                time_control={"move": 5.0},
-            )
-    out = done[0].stdout.decode()
-    (record,) = records
+    record, done = await against_random(server, command, game)
+    out = done.stdout.decode()
     assert sorted(record.players) == ["c-random", "random"]
     assert "(protocol 2)" in out
     assert f"game over after {len(record.moves)} moves: {record.result} ({record.reason})" in out
-    assert done[0].returncode == 0, done[0].stderr.decode()
+    assert done.returncode == 0, done.stderr.decode()
     ended = replay(game, {}, record.moves).outcome()
     assert ended is not None, "ended by the rules, both sides' moves legal"
     assert ended.reason == record.reason

@@ -3,13 +3,9 @@ through our server: the protocol document is enough for a program that shares no
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
-import trio
-
-from arbiter.agents import make_agent
-from arbiter.client.runner import GameRecord, run_bot
+from tests.byoa.external import against_random
 from tests.conftest import RunningServer
 from tests.e2e.helpers import replay
 from tests.node_client import need_node
@@ -20,26 +16,8 @@ async def test_the_node_client_plays_a_full_game_against_random(
 ) -> None:
     address = f"{server.host}:{server.port}"
     command = [need_node(), str(node_client / "client.js"), address, "amazons", "node-random", "5"]
-    records: list[GameRecord] = []
-    done: list[subprocess.CompletedProcess[bytes]] = []
-
-    async def node() -> None:
-        done.append(await trio.run_process(command, capture_stdout=True, capture_stderr=True))
-
-    with trio.fail_after(60):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(node)
-            await trio.sleep(0.5)  # let node seek first (either seat would do)
-            records += await run_bot(
-                server.host,
-                server.port,
-                "amazons",
-                lambda game, _: make_agent("random", game, 9),
-                name="random",
-                time_control={"move": 5.0},
-            )
-    out = done[0].stdout.decode()
-    (record,) = records
+    record, done = await against_random(server, command, "amazons")
+    out = done.stdout.decode()
     assert sorted(record.players) == ["node-random", "random"]
     assert "(protocol 2)" in out
     assert f"game over after {len(record.moves)} moves: win, {record.winner} wins" in out
