@@ -166,13 +166,20 @@ def _match_id(text: str) -> int:
     return int(text)
 
 
-def _run_logs(args: argparse.Namespace) -> int:
-    async def main() -> list[dict[str, Any]]:
-        async with await _open(args) as connection:
-            await connection.send(protocol.Logs(match=args.match))
-            return (await answer(connection, protocol.MatchLogs)).logs
+def _ask(args: argparse.Namespace, request: protocol.Message, kind: type[M]) -> M:
+    """One request to the server `args` name, and its answer of `kind` (an `error` raises as
+    `answer` says)."""
 
-    entries = trio.run(main)
+    async def main() -> M:
+        async with await _open(args) as connection:
+            await connection.send(request)
+            return await answer(connection, kind)
+
+    return trio.run(main)
+
+
+def _run_logs(args: argparse.Namespace) -> int:
+    entries = _ask(args, protocol.Logs(match=args.match), protocol.MatchLogs).logs
     if not entries:
         print(f"match {args.match} kept no log of a hosted seat")
     for entry in entries:
@@ -237,12 +244,8 @@ def _progress_line() -> Progress | None:
 
 
 def _run_submissions(args: argparse.Namespace) -> int:
-    async def main() -> list[dict[str, Any]]:
-        async with await _open(args) as connection:
-            await connection.send(protocol.Submissions(game=args.game))
-            return (await answer(connection, protocol.SubmissionList)).submissions
-
-    entries = trio.run(main)
+    listing = _ask(args, protocol.Submissions(game=args.game), protocol.SubmissionList)
+    entries = listing.submissions
     if not entries:
         print("no submissions" + (f" for {args.game}" if args.game else ""))
         return 0
@@ -269,11 +272,7 @@ def _run_submissions(args: argparse.Namespace) -> int:
 
 
 def _run_retire(args: argparse.Namespace) -> int:
-    async def main() -> dict[str, Any]:
-        async with await _open(args) as connection:
-            await connection.send(protocol.Retire(name=args.name, version=args.version))
-            return (await answer(connection, protocol.Retired)).submission
-
-    entry = trio.run(main)
+    retire = protocol.Retire(name=args.name, version=args.version)
+    entry = _ask(args, retire, protocol.Retired).submission
     print(f"{entry['name']} v{entry['version']} retired")
     return 0

@@ -1381,9 +1381,9 @@ class Submitted(Message):
 @dataclass(frozen=True, slots=True)
 class SubmissionList(Message):
     """The answer to `submissions`, by name then version. Each entry: `name`, `version`, `game`,
-        `form`, `language`, `hash`, `size`, `status` (`validating`, `ready`, `failed`, `retired`),
-        `created` (seconds since the epoch) and `log` (the start of the validation game's
-    verdict, at most 300 characters, or nil); at most 100 entries."""
+    `form`, `language`, `hash`, `size`, `status` (`validating`, `ready`, `failed`, `retired`),
+    `created` (seconds since the epoch) and `log` (the start of the validation game's verdict,
+    at most 300 characters, or nil); at most 100 entries."""
 
     TYPE: ClassVar[str] = "submission_list"
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
