@@ -75,10 +75,12 @@ class Raw:
                 return message
 
     async def error_then_close(self) -> protocol.Error:
-        """The error frame the server closes with (after any other frames), then its end."""
+        """The error frame the server closes with (after any other frames), then its end; this
+        end is closed too."""
         last = None
         while (message := await self.receive()) is not None:
             last = message
+        await self.stream.aclose()
         assert isinstance(last, protocol.Error), last
         return last
 
