@@ -97,8 +97,7 @@ def test_the_bench_recovers_the_order_and_says_after_how_many_games() -> None:
         timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    row = re.search(
-        r"^\| kings-court \| random < greedy < alphabeta \| (\d+) \| ", done.stdout, re.MULTILINE
-    )
+    measured = r"^\| kings-court \| random < greedy < alphabeta \| move=0.05 \| 10 \| (\d+) \| "
+    row = re.search(measured, done.stdout, re.MULTILINE)
     assert row is not None, done.stdout
     assert 1 <= int(row[1]) <= 10
