@@ -14,6 +14,7 @@ from typing import Any
 import trio
 
 from arbiter import protocol
+from arbiter.agents import Agent
 from arbiter.client.connection import ClientConnection
 from arbiter.client.player_module import PlayerCrashed, make_any_agent, play_seat, player_name
 from arbiter.client.runner import GameRecord, MessageHook
@@ -55,29 +56,48 @@ async def referee(
         make_any_agent(name, game, None if seed is None else seed + index, sandboxed=sandboxed)
         for index, name in enumerate(agent_names)
     ]
+    names = (player_name(agent_names[0]), player_name(agent_names[1]))
+    async with local_server(db_path) as server:
+        return await referee_on(
+            server, game, names, (agents[0], agents[1]), seed=seed, time=time, on_move=on_move
+        )
+
+
+async def referee_on(
+    server: tuple[str, int],
+    game: Game[Any, Any],
+    names: tuple[str, str],
+    agents: tuple[Agent, Agent],
+    *,
+    seed: int | None = None,
+    time: dict[str, Any],
+    on_move: Callable[[int, str, str], None] | None = None,
+) -> GameRecord:
+    """One game on a running server: `agents` connect as `names` (the first in the first seat)
+    and play it under the time control `time` (its wire form), with the start `seed` picks.
+    Returns the record as `referee` does. A ladder plays all its games on one server."""
+    host, port = server
     records: dict[int, GameRecord] = {}
     reporter = _Reporter(on_move)
-    async with local_server(db_path) as (host, port):
 
-        async def seat(index: int, hook: MessageHook | None) -> None:
-            name = player_name(agent_names[index])
-            async with await ClientConnection.open(host, port, name) as conn:
-                try:
-                    records[index] = await play_seat(
-                        conn,
-                        game,
-                        agents[index],
-                        options=seeded_options(game, seed),
-                        time_control=time,
-                        on_message=hook,
-                    )
-                except PlayerCrashed:
-                    return  # reported on stderr; leaving closes the seat's connection
+    async def seat(index: int, hook: MessageHook | None) -> None:
+        async with await ClientConnection.open(host, port, names[index]) as conn:
+            try:
+                records[index] = await play_seat(
+                    conn,
+                    game,
+                    agents[index],
+                    options=seeded_options(game, seed),
+                    time_control=time,
+                    on_message=hook,
+                )
+            except PlayerCrashed:
+                return  # reported on stderr; leaving closes the seat's connection
 
-        async with trio.open_nursery() as players:
-            players.start_soon(seat, 0, reporter)
-            await reporter.seeking.wait()
-            players.start_soon(seat, 1, None)
+    async with trio.open_nursery() as players:
+        players.start_soon(seat, 0, reporter)
+        await reporter.seeking.wait()
+        players.start_soon(seat, 1, None)
     return records[min(records)]
 
 

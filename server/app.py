@@ -11,6 +11,9 @@ through the functions below (records for `export` and `replay`, tournaments for 
 standings, an admin's token for a local tournament's director), so the store's layout stays the
 server's business. Whatever the store fails at, on either engine, is a `StoreError` with a
 sentence: the one thing a command catches.
+
+The ladder's core (`Ladder`, `pairings`, `kendall_tau`: pure, in `tournaments/`) is offered here
+too: `arbiter ladder local` rates and pairs its agents' games with the rule a server's ladder uses.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ from arbiter.server.storage.errors import DatabaseInUse, NotStored, StoreError, 
 from arbiter.server.storage.records import FullRecord, MoveRow, missing_records, read_records
 from arbiter.server.storage.sql_connection import Connection
 from arbiter.server.storage.tournament_rows import load_tournaments
+from arbiter.server.tournaments.ladder import Ladder, LadderError, kendall_tau
+from arbiter.server.tournaments.ladder_pairing import next_opening, pairings
 from arbiter.server.tournaments.local_agents import (
     AgentProgram,
     LocalAgents,
@@ -50,7 +55,7 @@ from arbiter.server.tournaments.local_agents import (
     UnknownEntrant,
     environment,
 )
-from arbiter.server.tournaments.standings import DEFAULT_KINDS
+from arbiter.server.tournaments.standings import DEFAULT_KINDS, GameResult
 from arbiter.server.tournaments.tournament import Desk, Tournament
 
 __all__ = [
@@ -63,6 +68,9 @@ __all__ = [
     "AgentProgram",
     "DatabaseInUse",
     "FullRecord",
+    "GameResult",
+    "Ladder",
+    "LadderError",
     "Limits",
     "LocalAgents",
     "LocalAgentsError",
@@ -75,9 +83,12 @@ __all__ = [
     "bound_port",
     "default_db",
     "environment",
+    "kendall_tau",
     "local_server",
     "missing_records",
+    "next_opening",
     "open_records",
+    "pairings",
     "prepare_database",
     "read_records",
     "read_tournaments",

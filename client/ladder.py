@@ -1,0 +1,233 @@
+"""`arbiter ladder local`: a ladder of built-in agents on this machine, paired as a server pairs.
+
+    arbiter ladder local GAME --agents random,greedy,alphabeta [--games N] [--seed S]
+                              [--time CONTROL] [--per-hour N]
+
+A ladder is not a round robin: after each game the next pair is drawn by the ladder's pairing
+rule (`server.tournaments.ladder_pairing`: close ratings and uncertain entrants first, colours
+balanced per pair, at most `--per-hour` games an entrant an hour) from the table as it stands,
+and the game moves both players' ratings (`server.tournaments.ladder_ratings`). So the command
+shows, on one machine and with agents whose strength is known, what a server's ladder does with
+its entrants: how fast the table finds their order, and how sure it is.
+
+Every game is played through one real server on 127.0.0.1 by `client.referee.referee_on`, the
+agents in this process as `arbiter referee`'s are: the server's clocks and rules judge, and
+nothing here is a second game loop. Each finished game prints a line; on a terminal a bar on
+stderr keeps the count live; the table comes last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import trio
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from arbiter.agents import agents_for, make_agent
+from arbiter.client.options import positive_int, time_control
+from arbiter.client.referee import referee_on
+from arbiter.client.runner import GameRecord
+from arbiter.client.tables import score_text
+from arbiter.games import GAME_NAMES, Game, get_game
+from arbiter.protocol import TimeControl
+from arbiter.server.app import (
+    GameResult,
+    Ladder,
+    LadderError,
+    local_server,
+    next_opening,
+    pairings,
+)
+
+DEFAULT_TIME = "move=0.2"
+"""A ladder plays many games, so its default is a fast time control, not the game's own."""
+DEFAULT_GAMES = 30
+SEED_RANGE = 2**31
+"""Each game's seed (its random start, if any, and its agents' choices) is drawn below this."""
+
+GameHook = Callable[[int, tuple[str, str], GameRecord, Ladder], None]
+"""Told of each finished game: its number, (first, second), its record and the table after it."""
+
+
+def checked_entrants(game: Game[Any, Any], agents: Sequence[str]) -> list[str]:
+    """The agents as a ladder takes them: built-in agents of `game`, two or more, each once;
+    `LadderError` with a sentence otherwise."""
+    known = [info.name for info in agents_for(game.name)]
+    for agent in agents:
+        if agent not in known:
+            raise LadderError(
+                f"no built-in agent {agent!r} for {game.name} (agents: {', '.join(known)})"
+            )
+    if len(agents) < 2:
+        raise LadderError(f"a ladder needs two agents or more, not {len(agents)}")
+    return list(Ladder(agents).entries)  # refuses a repeated one
+
+
+async def play_ladder(
+    game: Game[Any, Any],
+    agents: Sequence[str],
+    *,
+    games: int,
+    seed: int | None = None,
+    time: TimeControl,
+    per_hour: int | None = None,
+    on_game: GameHook | None = None,
+) -> Ladder:
+    """Play `games` games among `agents` on one local server, each pair drawn by the ladder's
+    pairing rule from the table as it stands; returns the ladder. With `per_hour`, a game waits
+    for an entrant under its cap: the cap is counted on the real clock."""
+    ladder = Ladder(checked_entrants(game, agents))
+    rng = random.Random(seed)
+    wire = time.to_wire()
+    async with local_server() as server:
+        for number in range(1, games + 1):
+            chosen = pairings(ladder, rng, now=trio.current_time(), per_hour=per_hour)
+            if not chosen and per_hour is not None:
+                await trio.sleep_until(
+                    next_opening(ladder, now=trio.current_time(), per_hour=per_hour)
+                )
+                chosen = pairings(ladder, rng, now=trio.current_time(), per_hour=per_hour)
+            [pair] = chosen
+            game_seed = rng.randrange(SEED_RANGE)
+            players = (
+                make_agent(pair[0], game, game_seed),
+                make_agent(pair[1], game, game_seed + 1),
+            )
+            began = trio.current_time()
+            record = await referee_on(server, game, pair, players, seed=game_seed, time=wire)
+            ladder.record(game_result(game, pair, record), began)
+            if on_game is not None:
+                on_game(number, pair, record, ladder)
+    return ladder
+
+
+def game_result(game: Game[Any, Any], pair: tuple[str, str], record: GameRecord) -> GameResult:
+    """A referee's record as the ladder takes it in."""
+    winner = None if record.winner is None else game.seat_index(record.winner)
+    return GameResult(pair[0], pair[1], record.result, winner)
+
+
+# -- what it prints ------------------------------------------------------------------------------
+
+
+def ladder_table(ladder: Ladder, title: str) -> Table:
+    """The table, best first: the conservative rating it ranks by, and its `mu` and `sigma`."""
+    table = Table(
+        title=title,
+        caption="rating: mu - 3 sigma, what the entrant is almost surely above; ± one sigma",
+        box=box.SIMPLE_HEAVY,
+    )
+    for header in ("#", "entrant", "rating", "mu", "±", "games"):
+        table.add_column(header, justify="left" if header == "entrant" else "right")
+    for rank, entry in enumerate(ladder.table(), 1):
+        skill = entry.skill
+        table.add_row(
+            str(rank),
+            entry.name,
+            f"{skill.ordinal:.1f}",
+            f"{skill.mu:.1f}",
+            f"{skill.sigma:.1f}",
+            str(entry.games),
+        )
+    return table
+
+
+def game_line(number: int, total: int, pair: tuple[str, str], record: GameRecord) -> str:
+    """`[5/30] greedy vs random: 1-0, white wins: black has no legal move`."""
+    result = game_result(get_game(record.game), pair, record)
+    score = "-".join(score_text(points) for points in result.scores)
+    return f"[{number}/{total}] {pair[0]} vs {pair[1]}: {score}, {record.summary()}"
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+
+def add_parsers(commands: Any) -> None:
+    ladder = commands.add_parser(
+        "ladder", help="ladders: entrants paired by rating, rated as they play"
+    )
+    actions = ladder.add_subparsers(required=True, metavar="ACTION")
+    local = actions.add_parser("local", help="a ladder of built-in agents on this machine")
+    local.add_argument("game", choices=GAME_NAMES)
+    local.add_argument(
+        "--agents",
+        required=True,
+        type=_names,
+        help="built-in agents, two or more: random,greedy,alphabeta",
+    )
+    local.add_argument(
+        "--games",
+        type=positive_int,
+        default=DEFAULT_GAMES,
+        help="games in all (default: %(default)s)",
+    )
+    local.add_argument("--seed", type=int, help="seed for the pairing and the games")
+    local.add_argument(
+        "--time",
+        type=time_control,
+        default=time_control(DEFAULT_TIME),
+        help=f"time control (default: {DEFAULT_TIME})",
+    )
+    local.add_argument(
+        "--per-hour",
+        type=positive_int,
+        metavar="N",
+        help="at most N games an entrant begins in any hour (default: no cap)",
+    )
+    local.set_defaults(run=run_local)
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def run_local(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    try:
+        checked_entrants(game, args.agents)
+    except LadderError as error:
+        print(f"arbiter: {error}", file=sys.stderr)
+        return 2
+    lines = Console(highlight=False)
+    bar_console = Console(stderr=True)
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("games"),
+        console=bar_console,
+        transient=True,
+        disable=not bar_console.is_terminal,
+    )
+    task = bar.add_task("ladder", total=args.games)
+
+    def shown(number: int, pair: tuple[str, str], record: GameRecord, ladder: Ladder) -> None:
+        lines.print(game_line(number, args.games, pair, record), soft_wrap=True)
+        leader = ladder.table()[0]
+        bar.update(
+            task,
+            completed=number,
+            description=f"{game.name} ladder, leading: {leader.name} {leader.skill.ordinal:.1f}",
+        )
+
+    with bar:
+        ladder = trio.run(
+            lambda: play_ladder(
+                game,
+                args.agents,
+                games=args.games,
+                seed=args.seed,
+                time=args.time,
+                per_hour=args.per_hour,
+                on_game=shown,
+            )
+        )
+    lines.print(ladder_table(ladder, f"{game.name} ladder: {args.games} games"))
+    return 0
