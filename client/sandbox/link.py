@@ -74,7 +74,7 @@ class _Outlet:
         self._sink = sink
         self._lock = trio.StrictFIFOLock()
 
-    async def send_all(self, data: bytes) -> None:
+    async def send_all(self, data: bytes | bytearray) -> None:
         async with self._lock:
             await self._sink.send_all(data)
 
