@@ -881,6 +881,24 @@ class HostEnded(Message):
 
 @_message
 @dataclass(frozen=True, slots=True)
+class OutOfCpu(Message):
+    """(Version 2, from the worker hosting a seat, on the seat's connection.) The seat's move
+    under way in `match` has used `cpu` CPU seconds, past the allowance its `your_turn` gave
+    (`time_left`): the seat loses on time at once, and any move its agent sends after this is
+    never passed on. The worker measures the CPU and sends this the moment the allowance is
+    spent, so an agent that burns its CPU loses on CPU time even when the machine's other
+    work keeps it from burning fast enough to reach the wall-clock watchdog first. The server
+    refuses it from any other connection, and for a figure within the allowance."""
+
+    TYPE: ClassVar[str] = "out_of_cpu"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    match: int = field(metadata=meta(COUNT))
+    cpu: float = field(metadata=meta(SECONDS))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
 class SubmitBegin(Message):
     """Start uploading an agent (version 2, a registered player): `name` becomes a new version
     of the author's agent for `game`. `manifest` says how it runs (form, language, entry, run,

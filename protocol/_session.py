@@ -60,6 +60,7 @@ _CLIENT_REQUESTS = (
     "submission_fetch",
     "worker",
     "host_ended",
+    "out_of_cpu",
     "logs",
 )
 _SERVER_REPLIES = (

@@ -7,10 +7,16 @@ pass unchanged, in the order they came, each chunk written on as soon as it is r
 direction's end is passed on as it comes.
 
 Where frames pass, `on_frame` is given each complete frame's body and its direction, cut by
-the protocol's own frame decoder, and returns the body to pass on in its place: the seam where a
-worker accounts for each move (a frame from the server asks for a move, the agent's next frame
-answers it, and carries its cost on). A hook that only watches returns the body it was given.
-Without a hook nothing is decoded and chunks pass as they come.
+the protocol's own frame decoder, and returns the body to pass on in its place, or None to pass
+nothing: the seam where a worker accounts for each move (a frame from the server asks for a move,
+the agent's next frame answers it, and carries its cost on). A hook that only watches returns the
+body it was given. Without a hook nothing is decoded and chunks pass as they come.
+
+The worker may also speak for itself on the same connection (`from_worker`: frame bodies it
+sends toward the server, such as a seat's move out of CPU time). Its frames go between the
+agent's whole frames, never inside one, which only a link that cuts frames can promise: so they
+need a hook. Every send toward the server takes one lock, since a trio stream refuses a second
+send while one is under way (`BusyResourceError`).
 """
 
 from __future__ import annotations
@@ -37,8 +43,8 @@ class Direction(enum.Enum):
     TO_AGENT = "to_agent"
 
 
-FrameHook = Callable[[Direction, bytes], bytes]
-"""Given a frame's body and its direction, the body to pass on instead."""
+FrameHook = Callable[[Direction, bytes], bytes | None]
+"""Given a frame's body and its direction, the body to pass on instead (None: nothing)."""
 
 
 async def link(
@@ -46,17 +52,46 @@ async def link(
     agent_in: trio.abc.SendStream,
     server: trio.abc.Stream,
     on_frame: FrameHook | None = None,
+    from_worker: trio.abc.ReceiveChannel[bytes] | None = None,
 ) -> None:
-    """Join the sandbox's stdout (`agent_out`) and stdin (`agent_in`) to `server`, until both
-    directions have ended; closes `server`."""
+    """Join the sandbox's stdout (`agent_out`) and stdin (`agent_in`) to `server`, with the
+    bodies `from_worker` gives sent toward the server too, until both directions have ended
+    and `from_worker` is closed; closes `server`."""
+    if from_worker is not None and on_frame is None:
+        raise ValueError("the worker's frames go between the agent's: that needs a frame hook")
+    upstream = _Outlet(server)
     async with server, trio.open_nursery() as nursery:
-        nursery.start_soon(_pump, agent_out, server, Direction.TO_SERVER, on_frame)
-        nursery.start_soon(_pump, server, agent_in, Direction.TO_AGENT, on_frame)
+        if from_worker is not None:
+            nursery.start_soon(_send_frames, from_worker, upstream)
+        nursery.start_soon(_pump, agent_out, upstream, Direction.TO_SERVER, on_frame)
+        nursery.start_soon(_pump, server, _Outlet(agent_in), Direction.TO_AGENT, on_frame)
+
+
+class _Outlet:
+    """A stream's sending side, shared by the tasks that send on it: one send at a time."""
+
+    def __init__(self, sink: trio.abc.SendStream) -> None:
+        self._sink = sink
+        self._lock = trio.StrictFIFOLock()
+
+    async def send_all(self, data: bytes | bytearray) -> None:
+        async with self._lock:
+            await self._sink.send_all(data)
+
+    async def end(self) -> None:
+        """Pass the end on: half-close the stream where it can, else close it (closing is safe
+        beside a send, and must happen even when cancelled: it takes no lock)."""
+        if not isinstance(self._sink, trio.abc.HalfCloseableStream):
+            await self._sink.aclose()
+            return
+        async with self._lock:
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await self._sink.send_eof()
 
 
 async def _pump(
     source: trio.abc.ReceiveStream,
-    sink: trio.abc.SendStream,
+    sink: _Outlet,
     direction: Direction,
     on_frame: FrameHook | None,
 ) -> None:
@@ -68,11 +103,15 @@ async def _pump(
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         pass
     finally:
-        if isinstance(sink, trio.abc.HalfCloseableStream):
+        await sink.end()
+
+
+async def _send_frames(bodies: trio.abc.ReceiveChannel[bytes], sink: _Outlet) -> None:
+    """Frame and send each body the worker gives, until it closes its channel."""
+    async with bodies:
+        async for body in bodies:
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-                await sink.send_eof()
-        else:
-            await sink.aclose()
+                await sink.send_all(HEADER.pack(len(body)) + body)
 
 
 class _Frames:
@@ -98,7 +137,8 @@ class _Frames:
             while isinstance(body := self._decoder.next_body(), bytearray):
                 del self._unsent[: HEADER.size + len(body)]
                 passed = self._on_frame(self._direction, bytes(body))
-                out += HEADER.pack(len(passed)) + passed
+                if passed is not None:
+                    out += HEADER.pack(len(passed)) + passed
         except PeerError:
             self._decoder = None
             out += self._unsent

@@ -5,6 +5,9 @@ Every hosted agent runs sandboxed (`client.sandbox`): inside, the sandbox's rela
 the agent is told the server is; outside, `sandbox.link` joins that channel to the server, and
 the stamper (`stamper.py`) rewrites each frame at the link's frame seam: the hello signs in with
 the seat's ticket, each move carries the CPU seconds the sandbox's process tree spent on it.
+While a move is under way the worker watches its CPU, and tells the server on the same
+connection the moment the move has spent its allowance (`out_of_cpu`), without waiting for the
+agent.
 
 The agent is told where to connect and as whom in its environment, as every entrant a server
 runs is (`ARBITER_SERVER`, `ARBITER_NAME`, `ARBITER_TOKEN`, `ARBITER_GAME`, and
@@ -168,8 +171,11 @@ async def _play(
     paired, unpaired = trio.Event(), trio.Event()
     stamper = Stamper(host.ticket, sandbox.cpu_seconds, paired)
     upstream = await open_stream(*server, tls)
+    to_server, from_worker = trio.open_memory_channel[bytes](1)
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(link, sandbox.channel, sandbox.channel, upstream, stamper.on_frame)
+        channel = sandbox.channel
+        nursery.start_soon(link, channel, channel, upstream, stamper.on_frame, from_worker)
+        nursery.start_soon(_watch_cpu, stamper, to_server)
         if host.opponent is not None:
             nursery.start_soon(_stop_unpaired, paired, unpaired, sandbox)
         ending = await sandbox.ended()
@@ -177,6 +183,17 @@ async def _play(
     if unpaired.is_set():
         return f"not paired with {host.opponent} within {PAIRING_SECONDS:g} s: {ending.sentence}"
     return ending.sentence
+
+
+async def _watch_cpu(stamper: Stamper, to_server: trio.MemorySendChannel[bytes]) -> None:
+    """Look at the CPU of each move under way, and send the server the stamper's `out_of_cpu`
+    once the move has spent its allowance."""
+    async with to_server:
+        while True:
+            await stamper.move_asked()
+            await trio.sleep(stamper.poll_interval())
+            if (body := stamper.overspent()) is not None:
+                await to_server.send(body)
 
 
 async def _stop_unpaired(

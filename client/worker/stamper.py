@@ -1,5 +1,5 @@
-"""The rewriting a hosted agent's frames get on their way to the server: the one place its CPU
-figures are written.
+"""The rewriting a hosted agent's frames get on their way to the server, and the worker's own
+word when a move runs out of CPU time: the one place its CPU figures are written.
 
 Why the figure rides on the move. A hosted seat's clock counts the CPU seconds of its agent's
 process tree, which only the worker can measure; the server must get that figure in a way the
@@ -13,8 +13,19 @@ worker's own, and the server refuses the field from every other (`server.play.lo
 the figure on the move itself keeps the move and its cost in one frame: the server never waits
 for, or matches up, a second message.
 
-An agent that speaks protocol version 1 has no `cpu` field to carry: its moves reach the server
-without one, and a seat on the CPU clock is then charged each move's wall time.
+Why the worker also speaks first. An agent that burns CPU past its allowance would be caught
+only when it finally moved; on a loaded machine it burns slowly, and the wall-clock watchdog
+would end its move first and blame sleeping. So while a move is under way the worker looks at
+the tree's CPU (`overspent`, every `poll_interval`), and the moment the move has used more than
+its allowance (`your_turn.time_left`, a CPU seat's allowance) it sends `out_of_cpu` with the
+figure, which the server turns into the same time loss a late move gets. Any move the agent
+sends for that turn afterwards is dropped: the worker has spoken for it. A move the server
+refuses (an illegal move, where the seat may try again) reopens the watch for the retry, which
+is charged only its own CPU, as the server charges it.
+
+An agent that speaks protocol version 1 has no `cpu` field to carry and its connection no
+`out_of_cpu`: its moves reach the server without a figure, and a seat on the CPU clock is then
+charged each move's wall time, under the watchdog.
 """
 
 from __future__ import annotations
@@ -28,9 +39,20 @@ from arbiter import protocol
 from arbiter.client.sandbox.link import Direction
 from arbiter.protocol import HEADER
 
+POLL_SHARE = 1 / 20
+"""How often a move's CPU is looked at, as a share of its allowance: the figure the worker
+reports passes the allowance by about this much at most on a core of its own."""
+POLL_BOUNDS = (0.01, 0.1)
+"""The shortest and longest wait between looks: each look reads the tree's /proc entries, and
+a long allowance is still checked a few times a second."""
+RETRY_CODES = frozenset({protocol.ErrorCode.ILLEGAL_MOVE, protocol.ErrorCode.INVALID_MOVE})
+"""A `move_refused` with these codes leaves the seat's move under way (when its illegal-move
+rule lets it retry)."""
+
 
 class Stamper:
-    """The rewriting of one agent connection's frames (`on_frame`, the link's frame seam)."""
+    """The rewriting of one agent connection's frames (`on_frame`, the link's frame seam), and
+    the watch over the CPU of its move under way (`overspent`)."""
 
     def __init__(
         self, ticket: str, cpu_seconds: Callable[[], float], paired: trio.Event | None = None
@@ -42,9 +64,19 @@ class Stamper:
         self._version = protocol.VERSIONS[0]
         self._turn_began = 0.0
         """The tree's CPU seconds when the latest `your_turn` went to the agent."""
+        self._match = 0
+        """The match of the latest `your_turn`."""
+        self._allowance: float | None = None
+        """The CPU seconds the move under way may use; None while no move is under way."""
+        self._answered: float | None = None
+        """The allowance of the move the agent answered last, until the server rules on it."""
+        self._spoken = False
+        """The worker said the move under way is out of CPU time: the agent's move is late."""
+        self._asked = trio.Event()
+        """Set while a move is under way (`move_asked`)."""
 
-    def on_frame(self, direction: Direction, body: bytes) -> bytes:
-        """The body to pass on for a frame going `direction`."""
+    def on_frame(self, direction: Direction, body: bytes) -> bytes | None:
+        """The body to pass on for a frame going `direction`; None to pass nothing."""
         try:
             frame = protocol.decode_body(body)
         except protocol.PeerError:
@@ -54,17 +86,23 @@ class Stamper:
         if direction is Direction.TO_AGENT:
             self.from_server(frame)
             return body
-        return protocol.encode_frame(self.to_server(frame))[HEADER.size :]
+        passed = self.to_server(frame)
+        return None if passed is None else protocol.encode_frame(passed)[HEADER.size :]
 
-    def to_server(self, frame: dict[Any, Any]) -> dict[Any, Any]:
-        """The agent's frame as the server gets it."""
+    def to_server(self, frame: dict[Any, Any]) -> dict[Any, Any] | None:
+        """The agent's frame as the server gets it; None for a move the worker has spoken
+        for."""
         kind = frame.get("type")
         if kind == "move":
+            if self._spoken:
+                return None
             frame.pop("cpu", None)
             if self._version >= 2:
                 spent = max(0.0, self._cpu_seconds() - self._turn_began)
                 frame["cpu"] = spent
                 self._turn_began += spent  # a refused move's retry costs only its own time
+            self._answered, self._allowance = self._allowance, None
+            self._asked = trio.Event()
         elif kind == "hello":
             frame["token"] = self._ticket
             version = frame.get("version")
@@ -77,5 +115,42 @@ class Stamper:
         kind = frame.get("type")
         if kind == "your_turn":
             self._turn_began = self._cpu_seconds()
+            time_left, match = frame.get("time_left"), frame.get("match")
+            if self._version >= 2 and isinstance(time_left, int | float) and type(match) is int:
+                self._ask(match, float(time_left))
+        elif kind == "move_refused":
+            if self._answered is not None and frame.get("code") in RETRY_CODES:
+                self._ask(self._match, self._answered)
+        elif kind == "game_over":
+            self._allowance = self._answered = None
+            self._spoken = False
+            self._asked = trio.Event()
         elif kind == "match_started":
             self._paired.set()
+
+    def _ask(self, match: int, allowance: float) -> None:
+        self._match, self._allowance, self._answered = match, allowance, None
+        self._spoken = False
+        self._asked.set()
+
+    async def move_asked(self) -> None:
+        """Wait until a move is under way (at once if one is)."""
+        await self._asked.wait()
+
+    def poll_interval(self) -> float:
+        """How long to wait before looking at the move's CPU again."""
+        shortest, longest = POLL_BOUNDS
+        return min(longest, max(shortest, (self._allowance or 0.0) * POLL_SHARE))
+
+    def overspent(self) -> bytes | None:
+        """The body of an `out_of_cpu` frame if the move under way has used more CPU seconds
+        than its allowance (then the move is over for the worker); else None."""
+        if self._allowance is None:
+            return None
+        spent = self._cpu_seconds() - self._turn_began
+        if spent <= self._allowance:
+            return None
+        self._allowance, self._spoken = None, True
+        self._asked = trio.Event()
+        message = protocol.OutOfCpu(match=self._match, cpu=spent)
+        return protocol.encode_frame(message.to_wire(self._version))[HEADER.size :]

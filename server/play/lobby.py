@@ -27,7 +27,7 @@ from arbiter.server.play import match_logs, messages
 from arbiter.server.play.listing import listing
 from arbiter.server.play.live_matches import LiveMatches
 from arbiter.server.play.lobby_feed import LobbyFeed
-from arbiter.server.play.match import HostLost, MoveArrived, Resigned
+from arbiter.server.play.match import CpuSpent, HostLost, MoveArrived, Resigned
 from arbiter.server.play.pairing import Pairing
 from arbiter.server.play.seating import Seating
 from arbiter.server.play.seeks import Seeks
@@ -138,6 +138,18 @@ class Lobby:
                     self._hosts_lost([hosting])
                     if log_text:
                         await self._keep_log(hosting, log_text)
+            case protocol.OutOfCpu(match=match_id, cpu=spent):
+                if not session.hosted:
+                    session.send_error(
+                        protocol.ErrorCode.NOT_ALLOWED,
+                        "only the worker hosting a seat says its move is out of CPU time",
+                        "out_of_cpu",
+                        match_id,
+                    )
+                    return
+                self.live.deliver(
+                    session, match_id, "out_of_cpu", lambda seat: CpuSpent(seat, spent, arrived)
+                )
             case (
                 protocol.TournamentCreate()
                 | protocol.TournamentStart()

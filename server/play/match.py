@@ -75,6 +75,17 @@ class MoveArrived:
 
 
 @dataclass(frozen=True, slots=True)
+class CpuSpent:
+    """The worker hosting this seat says its move under way has used `cpu` CPU seconds, past
+    its allowance: the seat's agent never gets to move late, so a CPU clock is judged on CPU
+    even when the wall-clock watchdog would have fired before the agent moved."""
+
+    seat: Seat
+    cpu: float
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class Resigned:
     seat: Seat
 
@@ -105,7 +116,9 @@ class StorageFailed:
     error: BaseException
 
 
-MatchEvent = MoveArrived | Resigned | Disconnected | Reconnected | HostLost | StorageFailed
+MatchEvent = (
+    MoveArrived | CpuSpent | Resigned | Disconnected | Reconnected | HostLost | StorageFailed
+)
 
 
 UNSTORED = Outcome.both_forfeit(
@@ -324,6 +337,8 @@ class Match:
                 self._refuse(other, text, ErrorCode.NOT_YOUR_TURN, "it is not your turn")
             case MoveArrived(text=text, at=at, cpu=cpu):
                 return self._try_move(seat, turn, text, turn.elapsed(at), cpu)
+            case CpuSpent(seat=spender, cpu=cpu, at=at):
+                return self._cpu_spent(spender, turn, cpu, turn.elapsed(at))
             case HostLost(seat=lost, ending=ending):
                 return self._default(lost, DefaultKind.CRASH, f"{self.game.seats[lost]}: {ending}")
         return GOES_ON
@@ -391,6 +406,29 @@ class Match:
         for session in (self.sessions[1 - seat], *self.spectators):
             self._gate.tell(session, moved)
         return None
+
+    def _cpu_spent(self, seat: Seat, turn: Turn, cpu: float, elapsed: float) -> TurnResult:
+        """The seat's worker says its move used `cpu` CPU seconds: a time loss if that is past
+        the allowance of the CPU-clocked move under way; else refused, and the turn goes on."""
+        clock = self.clocks[seat]
+        refusal = None
+        if not clock.cpu:
+            refusal = ErrorCode.NOT_ALLOWED, "this seat's moves are judged on wall time, not CPU"
+        elif seat != turn.seat:
+            refusal = ErrorCode.NOT_YOUR_TURN, "no move of this seat is under way"
+        elif cpu <= clock.allowance():
+            refusal = (
+                ErrorCode.BAD_FIELD,
+                (f"{cpu:g} CPU seconds are within the move's allowance of {clock.allowance():g}"),
+            )
+        if refusal is not None:
+            code, reason = refusal
+            error = protocol.Error(code=code, message=reason, ref="out_of_cpu", match=self.id)
+            self._gate.tell(self.sessions[seat], error)
+            return GOES_ON
+        charge = turn.clock.charge(elapsed, turn.lag, cpu)  # the final clocks show it
+        reason = time_loss(self.control, clock, self.game.seats[seat], charge.cpu)
+        return self._default(seat, DefaultKind.TIME, reason)
 
     def _refuse(self, seat: Seat, text: str, code: ErrorCode, reason: str) -> None:
         self._gate.tell(

@@ -146,6 +146,7 @@ CLIENT_TYPES = [
     "hello", "list_games", "seek", "cancel_seek", "move", "resign", "watch", "lobby",
     "tournament_create", "tournament_start", "tournament_status", "submit_begin", "submit_part",
     "submit_end", "submissions", "retire", "submission_fetch", "worker", "host_ended", "logs",
+    "out_of_cpu",
 ]  # fmt: skip
 SERVER_TYPES = [
     "welcome", "error", "games", "seeking", "seek_cancelled", "match_started", "your_turn",

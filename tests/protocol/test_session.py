@@ -19,6 +19,7 @@ CLIENT_REQUESTS = {
     "list_games", "seek", "cancel_seek", "move", "resign", "watch", "lobby",
     "tournament_create", "tournament_start", "tournament_status", "submit_begin", "submit_part",
     "submit_end", "submissions", "retire", "submission_fetch", "worker", "host_ended", "logs",
+    "out_of_cpu",
 }  # fmt: skip
 SERVER_REPLIES = {
     "error", "games", "seeking", "seek_cancelled", "match_started", "your_turn",

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.lowlevel
 import trio.testing
 
 from arbiter.client.sandbox.launch import relay_command
 from arbiter.client.sandbox.limits import Limits
 from arbiter.client.sandbox.link import Direction, link
 from arbiter.client.sandbox.process import sandboxed
-from arbiter.protocol import encode_frame
+from arbiter.protocol import FrameDecoder, encode_frame
 from tests.sandbox.helpers import code_folder, need_bwrap
 
 pytestmark = pytest.mark.usefixtures("bwrap")
@@ -104,3 +105,45 @@ async def _read(stream: trio.abc.ReceiveStream, size: int) -> bytes:
     while len(data) < size:
         data += await stream.receive_some(size - len(data))
     return bytes(data)
+
+
+async def test_the_workers_frames_go_whole_between_the_agents_and_dropped_ones_never() -> None:
+    """The server reads slowly (a lockstep stream: each send waits for its reader), so the
+    agent's frames and the worker's are sent at the same time: each arrives whole, the agent's
+    in order, and the ones the hook drops never arrive."""
+    to_agent, from_server = trio.testing.lockstep_stream_pair()
+    agent_in, _agent_reads = trio.testing.memory_stream_pair()
+    agent_writer, agent_out = trio.testing.memory_stream_pair()
+    worker_sends, worker_frames = trio.open_memory_channel[bytes](100)
+    agent = [encode_frame({"type": "move", "n": n}) for n in range(200)]
+    worker = [encode_frame({"type": "out_of_cpu", "n": n}) for n in range(50)]
+
+    def drop_odd_moves(direction: Direction, body: bytes) -> bytes | None:
+        return None if body[-1] % 2 else body  # the last byte is `n`, under 256
+
+    received = bytearray()
+
+    async def read_slowly() -> None:
+        while chunk := await from_server.receive_some(7):
+            received.extend(chunk)
+            await trio.lowlevel.checkpoint()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(read_slowly)
+        nursery.start_soon(link, agent_out, agent_in, to_agent, drop_odd_moves, worker_frames)
+        async with worker_sends:
+            for index, frame in enumerate(agent):
+                await agent_writer.send_all(frame)
+                if index % 4 == 0:
+                    await worker_sends.send(worker[index // 4][4:])
+        await trio.testing.wait_all_tasks_blocked()  # all sent: then the agent's side ends
+        await agent_writer.aclose()
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.cancel_scope.cancel()
+    decoder = FrameDecoder()
+    decoder.feed(received)
+    frames = []
+    while isinstance(message := decoder.next_frame(), dict):
+        frames.append(message)
+    assert [f["n"] for f in frames if f["type"] == "move"] == list(range(0, 200, 2))
+    assert [f["n"] for f in frames if f["type"] == "out_of_cpu"] == list(range(50))
