@@ -6,12 +6,14 @@ process tree, which only the worker can measure; the server must get that figure
 agent cannot forge. The agent never talks to the server: inside its sandbox it reaches only the
 sandbox's relay, whose channel the worker joins to a connection of its own (`sandbox.link`).
 The agent's hello goes out with the seat's ticket, which the agent never sees, in place of
-whatever token it sent. As a `your_turn` goes to the agent the stamper notes the tree's CPU
-seconds; as the agent's `move` passes it writes `cpu`, the seconds since, over whatever the
-agent put there. So the only connection that may carry a `cpu` figure for the seat is the
-worker's own, and the server refuses the field from every other (`server.play.lobby`). Writing
-the figure on the move itself keeps the move and its cost in one frame: the server never waits
-for, or matches up, a second message.
+whatever token it sent. As the agent's `move` passes the stamper writes `cpu` over whatever
+the agent put there: the tree's CPU seconds since its previous move in the match (since the
+match began, for its first). The count runs between its turns too, so an agent that thinks
+on its opponent's time pays for it from its own next move, and a worker's cores are shared
+only by the moves under way. So the only connection that may carry a `cpu` figure for the
+seat is the worker's own, and the server refuses the field from every other
+(`server.play.lobby`). Writing the figure on the move itself keeps the move and its cost in
+one frame: the server never waits for, or matches up, a second message.
 
 Why the worker also speaks first. An agent that burns CPU past its allowance would be caught
 only when it finally moved; on a loaded machine it burns slowly, and the wall-clock watchdog
@@ -63,7 +65,8 @@ class Stamper:
         """Set when a match begins for the agent."""
         self._version = protocol.VERSIONS[0]
         self._turn_began = 0.0
-        """The tree's CPU seconds when the latest `your_turn` went to the agent."""
+        """The tree's CPU seconds when its latest move in the match passed (or the match
+        began): what its next move is charged from."""
         self._match = 0
         """The match of the latest `your_turn`."""
         self._allowance: float | None = None
@@ -111,10 +114,10 @@ class Stamper:
         return frame
 
     def from_server(self, frame: dict[Any, Any]) -> None:
-        """A frame on its way to the agent: a `your_turn` starts the move's CPU count."""
+        """A frame on its way to the agent: a `match_started` starts the CPU count, a
+        `your_turn` the watch over it."""
         kind = frame.get("type")
         if kind == "your_turn":
-            self._turn_began = self._cpu_seconds()
             time_left, match = frame.get("time_left"), frame.get("match")
             if self._version >= 2 and isinstance(time_left, int | float) and type(match) is int:
                 self._ask(match, float(time_left))
@@ -126,6 +129,7 @@ class Stamper:
             self._spoken = False
             self._asked = trio.Event()
         elif kind == "match_started":
+            self._turn_began = self._cpu_seconds()
             self._paired.set()
 
     def _ask(self, match: int, allowance: float) -> None:

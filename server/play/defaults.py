@@ -9,6 +9,7 @@ The kind's value is what the `defaults` table stores (the tournament rules name 
 from __future__ import annotations
 
 import enum
+import math
 
 from arbiter.games import Outcome, Seat, Termination
 from arbiter.protocol import SeatClock, TimeControl
@@ -62,7 +63,8 @@ def time_loss(
     if not clock.cpu:
         return sentence
     if cpu is not None:
-        return f"{sentence[:-1]} of CPU time: its move used {cpu:.2f} CPU seconds)"
+        used = math.ceil(cpu * 100) / 100  # rounded up: a figure just past the limit shows so
+        return f"{sentence[:-1]} of CPU time: its move used {used:.2f} CPU seconds)"
     return (
         f"{seat_name} passed the wall-clock watchdog ({clock.watchdog():g} s for"
         f" {clock.allowance():g} CPU seconds): its agent sleeps or is blocked"

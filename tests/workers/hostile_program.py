@@ -9,6 +9,7 @@ where and as whom by its environment, it seeks one game against its opponent.
     sleep       sleeps for ever
     parent      kills its parent
     segfault    reads address 0
+    ponder      moves, then keeps the CPU busy on its opponent's time
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ def attack(kind: str) -> None:
         time.sleep(60)
     elif kind == "segfault":
         ctypes.string_at(0)
+    elif kind == "ponder":
+        while True:
+            pass
 
 
 async def main(kind: str) -> None:
@@ -66,8 +70,10 @@ async def main(kind: str) -> None:
             opponent=os.environ["ARBITER_OPPONENT"],
         )
         await connection.send(seek)
-        while not isinstance(await connection.receive(), protocol.YourTurn):
+        while not isinstance(turn := await connection.receive(), protocol.YourTurn):
             pass
+        if kind == "ponder" and turn.legal:
+            await connection.send(protocol.Move(match=turn.match, move=turn.legal[0]))
         attack(kind)
 
 

@@ -10,23 +10,8 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.sandbox.link import Direction
-from arbiter.client.worker.stamper import POLL_BOUNDS, Stamper
-
-
-class FakeTree:
-    """The CPU seconds a process tree has used, as a test sets them."""
-
-    def __init__(self) -> None:
-        self.used = 0.0
-
-    def __call__(self) -> float:
-        return self.used
-
-
-def signed_in(tree: FakeTree, version: int = 2) -> Stamper:
-    stamper = Stamper("ticket", tree)
-    stamper.to_server({"type": "hello", "version": version, "name": "a", "token": "mine"})
-    return stamper
+from arbiter.client.worker.stamper import POLL_BOUNDS
+from tests.workers.stamping import MATCH_STARTED, FakeTree, signed_in
 
 
 def body(frame: dict[str, Any]) -> bytes:
@@ -42,6 +27,7 @@ def test_a_move_past_its_allowance_is_reported_once_with_its_cpu_seconds() -> No
     stamper = signed_in(tree)
     assert stamper.overspent() is None  # no move under way
     tree.used = 2.0
+    stamper.from_server(MATCH_STARTED)
     stamper.from_server(dict(YOUR_TURN))
     tree.used = 3.0  # exactly the allowance: still in time
     assert stamper.overspent() is None
@@ -59,7 +45,8 @@ def test_the_agents_move_after_the_report_is_dropped_until_its_next_turn() -> No
     tree.used = 1.5
     assert stamper.overspent() is not None
     assert stamper.on_frame(Direction.TO_SERVER, body(MOVE)) is None
-    stamper.on_frame(Direction.TO_AGENT, body(YOUR_TURN))  # the next game's turn, say
+    stamper.on_frame(Direction.TO_AGENT, body(MATCH_STARTED))  # the next game
+    stamper.on_frame(Direction.TO_AGENT, body(YOUR_TURN))
     passed = stamper.on_frame(Direction.TO_SERVER, body(MOVE))
     assert passed is not None
     assert protocol.decode_body(passed)["cpu"] == 0.0

@@ -27,6 +27,7 @@ ENDINGS = {
     "parent": "SIGKILL",
     "segfault": "crash: killed by SIGSEGV",
     "sleep": "passed the wall-clock watchdog (4 s for 1 CPU seconds)",
+    "ponder": "black ran out of time (1 s per move of CPU time: its move used",
 }
 """What each attack's default says."""
 BESIDE = {"no_capture_limit": 1000}
@@ -115,7 +116,8 @@ async def test_hostile_seats_lose_naming_their_limit_and_the_match_beside_goes_o
         game = over[kind]
         assert game.winner == "white", (kind, game.reason)
         assert ending in game.reason, (kind, game.reason)
-        assert game.termination == ("time" if kind == "sleep" else "disconnect"), game
+        on_time = kind in ("sleep", "ponder")
+        assert game.termination == ("time" if on_time else "disconnect"), game
     [after] = beside_over
     assert after.termination == "resignation", after.reason
     assert len(answers) > 20
