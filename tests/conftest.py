@@ -28,6 +28,12 @@ BOTH_BACKENDS = pytest.mark.parametrize("backend", BACKENDS)
 `server` fixture's) is then a SQLite file, then a fresh PostgreSQL database."""
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked `long` first: xdist hands tests out in this
+    order, so a long test started last would run alone while the other process idles."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture(autouse=True)
 def fresh_lateness() -> None:
     """Each test's agents start from the clock's prior, not from what an earlier test's moves

@@ -134,8 +134,10 @@ class Lobby:
                 await match_logs.answer(self.storage, session, account, message)
             case protocol.HostEnded(host=host_id, ending=ending, log=log_text):
                 hosting = self.workers.ended(session, host_id, ending, log_text or "")
-                if hosting is not None and log_text:
-                    await self._keep_log(hosting, log_text)
+                if hosting is not None:
+                    self._hosts_lost([hosting])
+                    if log_text:
+                        await self._keep_log(hosting, log_text)
             case (
                 protocol.TournamentCreate()
                 | protocol.TournamentStart()
@@ -188,8 +190,14 @@ class Lobby:
         self.feed.unfollow(session)
         self.live.leave(session)
         self.submissions.forget(session)
-        lost = self.workers.leave(session)
-        for match in list(self.matches.values()) if lost else ():
+        self._hosts_lost(self.workers.leave(session))
+
+    def _hosts_lost(self, hostings: list[Hosting]) -> None:
+        """The agents of `hostings` ended: each seat they held in a live match loses at once
+        with the sentence saying how (a hosted seat's connection dropping waits out the grace
+        period; its agent's end says no one comes back)."""
+        ended = {hosting.name: hosting.ending for hosting in hostings}
+        for match in list(self.matches.values()) if ended else ():
             for seat, player in enumerate(match.players):
-                if player in lost and match.cpu_seats[seat]:
-                    match.deliver(HostLost(seat))
+                if player in ended and match.cpu_seats[seat]:
+                    match.deliver(HostLost(seat, ended[player]))

@@ -92,9 +92,12 @@ class Reconnected:
 
 @dataclass(frozen=True, slots=True)
 class HostLost:
-    """The worker hosting this seat is gone, and its agent with it."""
+    """The agent hosted for this seat ended mid-game, or the worker hosting it is gone: the
+    seat loses at once, with how it ended (the sandbox's sentence, or "worker lost"), since no
+    one can take it back."""
 
     seat: Seat
+    ending: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,10 +324,8 @@ class Match:
                 self._refuse(other, text, ErrorCode.NOT_YOUR_TURN, "it is not your turn")
             case MoveArrived(text=text, at=at, cpu=cpu):
                 return self._try_move(seat, turn, text, turn.elapsed(at), cpu)
-            case HostLost(seat=lost):
-                return self._default(
-                    lost, DefaultKind.CRASH, f"{self.game.seats[lost]}: worker lost"
-                )
+            case HostLost(seat=lost, ending=ending):
+                return self._default(lost, DefaultKind.CRASH, f"{self.game.seats[lost]}: {ending}")
         return GOES_ON
 
     def _take_back(self, seat: Seat, session: Peer, turn: Turn | None) -> None:

@@ -15,8 +15,10 @@ by the worker as it passes, on the connection only the worker holds the ticket f
 talks to the worker, never to the server).
 
 A worker whose connection ends takes its agents with it: each seat it hosted in a live match
-loses by default with the sentence "worker lost" (`lost_seats`), at once rather than after the
-grace period, since no one can take the seat back. Its moves already played stand.
+loses by default with the sentence "worker lost", at once rather than after the grace period,
+since no one can take the seat back; so does a seat whose agent ended mid-game (its
+`host_ended`), with the worker's sentence for how ("crash: memory limit 512 MiB exceeded").
+Its moves already played stand.
 """
 
 from __future__ import annotations
@@ -225,8 +227,8 @@ class Workers:
         self._wake()
         return hosting
 
-    def leave(self, session: Session) -> list[str]:
-        """`session` closed: if it was a worker, the names of the seats it hosted (each ends
+    def leave(self, session: Session) -> list[Hosting]:
+        """`session` closed: if it was a worker, the seats it hosted (each ends
         `WORKER_LOST`)."""
         self._slots.pop(session, None)
         if self._free.pop(session, None) is None:
@@ -236,7 +238,7 @@ class Workers:
             self._release(hosting, WORKER_LOST)
         if lost:
             logs.event(log, "worker_lost", worker=session.name, seats=len(lost))
-        return [hosting.name for hosting in lost]
+        return lost
 
     def _release(self, hosting: Hosting, ending: str) -> None:
         self._hostings.pop(hosting.id, None)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.bench.runs import run_bench
 
 ROW = re.compile(
@@ -15,6 +17,7 @@ ROW = re.compile(
 )
 
 
+@pytest.mark.long
 def test_the_abuse_bench_reports_every_phase_beside_moving_bots() -> None:
     attacks = "huge-option,http-home"
     done = run_bench("abuse.py", "--seconds", "1.5", "--attacks", attacks, timeout=180)
@@ -31,6 +34,7 @@ def test_the_abuse_bench_reports_every_phase_beside_moving_bots() -> None:
     assert verdict in done.stdout
 
 
+@pytest.mark.long
 def test_a_storage_fault_runs_on_a_server_of_its_own_and_checks_the_database() -> None:
     done = run_bench("abuse.py", "--seconds", "1", "--attacks", "storage-stall", timeout=180)
     assert done.returncode in (0, 1), done.stderr

@@ -21,6 +21,7 @@ CLOSE_LOOK_EVERY = 20
 `legal_moves`, not the phase-by-phase scans) with OpenSpiel's first phase."""
 
 
+@pytest.mark.long
 def test_two_thousand_random_games_agree_with_openspiels_amazons() -> None:
     theirs_game, ours_game = pyspiel.load_game("amazons"), spiel.load("amazons")
     encoding = encoding_for("amazons")

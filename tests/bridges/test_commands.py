@@ -36,6 +36,7 @@ def finish(process: subprocess.Popen[str]) -> str:
     return out
 
 
+@pytest.mark.long
 def test_referee_plays_every_game_with_openspiel_mcts() -> None:
     """One game of each, all at once; OpenSpiel's bot white in some and black in others. (Its
     time keeping is test_openspiel_agent's and bench/ecosystem.py's: a loaded machine can make

@@ -171,6 +171,7 @@ def first_result(process: subprocess.Popen[str]) -> str:
     raise AssertionError("no game finished in 90 s")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL])
 async def test_an_interrupted_kept_tournament_resumes_and_counts_every_game_once(
     tmp_path: Path, tournament_process: list[subprocess.Popen[str]], stop: signal.Signals
@@ -213,6 +214,7 @@ def test_ctrl_c_without_a_file_says_what_was_lost(
     assert "run with --db FILE to keep the games" in err
 
 
+@pytest.mark.long
 async def test_standings_read_from_the_file_and_a_new_tournament_only_when_asked(
     tmp_path: Path,
 ) -> None:

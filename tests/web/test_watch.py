@@ -24,6 +24,7 @@ SECONDS = 60_000
 """Playwright's waits, in milliseconds: generous, the machine is shared."""
 
 
+@pytest.mark.long
 def test_the_lobby_links_a_live_match_whose_page_shows_each_move(
     web_server: WebServer, page: Page
 ) -> None:

@@ -42,11 +42,12 @@ def program(kind: str, seconds: float) -> str:
 
 
 def start_worker(
-    address: str, token: str, *programs: str, name: str = "w1"
+    address: str, token: str, *programs: str, name: str = "w1", slots: int = 2
 ) -> subprocess.Popen[str]:
     offered = [word for text in programs for word in ("--program", text)]
+    worker = [*CLI, "worker", "--server", address, "--name", name, "--slots", str(slots)]
     return subprocess.Popen(
-        [*CLI, "worker", "--server", address, "--name", name, "--slots", "2", *offered],
+        [*worker, *offered],
         env={**os.environ, "ARBITER_TOKEN": token},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -64,14 +65,14 @@ def wait_for_log(log: Path, text: str, count: int = 1, seconds: float = 20) -> N
 
 
 @contextlib.contextmanager
-def hosting(tmp_path: Path, *programs: str) -> Iterator[Hosting]:
-    """A server and a ready worker offering the built-in agents and `programs`."""
+def hosting(tmp_path: Path, *programs: str, slots: int = 2) -> Iterator[Hosting]:
+    """A server and a ready worker with `slots`, offering the built-in agents and `programs`."""
     db, log = tmp_path / "arbiter.db", tmp_path / "server.log"
     token = register(db, "w1", role="worker")["w1"]
     server, address = start_server(db, log=log)
     worker = None
     try:
-        worker = start_worker(address, token, *programs)
+        worker = start_worker(address, token, *programs, slots=slots)
         wait_for_log(log, "worker_ready")
         yield Hosting(server, worker, address, log, db)
     finally:
