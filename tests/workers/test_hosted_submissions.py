@@ -28,9 +28,6 @@ class FirstLegal:
 """
 SLOTS = 3
 """Slots per worker: the three versions' validation games (two seats each) are played at once."""
-GRACE = "1"
-"""Seconds the crashed version's seat is kept for a reconnection that cannot come: its
-validation game ends by that seat's default."""
 CRASHER = b"""
 import sys
 
@@ -68,8 +65,7 @@ async def test_submissions_are_validated_in_the_sandbox_and_play_a_challenge(
     tmp_path: Path,
 ) -> None:
     need_bwrap()
-    flags = ["--worker-slots", str(SLOTS), "--grace", GRACE]
-    with server_with_workers(tmp_path, *flags) as (_, port):
+    with server_with_workers(tmp_path, "--worker-slots", str(SLOTS)) as (_, port):
         await submit_validate_and_challenge(tmp_path, port)
 
 
