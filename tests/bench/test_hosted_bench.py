@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.bench.runs import run_bench
 from tests.sandbox.helpers import need_bwrap
 
 
+@pytest.mark.long
 def test_the_hosted_bench_prints_every_figure() -> None:
     need_bwrap()
     done = run_bench(

@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 import trio
 
 from arbiter.server.app import read_tournaments
@@ -118,6 +119,7 @@ def stored_points(db: Path, tournament: str) -> tuple[dict[str, float], set[str]
     return points, {clock for _, _, clock in rows}
 
 
+@pytest.mark.long
 async def test_thirty_submissions_in_three_languages_play_a_tournament_with_nobody_online(
     tmp_path: Path, node_client: Path
 ) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 import trio
 
 from arbiter.server.storage.engine import open_database
@@ -61,6 +62,7 @@ def seats(db: Path, match: int) -> set[tuple[str, str]]:
         connection.close()
 
 
+@pytest.mark.long
 async def test_submissions_are_validated_in_the_sandbox_and_play_a_challenge(
     tmp_path: Path,
 ) -> None:
