@@ -1,6 +1,7 @@
 """Hosted agents' costs and throughput: the sandbox, dispatch through workers, and CPU clocks.
 
     python bench/hosted.py [--runs 10] [--moves 300] [--games 8] [--load-games 2]
+                           [--no-capture-limit N]
 
 - the sandbox (`bench/sandbox.py`'s figures): start-up, goal 300 ms; time added per move against
   the same agent unsandboxed, goal 2 ms at p50;
@@ -14,14 +15,19 @@
   clock would have flagged (over the allowance in wall time) are counted beside it.
 
 The agents are one small Python program speaking the protocol, offered to the worker with
-`--program`. Exits 1 when a figure misses its goal. Loopback only, bounded by its counts.
+`--program`. Every game is King's Court with its own rules unless `--no-capture-limit` makes
+them short (a quick run that only shows the bench works; its figures are not the goals').
+Exits 1 when a figure misses its goal. Loopback only, bounded by its counts.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
+import json
 import os
+import shlex
 import signal
 import sqlite3
 import statistics
@@ -38,7 +44,7 @@ from sandbox import ADDED_GOAL_MS, STARTUP_GOAL_MS, echo_folder, echoed, startup
 
 from arbiter.agents import make_agent
 from arbiter.client.connection import ServerError
-from arbiter.client.runner import run_bot
+from arbiter.client.runner import play_one, run_bot
 from arbiter.games import Game
 from arbiter.server.storage import accounts
 from arbiter.server.storage.engine import open_database
@@ -56,10 +62,10 @@ LOAD_PROCESSES = 4
 SCALING_GOAL = 3.0
 SLOT_RETRY = 0.02
 AGENT = r"""
-import os, random, socket, struct, sys, time
+import json, os, random, socket, struct, sys, time
 import msgpack
 
-burn, seconds = float(sys.argv[1]), float(sys.argv[2])
+burn, seconds, options = float(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3])
 host, port = os.environ["ARBITER_SERVER"].rsplit(":", 1)
 connection = socket.create_connection((host, int(port)))
 connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -89,6 +95,7 @@ for message in frames():
     kind = message.get("type")
     if kind == "welcome":
         seek = {"type": "seek", "game": os.environ["ARBITER_GAME"], "time": {"move": seconds}}
+        seek["options"] = options
         seek["hints"] = True
         seek["opponent"] = os.environ["ARBITER_OPPONENT"]
         send(seek)
@@ -140,8 +147,11 @@ def at_once(game: Game[Any, Any], number: int) -> Any:
     return make_agent("random", game, seed=number)
 
 
-async def challenges(port: int, slots: int, games: int, agent: str, move: float) -> float:
-    """Seconds for `slots` challengers to play `games` games each against `hosted:AGENT`."""
+async def challenges(
+    port: int, slots: int, games: int, agent: str, move: float, options: dict[str, int]
+) -> float:
+    """Seconds for `slots` challengers to play `games` games each against `hosted:AGENT`, with
+    the game's `options` (the hosted agent seeks the same)."""
 
     async def challenger(number: int) -> None:
         played = 0
@@ -155,6 +165,7 @@ async def challenges(port: int, slots: int, games: int, agent: str, move: float)
                     name=f"challenger-{agent}-{slots}-{number}",
                     opponent=f"hosted:{agent}",
                     time_control={"move": move},
+                    play=functools.partial(play_one, options=options),
                 )
                 played += 1
             except ServerError as error:
@@ -197,8 +208,12 @@ def last_match(db: Path) -> int:
         return int(connection.execute("SELECT coalesce(max(id), 0) FROM matches").fetchone()[0])
 
 
-async def main(runs: int, moves: int, games: int, load_games: int) -> int:
+async def main(
+    runs: int, moves: int, games: int, load_games: int, no_capture_limit: int | None
+) -> int:
     misses = []
+    options = {} if no_capture_limit is None else {"no_capture_limit": no_capture_limit}
+    told = shlex.quote(json.dumps(options))
     with tempfile.TemporaryDirectory(prefix="arbiter-bench-hosted-") as folder:
         code = echo_folder(folder)
         agent = code / "agent.py"
@@ -218,9 +233,12 @@ async def main(runs: int, moves: int, games: int, load_games: int) -> int:
 
         db, log = Path(folder) / "arbiter.db", Path(folder) / "server.log"
         programs = [
-            *("--program", f"fast={sys.executable} {agent} 0 {FAST_MOVE}"),
-            *("--program", f"busy={sys.executable} {agent} {BUSY_BURN} {FAST_MOVE}"),
-            *("--program", f"eighty={sys.executable} {agent} {LOAD_SHARE * LOAD_MOVE} {LOAD_MOVE}"),
+            *("--program", f"fast={sys.executable} {agent} 0 {FAST_MOVE} {told}"),
+            *("--program", f"busy={sys.executable} {agent} {BUSY_BURN} {FAST_MOVE} {told}"),
+            *(
+                "--program",
+                f"eighty={sys.executable} {agent} {LOAD_SHARE * LOAD_MOVE} {LOAD_MOVE} {told}",
+            ),
         ]
         with process([*SERVER, "--port", "0", "--db", str(db)], log) as server:
             assert server.stdout is not None
@@ -237,7 +255,7 @@ async def main(runs: int, moves: int, games: int, load_games: int) -> int:
                     ):
                         ready += 1
                         wait_for(log, "worker_ready", ready)
-                        seconds = await challenges(port, slots, games, kind, FAST_MOVE)
+                        seconds = await challenges(port, slots, games, kind, FAST_MOVE, options)
                     rate = slots * games / seconds * 60
                     rates[kind, slots] = rate
                     print(f"{kind:5} agents, {slots} slot(s)  {rate:8.1f} games/min")
@@ -259,7 +277,7 @@ async def main(runs: int, moves: int, games: int, load_games: int) -> int:
                 with process([*worker, "--slots", "1", *programs], log, ARBITER_TOKEN=token):
                     ready += 1
                     wait_for(log, "worker_ready", ready)
-                    await challenges(port, 1, load_games, "eighty", LOAD_MOVE)
+                    await challenges(port, 1, load_games, "eighty", LOAD_MOVE, options)
             losses, hosted_moves, flagged = load_figures(db, first)
             print(
                 f"under load {LOAD_PROCESSES}: {losses} time losses in {load_games} games;"
@@ -278,5 +296,12 @@ if __name__ == "__main__":
     parser.add_argument("--moves", type=int, default=300)
     parser.add_argument("--games", type=int, default=8, help="challenges per slot")
     parser.add_argument("--load-games", type=int, default=2)
-    options = parser.parse_args()
-    sys.exit(trio.run(main, options.runs, options.moves, options.games, options.load_games))
+    parser.add_argument(
+        "--no-capture-limit",
+        type=int,
+        help="King's Court games made short, for a quick run (default: the game's own rules)",
+    )
+    args = parser.parse_args()
+    sys.exit(
+        trio.run(main, args.runs, args.moves, args.games, args.load_games, args.no_capture_limit)
+    )

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import json
 import os
 import select
@@ -31,10 +30,9 @@ import ssl
 import subprocess
 import sys
 import time
-import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from arbiter import protocol
 from arbiter.agents import Agent, AgentBase, AgentError, all_agent_names, make_agent
@@ -43,7 +41,7 @@ from arbiter.client.runner import GameRecord, MessageHook, play_one, run_bot
 from arbiter.client.sandbox.ending import ending
 from arbiter.client.sandbox.limits import Limits
 from arbiter.client.sandbox.process import prepare
-from arbiter.games import Game, InvalidMoveError, State, as_tuples
+from arbiter.games import Game, InvalidMoveError, State
 
 CALL_GRACE = 1.0
 """Seconds a module may run past its move's time before it counts as hung. By then the server
@@ -56,7 +54,8 @@ FINAL_UPDATE_SECONDS = 5.0
 STOP_SECONDS = 2.0
 """How long a closing module gets to exit on its own before it is killed."""
 
-_HOST_COMMAND = "import sys; from arbiter.client.player_module import host; host(sys.argv[1])"
+HOST_MODULE = "arbiter.client.player_host"
+"""What the child runs (`player_host.py`): the module's side of the pipe, light to start."""
 
 
 def is_module_path(name: str) -> bool:
@@ -141,102 +140,6 @@ def action_from_move(game: Game[Any, Any], move: Any) -> Any:
 
 
 # --------------------------------------------------------------------------------------------
-# The module's side of the pipe: runs in the child process, standard library only.
-
-
-def host(path: str) -> None:
-    """Load the module at `path` and serve calls to its `Player` until the pipe closes.
-
-    After the first exception the module's state is unknown, so the child reports it and exits.
-    """
-    requests, replies = _take_standard_streams()
-    try:
-        player_class = _load_player_class(Path(path))
-    except BaseException as error:
-        _reply(replies, {"error": _module_traceback(error)})
-        return
-    _reply(replies, {"ready": True})
-    player: Any = None
-    for line in requests:
-        request = json.loads(line)
-        try:
-            if request["call"] == "init":
-                player = player_class(request["colour"])
-                result = None
-            elif request["call"] == "start":
-                if hasattr(player, "start"):
-                    player.start(request["state"])
-                result = None
-            elif request["call"] == "update":
-                player.update(as_tuples(request["action"]))
-                result = None
-            else:
-                result = _plain(player.action(request["turns"]))
-        except BaseException as error:
-            _reply(replies, {"error": _module_traceback(error)})
-            return
-        _reply(replies, {"result": result})
-
-
-def _take_standard_streams() -> tuple[TextIO, TextIO]:
-    """The pipe's two ends, moved off fds 0 and 1 so the module can neither read nor print
-    into them: its prints go to stderr and `input()` sees an empty stdin."""
-    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
-    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    os.dup2(2, 1)
-    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (lives as long as the process)
-    return requests, replies
-
-
-def _load_player_class(path: Path) -> Any:
-    """`Player` from the file at `path`, its folder first on `sys.path` for its own imports."""
-    sys.path.insert(0, str(path.resolve().parent))
-    spec = importlib.util.spec_from_file_location("player_module", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path} as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["player_module"] = module
-    spec.loader.exec_module(module)
-    player_class = getattr(module, "Player", None)
-    if player_class is None:
-        raise AttributeError(f"{path} defines no Player class")
-    return player_class
-
-
-def _plain(value: Any) -> Any:
-    """`value` as JSON can carry it (tuples become lists); `TypeError` for anything else."""
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if hasattr(value, "__index__"):  # numpy's integers, which students' boards often hold
-        return int(value.__index__())
-    if isinstance(value, list | tuple):
-        return [_plain(part) for part in value]
-    raise TypeError(f"action() returned {value!r}, which is not a move (type {type(value)})")
-
-
-def _module_traceback(error: BaseException) -> str:
-    """The traceback from the module's first frame on: this file's frames are noise to them."""
-    frames = error.__traceback__
-    while frames is not None and frames.tb_frame.f_code.co_filename == __file__:
-        frames = frames.tb_next
-    return "".join(traceback.format_exception(type(error), error, frames))
-
-
-def _reply(replies: TextIO, message: dict[str, Any]) -> None:
-    """Answer the client; if it is gone (its process ended, as a finished tournament's are
-    stopped), nobody is left to answer or to read a traceback: the host ends at once, quietly
-    (`os._exit`, or flushing the broken pipe at exit would print one)."""
-    try:
-        replies.write(json.dumps(message) + "\n")
-        replies.flush()
-    except BrokenPipeError:
-        os._exit(0)
-
-
-# --------------------------------------------------------------------------------------------
 # The client's side of the pipe: blocking calls with deadlines, made from the runner's thread.
 
 
@@ -246,7 +149,7 @@ class PlayerProcess:
 
     def __init__(self, path: Path, *, sandboxed: bool = False) -> None:
         self.path = path
-        command = [sys.executable, "-c", _HOST_COMMAND, str(path.resolve())]
+        command = [sys.executable, "-m", HOST_MODULE, str(path.resolve())]
         self._launch = None
         if sandboxed:
             self._launch = prepare(command, Limits(), code=[path.resolve().parent])

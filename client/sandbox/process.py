@@ -55,8 +55,16 @@ PROCESS_BLOCKS = 65536
 """Processes (by id) that get blocks of users of their own before two share one."""
 _launches = itertools.count()
 LOOK_SECONDS = 0.02
-"""How often the watchdog looks at the tree: often enough that a busy or forking run is caught
-within a fraction of a second, rarely enough to cost nothing (a look reads a few small files)."""
+"""The watchdog's pause between looks while the tree changes (a run starting, or forking): a
+forking run is caught within a fraction of a second."""
+QUIET_LOOK_SECONDS = 0.25
+"""The longest pause between looks, reached by doubling while the tree's tasks stay the same. A
+look reads a few /proc files for every process and thread of the tree: a worker hosting dozens
+of seats for a whole tournament would spend a good part of a core looking fifty times a second
+at trees that do not change. The kernel's process limit holds meanwhile, and no CPU or
+wall-clock cap is passed while the watchdog pauses (`next_look`)."""
+CORES = os.cpu_count() or 1
+"""The most CPU seconds a tree can use in a second of wall time."""
 READ_SIZE = 65536
 OUTPUT_GRACE = 1.0
 """Seconds the last of its output may take to arrive once the sandbox has exited: a process it
@@ -146,14 +154,18 @@ class SandboxedProcess:
         limits = self.limits
         wall = math.inf if limits.wall_seconds is None else limits.wall_seconds
         deadline = trio.current_time() + wall
+        pause, threads = LOOK_SECONDS, 0
         while True:
-            if self._look() >= limits.processes:
+            seen, threads = threads, self._look()
+            if threads >= limits.processes:
                 self.stop(EndingKind.PROCESSES)
             elif limits.cpu_seconds is not None and self._cpu >= limits.cpu_seconds:
                 self.stop(EndingKind.CPU)
             elif trio.current_time() >= deadline:
                 self.stop(EndingKind.WALL)
-            await trio.sleep(LOOK_SECONDS)
+            pause = LOOK_SECONDS if threads != seen else min(2 * pause, QUIET_LOOK_SECONDS)
+            left = deadline - trio.current_time()
+            await trio.sleep(next_look(pause, limits, self._cpu, left))
 
     async def _run(self) -> None:
         status = -signal.SIGKILL
@@ -171,6 +183,16 @@ class SandboxedProcess:
             await self.channel.aclose()
             self._ending = ending(self.limits, status, self._stopped_for, bytes(self._output))
             self._ended.set()
+
+
+def next_look(pause: float, limits: Limits, cpu: float, wall_left: float) -> float:
+    """Seconds until the watchdog's next look: `pause`, or less where a cap could be reached
+    sooner (the CPU cap by a tree busy on every core, the wall clock's deadline `wall_left`
+    seconds away), but never less than `LOOK_SECONDS`."""
+    soonest = min(pause, wall_left)
+    if limits.cpu_seconds is not None:
+        soonest = min(soonest, (limits.cpu_seconds - cpu) / CORES)
+    return max(LOOK_SECONDS, soonest)
 
 
 @dataclass(frozen=True, slots=True)

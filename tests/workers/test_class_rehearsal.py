@@ -5,8 +5,7 @@ the sandbox, and one tournament of all thirty runs on `arbiter-server --workers 
 standings it reports are checked against the games the store kept.
 
 The format is the tournament's only one, a double round robin (870 games of thirty entrants), of
-King's Court made short (`QUICK`): every game is a few moves, so the whole class fits in minutes
-on two cores."""
+King's Court made short (`SHORT`), so the whole class fits in minutes on two cores."""
 
 from __future__ import annotations
 
@@ -15,13 +14,14 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 import trio
 
 from arbiter.server.app import read_tournaments
 from arbiter.server.storage.engine import open_database
 from tests.processes import ROOT
 from tests.sandbox.helpers import need_bwrap
-from tests.tournament.helpers import QUICK, arbiter, create, director, register, start, text
+from tests.tournament.helpers import arbiter, create, director, register, start, text
 from tests.workers.conftest import server_with_workers
 
 AGENT_MODULE = b"""
@@ -57,7 +57,12 @@ class Player:
         self.state = self.state.play(GAME.parse_move(action))
 """
 PER_LANGUAGE = 10
-UPLOADS_AT_ONCE = 4
+SHORT = {"no_capture_limit": 4}
+"""Random play's games end after a dozen moves on average, past the opening (whose four moves
+capture nothing) into the jumps, and about one in nine is won outright: enough wins that the
+standings differ from entrant to entrant, in half the moves of the tests' usual `QUICK`."""
+UPLOADS_AT_ONCE = 10
+"""A class uploads near the deadline: a third of it at once, each upload a process of its own."""
 SLOTS = 16
 """Slots per worker: every entrant holds one for the whole tournament, two workers hold all."""
 
@@ -114,6 +119,7 @@ def stored_points(db: Path, tournament: str) -> tuple[dict[str, float], set[str]
     return points, {clock for _, _, clock in rows}
 
 
+@pytest.mark.long
 async def test_thirty_submissions_in_three_languages_play_a_tournament_with_nobody_online(
     tmp_path: Path, node_client: Path
 ) -> None:
@@ -143,7 +149,7 @@ async def test_thirty_submissions_in_three_languages_play_a_tournament_with_nobo
 
         specs = [f"{author}/bot" for author, _, _ in students]
         async with await director(port, db) as connection:
-            await create(connection, time={"move": 2.0}, local=specs, options=QUICK, concurrency=15)
+            await create(connection, time={"move": 2.0}, local=specs, options=SHORT, concurrency=15)
             await start(connection)
         deadline = time.monotonic() + 400  # the director is gone: nobody is online
         while (tournament := read_tournaments(db)[0]).status != "finished":

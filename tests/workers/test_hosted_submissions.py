@@ -7,12 +7,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 import trio
 
 from arbiter.server.storage.engine import open_database
 from tests.processes import ROOT
 from tests.sandbox.helpers import need_bwrap
 from tests.tournament.helpers import arbiter, register, text
+from tests.workers.conftest import server_with_workers
 
 AGENT_MODULE = b"""
 import random
@@ -25,6 +27,8 @@ class FirstLegal:
     def choose(self, state, budget):
         return self.rng.choice(state.legal_moves())
 """
+SLOTS = 3
+"""Slots per worker: the three versions' validation games (two seats each) are played at once."""
 CRASHER = b"""
 import sys
 
@@ -58,11 +62,17 @@ def seats(db: Path, match: int) -> set[tuple[str, str]]:
         connection.close()
 
 
+@pytest.mark.long
 async def test_submissions_are_validated_in_the_sandbox_and_play_a_challenge(
-    tmp_path: Path, with_workers: tuple[object, int]
+    tmp_path: Path,
 ) -> None:
     need_bwrap()
-    _, port = with_workers
+    with server_with_workers(tmp_path, "--worker-slots", str(SLOTS)) as (_, port):
+        await submit_validate_and_challenge(tmp_path, port)
+
+
+async def submit_validate_and_challenge(tmp_path: Path, port: int) -> None:
+    """The test's steps against the server at `port` (its store `tmp_path/arbiter.db`)."""
     db = tmp_path / "arbiter.db"
     token = register(db, "ann")["ann"]
     server = ["--server", f"127.0.0.1:{port}"]
@@ -71,10 +81,15 @@ async def test_submissions_are_validated_in_the_sandbox_and_play_a_challenge(
     c_folder.mkdir()
     (c_folder / "client.c").write_bytes((ROOT / "examples" / "c-client" / "client.c").read_bytes())
     (tmp_path / "crasher.py").write_bytes(CRASHER)
-    for path, form in (("ahead.py", "module"), ("c-bot", None), ("crasher.py", "player")):
+
+    async def submit(path: str, form: str | None) -> None:
         flags = ["--form", form] if form else []
-        submit = ["submit", "kings-court", str(tmp_path / path), *server, "--author", "ann"]
-        text(await arbiter(*submit, *flags, token=token))
+        command = ["submit", "kings-court", str(tmp_path / path), *server, "--author", "ann"]
+        text(await arbiter(*command, *flags, token=token))
+
+    async with trio.open_nursery() as nursery:
+        for path, form in (("ahead.py", "module"), ("c-bot", None), ("crasher.py", "player")):
+            nursery.start_soon(submit, path, form)
     deadline = time.monotonic() + 180
     while True:
         found = statuses(db)
