@@ -17,6 +17,7 @@ from arbiter.server.app import (
     DEFAULT_PORT,
     AgentProgram,
     Limits,
+    LocalWorkers,
     WebFront,
     bound_port,
     default_db,
@@ -83,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             holding,
             tls,
             web,
-            (args.workers, args.worker_slots),
+            LocalWorkers(args.workers, args.worker_slots),
         )
     except* KeyboardInterrupt:
         logs.event(log, "stopped")
@@ -129,22 +130,7 @@ def _parser() -> argparse.ArgumentParser:
         default=10.0,
         help="seconds a disconnected player keeps its seat (its clock running) to reconnect",
     )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=0,
-        metavar="N",
-        help="start N workers of this server's own to host agents (arbiter worker; see"
-        " docs/hosted-agents.md); their agents' clocks count CPU seconds",
-    )
-    parser.add_argument(
-        "--worker-slots",
-        type=count,
-        default=1,
-        metavar="N",
-        help="seats each of those workers hosts at once (a tournament's hosted entrant holds one"
-        " for the whole tournament)",
-    )
+    _add_worker_flags(parser)
     parser.add_argument(
         "--tls-cert",
         metavar="FILE",
@@ -168,6 +154,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_limit_flags(parser.add_argument_group("limits on an open network"))
     return parser
+
+
+def _add_worker_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags of the workers the server starts itself."""
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        metavar="N",
+        help="start N workers of this server's own to host agents (arbiter worker; see"
+        " docs/hosted-agents.md); their agents' clocks count CPU seconds",
+    )
+    parser.add_argument(
+        "--worker-slots",
+        type=count,
+        default=1,
+        metavar="N",
+        help="seats each of those workers hosts at once (a tournament's hosted entrant holds one"
+        " for the whole tournament)",
+    )
 
 
 def _add_limit_flags(limits: argparse._ArgumentGroup) -> None:
@@ -260,19 +266,17 @@ async def _run(
     limits: Limits,
     tls: ssl.SSLContext | None,
     web: WebFront | None,
-    workers: tuple[int, int],
+    workers: LocalWorkers,
 ) -> None:
     """Serve, with the built-in agents and workers of the `arbiter` client program (an external
     program: the server never imports the client or the agents; see
-    `server.tournaments.local_agents`); `workers` is how many workers to start and the slots
-    of each."""
+    `server.tournaments.local_agents`); `workers` are the workers to start."""
     agents = AgentProgram.arbiter()
     async with trio.open_nursery() as nursery:
         start = partial(
             serve, host, port, db, grace=grace, local_agents=agents, admission=admission, tls=tls
         )
-        start = partial(start, web=web, limits=limits, workers=workers[0])
-        start = partial(start, worker_slots=workers[1])
+        start = partial(start, web=web, limits=limits, workers=workers)
         listeners = await nursery.start(start)
         address, over = f"{host}:{bound_port(listeners)}", " (TLS)" if tls is not None else ""
         logs.event(log, "listening", address=address, tls=tls is not None)

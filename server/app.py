@@ -36,13 +36,14 @@ from arbiter.server.connection.admission import DEFAULT, UNLIMITED, Admission, D
 from arbiter.server.connection.limits import Limits
 from arbiter.server.play.admitted import serve_admitted
 from arbiter.server.play.lobby import Lobby
-from arbiter.server.play.local_workers import WorkerProgram, keep_workers
+from arbiter.server.play.local_workers import LocalWorkers, keep_workers
 from arbiter.server.play.validation import validate_forever
 from arbiter.server.storage import accounts
 from arbiter.server.storage.connect import connect_storage
 from arbiter.server.storage.engine import DB_HELP, DB_VARIABLE, default_db, open_database
 from arbiter.server.storage.engine import open_read_only as open_records
 from arbiter.server.storage.errors import DatabaseInUse, NotStored, StoreError, failing_as
+from arbiter.server.storage.interface import Storage
 from arbiter.server.storage.records import FullRecord, MoveRow, missing_records, read_records
 from arbiter.server.storage.sql_connection import Connection
 from arbiter.server.storage.tournament_rows import load_tournaments
@@ -74,6 +75,7 @@ __all__ = [
     "Limits",
     "LocalAgents",
     "LocalAgentsError",
+    "LocalWorkers",
     "MoveRow",
     "RecordsFile",
     "StoreError",
@@ -137,9 +139,7 @@ async def serve(
     tls: ssl.SSLContext | None = None,
     limits: Limits | None = None,
     web: WebFront | None = None,
-    workers: int = 0,
-    worker_slots: int = 1,
-    worker_program: WorkerProgram | None = None,
+    workers: LocalWorkers | None = None,
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store;
@@ -152,10 +152,9 @@ async def serve(
     None). With `tls` (see `server_tls`) every connection is TLS, its handshake paced per address
     and server-wide (`admission.Handshakes`); a plain client is told so in one `error` frame.
     With `web`, the web front (`server.web`) serves pages and WebSockets on
-    its port of `host` too, and `web.url` is set once it listens. With `workers`, that many
-    worker processes of its own (`worker_program`'s, by default `arbiter worker`), of
-    `worker_slots` seats each, host the agents its tournaments and `hosted:` challenges run
-    (`server.play.local_workers`).
+    its port of `host` too, and `web.url` is set once it listens. With `workers`, worker
+    processes of its own (by default `arbiter worker`) host the agents its tournaments and
+    `hosted:` challenges run (`server.play.local_workers`).
     """
     storage = connect_storage(db_path)
     try:
@@ -164,18 +163,10 @@ async def serve(
             await nursery.start(storage.run_writer)
             lobby = Lobby(storage, nursery, grace, admission, limits)
             await nursery.start(lobby.stalls.run)
-            desk = Desk(lobby.live, lobby.seeks, storage, nursery)
-            desk.local_agents = local_agents or AgentProgram.arbiter()
-            desk.workers = lobby.workers
             address = listeners[0].socket.getsockname()[:2]
-            desk.learn_address(address)
-            if workers > 0:
-                lobby.workers.expected = True
-                program = worker_program or AgentProgram.arbiter()
-                nursery.start_soon(keep_workers, workers, worker_slots, program, storage, address)
-            lobby.plug_in(desk)
+            desk = _desk(lobby, storage, nursery, local_agents or AgentProgram.arbiter(), address)
+            _host_agents(nursery, lobby, storage, workers, address)
             nursery.start_soon(desk.load)
-            nursery.start_soon(validate_forever, storage, lobby.workers)
             doorway = Doorway(admission)
             secure = None if tls is None else (tls, Handshakes(admission, trio.current_time()))
             serve_one = partial(_serve_connection, lobby, doorway, secure)
@@ -187,6 +178,39 @@ async def serve(
             task_status.started(listeners)
     finally:
         storage.close()
+
+
+def _host_agents(
+    nursery: trio.Nursery,
+    lobby: Lobby,
+    storage: Storage,
+    workers: LocalWorkers | None,
+    address: tuple[str, int],
+) -> None:
+    """Start the server's own `workers` (if any) and the validation of new submissions, which
+    the lobby's workers play."""
+    if workers is not None and workers.count > 0:
+        lobby.workers.expected = True
+        program = workers.program or AgentProgram.arbiter()
+        nursery.start_soon(keep_workers, workers, program, storage, address)
+    nursery.start_soon(validate_forever, storage, lobby.workers)
+
+
+def _desk(
+    lobby: Lobby,
+    storage: Storage,
+    nursery: trio.Nursery,
+    local_agents: LocalAgents,
+    address: tuple[str, int],
+) -> Desk:
+    """The tournaments' desk, plugged into `lobby`: it runs `local_agents` itself, or has the
+    lobby's workers run its entrants, and tells them the server's `address`."""
+    desk = Desk(lobby.live, lobby.seeks, storage, nursery)
+    desk.local_agents = local_agents
+    desk.workers = lobby.workers
+    desk.learn_address(address)
+    lobby.plug_in(desk)
+    return desk
 
 
 REFUSAL_SECONDS = 1.0

@@ -12,7 +12,7 @@ import enum
 import math
 
 from arbiter.games import Outcome, Seat, Termination
-from arbiter.protocol import SeatClock, TimeControl
+from arbiter.protocol import ErrorCode, SeatClock, TimeControl
 
 
 class Illegal(enum.StrEnum):
@@ -69,3 +69,18 @@ def time_loss(
         f"{seat_name} passed the wall-clock watchdog ({clock.watchdog():g} s for"
         f" {clock.allowance():g} CPU seconds): its agent sleeps or is blocked"
     )
+
+
+def cpu_report_refused(clock: SeatClock, to_move: bool, cpu: float) -> tuple[ErrorCode, str] | None:
+    """Why a worker's word that a seat's move used `cpu` CPU seconds (`out_of_cpu`) is refused,
+    if it is: the seat is on wall time, not to move (`to_move`), or within its allowance."""
+    if not clock.cpu:
+        return ErrorCode.NOT_ALLOWED, "this seat's moves are judged on wall time, not CPU"
+    if not to_move:
+        return ErrorCode.NOT_YOUR_TURN, "no move of this seat is under way"
+    if cpu <= clock.allowance():
+        allowance = clock.allowance()
+        return ErrorCode.BAD_FIELD, (
+            f"{cpu:g} CPU seconds are within the move's allowance of {allowance:g}"
+        )
+    return None

@@ -41,6 +41,9 @@ from arbiter.server.storage.interface import Storage
 
 log = logging.getLogger(__name__)
 
+CPU_FIGURE = "says what its moves cost in CPU seconds"
+"""Who may send a move with a `cpu` figure: the worker hosting the seat, and no one else."""
+
 
 class Lobby:
     """Where every session's requests go."""
@@ -95,18 +98,14 @@ class Lobby:
         """Answer one request; `arrived` is when its frame was complete (a move's stop-clock)."""
         match message:  # the per-move requests first: cases are tried in order
             case protocol.Move(match=match_id, move=text, cpu=cpu):
-                if cpu is not None and not session.hosted:
-                    session.send_error(
-                        protocol.ErrorCode.NOT_ALLOWED,
-                        "only the worker hosting a seat says what its moves cost in CPU seconds",
-                        "move",
+                if cpu is None or _hosted(session, "move", match_id, CPU_FIGURE):
+                    self.live.deliver(
+                        session,
                         match_id,
+                        "move",
+                        lambda seat: MoveArrived(seat, text, arrived, cpu),
                     )
-                    return
-                self.live.deliver(
-                    session, match_id, "move", lambda seat: MoveArrived(seat, text, arrived, cpu)
-                )
-                self.feed.changed()
+                    self.feed.changed()
             case protocol.Pong(nonce=nonce):
                 session.pong_received(nonce, arrived)
             case protocol.Hello():
@@ -127,29 +126,14 @@ class Lobby:
                 await self.spectating.watch(session, match_id, since)
             case protocol.Lobby(follow=follow):
                 self._lobby(session, follow)
-            case protocol.Worker(slots=slots):
-                self.workers.announce(session, self.sign_in.accounts.get(session), slots)
-            case protocol.Logs():
-                account = self.sign_in.accounts.get(session)
-                await match_logs.answer(self.storage, session, account, message)
-            case protocol.HostEnded(host=host_id, ending=ending, log=log_text):
-                hosting = self.workers.ended(session, host_id, ending, log_text or "")
-                if hosting is not None:
-                    self._hosts_lost([hosting])
-                    if log_text:
-                        await self._keep_log(hosting, log_text)
-            case protocol.OutOfCpu(match=match_id, cpu=spent):
-                if not session.hosted:
-                    session.send_error(
-                        protocol.ErrorCode.NOT_ALLOWED,
-                        "only the worker hosting a seat says its move is out of CPU time",
-                        "out_of_cpu",
-                        match_id,
-                    )
-                    return
-                self.live.deliver(
-                    session, match_id, "out_of_cpu", lambda seat: CpuSpent(seat, spent, arrived)
-                )
+            case protocol.Worker() | protocol.HostEnded() | protocol.OutOfCpu() | protocol.Logs():
+                await self._hosting(session, message, arrived)
+            case _:
+                await self._desks(session, message)
+
+    async def _desks(self, session: Session, message: protocol.Message) -> None:
+        """Answer the requests of the tournament and submission desks."""
+        match message:
             case (
                 protocol.TournamentCreate()
                 | protocol.TournamentStart()
@@ -169,6 +153,26 @@ class Lobby:
             ):
                 account = self.sign_in.accounts.get(session)
                 await self.submissions.handle(session, account, message)
+
+    async def _hosting(self, session: Session, message: protocol.Message, arrived: float) -> None:
+        """Answer a worker's requests, and an author's for the logs of their hosted agents."""
+        match message:
+            case protocol.Worker(slots=slots):
+                self.workers.announce(session, self.sign_in.accounts.get(session), slots)
+            case protocol.Logs():
+                account = self.sign_in.accounts.get(session)
+                await match_logs.answer(self.storage, session, account, message)
+            case protocol.HostEnded(host=host_id, ending=ending, log=log_text):
+                hosting = self.workers.ended(session, host_id, ending, log_text or "")
+                if hosting is not None:
+                    self._hosts_lost([hosting])
+                    if log_text:
+                        await self._keep_log(hosting, log_text)
+            case protocol.OutOfCpu(match=match_id, cpu=spent):
+                if _hosted(session, "out_of_cpu", match_id, "says its move is out of CPU time"):
+                    self.live.deliver(
+                        session, match_id, "out_of_cpu", lambda seat: CpuSpent(seat, spent, arrived)
+                    )
 
     async def _keep_log(self, hosting: Hosting, log_text: str) -> None:
         """Keep what a hosted agent printed with the matches it played, for its author."""
@@ -213,3 +217,12 @@ class Lobby:
             for seat, player in enumerate(match.players):
                 if player in ended and match.cpu_seats[seat]:
                     match.deliver(HostLost(seat, ended[player]))
+
+
+def _hosted(session: Session, ref: str, match: int, what: str) -> bool:
+    """Whether `session` is a hosted seat's (its worker's) connection; if not, it is told that
+    only the worker hosting a seat `what`."""
+    if not session.hosted:
+        message = f"only the worker hosting a seat {what}"
+        session.send_error(protocol.ErrorCode.NOT_ALLOWED, message, ref, match)
+    return session.hosted

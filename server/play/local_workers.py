@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
+from dataclasses import dataclass
 from typing import Protocol
 
 import trio
@@ -38,15 +39,25 @@ class WorkerProgram(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class LocalWorkers:
+    """How many workers a server starts (`count`), the seats each hosts at once, and what
+    starts one (None: the `arbiter worker` beside the server, its launcher's choice)."""
+
+    count: int
+    slots: int = 1
+    program: WorkerProgram | None = None
+
+
 async def keep_workers(
-    count: int, slots: int, program: WorkerProgram, storage: Storage, server: tuple[str, int]
+    workers: LocalWorkers, program: WorkerProgram, storage: Storage, server: tuple[str, int]
 ) -> None:
-    """Run `count` workers of `server` with `slots` seats each until cancelled, each started
-    again when it ends."""
+    """Run `workers` of `server`, started by `program`, until cancelled, each started again
+    when it ends."""
     async with trio.open_nursery() as nursery:
-        for number in range(1, count + 1):
+        for number in range(1, workers.count + 1):
             name = f"local-worker-{number}"
-            nursery.start_soon(_keep_worker, name, slots, program, storage, server)
+            nursery.start_soon(_keep_worker, name, workers.slots, program, storage, server)
 
 
 async def _keep_worker(

@@ -52,7 +52,13 @@ from arbiter.server.connection.peer import Peer
 from arbiter.server.connection.stalls import StallMeter
 from arbiter.server.play import messages
 from arbiter.server.play.commit_gate import CommitGate
-from arbiter.server.play.defaults import DefaultKind, Illegal, lost_by_default, time_loss
+from arbiter.server.play.defaults import (
+    DefaultKind,
+    Illegal,
+    cpu_report_refused,
+    lost_by_default,
+    time_loss,
+)
 from arbiter.server.play.gallery import Gallery
 from arbiter.server.play.hints import Hints
 from arbiter.server.play.messages import Ending, Positions, Table, wire_clocks
@@ -138,7 +144,10 @@ TurnResult = Outcome | _GoesOn | None
 
 
 @dataclass(eq=False)
-class Match:
+class MatchTerms:
+    """What a match is made with: the game and its options, the time control, who plays each
+    seat and on what terms, and where it is stored. `Match` adds how it is going."""
+
     id: int
     game: Game[Any, Any]
     options: dict[str, Any]
@@ -160,6 +169,13 @@ class Match:
     `resumed` carry the whole move list, which a message bounds. Every game's rules end it
     sooner under any option (`Game.max_plies`, checked against this by
     tests/games/test_properties.py), so this is a net for a game whose bound would not fit."""
+
+
+@dataclass(eq=False)
+class Match(MatchTerms):
+    """A match in play: its state, clocks, moves and spectators, the events it handles, and
+    the task that keeps its clock (`run`)."""
+
     state: State[Any] = field(init=False)
     clocks: tuple[SeatClock, SeatClock] = field(init=False)
     moves: list[str] = field(default_factory=list)
@@ -185,7 +201,8 @@ class Match:
             SeatClock(self.control, cpu=self.cpu_seats[0]),
             SeatClock(self.control, cpu=self.cpu_seats[1]),
         )
-        self._gate = CommitGate(self.storage, self._storage_failed)
+        # the gate's word that a move could not be stored ends the match
+        self._gate = CommitGate(self.storage, lambda error: self.deliver(StorageFailed(error)))
         self._clock = TurnClock(self.grace, self.stalls)
         self._hints = Hints(self.game)
         self._positions = Positions(self.game)
@@ -359,9 +376,8 @@ class Match:
         try:
             after, notation = self._hints.play(self.state, text)
         except (InvalidMoveError, IllegalMoveError) as error:
-            code = ErrorCode.ILLEGAL_MOVE
-            if isinstance(error, InvalidMoveError):
-                code = ErrorCode.INVALID_MOVE
+            invalid = isinstance(error, InvalidMoveError)
+            code = ErrorCode.INVALID_MOVE if invalid else ErrorCode.ILLEGAL_MOVE
             reason = clip(str(error))
             self._refuse(seat, text, code, reason)
             if self.illegal[seat] == Illegal.FORFEIT:
@@ -377,30 +393,13 @@ class Match:
         self.state = after
         self._hints.forget()
         self.moves.append(notation)
-        name = self.game.seats[seat]
-        self._gate.depends_on(
-            self.storage.record_move(
-                self.id,
-                after.ply,
-                name,
-                notation,
-                elapsed,
-                charge.compensation,
-                charge.clock_after,
-                charge.cpu,
-            )
-        )
+        name, compensation = self.game.seats[seat], charge.compensation
+        stored = (self.id, after.ply, name, notation, elapsed, compensation, charge.clock_after)
+        self._gate.depends_on(self.storage.record_move(*stored, charge.cpu))
         clocks, position = wire_clocks(self.control, self.clocks), self._positions.of(self.state)
-        compensation = charge.compensation
-        self._gate.tell(
-            self.sessions[seat],
-            messages.move_accepted(
-                self.id, after.ply, notation, elapsed, compensation, clocks, position
-            ),
-        )
-        message = messages.opponent_moved(
-            self.id, after.ply, name, notation, elapsed, compensation, clocks, position
-        )
+        played = (self.id, after.ply, notation, elapsed, compensation, clocks, position)
+        self._gate.tell(self.sessions[seat], messages.move_accepted(*played))
+        message = messages.opponent_moved(name, *played)
         # encoded once for all its watchers, not once a connection
         moved = protocol.Encoded(message) if self.spectators else message
         for session in (self.sessions[1 - seat], *self.spectators):
@@ -411,16 +410,7 @@ class Match:
         """The seat's worker says its move used `cpu` CPU seconds: a time loss if that is past
         the allowance of the CPU-clocked move under way; else refused, and the turn goes on."""
         clock = self.clocks[seat]
-        refusal = None
-        if not clock.cpu:
-            refusal = ErrorCode.NOT_ALLOWED, "this seat's moves are judged on wall time, not CPU"
-        elif seat != turn.seat:
-            refusal = ErrorCode.NOT_YOUR_TURN, "no move of this seat is under way"
-        elif cpu <= clock.allowance():
-            refusal = (
-                ErrorCode.BAD_FIELD,
-                (f"{cpu:g} CPU seconds are within the move's allowance of {clock.allowance():g}"),
-            )
+        refusal = cpu_report_refused(clock, seat == turn.seat, cpu)
         if refusal is not None:
             code, reason = refusal
             error = protocol.Error(code=code, message=reason, ref="out_of_cpu", match=self.id)
@@ -431,10 +421,7 @@ class Match:
         return self._default(seat, DefaultKind.TIME, reason)
 
     def _refuse(self, seat: Seat, text: str, code: ErrorCode, reason: str) -> None:
-        self._gate.tell(
-            self.sessions[seat],
-            messages.move_refused(self.id, text, code, reason),
-        )
+        self._gate.tell(self.sessions[seat], messages.move_refused(self.id, text, code, reason))
 
     def _default(self, seat: Seat, kind: DefaultKind, reason: str) -> Outcome:
         """The seat loses by default; `kind` is for standings, `reason` for people. The kind is
@@ -461,11 +448,7 @@ class Match:
             self._forget_unstored_moves()
             self.storage.finish_unstored(self.id, outcome.reason, len(self.moves))
             log.error("match %d ends: the server could not store it (%s)", self.id, failure)
-        clocks_ms = messages.in_ms(wire_clocks(self.control, self.clocks))
-        judged_by = [clock.kind for clock in self.clocks]
-        ending = Ending.of(outcome, self.game.seats, clocks_ms, judged_by)
-        _log_ended(self, ending)
-        over = messages.game_over(self.table(), ending)
+        over = _announced_end(self, outcome)
         for session in (*self.sessions, *self.spectators):
             self._gate.tell(session, over)
         self._gate.flush()  # nothing is held after the drain: sent at once
@@ -478,10 +461,6 @@ class Match:
             del self.moves[stored:]
             self.state = self.game.replay(self.options, self.moves)
 
-    def _storage_failed(self, error: BaseException) -> None:
-        """The commit gate's word that a move could not be stored: the match ends."""
-        self.deliver(StorageFailed(error))
-
     def table(self) -> Table:
         """The match as its messages describe it, as it stands."""
         time, position = self.control.to_wire(), self._positions.of(self.state)
@@ -492,6 +471,15 @@ class Match:
         time_left = turn.time_left(trio.current_time())
         position, clocks = self._positions.of(self.state), wire_clocks(self.control, self.clocks)
         return messages.your_turn(self.id, self.state.ply, position, legal, time_left, clocks)
+
+
+def _announced_end(match: Match, outcome: Outcome) -> protocol.GameOver:
+    """The `game_over` of `match` ended by `outcome`, logged."""
+    clocks_ms = messages.in_ms(wire_clocks(match.control, match.clocks))
+    judged_by = [clock.kind for clock in match.clocks]
+    ending = Ending.of(outcome, match.game.seats, clocks_ms, judged_by)
+    _log_ended(match, ending)
+    return messages.game_over(match.table(), ending)
 
 
 def _log_started(match: Match) -> None:

@@ -291,9 +291,9 @@ def move_accepted(
 
 
 def opponent_moved(
+    seat: str,
     match: int,
     ply: int,
-    seat: str,
     move: str,
     elapsed: float,
     compensation: float,

@@ -20,8 +20,10 @@ import logging
 import secrets
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from arbiter import protocol
+from arbiter.games import Game
 from arbiter.protocol import ErrorCode, TimeControl
 from arbiter.server.connection.session import Session
 from arbiter.server.play import messages
@@ -70,19 +72,10 @@ class Pairing:
 
     async def seek(self, session: Session, seek: protocol.Seek, account: Account | None) -> None:
         """Pair `seek` with the oldest waiting seek it fits, or leave it open."""
-        if seek.opponent == session.name:
-            session.send_error(
-                ErrorCode.BAD_OPPONENT,
-                f"you play as {session.name!r}: a seek cannot challenge its own player",
-                ref="seek",
-            )
+        terms = _terms(session, seek)
+        if terms is None:
             return
-        illegal = Illegal(seek.illegal)
-        try:
-            game, time_control = checked_terms(seek.game, seek.options, seek.time, illegal)
-        except TermsRefused as refused:
-            session.send_error(refused.code, str(refused), ref="seek")
-            return
+        game, time_control, illegal = terms
         opponent, hosting = seek.opponent, None
         bound = self.workers.opponent_of(session.name) if session.hosted else None
         if bound is not None:
@@ -227,3 +220,24 @@ def _tell_hosted_ended(seek: Seek, ending: str) -> None:
         f"{seek.opponent} ended before your game began ({ending}): your seek is withdrawn",
         ref="seek",
     )
+
+
+def _terms(
+    session: Session, seek: protocol.Seek
+) -> tuple[Game[Any, Any], TimeControl, Illegal] | None:
+    """The game, time control and illegal-move rule `seek` asks for; None after telling the
+    client why they are refused (a challenge to itself, or terms the server does not offer)."""
+    if seek.opponent == session.name:
+        session.send_error(
+            ErrorCode.BAD_OPPONENT,
+            f"you play as {session.name!r}: a seek cannot challenge its own player",
+            ref="seek",
+        )
+        return None
+    illegal = Illegal(seek.illegal)
+    try:
+        game, time_control = checked_terms(seek.game, seek.options, seek.time, illegal)
+    except TermsRefused as refused:
+        session.send_error(refused.code, str(refused), ref="seek")
+        return None
+    return game, time_control, illegal

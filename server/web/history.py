@@ -7,10 +7,12 @@ A page that starts watching gets the latest `KEPT_PLIES` positions (`positions`)
 game's length, so its first message is bounded too.
 
 A match no page has followed yet (a long game that TCP clients played) has sent none of its
-earlier positions, so it is replayed once to reach its latest ones: up to `INLINE_PLIES` moves
-are played on the event loop, more in a worker thread (one replay at a time server-wide), while
-every other page asking for the same match waits for that one replay rather than starting its
-own.
+earlier positions, so it is replayed once to reach its latest ones, while every other page
+asking for the same match waits for that one replay rather than starting its own. The replay
+runs on the event loop in steps of `STEP_PLIES` moves with a checkpoint between them, so every
+match's moves wait for one step at most; a worker thread would hold the interpreter's lock for
+its switch interval each time the loop wanted it back, on every move of every match while it
+ran. Only the moves into the last `KEPT_PLIES` positions build their positions.
 """
 
 from __future__ import annotations
@@ -31,13 +33,12 @@ KEPT_PLIES = 256
 """Positions kept per match, the latest: what a page starting to watch is sent. A game longer
 than this is shown from there on, with the moves into those positions (`arbiter export` has
 the rest)."""
-INLINE_PLIES = 64
-"""Moves played on the event loop to bring a history up to date; more go to a thread."""
+STEP_PLIES = 32
+"""Moves replayed between two checkpoints: a step costs about a millisecond in the slowest
+game's rules."""
 HISTORY_BYTES = 32 * 1024 * 1024
 """The positions kept for all matches together, as JSON text; the least recently used match
 goes first (a match being played touches its history at every move)."""
-REPLAYS = 1
-"""Replays in threads at once, server-wide: they take the interpreter's lock from the loop."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +85,13 @@ class History:
     def ply(self) -> int:
         return int(self.state.ply)
 
+    def advance(self, text: str) -> None:
+        """Play the move `text` without keeping its position: the positions kept before it
+        are dropped (they would no longer end at the history's ply)."""
+        self.state = self.state.play(self.game.parse_move(text))
+        self.kept.clear()
+        self.weight = 0
+
     def play(self, text: str) -> Position:
         """Play the move `text` (a move the server accepted); its position."""
         self.state = self.state.play(self.game.parse_move(text))
@@ -119,11 +127,17 @@ class History:
         return ply - len(shown) + 1, shown
 
 
-def replayed(start: History, later: Sequence[str]) -> History:
-    """`start` (a history of its own) with the moves `later` played on it; `GameError` if a
-    move does not parse. Runs in a thread as well as on the loop."""
-    for text in later:
-        start.play(text)
+async def replayed(start: History, later: Sequence[str]) -> History:
+    """`start` (a history of its own) with the moves `later` played on it, `STEP_PLIES` at a
+    time between checkpoints; `GameError` if a move does not parse."""
+    unkept = len(later) - KEPT_PLIES
+    for index, text in enumerate(later):
+        if index % STEP_PLIES == STEP_PLIES - 1:
+            await trio.lowlevel.checkpoint()
+        if index < unkept:
+            start.advance(text)
+        else:
+            start.play(text)
     return start
 
 
@@ -134,7 +148,6 @@ class Histories:
     def __init__(self, limit: int = HISTORY_BYTES) -> None:
         self._kept: Recent[int, History] = Recent(limit, History.weigh)
         self._replaying: dict[int, trio.Event] = {}
-        self._replays = trio.CapacityLimiter(REPLAYS)
 
     def get(self, match: int) -> History | None:
         return self._kept.get(match)
@@ -178,8 +191,8 @@ class Histories:
         moves_from: int = 0,
     ) -> History | None:
         """`match`'s history once it holds the position after its moves (`moves`, from move
-        `moves_from` on), replayed if need be, in a thread when long; None if its moves do not
-        replay, or if the history lacks moves before `moves_from` to replay from."""
+        `moves_from` on), replayed if need be; None if its moves do not replay, or if the
+        history lacks moves before `moves_from` to replay from."""
         while (replaying := self._replaying.get(match)) is not None:
             await replaying.wait()
         history = self.get(match)
@@ -194,11 +207,7 @@ class Histories:
                 if history is not None
                 else History.starting_at(game, game.initial_state(options))
             )
-            later = moves[start.ply - moves_from :]
-            if len(later) <= INLINE_PLIES:
-                fresh = replayed(start, later)
-            else:
-                fresh = await self._replay_in_thread(match, start, later)
+            fresh = await self._replay(match, start, moves[start.ply - moves_from :])
         except GameError:
             return None
         found = self.get(match)  # moves may have been played on it meanwhile
@@ -207,10 +216,10 @@ class Histories:
             return fresh
         return found
 
-    async def _replay_in_thread(self, match: int, start: History, later: Sequence[str]) -> History:
+    async def _replay(self, match: int, start: History, later: Sequence[str]) -> History:
         self._replaying[match] = done = trio.Event()
         try:
-            return await trio.to_thread.run_sync(replayed, start, later, limiter=self._replays)
+            return await replayed(start, later)
         finally:
             del self._replaying[match]
             done.set()

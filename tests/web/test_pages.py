@@ -7,10 +7,11 @@ import json
 from typing import Any
 
 import msgpack
+import trio
 
 from arbiter.games import get_game
 from arbiter.protocol import FrameDecoder, encode_frame
-from arbiter.server.web.history import KEPT_PLIES, Histories, History
+from arbiter.server.web.history import KEPT_PLIES, STEP_PLIES, Histories, History
 from arbiter.server.web.pages import PageInput, PageWire, shared_by_pages
 
 GAME = "kings-court"
@@ -231,3 +232,35 @@ async def test_a_long_watch_from_a_followed_history_lists_the_moves_into_the_pos
     assert shown["moves"] == moves[len(moves) - KEPT_PLIES :]
     assert len(shown["move_squares"]) == KEPT_PLIES
     assert shown["states"][-1] == state.to_data()
+
+
+async def test_a_long_replay_keeps_the_latest_positions_and_lets_other_tasks_run() -> None:
+    """A match no page followed is replayed on the event loop in steps: the history ends at the
+    game's position with the latest `KEPT_PLIES` positions, and a task beside it runs between
+    the steps, not only once the replay is done."""
+    game = get_game(GAME)
+    moves = long_game(KEPT_PLIES * 3)
+    histories = Histories()
+    ticks: list[int] = []
+    progress: list[int] = []
+
+    async def beside() -> None:
+        while True:
+            ticks.append(len(ticks))
+            await trio.lowlevel.checkpoint()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(beside)
+        await trio.lowlevel.checkpoint()
+        history = await histories.shown(5, game, LONG, moves)
+        progress.append(len(ticks))
+        nursery.cancel_scope.cancel()
+    assert history is not None
+    expected = game.replay(LONG, moves)
+    assert history.state.to_data() == expected.to_data()
+    assert len(history.kept) == KEPT_PLIES
+    last = game.replay(LONG, moves[: len(moves) - 1])
+    at = history.at(len(moves) - 1)
+    assert at is not None
+    assert json.loads(at.text) == last.to_data()
+    assert progress[0] >= len(moves) // STEP_PLIES - 1  # the task ran between the steps
