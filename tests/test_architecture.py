@@ -163,3 +163,21 @@ def test_every_server_module_has_its_row_in_the_architecture() -> None:
     }
     assert not modules - named, f"no row in docs/architecture.md: {sorted(modules - named)}"
     assert not named - modules, f"rows for no module: {sorted(named - modules)}"
+
+
+MAX_CLASS_LINES = 300
+MAX_FUNCTION_LINES = 50
+
+
+def test_no_server_class_over_300_lines_nor_function_over_50() -> None:
+    """The server stays in small pieces: a class or function past these sizes has more than
+    one job, and is split before it grows further."""
+    oversized = []
+    for path in sorted((ROOT / "server").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                limit = MAX_CLASS_LINES if isinstance(node, ast.ClassDef) else MAX_FUNCTION_LINES
+                if lines > limit:
+                    oversized.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} {lines}")
+    assert oversized == []
