@@ -180,6 +180,21 @@ async def challenges(
     return time.perf_counter() - began
 
 
+def machine_ticks() -> tuple[int, int]:
+    """The whole machine's busy and total CPU ticks so far (/proc/stat): every process of the
+    run counts, the server's, the worker's, the agents' and this bench's challengers."""
+    with open("/proc/stat") as stat:
+        ticks = [int(field) for field in stat.readline().split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    return sum(ticks) - idle, sum(ticks)
+
+
+def cores_busy(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """How many of the machine's cores were busy between two `machine_ticks`, on average."""
+    busy, total = after[0] - before[0], after[1] - before[1]
+    return (os.cpu_count() or 1) * busy / max(total, 1)
+
+
 def worker_token(db: Path, name: str) -> str:
     connection = open_database(db)
     try:
@@ -255,10 +270,15 @@ async def main(
                     ):
                         ready += 1
                         wait_for(log, "worker_ready", ready)
+                        ticks = machine_ticks()
                         seconds = await challenges(port, slots, games, kind, FAST_MOVE, options)
+                        busy = cores_busy(ticks, machine_ticks())
                     rate = slots * games / seconds * 60
                     rates[kind, slots] = rate
-                    print(f"{kind:5} agents, {slots} slot(s)  {rate:8.1f} games/min")
+                    print(
+                        f"{kind:5} agents, {slots} slot(s)  {rate:8.1f} games/min"
+                        f"  ({busy:.2f} of {os.cpu_count()} cores busy)"
+                    )
             scaling = rates["fast", 4] / rates["fast", 1]
             print(f"4 slots / 1 slot (fast)  {scaling:6.2f}x")
             if scaling < SCALING_GOAL:

@@ -34,7 +34,8 @@ def test_the_hosted_bench_prints_every_figure() -> None:
     assert re.search(r"^added per move \(p50\)\s+-?\d+\.\d{3} ms", done.stdout, re.MULTILINE)
     for kind in ("fast", "busy"):
         for slots in (1, 2, 4):
-            line = rf"^{kind}\s+agents, {slots} slot\(s\)\s+\d+\.\d games/min$"
+            rate = rf"^{kind}\s+agents, {slots} slot\(s\)\s+\d+\.\d games/min"
+            line = rate + r"  \(\d\.\d\d of \d+ cores busy\)$"
             assert re.search(line, done.stdout, re.MULTILINE), done.stdout
     assert re.search(
         r"^under load 4: \d+ time losses in 1 games; a wall clock would have flagged \d+ of"
