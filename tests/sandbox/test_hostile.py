@@ -22,15 +22,20 @@ def bwrap() -> None:
     need_bwrap()
 
 
-async def test_reading_another_folder_and_the_password_file_finds_nothing(tmp_path: Path) -> None:
+async def test_reading_another_folder_the_database_and_the_password_file_finds_nothing(
+    tmp_path: Path,
+) -> None:
     other = tmp_path / "other-submission"
     other.mkdir(mode=0o755)
     (other / "agent.py").write_text("SECRET = 'another student'\n")
     (other / "agent.py").chmod(0o644)
+    database = tmp_path / "arbiter.db"
+    database.write_text("tokens")
+    database.chmod(0o644)
     code = code_folder(
         tmp_path,
         f"""
-for path in ({str(other / "agent.py")!r}, "/etc/passwd", "/root", "/home"):
+for path in ({str(other / "agent.py")!r}, {str(database)!r}, "/etc/passwd", "/root", "/home"):
     try:
         open(path).read()
         print(path, "read")
@@ -41,6 +46,7 @@ for path in ({str(other / "agent.py")!r}, "/etc/passwd", "/root", "/home"):
     ended, output = await run_script(code)
     assert ended.normal, ended
     assert f"{other / 'agent.py'} FileNotFoundError" in output
+    assert f"{database} FileNotFoundError" in output
     assert "/etc/passwd FileNotFoundError" in output
     assert " read" not in output
 
