@@ -108,12 +108,18 @@ async def pair(
         game="kings-court", options={}, time=time or {}, hints=True, illegal=illegal
     )
     first, second = [await connect(lobby, nursery, name) for name in names]
+    return first, second, await seated(lobby, first, second, seek)
+
+
+async def seated(lobby: Lobby, first: Client, second: Client, seek: protocol.Seek) -> Match:
+    """The match `first` and `second` are seated in by both sending `seek` (the first is
+    seated first), with their `match_started` read."""
     await first.send(seek)
     await first.expect(protocol.Seeking)
     await second.send(seek)
     started = await first.expect(protocol.MatchStarted)
     await second.expect(protocol.MatchStarted)
-    return first, second, lobby.matches[started.match]
+    return lobby.matches[started.match]
 
 
 async def move(client: Client, turn: protocol.YourTurn, index: int = 0) -> protocol.MoveAccepted:

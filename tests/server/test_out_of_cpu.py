@@ -22,7 +22,7 @@ from arbiter.server.connection.session import Session
 from arbiter.server.play.defaults import DefaultKind
 from arbiter.server.play.lobby import Lobby
 from arbiter.server.play.match import Match
-from tests.server.memory import Client, connect, lobby_on_file, move
+from tests.server.memory import Client, connect, lobby_on_file, move, seated
 
 SEEK = protocol.Seek(game="kings-court", options={}, time={"move": 1.0}, hints=True)
 
@@ -58,12 +58,7 @@ async def ann_against_hosted_bob(
 ) -> tuple[Client, Client, Match]:
     """Ann (white, the wall clock) and hosted bob (black, the CPU clock) in a 1 s a move match."""
     ann, bob = await connect(lobby, nursery, "ann"), await connect_hosted(lobby, nursery, "bob")
-    await ann.send(SEEK)
-    await ann.expect(protocol.Seeking)
-    await bob.send(SEEK)
-    started = await ann.expect(protocol.MatchStarted)
-    await bob.expect(protocol.MatchStarted)
-    return ann, bob, lobby.matches[started.match]
+    return ann, bob, await seated(lobby, ann, bob, SEEK)
 
 
 async def test_a_hosted_seat_out_of_cpu_loses_on_time_in_cpu_seconds_at_once(
