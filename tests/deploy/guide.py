@@ -79,6 +79,8 @@ class Reader:
     ran: set[str] = field(default_factory=set)
     env: dict[str, str] = field(default_factory=dict)
     _servers: list[subprocess.Popen[str]] = field(default_factory=list)
+    _logs: dict[int, Path] = field(default_factory=dict)
+    """Each server's stderr, by its pid: what a failed stop shows."""
 
     def __post_init__(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -131,15 +133,18 @@ class Reader:
 
     def serve(self, command: str) -> subprocess.Popen[str]:
         """Start a server command and wait until it listens on 7777."""
-        server = subprocess.Popen(
-            self.namespace.command("exec " + self._shell(command)),
-            cwd=self.folder,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
+        log = self.folder / f"server-{len(self._logs)}.log"
+        with log.open("w") as errors:
+            server = subprocess.Popen(
+                self.namespace.command("exec " + self._shell(command)),
+                cwd=self.folder,
+                env=self.env,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                text=True,
+            )
         self._servers.append(server)
+        self._logs[server.pid] = log
         assert server.stdout is not None
         assert server.stdout.readline().strip() == LISTENING
         return server
@@ -148,7 +153,7 @@ class Reader:
         """Ctrl-C, as the guide says."""
         server.send_signal(signal.SIGINT)
         server.communicate(timeout=SECONDS)
-        assert server.returncode == 0
+        assert server.returncode == 0, self._logs[server.pid].read_text()[-2000:]
         self._servers.remove(server)
 
     def until(self, command: str, shows: str, beside: subprocess.Popen[str]) -> str:

@@ -18,6 +18,7 @@ from arbiter.protocol import TimeControl
 from arbiter.server.app import Ladder, kendall_tau
 from arbiter.server.tournaments.ladder_ratings import Skill
 from tests.bench.runs import run_bench
+from tests.conftest import TIMED
 from tests.tournament.helpers import arbiter, text
 
 ORDER = ["random", "greedy", "alphabeta"]  # weakest first
@@ -26,6 +27,7 @@ GAMES = 12
 well before (docs/ladder.md), and a few more keep a slow machine's odd game from deciding."""
 
 
+@TIMED  # the searches play within their budget: the coverage tracer would weaken them
 @pytest.mark.long
 async def test_a_ladder_of_built_in_agents_finds_their_order_and_grows_surer() -> None:
     sigmas: list[dict[str, float]] = []
