@@ -23,6 +23,10 @@ BACKENDS = ("sqlite", "postgres")
 TIMED = pytest.mark.usefixtures("untraced")
 """The mark of a test that times CPU-bound code (a search within its budget, its iterations in
 that time): it runs without the coverage tracer, whose slowdown is not the code's."""
+VOLUME = pytest.mark.usefixtures("untraced")
+"""The mark of a test that plays thousands of games to check the rules at volume: it runs
+without the coverage tracer, which makes it four times slower, while the rules' own tests
+measure their coverage."""
 BOTH_BACKENDS = pytest.mark.parametrize("backend", BACKENDS)
 """A module's `pytestmark` (or a test's mark) that runs it on each backend: its `db` (and the
 `server` fixture's) is then a SQLite file, then a fresh PostgreSQL database."""

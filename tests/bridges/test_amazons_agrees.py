@@ -14,6 +14,7 @@ from arbiter.bridges import spiel  # noqa: E402
 from arbiter.bridges.encoding import Turn  # noqa: E402
 from arbiter.bridges.encodings import encoding_for  # noqa: E402
 from arbiter.bridges.encodings.amazons import action  # noqa: E402
+from tests.conftest import VOLUME  # noqa: E402
 
 GAMES = 2000
 CLOSE_LOOK_EVERY = 20
@@ -21,6 +22,7 @@ CLOSE_LOOK_EVERY = 20
 `legal_moves`, not the phase-by-phase scans) with OpenSpiel's first phase."""
 
 
+@VOLUME
 @pytest.mark.long
 def test_two_thousand_random_games_agree_with_openspiels_amazons() -> None:
     theirs_game, ours_game = pyspiel.load_game("amazons"), spiel.load("amazons")

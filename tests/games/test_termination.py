@@ -25,6 +25,7 @@ from arbiter.games import (
     war_of_life,
     watch_your_back,
 )
+from tests.conftest import VOLUME
 
 PLAYOUTS = 1000
 
@@ -61,6 +62,7 @@ def start(name: str, seed: int) -> Any:
     return get_game(name).new_game(fresh_seed=lambda: seed)
 
 
+@VOLUME
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_a_thousand_random_games_end_within_the_bound(name: str) -> None:
     bound = BOUNDS[name]
