@@ -3,11 +3,14 @@ for the tests marked `BOTH_BACKENDS`, a PostgreSQL database of a throwaway clust
 
 from __future__ import annotations
 
+import functools
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import ParamSpec
 
 import pytest
 import trio
@@ -18,6 +21,7 @@ from tests.node_client import node_client  # noqa: F401  (a fixture for every te
 from tests.postgres import Cluster, throwaway_cluster
 
 HOST = "127.0.0.1"
+P = ParamSpec("P")
 
 BACKENDS = ("sqlite", "postgres")
 TIMED = pytest.mark.usefixtures("untraced")
@@ -45,16 +49,35 @@ def fresh_lateness() -> None:
     LATENESS.forget()
 
 
-@pytest.fixture
-def untraced() -> Iterator[None]:
-    """The test's calls run without this thread's trace function (coverage's, under `make
-    test`), which is put back after: see `TIMED`."""
+@contextmanager
+def untraced_calls() -> Iterator[None]:
+    """The block's calls run without this thread's trace function (coverage's, under `make
+    test`), which is put back after: see `TIMED` and `VOLUME`."""
     tracer = sys.gettrace()
     sys.settrace(None)
     try:
         yield
     finally:
         sys.settrace(tracer)
+
+
+@pytest.fixture
+def untraced() -> Iterator[None]:
+    """The test's calls run untraced (`untraced_calls`)."""
+    with untraced_calls():
+        yield
+
+
+def volume_body(test: Callable[P, None]) -> Callable[P, None]:
+    """`VOLUME` for a Hypothesis test, put under its `@given`: each example's body runs
+    untraced (Hypothesis refuses the function-scoped fixture `VOLUME` uses)."""
+
+    @functools.wraps(test)
+    def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        with untraced_calls():
+            test(*args, **kwargs)
+
+    return run
 
 
 @pytest.fixture(scope="session")

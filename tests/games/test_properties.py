@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arbiter.games import GAME_NAMES, IllegalMoveError, get_game
+from tests.conftest import volume_body
 
 MAX_PLIES = 5000
 PROBES_PER_POSITION = 40
@@ -32,6 +33,7 @@ def random_start(name: str, seed: int) -> Any:
 @pytest.mark.parametrize("name", GAME_NAMES)
 @playout_settings
 @given(seed=st.integers(0, 2**32 - 1))
+@volume_body
 def test_playout_keeps_every_promise(name: str, seed: int) -> None:
     game = get_game(name)
     rng = random.Random(seed)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from arbiter.games import IllegalMoveError, InvalidMoveError, Result, StateDataError, get_game
 from arbiter.games.shobu import BLACK, BOARD_NAMES, GAME, WHITE, Move, ShobuState
+from tests.conftest import volume_body
 
 CODES = {"bd": "black-dark", "bl": "black-light", "wd": "white-dark", "wl": "white-light"}
 
@@ -539,6 +540,7 @@ def _all_turns(state: ShobuState) -> list[Move]:
 
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
+@volume_body
 def test_legal_moves_are_exactly_the_turns_why_illegal_accepts(seed: int) -> None:
     # Two independent readings of the rules: whole-bitset shifts (legal_moves) and square-by-square
     # tables (why_illegal). Every candidate turn of a few positions must get the same verdict.
