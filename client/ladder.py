@@ -27,7 +27,6 @@ from typing import Any
 import trio
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from arbiter.agents import agents_for, make_agent
@@ -35,6 +34,7 @@ from arbiter.client.options import positive_int, time_control
 from arbiter.client.referee import referee_on
 from arbiter.client.runner import GameRecord
 from arbiter.client.tables import score_text
+from arbiter.client.tournament_follow import games_bar
 from arbiter.games import GAME_NAMES, Game, get_game
 from arbiter.protocol import TimeControl
 from arbiter.server.app import (
@@ -196,16 +196,7 @@ def run_local(args: argparse.Namespace) -> int:
         print(f"arbiter: {error}", file=sys.stderr)
         return 2
     lines = Console(highlight=False)
-    bar_console = Console(stderr=True)
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("games"),
-        console=bar_console,
-        transient=True,
-        disable=not bar_console.is_terminal,
-    )
+    bar = games_bar(Console(stderr=True))
     task = bar.add_task("ladder", total=args.games)
 
     def shown(number: int, pair: tuple[str, str], record: GameRecord, ladder: Ladder) -> None:

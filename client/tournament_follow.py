@@ -136,12 +136,18 @@ def follower() -> Follower:
     bar_console = lines if lines.is_terminal else Console(stderr=True)
     if not bar_console.is_terminal:
         return Follower(lines)
-    bar = Progress(
+    return Follower(lines, games_bar(bar_console, "games, {task.fields[eta]}"))
+
+
+def games_bar(console: Console, after: str = "games") -> Progress:
+    """A bar of the games played out of all on `console`, gone once done: its description,
+    the bar, the count, then `after` (a rich text template). Drawn only on a terminal."""
+    return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("games, {task.fields[eta]}"),
-        console=bar_console,
+        TextColumn(after),
+        console=console,
         transient=True,
+        disable=not console.is_terminal,
     )
-    return Follower(lines, bar)

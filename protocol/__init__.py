@@ -36,6 +36,7 @@ from arbiter.protocol._frames import (
     NEED_DATA,
     FrameDecoder,
     Sentinel,
+    body_type,
     decode_body,
     encode_frame,
 )
@@ -196,6 +197,7 @@ __all__ = [
     "Welcome",
     "Worker",
     "YourTurn",
+    "body_type",
     "decode_body",
     "encode_frame",
     "message_from_wire",

@@ -92,6 +92,30 @@ def decode_body(body: bytes | bytearray) -> Any:
         raise PeerError(ErrorCode.BAD_MSGPACK, sentence) from None
 
 
+TYPE_PREFIX_BYTES = 64
+"""Bytes of a body read for its type: a map's header, the key `type` and a type name of up to
+50 bytes (the protocol's are under 25)."""
+
+
+def body_type(body: bytes | bytearray) -> Any:
+    """The `type` of a frame body that names it first, as every message this package writes
+    does (`Message.to_wire`), read from the body's first bytes alone; None for a body that does
+    not begin so (or whose type is too long to read there): decode that one whole.
+
+    For a relay that acts on a few types and passes the rest on unread: a long game's
+    `game_over` or a tournament's status then costs it nothing to pass. A peer that is not
+    trusted to write maps this way (a duplicate `type` key later on would win in a full
+    decoding) must be decoded whole."""
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+    unpacker.feed(bytes(body[:TYPE_PREFIX_BYTES]))
+    try:
+        if unpacker.read_map_header() < 1 or unpacker.unpack() != "type":
+            return None
+        return unpacker.unpack()
+    except (ValueError, TypeError, msgpack.UnpackException):  # OutOfData among them
+        return None
+
+
 class FrameDecoder:
     """Cuts a byte stream into frame payloads (decoded msgpack maps), refusing bad ones.
 

@@ -47,6 +47,9 @@ reports passes the allowance by about this much at most on a core of its own."""
 POLL_BOUNDS = (0.01, 0.1)
 """The shortest and longest wait between looks: each look reads the tree's /proc entries, and
 a long allowance is still checked a few times a second."""
+READS_FIELDS = frozenset({"your_turn", "move_refused"})
+"""The server's frames whose fields the stamper reads; of the others it needs the type alone,
+so they pass undecoded (`protocol.body_type`)."""
 RETRY_CODES = frozenset({protocol.ErrorCode.ILLEGAL_MOVE, protocol.ErrorCode.INVALID_MOVE})
 """A `move_refused` with these codes leaves the seat's move under way (when its illegal-move
 rule lets it retry)."""
@@ -79,7 +82,14 @@ class Stamper:
         """Set while a move is under way (`move_asked`)."""
 
     def on_frame(self, direction: Direction, body: bytes) -> bytes | None:
-        """The body to pass on for a frame going `direction`; None to pass nothing."""
+        """The body to pass on for a frame going `direction`; None to pass nothing. The
+        agent's frames are decoded whole: how an untrusted peer ordered its map's keys decides
+        nothing."""
+        if direction is Direction.TO_AGENT:
+            kind = protocol.body_type(body)
+            if kind is not None and kind not in READS_FIELDS:
+                self.from_server({"type": kind})
+                return body
         try:
             frame = protocol.decode_body(body)
         except protocol.PeerError:

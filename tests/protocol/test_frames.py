@@ -18,6 +18,8 @@ from arbiter.protocol import (
     FrameDecoder,
     LocalProtocolError,
     PeerError,
+    body_type,
+    decode_body,
     encode_frame,
 )
 
@@ -238,3 +240,39 @@ def test_any_bytes_in_any_chunks_give_frames_sentinels_or_peer_errors(
             assert isinstance(answer, dict) or answer in (NEED_DATA, CLOSED)
             if answer is NEED_DATA or answer is CLOSED:
                 break
+
+
+PLAIN = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+TYPE_NAMES = st.text("abcdefghijklmnopqrstuvwxyz_", max_size=40)
+"""Type names as the protocol's are: short, lower case."""
+
+
+@given(kind=TYPE_NAMES, rest=st.dictionaries(st.text(max_size=8), PLAIN, max_size=6))
+def test_the_type_written_first_is_read_from_the_body_alone(
+    kind: str, rest: dict[str, Any]
+) -> None:
+    frame = {"type": kind, **{key: value for key, value in rest.items() if key != "type"}}
+    body = encode_frame(frame)[4:]
+    assert body_type(body) == decode_body(body)["type"] == kind
+
+
+@given(body=st.binary(max_size=80) | PLAIN.map(lambda value: msgpack.packb(value)))
+def test_a_body_that_does_not_begin_with_its_type_reads_as_none_and_never_raises(
+    body: bytes,
+) -> None:
+    kind = body_type(body)
+    if kind is not None:  # it did begin so: a full decoding agrees, where the body decodes
+        try:
+            decoded = decode_body(body)
+        except PeerError:
+            return
+        assert isinstance(decoded, dict)
+        assert next(iter(decoded)) == "type"
