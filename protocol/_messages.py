@@ -1315,9 +1315,9 @@ class Host(Message):
     and a token good for it alone, fresh for this hosting; `game` and `time` the game and the
     time control the seat will be judged on (CPU seconds); `run` what to run, a map with a
     `kind` (`agent`: a built-in agent named by `agent`; `submission`: an uploaded version, by its
-    archive's `hash`) and that kind's fields; `tournament`
-    the tournament whose games it plays, or `opponent` the player it challenges (one game).
-    A worker that cannot run what `run` names says so in `host_ended`.
+    archive's `hash`) and that kind's fields; `tournament` the tournament whose games it plays,
+    or `opponent` the player it challenges (one game). A worker that cannot run what `run`
+    names says so in `host_ended`.
     """
 
     TYPE: ClassVar[str] = "host"
