@@ -56,7 +56,7 @@ class SprtError(ValueError):
     """Terms of a test that cannot decide; the sentence says which and why."""
 
 
-class Decision(Enum):
+class Hypothesis(Enum):
     H0 = "H0"
     H1 = "H1"
 
@@ -76,7 +76,7 @@ def elo_of(score: float) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class Terms:
+class SprtTerms:
     """An SPRT's hypotheses (logistic Elo) and error rates, checked when made."""
 
     elo0: float
@@ -111,12 +111,12 @@ class Terms:
         """The LLR at or above which H1 is accepted: `log((1 - beta) / alpha)`."""
         return math.log((1 - self.beta) / self.alpha)
 
-    def decision(self, llr: float) -> Decision | None:
+    def decision(self, llr: float) -> Hypothesis | None:
         """H1 at or above the upper bound, H0 at or below the lower, else None (play on)."""
         if llr >= self.upper:
-            return Decision.H1
+            return Hypothesis.H1
         if llr <= self.lower:
-            return Decision.H0
+            return Hypothesis.H0
         return None
 
 
@@ -156,19 +156,19 @@ def constrained_mle(
             high = lam
         step = lam - value / slope
         lam = step if low < step < high else (low + high) / 2
-    mle = tuple(
-        weight / (1 + lam * offset) for weight, offset in zip(freqs, offsets, strict=True)
-    )
+    mle = tuple(weight / (1 + lam * offset) for weight, offset in zip(freqs, offsets, strict=True))
     return mle, lam
 
 
 def llr(counts: Counts, elo0: float, elo1: float) -> float:
     """The GSPRT's log-likelihood ratio of H1 (`elo1`) against H0 (`elo0`) for `counts`."""
-    return Sprt(Terms(elo0, elo1)).with_counts(counts).llr
+    test = Sprt(SprtTerms(elo0, elo1))
+    test.update(counts)
+    return test.llr
 
 
 @dataclass(frozen=True, slots=True)
-class Estimate:
+class EloEstimate:
     """The Elo difference the counts estimate, with its 95 % interval."""
 
     elo: float
@@ -184,52 +184,30 @@ def _signed(elo: float) -> str:
     return f"{elo:+.1f}" if math.isfinite(elo) else ("+inf" if elo > 0 else "-inf")
 
 
-def estimate(counts: Counts) -> Estimate:
+def estimate(counts: Counts) -> EloEstimate:
     """The Elo of the mean score per game, and the interval of the mean score's normal
     approximation (the pairs' own variance, `Z95` standard errors) mapped to Elo. Without a
     pair, nothing is known: the interval is the whole line."""
     pairs = sum(counts)
     if not pairs:
-        return Estimate(0.0, -math.inf, math.inf)
+        return EloEstimate(0.0, -math.inf, math.inf)
     mean = sum(count * a for count, a in zip(counts, FRACTIONS, strict=True)) / pairs
     spread = sum(count * (a - mean) ** 2 for count, a in zip(counts, FRACTIONS, strict=True))
     error = math.sqrt(spread / pairs / pairs)  # the pairs' variance over their number, rooted
-    return Estimate(elo_of(mean), elo_of(mean - Z95 * error), elo_of(mean + Z95 * error))
+    return EloEstimate(elo_of(mean), elo_of(mean - Z95 * error), elo_of(mean + Z95 * error))
 
 
 @dataclass(slots=True)
-class Sprt:
-    """One test under way: the pentanomial count and its LLR, updated pair by pair.
+class PairCount:
+    """The pentanomial count of a match under way, pair by pair."""
 
-    It keeps each hypothesis's multiplier from the last fit as the next fit's start, which only
-    makes the fit quicker: the LLR after each pair is the one `llr` computes from the count.
-    """
-
-    terms: Terms
     counts: list[int] = field(default_factory=lambda: [0] * len(PAIR_SCORES))
-    llr: float = 0.0
-    _lams: list[float] = field(default_factory=lambda: [0.0, 0.0])
 
-    def with_counts(self, counts: Counts) -> Sprt:
-        """This test as if `counts` had been recorded (for a resumed or a hypothetical match)."""
-        if len(counts) != len(PAIR_SCORES) or any(count < 0 for count in counts):
-            raise SprtError(f"a pentanomial count is five counts of zero or more, not {counts}")
-        self.counts = list(counts)
-        self._refit()
-        return self
-
-    def record(self, points: float) -> Decision | None:
-        """Count a pair in which the first player scored `points` (0, 0.5, 1, 1.5 or 2); the
-        decision the LLR then reaches, if any."""
+    def record(self, points: float) -> None:
+        """Count a pair in which the first player scored `points` (0, 0.5, 1, 1.5 or 2)."""
         if points not in PAIR_SCORES:
             raise SprtError(f"a pair scores 0, 0.5, 1, 1.5 or 2 points, not {points!r}")
         self.counts[PAIR_SCORES.index(points)] += 1
-        self._refit()
-        return self.decision
-
-    @property
-    def decision(self) -> Decision | None:
-        return self.terms.decision(self.llr)
 
     @property
     def pairs(self) -> int:
@@ -240,25 +218,46 @@ class Sprt:
         """The first player's points over all the pairs' games."""
         return sum(count * score for count, score in zip(self.counts, PAIR_SCORES, strict=True))
 
-    def estimate(self) -> Estimate:
-        return estimate(self.count())
-
-    def count(self) -> Counts:
+    def as_counts(self) -> Counts:
         first, second, third, fourth, fifth = self.counts
         return first, second, third, fourth, fifth
 
-    def _refit(self) -> None:
-        if not self.pairs:
-            self.llr = 0.0
-            return
-        freqs = frequencies(self.count())
-        p0, self._lams[0] = constrained_mle(freqs, score_of(self.terms.elo0), self._lams[0])
-        p1, self._lams[1] = constrained_mle(freqs, score_of(self.terms.elo1), self._lams[1])
-        self.llr = sum(
-            count * math.log(q1 / q0)
-            for count, q0, q1 in zip(self.counts, p0, p1, strict=True)
-            if count
-        )
+    def estimate(self) -> EloEstimate:
+        return estimate(self.as_counts())
+
+
+@dataclass(slots=True)
+class Sprt:
+    """One test under way: its terms and the LLR of the count it was last given.
+
+    It keeps each hypothesis's multiplier from the last fit as the next fit's start, which only
+    makes the fit quicker (a Newton step or two from a count one pair away): the LLR is the one
+    `llr` computes from the count alone.
+    """
+
+    terms: SprtTerms
+    llr: float = 0.0
+    _lams: list[float] = field(default_factory=lambda: [0.0, 0.0])
+
+    def update(self, counts: Counts) -> Hypothesis | None:
+        """The LLR of `counts`, kept; the hypothesis it accepts, if any."""
+        if len(counts) != len(PAIR_SCORES) or any(count < 0 for count in counts):
+            raise SprtError(f"a pentanomial count is five counts of zero or more, not {counts}")
+        self.llr = 0.0
+        if sum(counts):
+            freqs = frequencies(counts)
+            p0, self._lams[0] = constrained_mle(freqs, score_of(self.terms.elo0), self._lams[0])
+            p1, self._lams[1] = constrained_mle(freqs, score_of(self.terms.elo1), self._lams[1])
+            self.llr = sum(
+                count * math.log(q1 / q0)
+                for count, q0, q1 in zip(counts, p0, p1, strict=True)
+                if count
+            )
+        return self.decision
+
+    @property
+    def decision(self) -> Hypothesis | None:
+        return self.terms.decision(self.llr)
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,7 +270,7 @@ class Characteristics:
     """The mean number of pairs it plays before deciding."""
 
 
-def characteristics(terms: Terms, probabilities: tuple[float, ...]) -> Characteristics:
+def characteristics(terms: SprtTerms, probabilities: tuple[float, ...]) -> Characteristics:
     """Wald's approximation (no overshoot) for pairs scoring with `probabilities`.
 
     With the counts' frequencies near `probabilities`, each pair adds `z_i = log(p1_i / p0_i)` to
