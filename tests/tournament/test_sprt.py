@@ -22,6 +22,7 @@ from arbiter.server.tournaments.sprt import (
     FRACTIONS,
     PAIR_SCORES,
     Counts,
+    Hypothesis,
     PairCount,
     Sprt,
     SprtError,
@@ -95,9 +96,8 @@ def test_the_bounds_are_walds_and_decide() -> None:
     terms = SprtTerms(0, 5, alpha=0.05, beta=0.1)
     assert terms.lower == pytest.approx(math.log(0.1 / 0.95))
     assert terms.upper == pytest.approx(math.log(0.9 / 0.05))
-    assert terms.decision(terms.upper) is not None
-    assert terms.decision(terms.upper).value == "H1"  # type: ignore[union-attr]
-    assert terms.decision(terms.lower).value == "H0"  # type: ignore[union-attr]
+    assert terms.decision(terms.upper) is Hypothesis.H1
+    assert terms.decision(terms.lower) is Hypothesis.H0
     assert terms.decision(0.0) is None
 
 
@@ -167,7 +167,7 @@ async def test_alphabeta_is_found_stronger_than_random_and_the_games_are_kept(
     games = int(accepted[1])
     assert games < 200
     assert re.search(
-        rf"^games {games}, score [\d.½]+-[\d.½]+, LLR [\d.]+ \[-2\.94, 2\.94\]", out, re.M
+        rf"^games {games}, score [\d.½]+-[\d.½]+, LLR [\d.]+ \[-2\.94, 2\.94\]", out, re.MULTILINE
     )
     exported = await arbiter("export", "--db", str(db))
     records = [json.loads(line) for line in text(exported).splitlines()]
