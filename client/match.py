@@ -102,7 +102,9 @@ match so far."""
 
 
 def points_of(game: Game[Any, Any], record: GameRecord, seat: int) -> float:
-    """What the player in `seat` scored in `record`: 1, 0.5 or 0."""
+    """What the player in `seat` scored in `record`: 1, 0.5 or 0. A game without a winner
+    scores half each, a double forfeit (King's Court's 50-move rule) too: the test compares the
+    two sides, and neither gained on the other; a default is the defaulter's loss."""
     if record.winner is None:
         return 0.5
     return 1.0 if game.seat_index(record.winner) == seat else 0.0
