@@ -56,6 +56,7 @@ from arbiter.server.tournaments.local_agents import (
     UnknownEntrant,
     environment,
 )
+from arbiter.server.tournaments.sprt import Hypothesis, PairCount, Sprt, SprtError, SprtTerms
 from arbiter.server.tournaments.standings import DEFAULT_KINDS, GameResult
 from arbiter.server.tournaments.tournament import Desk, Tournament
 
@@ -70,6 +71,7 @@ __all__ = [
     "DatabaseInUse",
     "FullRecord",
     "GameResult",
+    "Hypothesis",
     "Ladder",
     "LadderError",
     "Limits",
@@ -77,7 +79,11 @@ __all__ = [
     "LocalAgentsError",
     "LocalWorkers",
     "MoveRow",
+    "PairCount",
     "RecordsFile",
+    "Sprt",
+    "SprtError",
+    "SprtTerms",
     "StoreError",
     "UnknownEntrant",
     "WebFront",
