@@ -22,7 +22,7 @@ import logging
 import socket
 import ssl
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import ExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from functools import partial
@@ -57,6 +57,7 @@ from arbiter.server.tournaments.local_agents import (
     environment,
 )
 from arbiter.server.tournaments.standings import DEFAULT_KINDS, GameResult
+from arbiter.server.tournaments.server_ladder import LadderSettings, ServerLadder
 from arbiter.server.tournaments.tournament import Desk, Tournament
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "GameResult",
     "Ladder",
     "LadderError",
+    "LadderSettings",
     "Limits",
     "LocalAgents",
     "LocalAgentsError",
@@ -140,6 +142,7 @@ async def serve(
     limits: Limits | None = None,
     web: WebFront | None = None,
     workers: LocalWorkers | None = None,
+    ladders: Sequence[LadderSettings] = (),
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store;
@@ -154,7 +157,8 @@ async def serve(
     With `web`, the web front (`server.web`) serves pages and WebSockets on
     its port of `host` too, and `web.url` is set once it listens. With `workers`, worker
     processes of its own (by default `arbiter worker`) host the agents its tournaments and
-    `hosted:` challenges run (`server.play.local_workers`).
+    `hosted:` challenges run (`server.play.local_workers`). Each of `ladders` is a game's ladder
+    of its ready hosted submissions, played on the workers (`server.tournaments.server_ladder`).
     """
     storage = connect_storage(db_path)
     try:
@@ -167,6 +171,10 @@ async def serve(
             desk = _desk(lobby, storage, nursery, local_agents or AgentProgram.arbiter(), address)
             _host_agents(nursery, lobby, storage, workers, address)
             nursery.start_soon(desk.load)
+            for settings in ladders:
+                ladder = ServerLadder(desk, lobby.workers, settings)
+                desk.ladders[settings.game] = ladder
+                nursery.start_soon(ladder.run)
             doorway = Doorway(admission)
             secure = None if tls is None else (tls, Handshakes(admission, trio.current_time()))
             serve_one = partial(_serve_connection, lobby, doorway, secure)
