@@ -12,7 +12,7 @@ from functools import partial
 
 import trio
 
-from arbiter.games import all_games
+from arbiter.games import OptionError, all_games, get_game
 from arbiter.protocol import TimeControl, TimeControlError
 from arbiter.server.app import (
     DB_HELP,
@@ -199,6 +199,14 @@ def _add_ladder_flags(parser: argparse.ArgumentParser) -> None:
         help="the ladder games' time control (default move=1; e.g. clock=60+1)",
     )
     ladder.add_argument(
+        "--ladder-option",
+        type=game_option,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option of every ladder game (repeatable; e.g. no_capture_limit=20)",
+    )
+    ladder.add_argument(
         "--ladder-per-hour",
         type=count,
         metavar="N",
@@ -214,11 +222,30 @@ def _add_ladder_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def ladder_settings(args: argparse.Namespace) -> list[LadderSettings]:
-    """One ladder per game `--ladder` names, on the other `--ladder-*` flags' terms."""
+    """One ladder per game `--ladder` names, on the other `--ladder-*` flags' terms; SystemExit
+    with the sentence for an option a game does not have."""
+    options = dict(args.ladder_option)
+    for game in args.ladder:
+        try:
+            get_game(game).resolve_options(options)
+        except OptionError as error:
+            _parser().error(f"--ladder-option: {error}")
     return [
-        LadderSettings(game, args.ladder_time, args.ladder_per_hour, args.ladder_concurrency)
+        LadderSettings(
+            game, args.ladder_time, options, args.ladder_per_hour, args.ladder_concurrency
+        )
         for game in args.ladder
     ]
+
+
+def game_option(text: str) -> tuple[str, int | bool | str]:
+    """`NAME=VALUE`: a whole number, true or false, or text."""
+    name, equals, value = text.partition("=")
+    if not equals or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
+    if value in ("true", "false"):
+        return name, value == "true"
+    return name, int(value) if value.lstrip("-").isdigit() else value
 
 
 def game_names(text: str) -> list[str]:

@@ -25,7 +25,8 @@ import logging
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import trio
 
@@ -69,6 +70,8 @@ class LadderSettings:
 
     game: str
     control: TimeControl
+    options: dict[str, Any] = field(default_factory=dict)
+    """The options of every game (a seed left unset is drawn afresh for each)."""
     per_hour: int | None = None
     concurrency: int = 1
     wait: float = 60.0
@@ -216,7 +219,7 @@ class ServerLadder:
         """The match of two kept seeks, created, adopted by the live matches."""
         settings, storage, arena = self.settings, self.desk.storage, self.desk.arena
         rules = get_game(settings.game)
-        options = rules.resolve_options({}, fresh_seed=lambda: self._rng.getrandbits(31))
+        options = rules.resolve_options(settings.options, fresh_seed=lambda: self._rng.getrandbits(31))
         cpu_seats = (seeks[0].session.hosted, seeks[1].session.hosted)
         match_id = await storage.create_match(
             settings.game,
