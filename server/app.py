@@ -56,8 +56,8 @@ from arbiter.server.tournaments.local_agents import (
     UnknownEntrant,
     environment,
 )
-from arbiter.server.tournaments.standings import DEFAULT_KINDS, GameResult
 from arbiter.server.tournaments.server_ladder import LadderSettings, ServerLadder
+from arbiter.server.tournaments.standings import DEFAULT_KINDS, GameResult
 from arbiter.server.tournaments.tournament import Desk, Tournament
 
 __all__ = [

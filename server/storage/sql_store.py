@@ -50,6 +50,7 @@ from arbiter.server.storage.interface import (
     StoredTournament,
     TournamentRow,
 )
+from arbiter.server.storage.ladder_rows import RatingChange, StoredLadder
 from arbiter.server.storage.records import (
     FullRecord,
     MoveRow,
@@ -57,7 +58,6 @@ from arbiter.server.storage.records import (
     read_moves,
     read_records,
 )
-from arbiter.server.storage.ladder_rows import RatingChange, StoredLadder
 from arbiter.server.storage.registry import Registry
 from arbiter.server.storage.seat_logs import SeatLog
 from arbiter.server.storage.sql_connection import Connection, Dialect

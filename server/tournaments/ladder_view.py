@@ -19,9 +19,9 @@ from arbiter.server.play.hosted_submissions import pinned
 from arbiter.server.play.seek_terms import Refused
 from arbiter.server.storage.errors import StoreError
 from arbiter.server.storage.interface import Storage
-from arbiter.server.storage.ladder_rows import RatingChange, StoredLadder
+from arbiter.server.storage.ladder_rows import LadderRating, RatingChange, StoredLadder
 from arbiter.server.storage.statuses import SubmissionStatus
-from arbiter.server.tournaments.ladder_ratings import CONFIDENCE
+from arbiter.server.tournaments.ladder_ratings import CONFIDENCE, MODEL
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +66,13 @@ class Played:
 
 
 def table(stored: StoredLadder, active: Set[str]) -> list[TableLine]:
-    """The entrants best first: by `mu - 3 sigma`, then by name, so that ties read the same."""
+    """The entrants best first: by `mu - 3 sigma`, then by name, so that ties read the same.
+    A ready version that has not played yet is there with the model's first guess."""
     last = {change.entrant: change for change in stored.changes}
-    ranked = sorted(stored.ratings, key=lambda r: (-(r.mu - CONFIDENCE * r.sigma), r.entrant))
+    rated = {rating.entrant for rating in stored.ratings}
+    fresh = [LadderRating(name, MODEL.mu, MODEL.sigma, 0) for name in active - rated]
+    everyone = [*stored.ratings, *fresh]
+    ranked = sorted(everyone, key=lambda r: (-(r.mu - CONFIDENCE * r.sigma), r.entrant))
     return [
         TableLine(rank, r.entrant, r.mu, r.sigma, r.games, last.get(r.entrant), r.entrant in active)
         for rank, r in enumerate(ranked, 1)

@@ -219,7 +219,9 @@ class ServerLadder:
         """The match of two kept seeks, created, adopted by the live matches."""
         settings, storage, arena = self.settings, self.desk.storage, self.desk.arena
         rules = get_game(settings.game)
-        options = rules.resolve_options(settings.options, fresh_seed=lambda: self._rng.getrandbits(31))
+        options = rules.resolve_options(
+            settings.options, fresh_seed=lambda: self._rng.getrandbits(31)
+        )
         cpu_seats = (seeks[0].session.hosted, seeks[1].session.hosted)
         match_id = await storage.create_match(
             settings.game,
