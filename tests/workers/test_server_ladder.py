@@ -38,12 +38,12 @@ class AnyLegal:
 AUTHORS = ("ann", "bob", "cat")
 ENTRANTS = [f"{author}/bot@v1" for author in AUTHORS]
 LADDER = (
-    *("--worker-slots", "3", "--http", "0"),
+    *("--worker-slots", "2", "--http", "0", "--hello-timeout", "30"),
     *("--ladder", "kings-court", "--ladder-time", "move=2"),
-    *("--ladder-option", "no_capture_limit=3", "--ladder-concurrency", "1"),
+    *("--ladder-option", "no_capture_limit=24", "--ladder-concurrency", "1"),
 )
-"""Three slots a worker: three validation games at once; short games by a small no-capture
-limit."""
+"""Games kept short by a no-capture limit that random players still reach a result within; a
+hello timeout that a sandboxed agent starting on a loaded machine meets."""
 GAMES = 3
 SECONDS = 240
 
@@ -57,10 +57,10 @@ def ladder_rows(db: Path | str, query: str) -> list[tuple[object, ...]]:
 
 
 def changes(db: Path | str) -> list[tuple[object, ...]]:
-    """Every stored rating change: (match, entrant, mu before, sigma before, mu, sigma)."""
+    """Every stored rating change: (match, entrant, mu before, sigma before, mu, sigma, score)."""
     return ladder_rows(
         db,
-        "SELECT match_id, entrant, mu_before, sigma_before, mu_after, sigma_after"
+        "SELECT match_id, entrant, mu_before, sigma_before, mu_after, sigma_after, score"
         " FROM ladder_changes ORDER BY match_id, seat_index",
     )
 
@@ -86,12 +86,20 @@ async def test_a_server_ladder_plays_rates_stores_and_resumes(
         for author in AUTHORS:
             upload = ["submit", "kings-court", str(tmp_path / "bot.py"), "--server", address]
             text(await arbiter(*upload, "--author", author, token=tokens[author]))
-        await until(lambda: len(changes(db)) >= 2 * GAMES, "no ladder games were stored")
+            await until(lambda: validated(db, author), f"{author}'s version was not validated")
+        await until(
+            lambda: (
+                {row[1] for row in changes(db)} == set(ENTRANTS) and len(changes(db)) >= 2 * GAMES
+            ),
+            "the three versions did not all play",
+        )
         before = changes(db)
         matches = {row[0] for row in before}
         finished = ladder_rows(db, "SELECT id, status FROM matches WHERE status = 'finished'")
         assert matches <= {row[0] for row in finished}, "ladder games are ordinary matches"
-        assert all(row[2:4] != row[4:6] for row in before), "every game moved its ratings"
+        rated = [row for row in before if any(other[6] for other in before if other[0] == row[0])]
+        assert rated, f"no game of {before} had a winner or a draw"
+        assert all(row[2:4] != row[4:6] for row in rated), "every rated game moved its ratings"
         table = text(await arbiter("ladder", "kings-court", "--server", address))
         played = {row[1] for row in before}
         for entrant in played:
@@ -106,10 +114,19 @@ async def test_a_server_ladder_plays_rates_stores_and_resumes(
         table = text(await arbiter("ladder", "kings-court", "--server", f"127.0.0.1:{port}"))
         assert all(entrant in table for entrant in ENTRANTS), table
     resumed: dict[object, tuple[object, object]] = {}
-    for _, entrant, mu_before, sigma_before, _, _ in changes(db)[count:]:
+    for _, entrant, mu_before, sigma_before, *_ in changes(db)[count:]:
         resumed.setdefault(entrant, (mu_before, sigma_before))
     for entrant, skill in resumed.items():
         assert skill == pytest.approx(stored.get(entrant, (25.0, 25.0 / 3))), entrant
+
+
+def validated(db: Path | str, author: str) -> bool:
+    """Whether `author`'s version passed its validation game (and failing it is a failure)."""
+    [(status, log)] = ladder_rows(
+        db, f"SELECT status, validation_log FROM submissions WHERE author = '{author}'"
+    )
+    assert status != "failed", log
+    return status == "ready"
 
 
 def ratings(db: Path | str) -> list[tuple[object, ...]]:
