@@ -171,10 +171,7 @@ async def serve(
             desk = _desk(lobby, storage, nursery, local_agents or AgentProgram.arbiter(), address)
             _host_agents(nursery, lobby, storage, workers, address)
             nursery.start_soon(desk.load)
-            for settings in ladders:
-                ladder = ServerLadder(desk, lobby.workers, settings)
-                desk.ladders[settings.game] = ladder
-                nursery.start_soon(ladder.run)
+            _start_ladders(nursery, desk, lobby, ladders)
             doorway = Doorway(admission)
             secure = None if tls is None else (tls, Handshakes(admission, trio.current_time()))
             serve_one = partial(_serve_connection, lobby, doorway, secure)
@@ -202,6 +199,16 @@ def _host_agents(
         program = workers.program or AgentProgram.arbiter()
         nursery.start_soon(keep_workers, workers, program, storage, address)
     nursery.start_soon(validate_forever, storage, lobby.workers)
+
+
+def _start_ladders(
+    nursery: trio.Nursery, desk: Desk, lobby: Lobby, ladders: Sequence[LadderSettings]
+) -> None:
+    """Each ladder played on the lobby's workers, its seats' seeks kept by the desk."""
+    for settings in ladders:
+        ladder = ServerLadder(desk, lobby.workers, settings)
+        desk.ladders[settings.game] = ladder
+        nursery.start_soon(ladder.run)
 
 
 def _desk(

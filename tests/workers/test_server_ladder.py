@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,7 @@ async def test_a_server_ladder_plays_rates_stores_and_resumes(
         for author in AUTHORS:
             upload = ["submit", "kings-court", str(tmp_path / "bot.py"), "--server", address]
             text(await arbiter(*upload, "--author", author, token=tokens[author]))
-            await until(lambda: validated(db, author), f"{author}'s version was not validated")
+            await until(partial(validated, db, author), f"{author}'s version was not validated")
         await until(
             lambda: (
                 {row[1] for row in changes(db)} == set(ENTRANTS) and len(changes(db)) >= 2 * GAMES
