@@ -157,8 +157,7 @@ async def serve(
     With `web`, the web front (`server.web`) serves pages and WebSockets on
     its port of `host` too, and `web.url` is set once it listens. With `workers`, worker
     processes of its own (by default `arbiter worker`) host the agents its tournaments and
-    `hosted:` challenges run (`server.play.local_workers`). Each of `ladders` is a game's ladder
-    of its ready hosted submissions, played on the workers (`server.tournaments.server_ladder`).
+    `hosted:` challenges run (`server.play.local_workers`).
     """
     storage = connect_storage(db_path)
     try:
@@ -169,9 +168,7 @@ async def serve(
             await nursery.start(lobby.stalls.run)
             address = listeners[0].socket.getsockname()[:2]
             desk = _desk(lobby, storage, nursery, local_agents or AgentProgram.arbiter(), address)
-            _host_agents(nursery, lobby, storage, workers, address)
-            nursery.start_soon(desk.load)
-            _start_ladders(nursery, desk, lobby, ladders)
+            _host_agents(nursery, lobby, desk, workers, ladders, address)
             doorway = Doorway(admission)
             secure = None if tls is None else (tls, Handshakes(admission, trio.current_time()))
             serve_one = partial(_serve_connection, lobby, doorway, secure)
@@ -188,23 +185,20 @@ async def serve(
 def _host_agents(
     nursery: trio.Nursery,
     lobby: Lobby,
-    storage: Storage,
+    desk: Desk,
     workers: LocalWorkers | None,
+    ladders: Sequence[LadderSettings],
     address: tuple[str, int],
 ) -> None:
-    """Start the server's own `workers` (if any) and the validation of new submissions, which
-    the lobby's workers play."""
+    """Start the server's own `workers` (if any), the validation of new submissions, which the
+    lobby's workers play, and the `ladders` they play (`server.tournaments.server_ladder`),
+    their seats' seeks kept by the desk."""
+    storage = desk.storage
     if workers is not None and workers.count > 0:
         lobby.workers.expected = True
         program = workers.program or AgentProgram.arbiter()
         nursery.start_soon(keep_workers, workers, program, storage, address)
     nursery.start_soon(validate_forever, storage, lobby.workers)
-
-
-def _start_ladders(
-    nursery: trio.Nursery, desk: Desk, lobby: Lobby, ladders: Sequence[LadderSettings]
-) -> None:
-    """Each ladder played on the lobby's workers, its seats' seeks kept by the desk."""
     for settings in ladders:
         ladder = ServerLadder(desk, lobby.workers, settings)
         desk.ladders[settings.game] = ladder
@@ -218,13 +212,15 @@ def _desk(
     local_agents: LocalAgents,
     address: tuple[str, int],
 ) -> Desk:
-    """The tournaments' desk, plugged into `lobby`: it runs `local_agents` itself, or has the
-    lobby's workers run its entrants, and tells them the server's `address`."""
+    """The tournaments' desk, plugged into `lobby` and loading the stored tournaments: it runs
+    `local_agents` itself, or has the lobby's workers run its entrants, and tells them the
+    server's `address`."""
     desk = Desk(lobby.live, lobby.seeks, storage, nursery)
     desk.local_agents = local_agents
     desk.workers = lobby.workers
     desk.learn_address(address)
     lobby.plug_in(desk)
+    nursery.start_soon(desk.load)
     return desk
 
 
