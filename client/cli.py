@@ -12,7 +12,7 @@ from typing import Any
 import trio
 
 from arbiter.agents import AgentError, agents_for, all_agent_names, make_agent
-from arbiter.client import check, ladder, lobby_view, play, records, submit, tournament
+from arbiter.client import check, ladder, lobby_view, match, play, records, submit, tournament
 from arbiter.client.connection import ConnectionClosed, ServerError, TLSFailed
 from arbiter.client.options import (
     TIME_HELP,
@@ -125,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_parsers(commands)
     tournament.add_parsers(commands)
     ladder.add_parsers(commands)
+    match.add_parser(commands)
     records.add_parsers(commands)
     submit.add_parsers(commands)
 

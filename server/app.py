@@ -57,6 +57,7 @@ from arbiter.server.tournaments.local_agents import (
     environment,
 )
 from arbiter.server.tournaments.server_ladder import LadderSettings, ServerLadder
+from arbiter.server.tournaments.sprt import Hypothesis, PairCount, Sprt, SprtError, SprtTerms
 from arbiter.server.tournaments.standings import DEFAULT_KINDS, GameResult
 from arbiter.server.tournaments.tournament import Desk, Tournament
 
@@ -71,6 +72,7 @@ __all__ = [
     "DatabaseInUse",
     "FullRecord",
     "GameResult",
+    "Hypothesis",
     "Ladder",
     "LadderError",
     "LadderSettings",
@@ -79,7 +81,11 @@ __all__ = [
     "LocalAgentsError",
     "LocalWorkers",
     "MoveRow",
+    "PairCount",
     "RecordsFile",
+    "Sprt",
+    "SprtError",
+    "SprtTerms",
     "StoreError",
     "UnknownEntrant",
     "WebFront",
