@@ -103,6 +103,9 @@ class ServerLadder:
         """Never lets an error out into the server's nursery: the log says what stopped it."""
         try:
             self.ladder = resumed(await self.desk.storage.load_ladder(self.settings.game))
+            logs.event(
+                log, "ladder_started", game=self.settings.game, rated=len(self.ladder.entries)
+            )
             async with trio.open_nursery() as games:
                 while True:
                     await self._look_at_versions()

@@ -42,7 +42,7 @@ class LadderPages:
     async def ladder(self, request: Request) -> Response:
         game = request.path_params["game"]
         if game not in GAME_NAMES:
-            return _page("Ladder", f"<p>There is no game {html.escape(game)!s}.</p>", 404)
+            return _page("Ladder", f"<p>There is no game {html.escape(game)}.</p>", 404)
         try:
             stored, active = await ladder_view.read(self.storage, game)
         except StoreError:
