@@ -1,7 +1,13 @@
-"""`arbiter ladder local`: a ladder of built-in agents on this machine, paired as a server pairs.
+"""`arbiter ladder GAME`: a server's ladder as it stands; `arbiter ladder local`: a ladder of
+built-in agents on this machine, paired as a server pairs.
 
+    arbiter ladder GAME --server HOST:PORT
     arbiter ladder local GAME --agents random,greedy,alphabeta [--games N] [--seed S]
                               [--time CONTROL] [--per-hour N]
+
+`arbiter ladder GAME` asks the server (`ladder`, protocol version 2) and prints its table: each
+version's rank, its rating (`mu - 3 sigma`, what the table ranks by), `mu` and `sigma` (how sure
+the rating is), its games and its last game's match.
 
 A ladder is not a round robin: after each game the next pair is drawn by the ladder's pairing
 rule (`server.tournaments.ladder_pairing`: close ratings and uncertain entrants first, colours
@@ -19,8 +25,10 @@ stderr keeps the count live; the table comes last.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,8 +37,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from arbiter import protocol
 from arbiter.agents import agents_for, make_agent
-from arbiter.client.options import positive_int, time_control
+from arbiter.client.connection import ClientConnection
+from arbiter.client.options import add_server_option, positive_int, server_tls, time_control
 from arbiter.client.referee import referee_on
 from arbiter.client.runner import GameRecord
 from arbiter.client.tables import score_text
@@ -182,6 +192,59 @@ def add_parsers(commands: Any) -> None:
         help="at most N games an entrant begins in any hour (default: no cap)",
     )
     local.set_defaults(run=run_local)
+    for name in GAME_NAMES:
+        shown = actions.add_parser(name, help=f"the server's {name} ladder")
+        add_server_option(shown, required=True)
+        shown.add_argument(
+            "--name",
+            default=os.environ.get("ARBITER_NAME", "spectator"),
+            help="the name to connect under (default: $ARBITER_NAME or spectator)",
+        )
+        shown.add_argument("--token", default=os.environ.get("ARBITER_TOKEN") or None)
+        shown.set_defaults(run=run_table, game=name)
+
+
+def run_table(args: argparse.Namespace) -> int:
+    """Ask the server for its ladder of `args.game` and print the table."""
+    answer = trio.run(_ask_table, args)
+    Console(highlight=False).print(server_table(answer))
+    return 0
+
+
+async def _ask_table(args: argparse.Namespace) -> protocol.LadderTable:
+    host, port = args.server
+    async with await ClientConnection.open(
+        host, port, args.name, args.token, tls=server_tls(args)
+    ) as connection:
+        await connection.send(protocol.Ladder(game=args.game))
+        while True:
+            answer = await connection.receive()
+            if isinstance(answer, protocol.LadderTable):
+                return answer
+
+
+def server_table(answer: protocol.LadderTable) -> Table:
+    """The server's ladder: one row per version, best first; a retired one says so."""
+    state = "running" if answer.running else "not running"
+    table = Table(title=f"{answer.game} ladder ({state})", box=box.SIMPLE_HEAD)
+    for heading in ("rank", "entrant", "rating", "mu", "sigma", "games", "last game"):
+        table.add_column(heading, justify="left" if heading == "entrant" else "right")
+    for entry in answer.entries:
+        name = entry["entrant"] + ("" if entry["active"] else " (retired)")
+        last = "-"
+        if entry["last"] is not None:
+            began = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry["last_at"]))
+            last = f"match {entry['last']}, {began}"
+        table.add_row(
+            str(entry["rank"]),
+            name,
+            f"{entry['rating']:.2f}",
+            f"{entry['mu']:.2f}",
+            f"{entry['sigma']:.2f}",
+            str(entry["games"]),
+            last,
+        )
+    return table
 
 
 def _names(text: str) -> list[str]:

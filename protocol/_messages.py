@@ -993,6 +993,18 @@ class SubmissionFetch(Message):
 
 @_message
 @dataclass(frozen=True, slots=True)
+class Ladder(Message):
+    """(Version 2.) The server's ladder of `game` as it stands: answered by `ladder_table`, or
+    an `error` saying the server keeps no ladder of that game."""
+
+    TYPE: ClassVar[str] = "ladder"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    game: str = field(metadata=meta(NAME))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
 class Ping(Message):
     """Ask the peer to prove it is alive; it answers `pong` with the same nonce."""
 
@@ -1407,6 +1419,29 @@ class SubmissionList(Message):
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
     SINCE_VERSION: ClassVar[int] = V2
     submissions: list[dict[str, Any]] = field(metadata=meta(SUBMISSION_ENTRIES))
+
+
+MAX_LADDER_ENTRIES = 300
+"""Entries of a `ladder_table`: each about a hundred bytes, so the table stays within one 64 KiB
+frame; a ladder of more versions shows its best 300."""
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class LadderTable(Message):
+    """The answer to `ladder`: the entrants of `game`'s ladder, best first, each a map of `rank`,
+    `entrant` (`author/name@vN`), `rating` (`mu - 3 sigma`, what the table ranks by), `mu`,
+    `sigma` (the rating's uncertainty, a standard deviation), `games`, `last` (the match id of
+    its latest game, or nil), `last_at` (when that game began, seconds since the epoch, or nil)
+    and `active` (false for a version retired or no longer ready: it keeps its line, and is
+    paired no more). `running` says whether the server is playing the ladder's games now."""
+
+    TYPE: ClassVar[str] = "ladder_table"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    SINCE_VERSION: ClassVar[int] = V2
+    game: str = field(metadata=meta(NAME))
+    running: bool = field(metadata=meta(BOOL))
+    entries: list[dict[str, Any]] = field(metadata=meta(maps(MAX_LADDER_ENTRIES)))
 
 
 @_message

@@ -62,6 +62,7 @@ _CLIENT_REQUESTS = (
     "host_ended",
     "out_of_cpu",
     "logs",
+    "ladder",
 )
 _SERVER_REPLIES = (
     "error",
@@ -84,6 +85,7 @@ _SERVER_REPLIES = (
     "retired",
     "archive_part",
     "match_logs",
+    "ladder_table",
     "host",
 )
 _KEEPALIVE = ("ping", "pong")

@@ -12,10 +12,13 @@ from functools import partial
 
 import trio
 
+from arbiter.games import OptionError, all_games, get_game
+from arbiter.protocol import TimeControl, TimeControlError
 from arbiter.server.app import (
     DB_HELP,
     DEFAULT_PORT,
     AgentProgram,
+    LadderSettings,
     Limits,
     LocalWorkers,
     WebFront,
@@ -85,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             tls,
             web,
             LocalWorkers(args.workers, args.worker_slots),
+            ladder_settings(args),
         )
     except* KeyboardInterrupt:
         logs.event(log, "stopped")
@@ -131,6 +135,7 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds a disconnected player keeps its seat (its clock running) to reconnect",
     )
     _add_worker_flags(parser)
+    _add_ladder_flags(parser)
     parser.add_argument(
         "--tls-cert",
         metavar="FILE",
@@ -174,6 +179,91 @@ def _add_worker_flags(parser: argparse.ArgumentParser) -> None:
         help="seats each of those workers hosts at once (a tournament's hosted entrant holds one"
         " for the whole tournament)",
     )
+
+
+def _add_ladder_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags of the ladders the server plays (docs/ladder.md)."""
+    ladder = parser.add_argument_group("ladders of hosted submissions (docs/ladder.md)")
+    ladder.add_argument(
+        "--ladder",
+        type=game_names,
+        default=[],
+        metavar="GAME[,GAME]",
+        help="pair every ready hosted submission of these games continuously on the workers",
+    )
+    ladder.add_argument(
+        "--ladder-time",
+        type=time_control,
+        default=TimeControl(move=1.0),
+        metavar="CONTROL",
+        help="the ladder games' time control (default move=1; e.g. clock=60+1)",
+    )
+    ladder.add_argument(
+        "--ladder-option",
+        type=game_option,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option of every ladder game (repeatable; e.g. no_capture_limit=20)",
+    )
+    ladder.add_argument(
+        "--ladder-per-hour",
+        type=count,
+        metavar="N",
+        help="games each version may begin an hour (default: no cap)",
+    )
+    ladder.add_argument(
+        "--ladder-concurrency",
+        type=count,
+        default=1,
+        metavar="K",
+        help="ladder games of each game at once (each holds two worker slots)",
+    )
+
+
+def ladder_settings(args: argparse.Namespace) -> list[LadderSettings]:
+    """One ladder per game `--ladder` names, on the other `--ladder-*` flags' terms; SystemExit
+    with the sentence for an option a game does not have."""
+    options = dict(args.ladder_option)
+    for game in args.ladder:
+        try:
+            get_game(game).resolve_options(options)
+        except OptionError as error:
+            _parser().error(f"--ladder-option: {error}")
+    return [
+        LadderSettings(
+            game, args.ladder_time, options, args.ladder_per_hour, args.ladder_concurrency
+        )
+        for game in args.ladder
+    ]
+
+
+def game_option(text: str) -> tuple[str, int | bool | str]:
+    """`NAME=VALUE`: a whole number, true or false, or text."""
+    name, equals, value = text.partition("=")
+    if not equals or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
+    if value in ("true", "false"):
+        return name, value == "true"
+    return name, int(value) if value.lstrip("-").isdigit() else value
+
+
+def game_names(text: str) -> list[str]:
+    known = {game.name for game in all_games()}
+    names = [name for name in text.split(",") if name]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"no game {', '.join(unknown) or repr(text)} (games: {', '.join(sorted(known))})"
+        )
+    return list(dict.fromkeys(names))
+
+
+def time_control(text: str) -> TimeControl:
+    try:
+        return TimeControl.parse(text)
+    except TimeControlError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _add_limit_flags(limits: argparse._ArgumentGroup) -> None:
@@ -267,16 +357,18 @@ async def _run(
     tls: ssl.SSLContext | None,
     web: WebFront | None,
     workers: LocalWorkers,
+    ladders: list[LadderSettings],
 ) -> None:
     """Serve, with the built-in agents and workers of the `arbiter` client program (an external
     program: the server never imports the client or the agents; see
-    `server.tournaments.local_agents`); `workers` are the workers to start."""
+    `server.tournaments.local_agents`); `workers` are the workers to start, `ladders` the games'
+    ladders to play."""
     agents = AgentProgram.arbiter()
     async with trio.open_nursery() as nursery:
         start = partial(
             serve, host, port, db, grace=grace, local_agents=agents, admission=admission, tls=tls
         )
-        start = partial(start, web=web, limits=limits, workers=workers)
+        start = partial(start, web=web, limits=limits, workers=workers, ladders=ladders)
         listeners = await nursery.start(start)
         address, over = f"{host}:{bound_port(listeners)}", " (TLS)" if tls is not None else ""
         logs.event(log, "listening", address=address, tls=tls is not None)

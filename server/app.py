@@ -22,7 +22,7 @@ import logging
 import socket
 import ssl
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import ExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from functools import partial
@@ -56,6 +56,7 @@ from arbiter.server.tournaments.local_agents import (
     UnknownEntrant,
     environment,
 )
+from arbiter.server.tournaments.server_ladder import LadderSettings, ServerLadder
 from arbiter.server.tournaments.sprt import Hypothesis, PairCount, Sprt, SprtError, SprtTerms
 from arbiter.server.tournaments.standings import DEFAULT_KINDS, GameResult
 from arbiter.server.tournaments.tournament import Desk, Tournament
@@ -74,6 +75,7 @@ __all__ = [
     "Hypothesis",
     "Ladder",
     "LadderError",
+    "LadderSettings",
     "Limits",
     "LocalAgents",
     "LocalAgentsError",
@@ -146,6 +148,7 @@ async def serve(
     limits: Limits | None = None,
     web: WebFront | None = None,
     workers: LocalWorkers | None = None,
+    ladders: Sequence[LadderSettings] = (),
     task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until cancelled. Matches still in play at shutdown stay unfinished in the store;
@@ -171,8 +174,7 @@ async def serve(
             await nursery.start(lobby.stalls.run)
             address = listeners[0].socket.getsockname()[:2]
             desk = _desk(lobby, storage, nursery, local_agents or AgentProgram.arbiter(), address)
-            _host_agents(nursery, lobby, storage, workers, address)
-            nursery.start_soon(desk.load)
+            _host_agents(nursery, lobby, desk, workers, ladders, address)
             doorway = Doorway(admission)
             secure = None if tls is None else (tls, Handshakes(admission, trio.current_time()))
             serve_one = partial(_serve_connection, lobby, doorway, secure)
@@ -189,17 +191,24 @@ async def serve(
 def _host_agents(
     nursery: trio.Nursery,
     lobby: Lobby,
-    storage: Storage,
+    desk: Desk,
     workers: LocalWorkers | None,
+    ladders: Sequence[LadderSettings],
     address: tuple[str, int],
 ) -> None:
-    """Start the server's own `workers` (if any) and the validation of new submissions, which
-    the lobby's workers play."""
+    """Start the server's own `workers` (if any), the validation of new submissions, which the
+    lobby's workers play, and the `ladders` they play (`server.tournaments.server_ladder`),
+    their seats' seeks kept by the desk."""
+    storage = desk.storage
     if workers is not None and workers.count > 0:
         lobby.workers.expected = True
         program = workers.program or AgentProgram.arbiter()
         nursery.start_soon(keep_workers, workers, program, storage, address)
     nursery.start_soon(validate_forever, storage, lobby.workers)
+    for settings in ladders:
+        ladder = ServerLadder(desk, lobby.workers, settings)
+        desk.ladders[settings.game] = ladder
+        nursery.start_soon(ladder.run)
 
 
 def _desk(
@@ -209,13 +218,15 @@ def _desk(
     local_agents: LocalAgents,
     address: tuple[str, int],
 ) -> Desk:
-    """The tournaments' desk, plugged into `lobby`: it runs `local_agents` itself, or has the
-    lobby's workers run its entrants, and tells them the server's `address`."""
+    """The tournaments' desk, plugged into `lobby` and loading the stored tournaments: it runs
+    `local_agents` itself, or has the lobby's workers run its entrants, and tells them the
+    server's `address`."""
     desk = Desk(lobby.live, lobby.seeks, storage, nursery)
     desk.local_agents = local_agents
     desk.workers = lobby.workers
     desk.learn_address(address)
     lobby.plug_in(desk)
+    nursery.start_soon(desk.load)
     return desk
 
 

@@ -138,10 +138,11 @@ class Lobby:
                 protocol.TournamentCreate()
                 | protocol.TournamentStart()
                 | protocol.TournamentStatus()
+                | protocol.Ladder()
             ):
                 account = self.sign_in.accounts.get(session)
                 await self.tournaments.handle(session, account, message)
-                if not isinstance(message, protocol.TournamentStatus):
+                if isinstance(message, protocol.TournamentCreate | protocol.TournamentStart):
                     self.feed.changed()
             case (
                 protocol.SubmitPart()

@@ -47,7 +47,7 @@ class TournamentDesk(Protocol):
     async def handle(
         self, session: Session, account: Account | None, message: protocol.Message
     ) -> None:
-        """Answer `tournament_create`, `tournament_start` or `tournament_status`."""
+        """Answer `tournament_create`, `tournament_start`, `tournament_status` or `ladder`."""
         ...
 
     def listed(self) -> Sequence[Listed]:

@@ -37,6 +37,7 @@ from arbiter.server.storage.statuses import GameStatus, SubmissionStatus, Tourna
 if TYPE_CHECKING:
     from arbiter.games import Termination
     from arbiter.server.storage.accounts import Account, Credentials
+    from arbiter.server.storage.ladder_rows import RatingChange, StoredLadder
     from arbiter.server.storage.records import FullRecord, MoveRow
     from arbiter.server.storage.submissions import AuthorLimits, NewSubmission, SubmissionRow
 
@@ -224,6 +225,15 @@ class Storage(Protocol):
     async def archive_authors(self, content_hash: str) -> frozenset[str]:
         """The authors of the versions holding this archive (who may fetch it besides admins
         and workers)."""
+        ...
+
+    async def record_ladder_game(self, game: str, changes: Sequence[RatingChange]) -> None:
+        """Store a ladder game's rating changes (one per seat) and the ratings they lead to, in
+        one transaction (`storage.ladder_rows`)."""
+        ...
+
+    async def load_ladder(self, game: str) -> StoredLadder:
+        """`game`'s ladder as stored: its ratings and every change, the oldest first."""
         ...
 
 

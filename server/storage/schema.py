@@ -153,8 +153,37 @@ CREATE TABLE IF NOT EXISTS seat_logs (
 """
 """Version 6: what each hosted seat printed on stderr, for its author (`storage.seat_logs`)."""
 
+LADDERS: Final = """
+CREATE TABLE IF NOT EXISTS ladder_ratings (
+    game TEXT NOT NULL,
+    entrant TEXT NOT NULL,          -- a submission's version: author/name@vN
+    mu {real} NOT NULL,             -- OpenSkill's rating and its uncertainty, as its latest
+    sigma {real} NOT NULL,          -- game left them
+    games INTEGER NOT NULL,
+    PRIMARY KEY (game, entrant)
+);
+CREATE TABLE IF NOT EXISTS ladder_changes (
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    seat_index INTEGER NOT NULL,
+    game TEXT NOT NULL,
+    entrant TEXT NOT NULL,
+    score {real} NOT NULL,          -- 1, 0.5 or 0
+    mu_before {real} NOT NULL,
+    sigma_before {real} NOT NULL,
+    mu_after {real} NOT NULL,
+    sigma_after {real} NOT NULL,
+    began_at {real} NOT NULL,       -- seconds since the epoch: the cap on games an hour counts it
+    PRIMARY KEY (match_id, seat_index)
+)
+"""
+"""Version 7: the server's ladders (`storage.ladder_rows`): each entrant's rating, and each game's
+change to it, its history."""
+
 OUR_TABLES: Final = frozenset(
-    re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS)
+    re.findall(
+        r"CREATE TABLE IF NOT EXISTS (\w+)",
+        TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS + LADDERS,
+    )
 )
 STAMP: Final = "arbiter_schema"
 
@@ -201,6 +230,15 @@ def _version_6(db: Connection, dialect: Dialect) -> None:
     db.execute(SEAT_LOGS.format(**dialect.types))
 
 
+def _version_7(db: Connection, dialect: Dialect) -> None:
+    """The ladders' ratings and their changes (`LADDERS`), the changes indexed by game."""
+    for statement in LADDERS.format(**dialect.types).split(";"):
+        db.execute(statement)
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS ladder_changes_by_game ON ladder_changes (game, match_id)"
+    )
+
+
 EMPTY_ANSWERS: Final = b"\x90"
 """msgpack's empty array: the answers of batch 0."""
 
@@ -210,6 +248,7 @@ MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     4: _version_4,
     5: _version_5,
     6: _version_6,
+    7: _version_7,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)

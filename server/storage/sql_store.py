@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Final, TypeVar
 import trio
 
 from arbiter.games import Result, Termination
-from arbiter.server.storage import accounts, seat_logs
+from arbiter.server.storage import accounts, ladder_rows, seat_logs
 from arbiter.server.storage import submissions as stored_submissions
 from arbiter.server.storage.engine import open_read_only
 from arbiter.server.storage.errors import (
@@ -50,6 +50,7 @@ from arbiter.server.storage.interface import (
     StoredTournament,
     TournamentRow,
 )
+from arbiter.server.storage.ladder_rows import RatingChange, StoredLadder
 from arbiter.server.storage.records import (
     FullRecord,
     MoveRow,
@@ -458,3 +459,11 @@ class SQLStorage:
 
     async def archive_authors(self, content_hash: str) -> frozenset[str]:
         return await self._run(stored_submissions.archive_authors, self._db, content_hash)
+
+    # -- ladders -------------------------------------------------------------------------
+
+    async def record_ladder_game(self, game: str, changes: Sequence[RatingChange]) -> None:
+        await self._run(ladder_rows.record_game, self._db, game, changes, failure=NotStored)
+
+    async def load_ladder(self, game: str) -> StoredLadder:
+        return await self._run(ladder_rows.load, self._db, game)

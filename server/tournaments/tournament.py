@@ -71,6 +71,7 @@ from arbiter.server.storage.interface import (
 )
 from arbiter.server.storage.records import MoveRow
 from arbiter.server.storage.statuses import GameStatus, TournamentStatus
+from arbiter.server.tournaments import ladder_view
 from arbiter.server.tournaments.local_agents import (
     LocalAgents,
     LocalAgentsError,
@@ -302,6 +303,12 @@ class Arena(Protocol):
         ...
 
 
+class KeptSeats(Protocol):
+    """A ladder, as the desk asks it which seeks it keeps (`server_ladder.ServerLadder`)."""
+
+    def wants(self, player: str, game: str) -> bool: ...
+
+
 class Desk:
     """The tournament office, plugged into the lobby (`server.play.tournament_desk`): creates,
     starts and describes tournaments, and finds the seeks of entrants whose games are due."""
@@ -323,6 +330,8 @@ class Desk:
         """Where our own clients reach this server: `server.app.serve` tells it once it
         listens."""
         self._address_known = trio.Event()
+        self.ladders: dict[str, KeptSeats] = {}
+        """The ladders this server runs, by game: their seats' seeks are kept too."""
 
     async def load(self) -> None:
         """Read every stored tournament and resume the running ones (a server's start-up)."""
@@ -359,10 +368,13 @@ class Desk:
     async def handle(
         self, session: Session, account: Account | None, message: protocol.Message
     ) -> None:
-        """Answer `tournament_create`, `tournament_start` or `tournament_status`."""
+        """Answer `tournament_create`, `tournament_start`, `tournament_status` or `ladder`."""
         await self.loaded.wait()
         try:
             match message:
+                case protocol.Ladder(game=game):
+                    session.send(await ladder_view.answer(self.storage, game, game in self.ladders))
+                    return
                 case protocol.TournamentCreate():
                     tournament = await self._create(_admin(account, message.TYPE), message)
                 case protocol.TournamentStart(tournament=name):
@@ -492,8 +504,10 @@ class Desk:
     # -- seeks ---------------------------------------------------------------------------
 
     def wants(self, player: str, game: str) -> bool:
-        """True when a seek of `player` for `game` is to be kept for a tournament."""
-        return any(t.row.game == game and t.unfinished(player) for t in self.tournaments.values())
+        """True when a seek of `player` for `game` is to be kept for a tournament or a ladder."""
+        return any(
+            t.row.game == game and t.unfinished(player) for t in self.tournaments.values()
+        ) or any(ladder.wants(player, game) for ladder in self.ladders.values())
 
     def release_seeks(self, player: str, game: str) -> None:
         """Withdraw `player`'s kept seeks for `game` once no tournament wants them."""

@@ -53,6 +53,7 @@ from arbiter.server.play.lobby import Lobby
 from arbiter.server.storage.errors import StoreError
 from arbiter.server.storage.interface import Storage
 from arbiter.server.web.authors import AuthorPages
+from arbiter.server.web.ladder_page import LadderPages
 from arbiter.server.web.pages import Shared, shared_by_pages
 from arbiter.server.web.socket import WebSocketStream
 from arbiter.server.web.stored import Records
@@ -268,6 +269,7 @@ def web_app(lobby: Lobby, doorway: Doorway, door: Door, storage: Storage) -> ASG
     routes.append(Route("/records/player/{name}", games_of))
     routes.append(Route("/static/{name}", static))
     routes.extend(AuthorPages(lobby).routes())
+    routes.extend(LadderPages(storage).routes())
     return Rationed(Starlette(routes=routes), doorway, door)
 
 

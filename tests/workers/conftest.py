@@ -16,11 +16,13 @@ from tests.workers.hosting import wait_for_log
 
 
 @contextlib.contextmanager
-def server_with_workers(tmp_path: Path, *flags: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
+def server_with_workers(
+    tmp_path: Path, *flags: str, db: Path | str | None = None
+) -> Iterator[tuple[subprocess.Popen[str], int]]:
     """`arbiter-server --workers 2 FLAGS...` once both workers are ready, and its port; killed
-    after, with its workers and their agents (one process group). Its store is
-    `tmp_path/arbiter.db`, its log `tmp_path/server.log`."""
-    db, log = tmp_path / "arbiter.db", tmp_path / "server.log"
+    after, with its workers and their agents (one process group). Its store is `db`, by default
+    `tmp_path/arbiter.db`; its log `tmp_path/server.log`."""
+    db, log = db or tmp_path / "arbiter.db", tmp_path / "server.log"
     with open(log, "w") as stderr:
         server = subprocess.Popen(
             [*SERVER, "--port", "0", "--db", str(db), "--workers", "2", *flags],
