@@ -1,4 +1,5 @@
-"""`arbiter-server`: run the referee server until Ctrl-C; `arbiter-server admin`: its accounts."""
+"""`arbiter-server`: run the referee server until Ctrl-C; `arbiter-server admin`: its accounts
+and classes."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from functools import partial
 
 import trio
 
+from arbiter.server.admin_roster import add_roster_commands
 from arbiter.server.app import (
     DB_HELP,
     DEFAULT_PORT,
@@ -293,7 +295,8 @@ def admin(argv: list[str]) -> int:
     A token is printed once, alone on stdout, so a script can capture it; only its hash is kept.
     """
     parser = argparse.ArgumentParser(
-        prog="arbiter-server admin", description="Manage registered players and admins."
+        prog="arbiter-server admin",
+        description="Manage registered players and admins, and classes of students.",
     )
     parser.add_argument("--db", default=default_db(), help=DB_HELP)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
@@ -311,6 +314,7 @@ def admin(argv: list[str]) -> int:
     remove.set_defaults(run=lambda db, args: accounts.remove(db, args.name))
     listing = commands.add_parser("list", help="every registered name with its role")
     listing.set_defaults(run=lambda db, args: _show_accounts(accounts.listing(db)))
+    add_roster_commands(commands)
     args = parser.parse_args(argv)
     try:
         _run_admin(args)

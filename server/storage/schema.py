@@ -153,8 +153,28 @@ CREATE TABLE IF NOT EXISTS seat_logs (
 """
 """Version 6: what each hosted seat printed on stderr, for its author (`storage.seat_logs`)."""
 
+CLASSES: Final = """
+CREATE TABLE IF NOT EXISTS classes (
+    name TEXT PRIMARY KEY,
+    deadline {real},                -- seconds since the epoch after which its students upload
+                                    -- no new version (NULL: no deadline set)
+    created_at {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS students (
+    account TEXT PRIMARY KEY,       -- the student's account (accounts.name): one class each
+    class TEXT NOT NULL REFERENCES classes(name),
+    student_id TEXT NOT NULL,       -- the school's id, as the roster gave it
+    section TEXT NOT NULL,
+    UNIQUE (class, student_id)
+)
+"""
+"""Version 7: classes, their students and their submission deadlines (`storage.classes`)."""
+
 OUR_TABLES: Final = frozenset(
-    re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS)
+    re.findall(
+        r"CREATE TABLE IF NOT EXISTS (\w+)",
+        TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS + CLASSES,
+    )
 )
 STAMP: Final = "arbiter_schema"
 
@@ -201,6 +221,12 @@ def _version_6(db: Connection, dialect: Dialect) -> None:
     db.execute(SEAT_LOGS.format(**dialect.types))
 
 
+def _version_7(db: Connection, dialect: Dialect) -> None:
+    """The classes and their students (`CLASSES`)."""
+    for statement in CLASSES.format(**dialect.types).split(";"):
+        db.execute(statement)
+
+
 EMPTY_ANSWERS: Final = b"\x90"
 """msgpack's empty array: the answers of batch 0."""
 
@@ -210,6 +236,7 @@ MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     4: _version_4,
     5: _version_5,
     6: _version_6,
+    7: _version_7,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)
