@@ -44,9 +44,8 @@ log = logging.getLogger("arbiter.server")
 YOUNG_COLLECTION_THRESHOLD = 10_000
 """Container allocations between the cycle collector's young-generation passes (Python's default
 is 700). A move allocates hundreds of short-lived tuples and dicts that reference counting frees
-anyway; with the default, at 500 matches, the collector's passes over a heap full of live matches
-cost about a sixth of the server's time (bench/server.py at 500 matches: 4,646 moves/s with the
-default, 5,491 with this)."""
+anyway; with the default, under hundreds of matches, the collector's passes over a heap full of
+live matches take a good part of the server's time (bench/server.py measures it)."""
 
 
 def main(argv: list[str] | None = None) -> int:

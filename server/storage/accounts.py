@@ -39,8 +39,8 @@ command line and to print in a table."""
 TOKEN_BYTES = 24
 SALT_BYTES = 16
 SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
-"""About 30 ms and 16 MiB a check (OWASP's 2023 minimum for scrypt): slow for a guesser with the
-database, unnoticeable once per connection."""
+"""16 MiB of memory a check, OWASP's minimum for scrypt: slow for a guesser with the database,
+unnoticeable once per connection."""
 
 
 HOMOGLYPHS = str.maketrans(
@@ -80,7 +80,7 @@ def lookalike(db: Connection, name: str) -> str | None:
     """The registered name that `name` would pass for while not being it, or None.
 
     It reads every account's name: registered names are teams and admins, tens or hundreds, and
-    a hello that needs no token is cheaper than one that does (its scrypt takes ~30 ms)."""
+    a hello that needs no token is cheaper than one that does (its scrypt is slow on purpose)."""
     key = name_key(name)
     for (registered,) in db.execute("SELECT name FROM accounts"):
         if registered != name and name_key(registered) == key:

@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS matches (
     winner TEXT,                    -- seat name, for 'win'
     reason TEXT,
     termination TEXT                -- games.Termination: 'rule', 'time', 'resignation'...
-                                    -- (NULL while in play, and in games stored before it was)
+                                    -- (NULL while in play, and in a version 1 store's games)
 );
 CREATE TABLE IF NOT EXISTS results (
     match_id INTEGER NOT NULL REFERENCES matches(id),
