@@ -281,3 +281,10 @@ async def test_a_deadline_needs_a_timezone_and_a_class(db: Path | str, tmp_path:
     done = await admin(db, "roster", "deadline", "cs102", "2026-12-01T17:00:00+01:00")
     assert done.returncode == 1
     assert done.stderr.decode() == "arbiter-server admin: no class 'cs102' (classes: cs101)\n"
+
+
+@BOTH_BACKENDS
+def test_a_removed_account_leaves_its_class(store: Connection) -> None:
+    classes.enrol(store, "cs101", roster_text(thirty()[:2]), lambda issued: None)
+    accounts.remove(store, "student00")
+    assert [student.account for student in classes.listing(store, "cs101")] == ["student01"]
