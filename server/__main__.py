@@ -1,4 +1,5 @@
-"""`arbiter-server`: run the referee server until Ctrl-C; `arbiter-server admin`: its accounts."""
+"""`arbiter-server`: run the referee server until Ctrl-C; `arbiter-server admin`: its accounts
+and classes."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import trio
 
 from arbiter.games import OptionError, all_games, get_game
 from arbiter.protocol import TimeControl, TimeControlError
+from arbiter.server.admin_roster import add_roster_commands
 from arbiter.server.app import (
     DB_HELP,
     DEFAULT_PORT,
@@ -45,9 +47,8 @@ log = logging.getLogger("arbiter.server")
 YOUNG_COLLECTION_THRESHOLD = 10_000
 """Container allocations between the cycle collector's young-generation passes (Python's default
 is 700). A move allocates hundreds of short-lived tuples and dicts that reference counting frees
-anyway; with the default, at 500 matches, the collector's passes over a heap full of live matches
-cost about a sixth of the server's time (bench/server.py at 500 matches: 4,646 moves/s with the
-default, 5,491 with this)."""
+anyway; with the default, under hundreds of matches, the collector's passes over a heap full of
+live matches take a good part of the server's time (bench/server.py measures it)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -385,7 +386,8 @@ def admin(argv: list[str]) -> int:
     A token is printed once, alone on stdout, so a script can capture it; only its hash is kept.
     """
     parser = argparse.ArgumentParser(
-        prog="arbiter-server admin", description="Manage registered players and admins."
+        prog="arbiter-server admin",
+        description="Manage registered players and admins, and classes of students.",
     )
     parser.add_argument("--db", default=default_db(), help=DB_HELP)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
@@ -403,6 +405,7 @@ def admin(argv: list[str]) -> int:
     remove.set_defaults(run=lambda db, args: accounts.remove(db, args.name))
     listing = commands.add_parser("list", help="every registered name with its role")
     listing.set_defaults(run=lambda db, args: _show_accounts(accounts.listing(db)))
+    add_roster_commands(commands)
     args = parser.parse_args(argv)
     try:
         _run_admin(args)

@@ -30,7 +30,7 @@ import time
 import unicodedata
 from dataclasses import dataclass
 
-from arbiter.server.storage.sql_connection import Connection
+from arbiter.server.storage.sql_connection import Connection, write_transaction
 
 ROLES = ("player", "admin", "local", "worker")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -39,8 +39,8 @@ command line and to print in a table."""
 TOKEN_BYTES = 24
 SALT_BYTES = 16
 SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
-"""About 30 ms and 16 MiB a check (OWASP's 2023 minimum for scrypt): slow for a guesser with the
-database, unnoticeable once per connection."""
+"""16 MiB of memory a check, OWASP's minimum for scrypt: slow for a guesser with the database,
+unnoticeable once per connection."""
 
 
 HOMOGLYPHS = str.maketrans(
@@ -80,7 +80,7 @@ def lookalike(db: Connection, name: str) -> str | None:
     """The registered name that `name` would pass for while not being it, or None.
 
     It reads every account's name: registered names are teams and admins, tens or hundreds, and
-    a hello that needs no token is cheaper than one that does (its scrypt takes ~30 ms)."""
+    a hello that needs no token is cheaper than one that does (its scrypt is slow on purpose)."""
     key = name_key(name)
     for (registered,) in db.execute("SELECT name FROM accounts"):
         if registered != name and name_key(registered) == key:
@@ -115,6 +115,22 @@ def check_name(name: str) -> str:
     return name
 
 
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """A new token and what is stored of it: hashed before any transaction opens, since the
+    hash is slow on purpose and a store's write lock should not wait on it."""
+
+    token: str
+    salt: bytes
+    digest: bytes
+
+
+def new_secret() -> Secret:
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    salt = secrets.token_bytes(SALT_BYTES)
+    return Secret(token, salt, hash_token(token, salt))
+
+
 def create(db: Connection, name: str, role: str = "player") -> str:
     """Register `name`; returns its token, which is stored nowhere in clear."""
     if role not in ROLES:
@@ -123,35 +139,41 @@ def create(db: Connection, name: str, role: str = "player") -> str:
     taken = lookalike(db, name)
     if taken is not None:
         raise AccountError(f"{name!r} is too like the registered name {taken!r}")
-    token = secrets.token_urlsafe(TOKEN_BYTES)
-    salt = secrets.token_bytes(SALT_BYTES)
+    secret = new_secret()
+    store(db, name, role, secret)
+    return secret.token
+
+
+def store(db: Connection, name: str, role: str, secret: Secret) -> None:
+    """Write the account `name` (checked by the caller) with `secret`'s hash."""
     cursor = db.execute(
         "INSERT INTO accounts (name, role, salt, token_hash, created_at) VALUES (?, ?, ?, ?, ?)"
         " ON CONFLICT (name) DO NOTHING",
-        (name, role, salt, hash_token(token, salt), time.time()),
+        (name, role, secret.salt, secret.digest, time.time()),
     )
     if cursor.rowcount == 0:
         raise AccountError(f"{name!r} is registered already")
-    return token
 
 
 def renew(db: Connection, name: str) -> str:
     """A new token for `name`; the old one stops working at once."""
-    token = secrets.token_urlsafe(TOKEN_BYTES)
-    salt = secrets.token_bytes(SALT_BYTES)
+    secret = new_secret()
     cursor = db.execute(
         "UPDATE accounts SET salt = ?, token_hash = ? WHERE name = ?",
-        (salt, hash_token(token, salt), name),
+        (secret.salt, secret.digest, name),
     )
     if cursor.rowcount == 0:
         raise AccountError(f"no account {name!r}")
-    return token
+    return secret.token
 
 
 def remove(db: Connection, name: str) -> None:
-    cursor = db.execute("DELETE FROM accounts WHERE name = ?", (name,))
-    if cursor.rowcount == 0:
-        raise AccountError(f"no account {name!r}")
+    """Unregister `name`, and take it off its class's roster: a student is an account."""
+    with write_transaction(db):
+        cursor = db.execute("DELETE FROM accounts WHERE name = ?", (name,))
+        if cursor.rowcount == 0:
+            raise AccountError(f"no account {name!r}")
+        db.execute("DELETE FROM students WHERE account = ?", (name,))
 
 
 def find(db: Connection, name: str) -> Account | None:

@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS matches (
     winner TEXT,                    -- seat name, for 'win'
     reason TEXT,
     termination TEXT                -- games.Termination: 'rule', 'time', 'resignation'...
-                                    -- (NULL while in play, and in games stored before it was)
+                                    -- (NULL while in play, and in a version 1 store's games)
 );
 CREATE TABLE IF NOT EXISTS results (
     match_id INTEGER NOT NULL REFERENCES matches(id),
@@ -153,6 +153,23 @@ CREATE TABLE IF NOT EXISTS seat_logs (
 """
 """Version 6: what each hosted seat printed on stderr, for its author (`storage.seat_logs`)."""
 
+CLASSES: Final = """
+CREATE TABLE IF NOT EXISTS classes (
+    name TEXT PRIMARY KEY,
+    deadline {real},                -- seconds since the epoch after which its students upload
+                                    -- no new version (NULL: no deadline set)
+    created_at {real} NOT NULL
+);
+CREATE TABLE IF NOT EXISTS students (
+    account TEXT PRIMARY KEY,       -- the student's account (accounts.name): one class each
+    class TEXT NOT NULL REFERENCES classes(name),
+    student_id TEXT NOT NULL,       -- the school's id, as the roster gave it
+    section TEXT NOT NULL,
+    UNIQUE (class, student_id)
+)
+"""
+"""Version 7: classes, their students and their submission deadlines (`storage.classes`)."""
+
 LADDERS: Final = """
 CREATE TABLE IF NOT EXISTS ladder_ratings (
     game TEXT NOT NULL,
@@ -176,13 +193,13 @@ CREATE TABLE IF NOT EXISTS ladder_changes (
     PRIMARY KEY (match_id, seat_index)
 )
 """
-"""Version 7: the server's ladders (`storage.ladder_rows`): each entrant's rating, and each game's
+"""Version 8: the server's ladders (`storage.ladder_rows`): each entrant's rating, and each game's
 change to it, its history."""
 
 OUR_TABLES: Final = frozenset(
     re.findall(
         r"CREATE TABLE IF NOT EXISTS (\w+)",
-        TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS + LADDERS,
+        TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS + CLASSES + LADDERS,
     )
 )
 STAMP: Final = "arbiter_schema"
@@ -231,6 +248,12 @@ def _version_6(db: Connection, dialect: Dialect) -> None:
 
 
 def _version_7(db: Connection, dialect: Dialect) -> None:
+    """The classes and their students (`CLASSES`)."""
+    for statement in CLASSES.format(**dialect.types).split(";"):
+        db.execute(statement)
+
+
+def _version_8(db: Connection, dialect: Dialect) -> None:
     """The ladders' ratings and their changes (`LADDERS`), the changes indexed by game."""
     for statement in LADDERS.format(**dialect.types).split(";"):
         db.execute(statement)
@@ -249,6 +272,7 @@ MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     5: _version_5,
     6: _version_6,
     7: _version_7,
+    8: _version_8,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)

@@ -5,6 +5,7 @@ naming that version: a second row would only queue a validation game for code al
 validated, and an author who wants it back after retiring it uploads it again and gets a new
 version. Identical bytes from different names or authors share one archive row.
 
+A student's upload after their class's deadline is refused, naming it (`storage.classes`).
 The limits per author are checked in the transaction that stores the version, from what is
 stored, so they hold across connections and restarts alike. No trio: the server runs these on
 its storage thread.
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arbiter.server.storage.classes import refuse_after_deadline
 from arbiter.server.storage.errors import SubmissionRefused
 from arbiter.server.storage.group_commit import RETURNING_ID
 from arbiter.server.storage.sql_connection import Connection, rows_as, write_transaction
@@ -83,6 +85,7 @@ def add(db: Connection, new: NewSubmission, limits: AuthorLimits) -> SubmissionR
     """Store `new` as the next version of its name; `SubmissionRefused` saying why not."""
     now = time.time()
     with write_transaction(db):
+        refuse_after_deadline(db, new.author, now)
         _refuse_past_limits(db, new.author, limits, now)
         versions = _versions(db, new.author, new.name)
         _refuse_clash(new, versions)
