@@ -1,7 +1,7 @@
 """Hostile clients beside two bot matches: what each attack costs everyone else.
 
     python bench/abuse.py [--seconds 12] [--attacks watch-flood,idle,...] [--move-time 2]
-                          [--full-disk]
+                          [--full-disk] [--remote-attackers]
 
 One Arbiter server with its default limits and its web front (SQLite in a temporary folder, a
 registered player `victim`), two King's Court bot matches with a `--move-time` limit playing on
@@ -24,6 +24,12 @@ if one failed or took over 5 s), and for storage faults the matches left `playin
 bots had left and the moves the bots were told were accepted against those stored. Lines under
 the table give each attack's own figures.
 
+With `--remote-attackers` the attackers (and the probes: they share this process) run in the
+idle scheduling class while a phase is measured, as attackers on other machines would: on two
+cores their own work otherwise takes the server's and the bots' CPU, which measures the
+machine's cores as much as the server. The attacks are the same; the lines under the table say
+whether they reached the same size (watches made, frames sent).
+
 The goals, every attack: peak memory under 300 MB and released after it; p99 within 2x the
 baseline; no forfeit; every attacker cut off or throttled within 10 s (but for heavy use within
 every limit, `Attack.within_limits`); bystanders served; after a fault no match left `playing`
@@ -41,7 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -104,7 +110,7 @@ class Stored:
     kept: int
 
 
-async def run_phase(attack: Attack | None, seconds: float, target: Target) -> Phase:
+async def run_phase(attack: Attack | None, seconds: float, target: Target, remote: bool) -> Phase:
     phase = Phase("baseline" if attack is None else attack.name, attack)
     async with trio.open_nursery() as prepared:  # what `prepare` starts lives through the phase
         if attack is not None and attack.prepare is not None:
@@ -112,7 +118,7 @@ async def run_phase(attack: Attack | None, seconds: float, target: Target) -> Ph
         phase.start, phase.start_mb = time.time(), resident_mb(target.server_pid)
         phase.verdict = Verdict()
         try:
-            with trio.move_on_after(seconds):
+            with attackers_elsewhere(remote), trio.move_on_after(seconds):
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(probe, target, phase.probes)
                     if attack is not None:
@@ -156,7 +162,11 @@ def cpu_rate(server_pid: int) -> Callable[[], float]:
 
 
 async def measure_session(
-    attacks: list[Attack], seconds: float, target: Target, bot_process: subprocess.Popen[str]
+    attacks: list[Attack],
+    seconds: float,
+    target: Target,
+    bot_process: subprocess.Popen[str],
+    remote: bool,
 ) -> tuple[list[Phase], list[str]]:
     lines: list[str] = []
     async with trio.open_nursery() as nursery:
@@ -164,11 +174,11 @@ async def measure_session(
         nursery.start_soon(reader, bot_lines, bot_process, lines, target)
         await trio.sleep(2.0)  # the bots seek, pair and finish a few games to watch
         quiet = cpu_rate(target.server_pid)
-        phases = [await run_phase(None, seconds, target)]
+        phases = [await run_phase(None, seconds, target, remote)]
         cores = quiet()
         for index, attack in enumerate(attacks):
             target.subnet = 10 + index
-            phases.append(await run_phase(attack, max(seconds, attack.min_seconds), target))
+            phases.append(await run_phase(attack, max(seconds, attack.min_seconds), target, remote))
             await settle(target.server_pid, cores, phases[-1])
         nursery.cancel_scope.cancel()
     return phases, lines
@@ -204,6 +214,23 @@ def run_session(attacks: list[Attack], args: argparse.Namespace) -> list[Phase]:
                 subprocess.run(["umount", folder], check=True)
 
 
+@contextlib.contextmanager
+def attackers_elsewhere(wanted: bool) -> Iterator[None]:
+    """With `wanted`, this process (the attackers and the probes) runs in the idle scheduling
+    class while a phase is measured: on two cores the attackers' own CPU would otherwise be
+    taken from the server and the bots, which attackers on other machines do not. What an
+    attack prepares (the long game) and the processes this one starts run at the normal class."""
+    if not wanted:
+        yield
+        return
+    normal = os.sched_getscheduler(0), os.sched_getparam(0)
+    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    try:
+        yield
+    finally:
+        os.sched_setscheduler(0, normal[0], normal[1])
+
+
 def serve_and_measure(
     attacks: list[Attack], args: argparse.Namespace, scratch: Path
 ) -> list[Phase]:
@@ -228,7 +255,9 @@ def serve_and_measure(
         [*bot_command, "--bots", str(port)], stdout=subprocess.PIPE, text=True
     )
     try:
-        phases, lines = trio.run(measure_session, attacks, args.seconds, target, bot_process)
+        phases, lines = trio.run(
+            measure_session, attacks, args.seconds, target, bot_process, args.remote_attackers
+        )
         bot_process.kill()
         bot_process.wait()
         stored = stored_after(db, lines)
@@ -431,6 +460,11 @@ def main() -> None:
     parser.add_argument("--move-time", type=float, default=2.0, help="the bots' move limit, s")
     parser.add_argument(
         "--full-disk", action="store_true", help="add the full-disk fault (root: a tmpfs)"
+    )
+    parser.add_argument(
+        "--remote-attackers",
+        action="store_true",
+        help="the attackers take only the CPU the server and bots leave (the idle class)",
     )
     parser.add_argument("--bots", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--tls-ca", type=Path, help=argparse.SUPPRESS)
