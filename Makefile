@@ -17,12 +17,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,postgres,openspiel]'
 	touch $(STAMP)
 
+# Every process a command or a test starts reads the rooms' bytecode, compiled here once: where
+# PYTHONDONTWRITEBYTECODE is set no process writes it, and each would compile the rooms anew.
+BYTECODE := $(BIN)/python -m compileall -q $(ROOMS)
+
 demo: $(STAMP)
+	$(BYTECODE)
 	$(BIN)/arbiter demo
 
 # Branch coverage of the rooms, combined over xdist's two processes; below the floor in
 # pyproject.toml's [tool.coverage.report] the target fails.
 test: $(STAMP)
+	$(BYTECODE)
 	$(BIN)/python -m pytest -q -n 2 --cov --cov-report=term
 
 lint: $(STAMP)
