@@ -17,9 +17,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,postgres,openspiel]'
 	touch $(STAMP)
 
-# Every process a command or a test starts reads the rooms' bytecode, compiled here once: where
-# PYTHONDONTWRITEBYTECODE is set no process writes it, and each would compile the rooms anew.
-BYTECODE := $(BIN)/python -m compileall -q $(ROOMS)
+# Every process a command or a test starts reads the modules' bytecode, compiled here once: where
+# PYTHONDONTWRITEBYTECODE is set no process writes it, and each would compile them anew.
+BYTECODE := $(BIN)/python -m compileall -q $(ROOMS) bench tests examples
 
 demo: $(STAMP)
 	$(BYTECODE)
