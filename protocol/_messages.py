@@ -809,6 +809,13 @@ class TournamentCreate(Message):
     `local-random-2`). `time` and `options` apply to every game (seeds left unset are
     drawn per pair of games, the same for both colours). A game that is due waits `wait`
     seconds for an absent player, who then defaults. The answer is `tournament`.
+
+    (Version 2.) `format` chooses how entrants are paired (nil: the double round robin):
+    `round-robin`; `gauntlet`, `challenger` (an entrant: a player, or a `local` entrant as
+    given or by its seat name) against each other entrant, twice a round with colours swapped,
+    for `rounds` rounds; `swiss`, `rounds` rounds paired by score (at most one fewer than the
+    entrants); `knockout`, a bracket seeded in entrant order whose ties are `rounds` pairs of
+    games with colours swapped. docs/tournaments.md has their rules and tie-breaks.
     """
 
     TYPE: ClassVar[str] = "tournament_create"
@@ -822,6 +829,8 @@ class TournamentCreate(Message):
     rounds: int = field(default=1, metadata=meta(COUNT))
     concurrency: int = field(default=1, metadata=meta(COUNT))
     wait: float = field(default=60.0, metadata=meta(SECONDS))
+    format: str | None = field(default=None, metadata=meta(nullable(NAME), since=2))
+    challenger: str | None = field(default=None, metadata=meta(nullable(NAME), since=2))
 
 
 @_message
@@ -1288,7 +1297,11 @@ class Tournament(Message):
     first: `rank`, `player`, `points`, `games`, `wins`, `draws`, `losses`, `forfeits` (double
     forfeits), `defaults` (a map from kind to count), `tiebreak` (Sonneborn-Berger), `rating` and
     `margin` (Elo and its 95 % margin), `rated_games`, and `against`, the crosstable row: a map
-    from each opponent to this player's scores against it, in game order.
+    from each opponent to this player's scores against it, in game order. (Version 2.) `format`,
+    the tournament's (`tournament_create`); standings entries also carry `buchholz` (the sum
+    of the opponents' points) and `byes` (a Swiss tournament's, one point each); `contending`
+    lists the entrants who may yet get games `games` does not list (a Swiss round or a knockout
+    round not yet paired): their clients keep seeking.
     """
 
     TYPE: ClassVar[str] = "tournament"
@@ -1305,6 +1318,8 @@ class Tournament(Message):
     wait: float = field(metadata=meta(SECONDS))
     games: list[dict[str, Any]] = field(metadata=meta(maps(MAX_ITEMS)))
     standings: list[dict[str, Any]] = field(metadata=meta(maps(MAX_ENTRANTS)))
+    format: str | None = field(default=None, metadata=meta(nullable(NAME), since=2))
+    contending: list[str] | None = field(default=None, metadata=meta(nullable(ENTRANTS), since=2))
 
 
 @_message

@@ -201,6 +201,12 @@ def _version_6(db: Connection, dialect: Dialect) -> None:
     db.execute(SEAT_LOGS.format(**dialect.types))
 
 
+def _version_7(db: Connection, dialect: Dialect) -> None:
+    """Each tournament's format (`server.tournaments.formats`): every tournament stored
+    before it is a double round robin."""
+    db.execute("ALTER TABLE tournaments ADD COLUMN format TEXT NOT NULL DEFAULT 'round-robin'")
+
+
 EMPTY_ANSWERS: Final = b"\x90"
 """msgpack's empty array: the answers of batch 0."""
 
@@ -210,6 +216,7 @@ MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     4: _version_4,
     5: _version_5,
     6: _version_6,
+    7: _version_7,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)

@@ -1,5 +1,5 @@
-"""Tournaments as stored: one written with its whole schedule (`insert_tournament`), and all of
-them read back with their results so far (`load_tournaments`), each query's rows built by column
+"""Tournaments as stored: one written with the games known at its creation (`insert_tournament`),
+later rounds added as they are paired (`insert_games`), and all of them read back with their results so far (`load_tournaments`), each query's rows built by column
 name (`sql_connection.rows_as`). No trio: `arbiter tournament standings --db` reads them without
 a server.
 """
@@ -24,8 +24,8 @@ def insert_tournament(
     with write_transaction(db):
         created = db.execute(
             "INSERT INTO tournaments (name, game, options, time_control, rounds, concurrency,"
-            " wait, entrants, local, status, created_by, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " wait, entrants, local, status, created_by, created_at, format)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (name) DO NOTHING" + RETURNING_ID,
             (
                 row.name,
@@ -40,17 +40,28 @@ def insert_tournament(
                 row.status.value,
                 row.created_by,
                 time.time(),
+                row.format,
             ),
         ).fetchone()
         if created is None:
             return None
         (tournament_id,) = created
-        db.executemany(
-            "INSERT INTO tournament_games (tournament_id, number, round, first, second)"
-            " VALUES (?, ?, ?, ?, ?)",
-            [(tournament_id, g.number, g.round, g.first, g.second) for g in games],
-        )
+        _insert_games(db, tournament_id, games)
     return int(tournament_id)
+
+
+def insert_games(db: Connection, tournament_id: int, games: Sequence[ScheduledGame]) -> None:
+    """Add games to a stored tournament's schedule, all or none."""
+    with write_transaction(db):
+        _insert_games(db, tournament_id, games)
+
+
+def _insert_games(db: Connection, tournament_id: int, games: Sequence[ScheduledGame]) -> None:
+    db.executemany(
+        "INSERT INTO tournament_games (tournament_id, number, round, first, second)"
+        " VALUES (?, ?, ?, ?, ?)",
+        [(tournament_id, g.number, g.round, g.first, g.second) for g in games],
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +114,7 @@ class _TournamentRow:
     local: str
     status: str
     created_by: str
+    format: str
 
     def tournament(self) -> TournamentRow:
         return TournamentRow(
@@ -118,6 +130,7 @@ class _TournamentRow:
             local=json.loads(self.local),
             status=TournamentStatus(self.status),
             created_by=self.created_by,
+            format=self.format,
         )
 
 
@@ -142,7 +155,7 @@ def load_tournaments(db: Connection) -> list[StoredTournament]:
         games.setdefault(row.tournament_id, []).append(row.game())
     tournaments = db.execute(
         "SELECT id, name, game, options, time_control, rounds, concurrency, wait,"
-        " entrants, local, status, created_by FROM tournaments ORDER BY id"
+        " entrants, local, status, created_by, format FROM tournaments ORDER BY id"
     )
     return [
         StoredTournament(row.tournament(), games.get(row.id, []))
