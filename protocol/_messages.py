@@ -1301,7 +1301,9 @@ class Tournament(Message):
     the tournament's (`tournament_create`); standings entries also carry `buchholz` (the sum
     of the opponents' points) and `byes` (a Swiss tournament's, one point each); `contending`
     lists the entrants who may yet get games `games` does not list (a Swiss round or a knockout
-    round not yet paired): their clients keep seeking.
+    round not yet paired): their clients keep seeking. A knockout's `bracket` lists its ties
+    round by round, each a map: `round`, `higher` and `lower` (the seeds; `lower` nil for a
+    bye), `points` (each one's, tiebreak games included) and `winner` (nil until decided).
     """
 
     TYPE: ClassVar[str] = "tournament"
@@ -1320,6 +1322,9 @@ class Tournament(Message):
     standings: list[dict[str, Any]] = field(metadata=meta(maps(MAX_ENTRANTS)))
     format: str | None = field(default=None, metadata=meta(nullable(NAME), since=2))
     contending: list[str] | None = field(default=None, metadata=meta(nullable(ENTRANTS), since=2))
+    bracket: list[dict[str, Any]] | None = field(
+        default=None, metadata=meta(nullable(maps(MAX_ITEMS)), since=2)
+    )
 
 
 @_message

@@ -1,5 +1,6 @@
-"""Tournaments as stored: one written with the games known at its creation (`insert_tournament`),
-later rounds added as they are paired (`insert_games`), and all of them read back with their results so far (`load_tournaments`), each query's rows built by column
+"""Tournaments as stored: one written with the games known at its creation
+(`insert_tournament`), later rounds added as they are paired (`insert_games`), and all of them
+read back with their results so far (`load_tournaments`), each query's rows built by column
 name (`sql_connection.rows_as`). No trio: `arbiter tournament standings --db` reads them without
 a server.
 """

@@ -117,6 +117,16 @@ def contenders(
     return []
 
 
+def bracket(
+    format_: Format, entrants: Sequence[str], rounds: int, games: Sequence[ScheduledGame]
+) -> list[dict[str, object]] | None:
+    """A knockout's ties as the `tournament` message lists them (None for other formats)."""
+    if format_ is not Format.KNOCKOUT:
+        return None
+    finished = [(g.round, _played(g)) for g in games if g.result is not None]
+    return [line.to_wire() for line in knockout.progress(entrants, rounds, finished).ties]
+
+
 def _swiss_round(
     entrants: Sequence[str],
     rounds: int,

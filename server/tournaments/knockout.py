@@ -51,6 +51,26 @@ class Tie:
 
 
 @dataclass(frozen=True, slots=True)
+class TieLine:
+    """A tie as the bracket shows it: its points so far (tiebreak games included) and its
+    winner once decided."""
+
+    tie: Tie
+    points: tuple[float, float]
+    """The higher seed's, the lower's."""
+    winner: str | None
+
+    def to_wire(self) -> dict[str, object]:
+        return {
+            "round": self.tie.round,
+            "higher": self.tie.higher,
+            "lower": self.tie.lower,
+            "points": list(self.points),
+            "winner": self.winner,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Progress:
     """Where a bracket stands: the games to play next, and who is out."""
 
@@ -59,6 +79,8 @@ class Progress:
     eliminated: dict[str, int]
     """The round each eliminated entrant lost in."""
     champion: str | None
+    ties: list[TieLine]
+    """Every tie paired so far, round by round."""
 
 
 def progress(entrants: Sequence[str], legs: int, games: Sequence[tuple[int, Played]]) -> Progress:
@@ -71,6 +93,7 @@ def progress(entrants: Sequence[str], legs: int, games: Sequence[tuple[int, Play
         for s in seeding_order(bracket_size(len(entrants)))
     ]
     eliminated: dict[str, int] = {}
+    lines: list[TieLine] = []
     round_number = 1
     while len(slots) > 1:
         ties = [_tie(round_number, slots[i], slots[i + 1], seed) for i in range(0, len(slots), 2)]
@@ -79,14 +102,15 @@ def progress(entrants: Sequence[str], legs: int, games: Sequence[tuple[int, Play
         for tie in ties:
             played = [g for r, g in games if r == tie.round and tie.lower in (g.first, g.second)]
             winner, more = _decide(tie, legs, played)
+            lines.append(TieLine(tie, _points(tie.higher, played), winner))
             due += more
             winners.append(winner)
             if winner is not None and tie.lower is not None:
                 eliminated[tie.lower if winner == tie.higher else tie.higher] = round_number
         if due or None in winners:
-            return Progress(due, eliminated, None)
+            return Progress(due, eliminated, None, lines)
         slots, round_number = winners, round_number + 1
-    return Progress([], eliminated, slots[0])
+    return Progress([], eliminated, slots[0], lines)
 
 
 def _tie(round_number: int, a: str | None, b: str | None, seed: dict[str, int]) -> Tie:
@@ -123,8 +147,15 @@ def _legs(tie: Tie, games: int) -> list[DueGame]:
 
 def _margin(player: str, played: Sequence[Played]) -> float:
     """`player`'s points minus its opponent's over `played`."""
-    total = 0.0
+    mine, theirs = _points(player, played)
+    return mine - theirs
+
+
+def _points(player: str, played: Sequence[Played]) -> tuple[float, float]:
+    """`player`'s points and its opponent's over `played`."""
+    mine = theirs = 0.0
     for game in played:
-        mine = 0 if game.first == player else 1
-        total += game.scores[mine] - game.scores[1 - mine]
-    return total
+        seat = 0 if game.first == player else 1
+        mine += game.scores[seat]
+        theirs += game.scores[1 - seat]
+    return mine, theirs

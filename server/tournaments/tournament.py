@@ -76,6 +76,7 @@ from arbiter.server.storage.statuses import GameStatus, TournamentStatus
 from arbiter.server.tournaments.formats import (
     Format,
     FormatError,
+    bracket,
     checked_format,
     contenders,
     first_games,
@@ -210,6 +211,9 @@ class Tournament:
             standings=[line.to_wire(rank) for rank, line in enumerate(self.table(), 1)],
             format=self.row.format,
             contending=self.contenders(),
+            bracket=bracket(
+                Format(self.row.format), self.row.entrants, self.row.rounds, self.games
+            ),
         )
 
     def table(self) -> list[Standing]:
