@@ -88,12 +88,11 @@ def next_games(
     paired_starts: bool,
 ) -> list[ScheduledGame]:
     """The games to add once all of `games` are finished; none when the tournament is over."""
-    played = [(g.round, _played(g)) for g in games]
     due: list[tuple[int, str, str]] = []
     if format_ is Format.SWISS:
-        due = _swiss_round(entrants, rounds, games, played, paired_starts)
+        due = _swiss_round(entrants, rounds, games, paired_starts)
     elif format_ is Format.KNOCKOUT:
-        due = knockout.progress(entrants, rounds, played).due
+        due = knockout.progress(entrants, rounds, _finished(games)).due
     return [
         ScheduledGame(len(games) + index, round_number, first, second)
         for index, (round_number, first, second) in enumerate(due, 1)
@@ -109,8 +108,7 @@ def contenders(
         paired = max((g.round for g in games), default=0)
         return list(entrants) if paired < rounds else []
     if format_ is Format.KNOCKOUT:
-        finished = [(g.round, _played(g)) for g in games if g.result is not None]
-        bracket = knockout.progress(entrants, rounds, finished)
+        bracket = knockout.progress(entrants, rounds, _finished(games))
         if bracket.champion is not None:
             return []
         return [e for e in entrants if e not in bracket.eliminated]
@@ -123,21 +121,20 @@ def bracket(
     """A knockout's ties as the `tournament` message lists them (None for other formats)."""
     if format_ is not Format.KNOCKOUT:
         return None
-    finished = [(g.round, _played(g)) for g in games if g.result is not None]
-    return [line.to_wire() for line in knockout.progress(entrants, rounds, finished).ties]
+    return [line.to_wire() for line in knockout.progress(entrants, rounds, _finished(games)).ties]
 
 
 def _swiss_round(
     entrants: Sequence[str],
     rounds: int,
     games: Sequence[ScheduledGame],
-    played: Sequence[tuple[int, swiss.Played]],
     paired_starts: bool,
 ) -> list[tuple[int, str, str]]:
     last = max((g.round for g in games), default=0)
     if last >= rounds:
         return []
-    pairing = swiss.pair_round(entrants, [p for _, p in played], swiss_byes(entrants, games))
+    played = [game for _, game in _finished(games)]
+    pairing = swiss.pair_round(entrants, played, swiss_byes(entrants, games))
     due = []
     for first, second in pairing.pairs:
         due.append((last + 1, first, second))
@@ -155,10 +152,18 @@ def swiss_byes(entrants: Sequence[str], games: Sequence[ScheduledGame]) -> list[
     return byes
 
 
-def _played(game: ScheduledGame) -> swiss.Played:
-    assert game.result is not None, "formats pair from finished games only"
-    result = GameResult(game.first, game.second, game.result, game.winner, game.defaults)
-    return swiss.Played(game.first, game.second, result.scores)
+def _finished(games: Sequence[ScheduledGame]) -> list[tuple[int, swiss.Played]]:
+    """The finished games with their rounds, as the pairing modules read them."""
+    return [
+        (g.round, swiss.Played(g.first, g.second, _scores(g)))
+        for g in games
+        if g.status == "finished" and g.result is not None
+    ]
+
+
+def _scores(game: ScheduledGame) -> tuple[float, float]:
+    assert game.result is not None
+    return GameResult(game.first, game.second, game.result, game.winner, game.defaults).scores
 
 
 def round_robin(entrants: Sequence[str], rounds: int) -> list[ScheduledGame]:
