@@ -137,9 +137,7 @@ def bracket_table(ties: list[dict[str, Any]]) -> Table:
     for tie in ties:
         lower = tie["lower"]
         points = "-".join(f"{p:g}" for p in tie["points"]) if lower is not None else "bye"
-        table.add_row(
-            str(tie["round"]), tie["higher"], lower or "", points, tie["winner"] or ""
-        )
+        table.add_row(str(tie["round"]), tie["higher"], lower or "", points, tie["winner"] or "")
     return table
 
 

@@ -14,7 +14,12 @@ from dataclasses import dataclass
 
 from arbiter.server.storage.group_commit import RETURNING_ID
 from arbiter.server.storage.interface import ScheduledGame, StoredTournament, TournamentRow
-from arbiter.server.storage.sql_connection import Connection, rows_as, write_transaction
+from arbiter.server.storage.sql_connection import (
+    Connection,
+    has_column,
+    rows_as,
+    write_transaction,
+)
 from arbiter.server.storage.statuses import GameStatus, TournamentStatus
 
 
@@ -154,9 +159,10 @@ def load_tournaments(db: Connection) -> list[StoredTournament]:
     )
     for row in rows_as(_ScheduleRow, schedule):
         games.setdefault(row.tournament_id, []).append(row.game())
-    tournaments = db.execute(
+    format_ = "format" if has_column(db, "tournaments", "format") else "'round-robin'"
+    tournaments = db.execute(  # an older file, read as it is, has round robins only
         "SELECT id, name, game, options, time_control, rounds, concurrency, wait,"
-        " entrants, local, status, created_by, format FROM tournaments ORDER BY id"
+        f" entrants, local, status, created_by, {format_} AS format FROM tournaments ORDER BY id"
     )
     return [
         StoredTournament(row.tournament(), games.get(row.id, []))

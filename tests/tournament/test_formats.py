@@ -167,7 +167,8 @@ def test_a_knockout_bracket_of_every_size(count: int, results: str) -> None:
     size = 2 ** math.ceil(math.log2(count))
     rounds = int(math.log2(size))
 
-    assert final.champion is not None and final.due == []
+    assert final.champion is not None
+    assert final.due == []
     assert sorted(final.eliminated) == sorted(set(entrants) - {final.champion})
     losers = [
         line.tie.lower if line.winner == line.tie.higher else line.tie.higher
@@ -197,7 +198,8 @@ def test_a_knockout_bracket_of_every_size(count: int, results: str) -> None:
     if results != "random":  # every tie level, the tiebreak too: the higher seed goes through
         assert final.champion == entrants[0]
     wire = bracket(Format.KNOCKOUT, entrants, legs, games)
-    assert wire is not None and wire[-1]["winner"] == final.champion
+    assert wire is not None
+    assert wire[-1]["winner"] == final.champion
 
 
 def knockout_played(game: ScheduledGame) -> knockout.Played:
@@ -249,18 +251,32 @@ def test_a_gauntlet_is_the_challenger_against_each_other_entrant_colours_swapped
     assert next_games(found, order, 2, games, paired_starts=False) == []
 
 
-@pytest.mark.parametrize(
-    ("format_", "entrants", "rounds", "challenger", "sentence"),
-    [
-        ("league", ["a", "b"], 1, None, "no tournament format 'league' (formats: round-robin, gauntlet, swiss, knockout)"),
-        ("knockout", ["a"], 1, None, "a knockout tournament needs two entrants or more, not 1"),
-        ("swiss", ["a"], 1, None, "a swiss tournament needs two entrants or more, not 1"),
-        ("swiss", ["a", "b", "c"], 3, None, "a Swiss tournament of 3 entrants has at most 2 rounds (each entrant meets each other at most once), not 3"),
-        ("gauntlet", ["a", "b"], 1, None, "a gauntlet needs a challenger: the entrant who plays the field"),
-        ("gauntlet", ["a", "b"], 1, "z", "the challenger 'z' is not an entrant (a, b)"),
-        ("swiss", ["a", "b"], 1, "a", "only a gauntlet has a challenger, not a swiss tournament"),
-    ],
-)  # fmt: skip
+FORMATS = "round-robin, gauntlet, swiss, knockout"
+REFUSED = [
+    ("league", ["a", "b"], 1, None, f"no tournament format 'league' (formats: {FORMATS})"),
+    ("knockout", ["a"], 1, None, "a knockout tournament needs two entrants or more, not 1"),
+    ("swiss", ["a"], 1, None, "a swiss tournament needs two entrants or more, not 1"),
+    (
+        "swiss",
+        ["a", "b", "c"],
+        3,
+        None,
+        "a Swiss tournament of 3 entrants has at most 2 rounds (each entrant meets each other"
+        " at most once), not 3",
+    ),
+    (
+        "gauntlet",
+        ["a", "b"],
+        1,
+        None,
+        "a gauntlet needs a challenger: the entrant who plays the field",
+    ),
+    ("gauntlet", ["a", "b"], 1, "z", "the challenger 'z' is not an entrant (a, b)"),
+    ("swiss", ["a", "b"], 1, "a", "only a gauntlet has a challenger, not a swiss tournament"),
+]
+
+
+@pytest.mark.parametrize(("format_", "entrants", "rounds", "challenger", "sentence"), REFUSED)
 def test_a_format_that_cannot_be_played_is_a_sentence(
     format_: str, entrants: list[str], rounds: int, challenger: str | None, sentence: str
 ) -> None:
