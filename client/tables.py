@@ -46,14 +46,15 @@ SWISS_LEGEND = "; Bh Buchholz (the opponents' points), byes scoring 1 each"
 
 
 def format_text(status: protocol.Tournament) -> str:
-    """`swiss`, `knockout`...; a server of version 1 runs double round robins only."""
-    return status.format or "round-robin"
+    """`swiss `, `knockout `...: the format before the title's `standings`, unless it is the
+    double round robin (the only one a server of version 1 runs)."""
+    return "" if status.format in (None, "round-robin") else f"{status.format} "
 
 
 def standings_table(status: protocol.Tournament) -> Table:
     swiss = status.format == "swiss"
     table = Table(
-        title=f"{status.name}: {format_text(status)} standings ({status.status})",
+        title=f"{status.name}: {format_text(status)}standings ({status.status})",
         caption=LEGEND + (SWISS_LEGEND if swiss else ""),
         box=box.SIMPLE_HEAVY,
     )

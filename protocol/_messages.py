@@ -799,8 +799,9 @@ class Lobby(Message):
 class TournamentCreate(Message):
     """Create a tournament; only an admin account may (`not_allowed` otherwise).
 
-    A double round robin of `game`: every entrant plays every other twice per round, once in
-    each seat, for `rounds` rounds, at most `concurrency` games at once. `players` are
+    A tournament of `game`, by default a double round robin: every entrant plays every other
+    twice per round, once in each seat, for `rounds` rounds, at most `concurrency` games at
+    once. `players` are
     registered names, whose own clients play (they say `hello` with their token, then `seek`
     the game: the server seats them in their next game). `local` names entrants the server
     runs itself: built-in agents, and on a server that offers them (`arbiter tournament

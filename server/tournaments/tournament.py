@@ -622,15 +622,12 @@ class Runner:
 
     async def _add_next_games(self) -> bool:
         """Store and schedule the format's next games; False when there are none."""
-        tournament = self.tournament
-        games = tournament.next_games()
-        if not games:
-            return False
-        await self.storage.add_tournament_games(tournament.row.id, games)
-        tournament.games.extend(games)
-        logs.event(log, "tournament_round_paired", name=tournament.name, games=len(games))
-        self.arena.changed()
-        return True
+        games = self.tournament.next_games()
+        if games:
+            await self.storage.add_tournament_games(self.tournament.row.id, games)
+            self.tournament.games.extend(games)
+            self.arena.changed()
+        return bool(games)
 
     async def _play_and_free(self, game: ScheduledGame, busy: set[str]) -> None:
         try:

@@ -12,7 +12,7 @@ import trio
 from arbiter.client.connection import ServerError
 from arbiter.server.app import open_records, read_records, read_tournaments
 from tests.conftest import RunningServer
-from tests.tournament.helpers import arbiter, create, director, start, status, text
+from tests.tournament.helpers import arbiter, create, director, register, start, status, text
 
 
 async def test_a_gauntlets_standings_are_its_stored_games(server: RunningServer) -> None:
@@ -62,16 +62,20 @@ async def test_a_gauntlets_standings_are_its_stored_games(server: RunningServer)
     [
         ({"format": "ladder"}, "no tournament format 'ladder'"),
         ({"format": "gauntlet"}, "a gauntlet needs a challenger"),
-        ({"format": "gauntlet", "challenger": "alphabeta"}, "the challenger 'alphabeta' is not"),
+        (
+            {"format": "gauntlet", "challenger": "cat"},
+            "the challenger 'cat' is not an entrant (ann, ben)",
+        ),
         ({"format": "swiss", "rounds": 2}, "a Swiss tournament of 2 entrants has at most 1"),
     ],
 )
 async def test_a_format_the_server_cannot_play_is_refused_in_a_sentence(
     server: RunningServer, fields: dict[str, object], sentence: str
 ) -> None:
+    register(server.db, "ann", "ben")
     async with await director(server.port, server.db) as boss:
         with pytest.raises(ServerError) as caught:
-            await create(boss, local=["random", "greedy"], **fields)
+            await create(boss, players=["ann", "ben"], **fields)
     assert caught.value.code == "bad_tournament"
     assert sentence in caught.value.message
 
