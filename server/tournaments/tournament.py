@@ -621,8 +621,9 @@ class Runner:
                 self._changed = trio.Event()
 
     async def _add_next_games(self) -> bool:
-        """Store and schedule the format's next games; False when there are none."""
-        games = self.tournament.next_games()
+        """Store and schedule the format's next games; False when there are none. A Swiss
+        round of a large field can take a while to pair: a thread's work, off the server's."""
+        games = await trio.to_thread.run_sync(self.tournament.next_games)
         if games:
             await self.storage.add_tournament_games(self.tournament.row.id, games)
             self.tournament.games.extend(games)
