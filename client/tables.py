@@ -42,18 +42,29 @@ def defaults_text(counts: dict[str, int]) -> str:
     return f"{total} ({kinds})"
 
 
+SWISS_LEGEND = "; Bh Buchholz (the opponents' points), byes scoring 1 each"
+
+
+def format_text(status: protocol.Tournament) -> str:
+    """`swiss `, `knockout `...: the format before the title's `standings`, unless it is the
+    double round robin (the only one a server of version 1 runs)."""
+    return "" if status.format in (None, "round-robin") else f"{status.format} "
+
+
 def standings_table(status: protocol.Tournament) -> Table:
+    swiss = status.format == "swiss"
     table = Table(
-        title=f"{status.name}: standings ({status.status})",
-        caption=LEGEND,
+        title=f"{status.name}: {format_text(status)}standings ({status.status})",
+        caption=LEGEND + (SWISS_LEGEND if swiss else ""),
         box=box.SIMPLE_HEAVY,
     )
     for header in ("#", "player", "pts", "G", "W", "D", "L", "F"):
         table.add_column(header, justify="left" if header == "player" else "right")
     table.add_column("defaults")
-    for header in ("SB", "Elo", "±"):
+    for header in ("Bh", "byes", "SB", "Elo", "±") if swiss else ("SB", "Elo", "±"):
         table.add_column(header, justify="right")
     for line in status.standings:
+        swiss_cells = (f"{line['buchholz']:g}", str(line["byes"])) if swiss else ()
         table.add_row(
             str(line["rank"]),
             line["player"],
@@ -64,6 +75,7 @@ def standings_table(status: protocol.Tournament) -> Table:
             str(line["losses"]),
             str(line["forfeits"]),
             defaults_text(line["defaults"]),
+            *swiss_cells,
             f"{line['tiebreak']:g}",
             f"{line['rating']:.0f}",
             f"{line['margin']:.0f}",
@@ -114,6 +126,20 @@ def games_table(status: protocol.Tournament) -> Table:
 def print_standings(status: protocol.Tournament, console: Console) -> None:
     console.print(standings_table(status))
     console.print(crosstable(status))
+    if status.bracket is not None:
+        console.print(bracket_table(status.bracket))
+
+
+def bracket_table(ties: list[dict[str, Any]]) -> Table:
+    """A knockout's ties, round by round: the seeds, their points, who went through."""
+    table = Table(title="bracket", box=box.SIMPLE_HEAVY)
+    for header in ("round", "higher seed", "lower seed", "points", "through"):
+        table.add_column(header, justify="right" if header == "round" else "left")
+    for tie in ties:
+        lower = tie["lower"]
+        points = "-".join(f"{p:g}" for p in tie["points"]) if lower is not None else "bye"
+        table.add_row(str(tie["round"]), tie["higher"], lower or "", points, tie["winner"] or "")
+    return table
 
 
 def print_games(status: protocol.Tournament, console: Console) -> None:

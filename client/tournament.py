@@ -69,12 +69,14 @@ AgentMaker = Callable[[Game[Any, Any], int], Agent]
 
 
 def games_left(status: protocol.Tournament, player: str) -> int:
-    """Games `player` has not finished: the ones a client of its must still seek."""
-    return sum(
+    """Games `player` has not finished: the ones a client of its must still seek, and one more
+    while a later round may pair it (`contending`)."""
+    listed = sum(
         1
         for game in status.games
         if player in (game["first"], game["second"]) and game["status"] != "finished"
     )
+    return listed + (player in (status.contending or []))
 
 
 async def play_tournament(
@@ -210,7 +212,7 @@ def add_parsers(commands: Any) -> None:
     tournament = commands.add_parser("tournament", help="create, run, follow and play tournaments")
     actions = tournament.add_subparsers(required=True, metavar="ACTION")
 
-    create = actions.add_parser("create", help="create a double round robin (admin accounts)")
+    create = actions.add_parser("create", help="create a tournament (admin accounts)")
     create.add_argument("tournament", metavar="NAME")
     create.add_argument("--game", required=True, choices=GAME_NAMES)
     create.add_argument("--players", type=_names, default=[], help="registered names: a,b,c")
@@ -218,7 +220,8 @@ def add_parsers(commands: Any) -> None:
         "--local", type=_names, default=[], help="built-in agents the server runs: greedy,random"
     )
     create.add_argument("--time", type=time_control, help="move=2, clock=60+1...")
-    create.add_argument("--rounds", type=positive_int, default=1)
+    create.add_argument("--rounds", type=positive_int, default=1, help=ROUNDS_HELP)
+    _add_format_options(create)
     create.add_argument("--concurrency", type=positive_int, default=1, help="games at once")
     create.add_argument("--wait", type=float, default=60.0, help="seconds to wait for a player")
     create.add_argument(
@@ -270,7 +273,8 @@ def add_parsers(commands: Any) -> None:
     local = actions.add_parser("local", help="a tournament of your agents on this machine")
     local.add_argument("game", choices=GAME_NAMES)
     local.add_argument("agents", nargs="+", metavar="ENTRANT", help=ENTRANT_HELP)
-    local.add_argument("--rounds", type=positive_int, default=1)
+    local.add_argument("--rounds", type=positive_int, default=1, help=ROUNDS_HELP)
+    _add_format_options(local)
     local.add_argument("--time", type=time_control, help="default: the game's")
     local.add_argument("--concurrency", type=positive_int, default=1, help="games at once")
     local.add_argument(
@@ -285,6 +289,30 @@ def add_parsers(commands: Any) -> None:
     local.add_argument("--new", action="store_true", help="another tournament in the --db file")
     add_sandbox_option(local)
     local.set_defaults(run=_run_local)
+
+
+ROUNDS_HELP = (
+    "round robin and gauntlet: how many times each pair plays twice; swiss: its rounds;"
+    " knockout: pairs of games a tie"
+)
+
+
+def _add_format_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        default=None,
+        help="round-robin (the default), swiss, gauntlet or knockout (docs/tournaments.md)",
+    )
+    parser.add_argument(
+        "--challenger", help="a gauntlet's entrant who plays each of the others", metavar="ENTRANT"
+    )
+
+
+def _as_entrant(challenger: str | None, given: list[str], entrants: list[str]) -> str | None:
+    """The challenger as the server knows the entrant: a file's path as normalized."""
+    if challenger in given:
+        return entrants[given.index(challenger)]
+    return challenger
 
 
 def _names(text: str) -> list[str]:
@@ -333,6 +361,8 @@ def _run_create(args: argparse.Namespace) -> int:
         rounds=args.rounds,
         concurrency=args.concurrency,
         wait=args.wait,
+        format=args.format,
+        challenger=args.challenger,
     )
     status = trio.run(_ask, args, message)
     print(f"created {status.name}: {len(status.entrants)} entrants, {len(status.games)} games")
@@ -470,6 +500,8 @@ def _run_local(args: argparse.Namespace) -> int:
         args.game,
         agents,
         rounds=args.rounds,
+        format=args.format,
+        challenger=_as_entrant(args.challenger, args.agents, agents),
         time=_wire(args.time),
         options=dict(args.option),
         concurrency=args.concurrency,

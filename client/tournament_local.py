@@ -94,6 +94,8 @@ async def run_local(
     chosen: Plan,
     *,
     rounds: int = 1,
+    format: str | None = None,
+    challenger: str | None = None,
     time: dict[str, float] | None = None,
     options: dict[str, Any] | None = None,
     concurrency: int = 1,
@@ -123,6 +125,8 @@ async def run_local(
                     rounds=rounds,
                     concurrency=concurrency,
                     wait=LOCAL_WAIT,
+                    format=format,
+                    challenger=challenger,
                 )
                 await request(connection, create)
             if chosen.resumed is None or chosen.resumed.status == "created":

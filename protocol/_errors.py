@@ -214,7 +214,9 @@ ERROR_CODES: dict[ErrorCode, CodeInfo] = {
         "server",
         False,
         "A `tournament_create` the server cannot run (name taken, an entrant not registered, "
-        "fewer than two entrants, an unknown agent, zero rounds...), or a `tournament_start` of "
+        "fewer than two entrants, an unknown agent, zero rounds, an unknown format, a gauntlet "
+        "without its challenger, a Swiss of more rounds than entrants less one...), or a "
+        "`tournament_start` of "
         "one already started; the sentence says which.",
     ),
     ErrorCode.NOT_ALLOWED: CodeInfo(

@@ -799,8 +799,9 @@ class Lobby(Message):
 class TournamentCreate(Message):
     """Create a tournament; only an admin account may (`not_allowed` otherwise).
 
-    A double round robin of `game`: every entrant plays every other twice per round, once in
-    each seat, for `rounds` rounds, at most `concurrency` games at once. `players` are
+    A tournament of `game`, by default a double round robin: every entrant plays every other
+    twice per round, once in each seat, for `rounds` rounds, at most `concurrency` games at
+    once. `players` are
     registered names, whose own clients play (they say `hello` with their token, then `seek`
     the game: the server seats them in their next game). `local` names entrants the server
     runs itself: built-in agents, and on a server that offers them (`arbiter tournament
@@ -809,6 +810,13 @@ class TournamentCreate(Message):
     `local-random-2`). `time` and `options` apply to every game (seeds left unset are
     drawn per pair of games, the same for both colours). A game that is due waits `wait`
     seconds for an absent player, who then defaults. The answer is `tournament`.
+
+    (Version 2.) `format` chooses how entrants are paired (nil: the double round robin):
+    `round-robin`; `gauntlet`, `challenger` (an entrant: a player, or a `local` entrant as
+    given or by its seat name) against each other entrant, twice a round with colours swapped,
+    for `rounds` rounds; `swiss`, `rounds` rounds paired by score (at most one fewer than the
+    entrants); `knockout`, a bracket seeded in entrant order whose ties are `rounds` pairs of
+    games with colours swapped. docs/tournaments.md has their rules and tie-breaks.
     """
 
     TYPE: ClassVar[str] = "tournament_create"
@@ -822,6 +830,8 @@ class TournamentCreate(Message):
     rounds: int = field(default=1, metadata=meta(COUNT))
     concurrency: int = field(default=1, metadata=meta(COUNT))
     wait: float = field(default=60.0, metadata=meta(SECONDS))
+    format: str | None = field(default=None, metadata=meta(nullable(NAME), since=2))
+    challenger: str | None = field(default=None, metadata=meta(nullable(NAME), since=2))
 
 
 @_message
@@ -1300,7 +1310,13 @@ class Tournament(Message):
     first: `rank`, `player`, `points`, `games`, `wins`, `draws`, `losses`, `forfeits` (double
     forfeits), `defaults` (a map from kind to count), `tiebreak` (Sonneborn-Berger), `rating` and
     `margin` (Elo and its 95 % margin), `rated_games`, and `against`, the crosstable row: a map
-    from each opponent to this player's scores against it, in game order.
+    from each opponent to this player's scores against it, in game order. (Version 2.) `format`,
+    the tournament's (`tournament_create`); standings entries also carry `buchholz` (the sum
+    of the opponents' points) and `byes` (a Swiss tournament's, one point each); `contending`
+    lists the entrants who may yet get games `games` does not list (a Swiss round or a knockout
+    round not yet paired): their clients keep seeking. A knockout's `bracket` lists its ties
+    round by round, each a map: `round`, `higher` and `lower` (the seeds; `lower` nil for a
+    bye), `points` (each one's, tiebreak games included) and `winner` (nil until decided).
     """
 
     TYPE: ClassVar[str] = "tournament"
@@ -1317,6 +1333,11 @@ class Tournament(Message):
     wait: float = field(metadata=meta(SECONDS))
     games: list[dict[str, Any]] = field(metadata=meta(maps(MAX_ITEMS)))
     standings: list[dict[str, Any]] = field(metadata=meta(maps(MAX_ENTRANTS)))
+    format: str | None = field(default=None, metadata=meta(nullable(NAME), since=2))
+    contending: list[str] | None = field(default=None, metadata=meta(nullable(ENTRANTS), since=2))
+    bracket: list[dict[str, Any]] | None = field(
+        default=None, metadata=meta(nullable(maps(MAX_ITEMS)), since=2)
+    )
 
 
 @_message

@@ -155,6 +155,13 @@ class Storage(Protocol):
 
     async def set_tournament_status(self, tournament_id: int, status: TournamentStatus) -> None: ...
 
+    async def add_tournament_games(
+        self, tournament_id: int, games: Sequence[ScheduledGame]
+    ) -> None:
+        """Add games to a tournament's schedule: a Swiss or knockout round paired from the
+        results before it."""
+        ...
+
     async def load_tournaments(self) -> list[StoredTournament]:
         """Every tournament with its schedule and the results so far (a server's start-up)."""
         ...
@@ -253,6 +260,9 @@ class TournamentRow:
     status: TournamentStatus
     created_by: str
     id: int = 0
+    format: str = "round-robin"
+    """How it pairs (`server.tournaments.formats`): its games beyond the first are added as
+    the games before them finish."""
 
 
 @dataclass(slots=True)

@@ -262,6 +262,12 @@ def _version_8(db: Connection, dialect: Dialect) -> None:
     )
 
 
+def _version_9(db: Connection, dialect: Dialect) -> None:
+    """Each tournament's format (`server.tournaments.formats`): every tournament stored
+    before it is a double round robin."""
+    db.execute("ALTER TABLE tournaments ADD COLUMN format TEXT NOT NULL DEFAULT 'round-robin'")
+
+
 EMPTY_ANSWERS: Final = b"\x90"
 """msgpack's empty array: the answers of batch 0."""
 
@@ -273,6 +279,7 @@ MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     6: _version_6,
     7: _version_7,
     8: _version_8,
+    9: _version_9,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)

@@ -68,7 +68,11 @@ from arbiter.server.storage.statuses import (
     illegal_text,
 )
 from arbiter.server.storage.submissions import AuthorLimits, NewSubmission, SubmissionRow
-from arbiter.server.storage.tournament_rows import insert_tournament, load_tournaments
+from arbiter.server.storage.tournament_rows import (
+    insert_games,
+    insert_tournament,
+    load_tournaments,
+)
 from arbiter.server.storage.write_queue import FIRST_RETRY, QueuedWrite, WriteQueue
 
 T = TypeVar("T")
@@ -398,6 +402,12 @@ class SQLStorage:
         await self._writes.write(
             ("UPDATE tournaments SET status = ? WHERE id = ?", (status.value, tournament_id))
         )
+
+    async def add_tournament_games(
+        self, tournament_id: int, games: Sequence[ScheduledGame]
+    ) -> None:
+        """Add a round's games to a tournament's schedule."""
+        await self._run(insert_games, self._db, tournament_id, games, failure=NotStored)
 
     async def load_tournaments(self) -> list[StoredTournament]:
         """Every tournament with its schedule and the results so far (a server's start-up)."""

@@ -1,5 +1,6 @@
-"""Tournaments as stored: one written with its whole schedule (`insert_tournament`), and all of
-them read back with their results so far (`load_tournaments`), each query's rows built by column
+"""Tournaments as stored: one written with the games known at its creation
+(`insert_tournament`), later rounds added as they are paired (`insert_games`), and all of them
+read back with their results so far (`load_tournaments`), each query's rows built by column
 name (`sql_connection.rows_as`). No trio: `arbiter tournament standings --db` reads them without
 a server.
 """
@@ -13,7 +14,12 @@ from dataclasses import dataclass
 
 from arbiter.server.storage.group_commit import RETURNING_ID
 from arbiter.server.storage.interface import ScheduledGame, StoredTournament, TournamentRow
-from arbiter.server.storage.sql_connection import Connection, rows_as, write_transaction
+from arbiter.server.storage.sql_connection import (
+    Connection,
+    has_column,
+    rows_as,
+    write_transaction,
+)
 from arbiter.server.storage.statuses import GameStatus, TournamentStatus
 
 
@@ -24,8 +30,8 @@ def insert_tournament(
     with write_transaction(db):
         created = db.execute(
             "INSERT INTO tournaments (name, game, options, time_control, rounds, concurrency,"
-            " wait, entrants, local, status, created_by, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " wait, entrants, local, status, created_by, created_at, format)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (name) DO NOTHING" + RETURNING_ID,
             (
                 row.name,
@@ -40,17 +46,28 @@ def insert_tournament(
                 row.status.value,
                 row.created_by,
                 time.time(),
+                row.format,
             ),
         ).fetchone()
         if created is None:
             return None
         (tournament_id,) = created
-        db.executemany(
-            "INSERT INTO tournament_games (tournament_id, number, round, first, second)"
-            " VALUES (?, ?, ?, ?, ?)",
-            [(tournament_id, g.number, g.round, g.first, g.second) for g in games],
-        )
+        _insert_games(db, tournament_id, games)
     return int(tournament_id)
+
+
+def insert_games(db: Connection, tournament_id: int, games: Sequence[ScheduledGame]) -> None:
+    """Add games to a stored tournament's schedule, all or none."""
+    with write_transaction(db):
+        _insert_games(db, tournament_id, games)
+
+
+def _insert_games(db: Connection, tournament_id: int, games: Sequence[ScheduledGame]) -> None:
+    db.executemany(
+        "INSERT INTO tournament_games (tournament_id, number, round, first, second)"
+        " VALUES (?, ?, ?, ?, ?)",
+        [(tournament_id, g.number, g.round, g.first, g.second) for g in games],
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +120,7 @@ class _TournamentRow:
     local: str
     status: str
     created_by: str
+    format: str
 
     def tournament(self) -> TournamentRow:
         return TournamentRow(
@@ -118,6 +136,7 @@ class _TournamentRow:
             local=json.loads(self.local),
             status=TournamentStatus(self.status),
             created_by=self.created_by,
+            format=self.format,
         )
 
 
@@ -140,9 +159,10 @@ def load_tournaments(db: Connection) -> list[StoredTournament]:
     )
     for row in rows_as(_ScheduleRow, schedule):
         games.setdefault(row.tournament_id, []).append(row.game())
-    tournaments = db.execute(
+    format_ = "format" if has_column(db, "tournaments", "format") else "'round-robin'"
+    tournaments = db.execute(  # an older file, read as it is, has round robins only
         "SELECT id, name, game, options, time_control, rounds, concurrency, wait,"
-        " entrants, local, status, created_by FROM tournaments ORDER BY id"
+        f" entrants, local, status, created_by, {format_} AS format FROM tournaments ORDER BY id"
     )
     return [
         StoredTournament(row.tournament(), games.get(row.id, []))

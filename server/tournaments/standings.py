@@ -6,11 +6,16 @@ the same list of `GameResult`s, so what a player reads is what the store says.
 Scoring: win 1, draw 0.5, loss 0; a default (crash, illegal move, time exceeded, absence) 0 to
 the defaulter and 1 to its opponent; a double forfeit 0 to both. Each game counts for a player as
 exactly one of: a win (a win by the opponent's default included), a draw, a loss, a double
-forfeit, or a default of its own.
+forfeit, or a default of its own. A Swiss bye scores 1 and is no game.
+
+Order: points, then Sonneborn-Berger, then Elo, then name; a Swiss tournament's table goes by
+points, then Buchholz (the sum of the opponents' points: who was met matters when not everyone
+meets), then Sonneborn-Berger, then a draw seeded by the tournament's name (`swiss_order`).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,6 +74,9 @@ class Standing:
     defaults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DEFAULT_KINDS, 0))
     tiebreak: float = 0.0
     """Sonneborn-Berger: the points of every opponent beaten, plus half of those drawn with."""
+    buchholz: float = 0.0
+    """The points of every opponent met, once a game."""
+    byes: int = 0
     rating: Rating | None = None
     against: dict[str, list[float]] = field(default_factory=dict)
     """The crosstable row: this player's scores against each opponent, in game order."""
@@ -91,6 +99,8 @@ class Standing:
             "forfeits": self.forfeits,
             "defaults": dict(self.defaults),
             "tiebreak": self.tiebreak,
+            "buchholz": self.buchholz,
+            "byes": self.byes,
             "rating": round(self.rating.elo, 1),
             "margin": round(self.rating.margin, 1),
             "rated_games": self.rating.games,
@@ -98,22 +108,35 @@ class Standing:
         }
 
 
-def standings(players: Sequence[str], results: Sequence[GameResult]) -> list[Standing]:
-    """The table, best first: by points, then Sonneborn-Berger, then rating, then name."""
+def standings(
+    players: Sequence[str],
+    results: Sequence[GameResult],
+    byes: Sequence[str] = (),
+    draw: str | None = None,
+) -> list[Standing]:
+    """The table, best first: by points, then Sonneborn-Berger, then rating, then name; with
+    a `draw` (a Swiss tournament's name), by points, Buchholz, Sonneborn-Berger, then the
+    draw. `byes` lists a Swiss tournament's byes, one point each."""
     table = {player: Standing(player) for player in players}
     for result in results:
         for seat, player in enumerate(result.players):
             _count(table[player], result, seat)
+    for player in byes:
+        table[player].byes += 1
+        table[player].points += 1.0
     for result in results:
         for seat, player in enumerate(result.players):
             opponent = table[result.players[1 - seat]]
             table[player].tiebreak += result.scores[seat] * opponent.points
+            table[player].buchholz += opponent.points
     ratings = fit(
         players,
         [Pairing(r.first, r.second, r.scores[0]) for r in results if r.rated],
     )
     for standing in table.values():
         standing.rating = ratings[standing.player]
+    if draw is not None:
+        return sorted(table.values(), key=lambda line: swiss_order(line, draw))
     return sorted(table.values(), key=_order)
 
 
@@ -140,3 +163,10 @@ def _order(line: Standing) -> tuple[float, float, float, str]:
     rating whatever the last bits of the fit, and then go by name."""
     elo = round(line.rating.elo, 1) if line.rating is not None else 0.0
     return (-line.points, -line.tiebreak, -elo, line.player)
+
+
+def swiss_order(line: Standing, draw: str) -> tuple[float, float, float, bytes]:
+    """Points, Buchholz, Sonneborn-Berger, then a draw: a hash of the tournament's name and the
+    player's, the same on every reading of the table and favouring no seed."""
+    lot = hashlib.sha256(f"{draw}\0{line.player}".encode()).digest()
+    return (-line.points, -line.buchholz, -line.tiebreak, lot)

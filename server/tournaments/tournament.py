@@ -1,7 +1,10 @@
-"""Tournaments: a double round robin, played by the entrants' own clients.
+"""Tournaments, played by the entrants' own clients, in any format `formats` pairs.
 
-Theory of operation. A tournament is created (by an admin) with its whole schedule, stored at
-once; started, it runs one task (`Runner`) that plays the schedule in order, at most
+Theory of operation. A tournament is created (by an admin) with the games its format knows
+then (a round robin's or a gauntlet's all of them, a Swiss or knockout's first round), stored at
+once; started, it runs one task (`Runner`) that plays the schedule in order; when every game is
+finished it asks the format for the next ones (paired from the results), stores and plays them,
+until there are none. It plays at most
 `concurrency` games at a time and never two games of one entrant at once. A game is *due* when
 it is the first unplayed one whose entrants are both free and a slot is free.
 
@@ -30,7 +33,6 @@ was told, and replaying from the first move would throw away moves both sides ha
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import subprocess
@@ -72,13 +74,25 @@ from arbiter.server.storage.interface import (
 from arbiter.server.storage.records import MoveRow
 from arbiter.server.storage.statuses import GameStatus, TournamentStatus
 from arbiter.server.tournaments import ladder_view
+from arbiter.server.tournaments.formats import (
+    Format,
+    FormatError,
+    bracket,
+    checked_format,
+    contenders,
+    first_games,
+    next_games,
+    pair_seed,
+    start_leg,
+    swiss_byes,
+)
 from arbiter.server.tournaments.local_agents import (
     LocalAgents,
     LocalAgentsError,
     UnknownEntrant,
     environment,
 )
-from arbiter.server.tournaments.standings import GameResult, standings
+from arbiter.server.tournaments.standings import GameResult, Standing, standings
 
 if TYPE_CHECKING:
     from arbiter.server.connection.session import Session
@@ -101,51 +115,6 @@ class TournamentError(Refused):
 
 
 # -- the schedule (pure) -------------------------------------------------------------------------
-
-
-def schedule(entrants: Sequence[str], rounds: int) -> list[ScheduledGame]:
-    """A double round robin per round: every pair twice, once with each entrant moving first.
-
-    Games come in slots of disjoint pairs (the circle method), so up to n/2 games can run at once
-    from the start; the second leg repeats the first with colours swapped.
-    """
-    slots = _circle(list(entrants))
-    games: list[ScheduledGame] = []
-    for round_number in range(1, rounds + 1):
-        for leg in (0, 1):
-            for pairs in slots:
-                for first, second in pairs:
-                    if leg:
-                        first, second = second, first
-                    games.append(ScheduledGame(len(games) + 1, round_number, first, second))
-    return games
-
-
-def _circle(players: list[str]) -> list[list[tuple[str, str]]]:
-    """n - 1 slots of n / 2 disjoint pairs covering every pair once (a bye pads odd n); the
-    fixed player alternates colours from slot to slot."""
-    padded: list[str | None] = [*players, None] if len(players) % 2 else list(players)
-    size = len(padded)
-    slots = []
-    for slot in range(size - 1):
-        pairs = []
-        for i in range(size // 2):
-            a, b = padded[i], padded[size - 1 - i]
-            if i == 0 and slot % 2:
-                a, b = b, a
-            if a is not None and b is not None:
-                pairs.append((a, b))
-        slots.append(pairs)
-        padded = [padded[0], padded[-1], *padded[1:-1]]
-    return slots
-
-
-def pair_seed(tournament: str, round_number: int, first: str, second: str) -> int:
-    """The random start of a game with a seed option: the same for both colours of a pair in a
-    round, so each side plays the same start once from each seat."""
-    a, b = sorted((first, second))
-    digest = hashlib.sha256(f"{tournament}\0{round_number}\0{a}\0{b}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") >> 1
 
 
 def local_names(entrants: Sequence[tuple[str, str]], taken: Sequence[str]) -> dict[str, str]:
@@ -193,7 +162,16 @@ class Tournament:
         restart resumes it, and then it needs its player back)."""
         if self.row.status == "finished":
             return False
-        return any(player in (g.first, g.second) and g.status != "finished" for g in self.games)
+        return player in self.contenders() or any(
+            player in (g.first, g.second) and g.status != "finished" for g in self.games
+        )
+
+    def contenders(self) -> list[str]:
+        """Entrants whose later games are not paired yet (`formats.contenders`): their clients
+        keep seeking."""
+        if self.row.status == "finished":
+            return []
+        return contenders(Format(self.row.format), self.row.entrants, self.row.rounds, self.games)
 
     def results(self) -> list[GameResult]:
         return [
@@ -213,13 +191,12 @@ class Tournament:
         }
 
     def message(self) -> protocol.Tournament:
-        key = (self.row.status, [(g.status, g.match, g.result) for g in self.games])
+        key = (self.row.status, [(g.number, g.status, g.match, g.result) for g in self.games])
         if self._shown is None or self._shown[0] != key:
             self._shown = (key, self._message())
         return self._shown[1]
 
     def _message(self) -> protocol.Tournament:
-        table = standings(self.row.entrants, self.results())
         return protocol.Tournament(
             name=self.name,
             game=self.row.game,
@@ -232,7 +209,37 @@ class Tournament:
             concurrency=self.row.concurrency,
             wait=self.row.wait,
             games=[describe_game(g) for g in self.games],
-            standings=[line.to_wire(rank) for rank, line in enumerate(table, 1)],
+            standings=[line.to_wire(rank) for rank, line in enumerate(self.table(), 1)],
+            format=self.row.format,
+            contending=self.contenders(),
+            bracket=bracket(
+                Format(self.row.format), self.row.entrants, self.row.rounds, self.games
+            ),
+        )
+
+    def table(self) -> list[Standing]:
+        """The standings: a Swiss tournament's with its byes, in its tie-break order."""
+        if self.row.format != Format.SWISS:
+            return standings(self.row.entrants, self.results())
+        byes = swiss_byes(self.row.entrants, self.games)
+        return standings(self.row.entrants, self.results(), byes=byes, draw=self.name)
+
+    def paired_starts(self) -> bool:
+        """Whether each game starts from a random position the tournament draws (a seed
+        option left unset): then a Swiss pairing plays it twice, colours swapped."""
+        return any(
+            option.is_seed and self.row.options.get(option.name) is None
+            for option in self.game.options
+        )
+
+    def next_games(self) -> list[ScheduledGame]:
+        """The games its format adds once every game so far is finished (none: it is over)."""
+        return next_games(
+            Format(self.row.format),
+            self.row.entrants,
+            self.row.rounds,
+            self.games,
+            self.paired_starts(),
         )
 
 
@@ -402,7 +409,10 @@ class Desk:
         if request.name in self.tournaments:
             raise taken
         row = await self._checked_row(director, request)
-        games = schedule(row.entrants, row.rounds)
+        tournament = Tournament(row, [])
+        games = first_games(
+            Format(row.format), row.entrants, row.rounds, tournament.paired_starts()
+        )
         if len(games) > MAX_GAMES:
             raise TournamentError(
                 ErrorCode.BAD_TOURNAMENT,
@@ -430,8 +440,16 @@ class Desk:
                     f"{player!r} is not a registered player (arbiter-server admin add NAME)",
                 )
         local = await self._checked_local(game, request.local, request.players)
-        entrants = [*request.players, *local]
-        _check_counts(len(entrants), request.rounds, request.concurrency)
+        _check_counts(len(request.players) + len(local), request.rounds, request.concurrency)
+        try:
+            format_, entrants = checked_format(
+                request.format,
+                [*request.players, *local],
+                request.rounds,
+                _challenger(request.challenger, local),
+            )
+        except FormatError as error:
+            raise TournamentError(ErrorCode.BAD_TOURNAMENT, str(error)) from None
         return TournamentRow(
             name=request.name,
             game=game.name,
@@ -444,6 +462,7 @@ class Desk:
             local=local,
             status=TournamentStatus.CREATED,
             created_by=director.name,
+            format=format_.value,
         )
 
     async def _checked_local(
@@ -532,6 +551,14 @@ def _admin(account: Account | None, request: str) -> Account:
     return account
 
 
+def _challenger(given: str | None, local: dict[str, str]) -> str | None:
+    """The entrant a gauntlet's challenger names: a player, a local seat name, or a local
+    entrant as the request gave it (`greedy` for `local-greedy`)."""
+    if given is None or given in local:
+        return given
+    return next((seat for seat, agent in local.items() if agent == given), given)
+
+
 def _check_counts(entrants: int, rounds: int, concurrency: int) -> None:
     if entrants < 2:
         raise TournamentError(
@@ -595,7 +622,9 @@ class Runner:
                     if g.status != "finished" and g.number not in started
                 ]
                 if not todo and not busy:
-                    return
+                    if not await self._add_next_games():
+                        return
+                    continue
                 due = next((g for g in todo if not busy & {g.first, g.second}), None)
                 if due is not None and len(busy) // 2 < limit:  # two busy players a game
                     started.add(due.number)
@@ -604,6 +633,16 @@ class Runner:
                     continue
                 await self._changed.wait()
                 self._changed = trio.Event()
+
+    async def _add_next_games(self) -> bool:
+        """Store and schedule the format's next games; False when there are none. A Swiss
+        round of a large field can take a while to pair: a thread's work, off the server's."""
+        games = await trio.to_thread.run_sync(self.tournament.next_games)
+        if games:
+            await self.storage.add_tournament_games(self.tournament.row.id, games)
+            self.tournament.games.extend(games)
+            self.arena.changed()
+        return bool(games)
 
     async def _play_and_free(self, game: ScheduledGame, busy: set[str]) -> None:
         try:
@@ -696,7 +735,8 @@ class Runner:
             assert record is not None
             return record.options
         row = self.tournament.row
-        seed = pair_seed(row.name, game.round, game.first, game.second)
+        leg = start_leg(game, self.tournament.games)
+        seed = pair_seed(row.name, game.round, game.first, game.second, leg)
         return self.tournament.game.resolve_options(row.options, fresh_seed=lambda: seed)
 
     async def _absent(

@@ -9,9 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arbiter.server.tournaments.formats import pair_seed
+from arbiter.server.tournaments.formats import round_robin as schedule
 from arbiter.server.tournaments.ratings import ANCHOR, Pairing, expected_score, fit
 from arbiter.server.tournaments.standings import GameResult, standings
-from arbiter.server.tournaments.tournament import local_names, pair_seed, schedule
+from arbiter.server.tournaments.tournament import local_names
 
 # -- the schedule ------------------------------------------------------------------------------
 

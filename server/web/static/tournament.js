@@ -1,5 +1,6 @@
-// A tournament: progress, standings, the crosstable and each entrant's Elo with its 95 % margin
-// as a chart, from `tournament_status`; asked again whenever the lobby says a game finished.
+// A tournament: its format, progress, standings, the crosstable, a knockout's bracket and each
+// entrant's Elo with its 95 % margin as a chart, from `tournament_status`; asked again whenever
+// the lobby says a game finished.
 import { connect, spectatorName } from "./wire.js";
 import { element, escape, matchLink, playerLink, say, table } from "./view.js";
 
@@ -41,13 +42,23 @@ function render(body, t, played) {
     g.match === null ? "" : matchLink(g.match),
     g.status, g.status === "finished" ? (g.winner ?? g.result.replace("_", " ")) : "", g.reason ?? "",
   ]);
+  const format = t.format ?? "round-robin";
+  const bracket = (t.bracket ?? []).map((tie) => [
+    tie.round, playerLink(tie.higher), tie.lower === null ? "" : playerLink(tie.lower),
+    tie.lower === null ? "bye" : tie.points.join("-"), tie.winner ?? "",
+  ]);
+  const knockout = t.bracket ? [
+    element("h2", { text: "Bracket" }),
+    table(["round", "higher seed", "lower seed", "points", "through"], bracket, "No ties yet."),
+  ] : [];
   body.replaceChildren(
-    element("p", { class: "progress", text: `${t.game}, ${t.status}: ${played} of ${t.games.length}`
-      + ` games played (${t.rounds} round${t.rounds === 1 ? "" : "s"})` }),
+    element("p", { class: "progress", text: `${t.game}, ${format}, ${t.status}: ${played} of`
+      + ` ${t.games.length} games played (${t.rounds} round${t.rounds === 1 ? "" : "s"})` }),
     element("progress", { max: String(t.games.length || 1), value: String(played) }),
     element("h2", { text: "Standings" }),
     table(["#", "player", "points", "games", "won", "drawn", "lost", "forfeits", "tiebreak",
       "Elo"], standings, "No standings yet."),
+    ...knockout,
     element("h2", { text: "Crosstable" }),
     table(["", ...players], cross, "No games yet."),
     element("h2", { text: "Elo (95 % margin)" }),
