@@ -16,7 +16,6 @@ import csv
 import os
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from arbiter.protocol import TimeControl, TimeControlError
