@@ -44,6 +44,8 @@ GRADES_HEADER = (
 )
 """`league` and `grade_band` stay empty: no league is defined on this server's ladders."""
 DEFAULT_CONCURRENCY = 4
+WAIT_SECONDS = 60.0
+"""How long a due game waits for its hosted seats: a worker starting a sandboxed agent."""
 
 
 def add_class_commands(commands: argparse._SubParsersAction[Any]) -> None:
@@ -105,7 +107,7 @@ def create_final(db: Connection, args: argparse.Namespace) -> None:
         time_control=control.to_wire(),
         rounds=args.games_per_pair // 2,
         concurrency=args.concurrency,
-        wait=60.0,
+        wait=WAIT_SECONDS,
         entrants=list(local),
         local=local,
         status=TournamentStatus.CREATED,
