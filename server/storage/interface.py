@@ -236,13 +236,6 @@ class Storage(Protocol):
         """`game`'s ladder as stored: its ratings and every change, the oldest first."""
         ...
 
-    # -- classes -------------------------------------------------------------------------
-
-    async def public_names(self) -> dict[str, str]:
-        """Account -> pseudonym, for the students whose class shows pseudonyms on public pages
-        (`storage.finals`)."""
-        ...
-
 
 @dataclass(frozen=True, slots=True)
 class TournamentRow:

@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Final, TypeVar
 import trio
 
 from arbiter.games import Result, Termination
-from arbiter.server.storage import accounts, finals, ladder_rows, seat_logs
+from arbiter.server.storage import accounts, ladder_rows, seat_logs
 from arbiter.server.storage import submissions as stored_submissions
 from arbiter.server.storage.engine import open_read_only
 from arbiter.server.storage.errors import (
@@ -467,6 +467,3 @@ class SQLStorage:
 
     async def load_ladder(self, game: str) -> StoredLadder:
         return await self._run(ladder_rows.load, self._db, game)
-
-    async def public_names(self) -> dict[str, str]:
-        return await self._run(finals.public_names, self._db)

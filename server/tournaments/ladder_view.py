@@ -101,7 +101,7 @@ async def read(storage: Storage, game: str) -> tuple[StoredLadder, frozenset[str
     stored = await storage.load_ladder(game)
     ready = await storage.submissions_with_status(SubmissionStatus.READY)
     active = frozenset(pinned(row) for row in ready if row.game == game)
-    shown = partial(public_entrant, await storage.public_names())
+    shown = partial(public_entrant, stored.pseudonyms)
     return _renamed(stored, shown), frozenset(map(shown, active))
 
 
