@@ -15,6 +15,7 @@ import trio
 
 from arbiter.games import OptionError, all_games, get_game
 from arbiter.protocol import TimeControl, TimeControlError
+from arbiter.server.admin_class import add_class_commands
 from arbiter.server.admin_roster import add_roster_commands
 from arbiter.server.app import (
     DB_HELP,
@@ -406,6 +407,7 @@ def admin(argv: list[str]) -> int:
     listing = commands.add_parser("list", help="every registered name with its role")
     listing.set_defaults(run=lambda db, args: _show_accounts(accounts.listing(db)))
     add_roster_commands(commands)
+    add_class_commands(commands)
     args = parser.parse_args(argv)
     try:
         _run_admin(args)

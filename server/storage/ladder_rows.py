@@ -9,8 +9,9 @@ chart, its recent games). No trio: the server runs these on its storage thread.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from arbiter.server.storage import finals
 from arbiter.server.storage.sql_connection import Connection, rows_as, write_transaction
 
 
@@ -48,6 +49,9 @@ class StoredLadder:
     game: str
     ratings: list[LadderRating]
     changes: list[RatingChange]
+    pseudonyms: dict[str, str] = field(default_factory=dict)
+    """Account -> pseudonym, for the students whose class shows pseudonyms on public pages
+    (`storage.finals`): read with the ladder, for the pages that show it."""
 
 
 def record_game(db: Connection, game: str, changes: Sequence[RatingChange]) -> None:
@@ -99,4 +103,4 @@ def load(db: Connection, game: str) -> StoredLadder:
             (game,),
         ),
     )
-    return StoredLadder(game, ratings, changes)
+    return StoredLadder(game, ratings, changes, finals.public_names(db))

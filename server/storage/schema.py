@@ -196,10 +196,21 @@ CREATE TABLE IF NOT EXISTS ladder_changes (
 """Version 8: the server's ladders (`storage.ladder_rows`): each entrant's rating, and each game's
 change to it, its history."""
 
+FINALS: Final = """
+CREATE TABLE IF NOT EXISTS class_finals (
+    class TEXT NOT NULL REFERENCES classes(name),
+    game TEXT NOT NULL,
+    tournament TEXT NOT NULL,       -- tournaments.name: the frozen versions' tournament
+    PRIMARY KEY (class, game)
+)
+"""
+"""Version 10: each class's finals (`storage.finals`); the classes' pseudonym settings are two
+columns added to `classes`."""
+
 OUR_TABLES: Final = frozenset(
     re.findall(
         r"CREATE TABLE IF NOT EXISTS (\w+)",
-        TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS + CLASSES + LADDERS,
+        TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS + CLASSES + LADDERS + FINALS,
     )
 )
 STAMP: Final = "arbiter_schema"
@@ -268,6 +279,14 @@ def _version_9(db: Connection, dialect: Dialect) -> None:
     db.execute("ALTER TABLE tournaments ADD COLUMN format TEXT NOT NULL DEFAULT 'round-robin'")
 
 
+def _version_10(db: Connection, dialect: Dialect) -> None:
+    """The classes' finals (`FINALS`), and per class whether its public standings show
+    pseudonyms and the key they are made with (`storage.finals`)."""
+    db.execute(FINALS.format(**dialect.types))
+    db.execute("ALTER TABLE classes ADD COLUMN pseudonyms INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE classes ADD COLUMN pseudonym_key TEXT")
+
+
 EMPTY_ANSWERS: Final = b"\x90"
 """msgpack's empty array: the answers of batch 0."""
 
@@ -280,6 +299,7 @@ MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     7: _version_7,
     8: _version_8,
     9: _version_9,
+    10: _version_10,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)

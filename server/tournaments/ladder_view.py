@@ -8,8 +8,9 @@ ladder's games now.
 
 from __future__ import annotations
 
-from collections.abc import Set
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Set
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from arbiter import protocol
@@ -95,10 +96,27 @@ def history(stored: StoredLadder, entrant: str) -> list[Played]:
 
 
 async def read(storage: Storage, game: str) -> tuple[StoredLadder, frozenset[str]]:
-    """`game`'s stored ladder, and the versions it pairs now (its ready ones)."""
+    """`game`'s stored ladder, and the versions it pairs now (its ready ones), as the public
+    sees them: a student whose class asked for pseudonyms under theirs."""
     stored = await storage.load_ladder(game)
     ready = await storage.submissions_with_status(SubmissionStatus.READY)
-    return stored, frozenset(pinned(row) for row in ready if row.game == game)
+    active = frozenset(pinned(row) for row in ready if row.game == game)
+    shown = partial(public_entrant, stored.pseudonyms)
+    return _renamed(stored, shown), frozenset(map(shown, active))
+
+
+def public_entrant(pseudonyms: Mapping[str, str], entrant: str) -> str:
+    """`author/name@vN` with its author's pseudonym in place of the author, if they have one."""
+    author, slash, rest = entrant.partition("/")
+    return f"{pseudonyms[author]}{slash}{rest}" if author in pseudonyms else entrant
+
+
+def _renamed(stored: StoredLadder, shown: Callable[[str], str]) -> StoredLadder:
+    return StoredLadder(
+        stored.game,
+        [replace(rating, entrant=shown(rating.entrant)) for rating in stored.ratings],
+        [replace(change, entrant=shown(change.entrant)) for change in stored.changes],
+    )
 
 
 def message(stored: StoredLadder, active: Set[str], running: bool) -> protocol.LadderTable:

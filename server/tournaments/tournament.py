@@ -386,6 +386,7 @@ class Desk:
                     tournament = await self._create(_admin(account, message.TYPE), message)
                 case protocol.TournamentStart(tournament=name):
                     _admin(account, message.TYPE)
+                    await self._adopt_new(name)
                     tournament = await self._start(name)
                 case protocol.TournamentStatus(tournament=name):
                     tournament = self._find(name)
@@ -395,6 +396,16 @@ class Desk:
             session.send_error(error.code, str(error), ref=message.TYPE)
             return
         session.send(tournament.message())
+
+    async def _adopt_new(self, name: str) -> None:
+        """Read the store again for a tournament this server does not know: a class's final is
+        written by `arbiter-server admin class final` beside the running server. Only an admin's
+        start asks, so no one else can make the server read every tournament again."""
+        if name in self.tournaments:
+            return
+        for stored in await self.storage.load_tournaments():
+            if stored.row.name == name:
+                self._adopt(stored)
 
     def _find(self, name: str) -> Tournament:
         tournament = self.tournaments.get(name)
