@@ -27,8 +27,9 @@ from arbiter.server.storage.finals import FinalRefused, Frozen
 from arbiter.server.storage.interface import TournamentRow
 from arbiter.server.storage.sql_connection import Connection
 from arbiter.server.storage.statuses import TournamentStatus
+from arbiter.server.tournaments.formats import round_robin
 from arbiter.server.tournaments.standings import Standing, standings
-from arbiter.server.tournaments.tournament import Tournament, local_names, schedule
+from arbiter.server.tournaments.tournament import Tournament, local_names
 
 GRADES_HEADER = (
     "student_id",
@@ -113,7 +114,7 @@ def create_final(db: Connection, args: argparse.Namespace) -> None:
         status=TournamentStatus.CREATED,
         created_by=f"class {args.class_name}",
     )
-    games = schedule(row.entrants, row.rounds)
+    games = round_robin(row.entrants, row.rounds)
     if tournament_rows.insert_tournament(db, row, games) is None:
         raise FinalRefused(f"the class {args.class_name} has a final of {game.name} already")
     finals.record_final(db, args.class_name, game.name, name)

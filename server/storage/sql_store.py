@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import closing
 from types import ModuleType
 from typing import Any, ClassVar, Final, TypeVar
@@ -32,16 +32,13 @@ from typing import Any, ClassVar, Final, TypeVar
 import trio
 
 from arbiter.games import Result, Termination
-from arbiter.server.storage import accounts, ladder_rows, seat_logs
-from arbiter.server.storage import submissions as stored_submissions
+from arbiter.server.storage import accounts
 from arbiter.server.storage.engine import open_read_only
 from arbiter.server.storage.errors import (
     CannotOpen,
     NotStored,
-    StoreError,
     TournamentNameTaken,
     Unreadable,
-    failing_as,
 )
 from arbiter.server.storage.group_commit import NEW_ID, RETURNING_ID, Statement, last_batch
 from arbiter.server.storage.interface import (
@@ -50,7 +47,6 @@ from arbiter.server.storage.interface import (
     StoredTournament,
     TournamentRow,
 )
-from arbiter.server.storage.ladder_rows import RatingChange, StoredLadder
 from arbiter.server.storage.records import (
     FullRecord,
     MoveRow,
@@ -59,15 +55,13 @@ from arbiter.server.storage.records import (
     read_records,
 )
 from arbiter.server.storage.registry import Registry
-from arbiter.server.storage.seat_logs import SeatLog
-from arbiter.server.storage.sql_connection import Connection, Dialect
+from arbiter.server.storage.sql_connection import Connection
 from arbiter.server.storage.statuses import (
     MatchStatus,
-    SubmissionStatus,
     TournamentStatus,
     illegal_text,
 )
-from arbiter.server.storage.submissions import AuthorLimits, NewSubmission, SubmissionRow
+from arbiter.server.storage.thread_queries import ThreadQueries
 from arbiter.server.storage.tournament_rows import (
     insert_games,
     insert_tournament,
@@ -172,21 +166,18 @@ def _new_match(
     return statements
 
 
-class SQLStorage:
+class SQLStorage(ThreadQueries):
     """`storage.Storage` on one database: a subclass's `connect`, then `run_writer` in a
     nursery for the group commits, and `close()` once it has stopped."""
 
-    DIALECT: ClassVar[Dialect]
     ERRORS: ClassVar[ModuleType]
     """The module of the engine's exceptions: a refusal from the commit process comes back as
     the exception it was there (`sqlite3.IntegrityError`, `psycopg.errors.UniqueViolation`)."""
 
     def __init__(self, connection: Connection, target: str) -> None:
-        self._db = connection
+        super().__init__(connection)
         self._target = target
         self._writes = WriteQueue(target, self._refusal, last_batch(connection), self.DIALECT)
-        self._query_lock = trio.Lock()
-        """One worker-thread query at a time: they share one connection."""
         self._page_reads = trio.CapacityLimiter(PAGE_READS)
         self._defaults: dict[int, dict[int, str]] = {}
         """Default kinds noted for matches about to finish: match id -> seat -> kind."""
@@ -222,19 +213,6 @@ class SQLStorage:
 
     def close(self) -> None:
         self._db.close()
-
-    async def _run(
-        self, fn: Callable[..., T], *args: Any, failure: type[StoreError] = Unreadable
-    ) -> T:
-        """`fn(*args)` on a worker thread, one at a time: they share one connection. An error of
-        the engine is raised as `failure` (a write's is `NotStored`)."""
-
-        def run() -> T:
-            with failing_as(failure, self._db.Error, f"{self.DIALECT.name} failed"):
-                return fn(*args)
-
-        async with self._query_lock:
-            return await trio.to_thread.run_sync(run)
 
     # -- writes on the match path --------------------------------------------------------
 
@@ -427,53 +405,3 @@ class SQLStorage:
         token = await self._run(accounts.issue_local, self._db, name, role, failure=NotStored)
         self._registry.forget(name)
         return token
-
-    # -- submissions ---------------------------------------------------------------------
-
-    async def add_submission(self, new: NewSubmission, limits: AuthorLimits) -> SubmissionRow:
-        return await self._run(stored_submissions.add, self._db, new, limits, failure=NotStored)
-
-    async def submissions(self, author: str, game: str | None = None) -> list[SubmissionRow]:
-        return await self._run(stored_submissions.listing, self._db, author, game)
-
-    async def find_submission(self, submission_id: int) -> SubmissionRow | None:
-        return await self._run(stored_submissions.find, self._db, submission_id)
-
-    async def submissions_with_status(self, status: SubmissionStatus) -> list[SubmissionRow]:
-        return await self._run(stored_submissions.with_status, self._db, status)
-
-    async def retire_submission(self, author: str, name: str, version: int) -> SubmissionRow:
-        return await self._run(
-            stored_submissions.retire, self._db, author, name, version, failure=NotStored
-        )
-
-    async def set_submission_status(
-        self, submission_id: int, status: SubmissionStatus, log: str | None = None
-    ) -> bool:
-        return await self._run(
-            stored_submissions.set_status, self._db, submission_id, status, log, failure=NotStored
-        )
-
-    async def keep_seat_log(
-        self, player: str, since: float, author: str | None, log: str
-    ) -> list[int]:
-        return await self._run(
-            seat_logs.keep, self._db, player, since, author, log, failure=NotStored
-        )
-
-    async def seat_logs(self, match_id: int) -> list[SeatLog]:
-        return await self._run(seat_logs.of_match, self._db, match_id)
-
-    async def read_archive(self, content_hash: str) -> bytes | None:
-        return await self._run(stored_submissions.read_archive, self._db, content_hash)
-
-    async def archive_authors(self, content_hash: str) -> frozenset[str]:
-        return await self._run(stored_submissions.archive_authors, self._db, content_hash)
-
-    # -- ladders -------------------------------------------------------------------------
-
-    async def record_ladder_game(self, game: str, changes: Sequence[RatingChange]) -> None:
-        await self._run(ladder_rows.record_game, self._db, game, changes, failure=NotStored)
-
-    async def load_ladder(self, game: str) -> StoredLadder:
-        return await self._run(ladder_rows.load, self._db, game)
