@@ -4,8 +4,9 @@ node_modules copied in, C programs built from examples/c-client), every version 
 the sandbox, and one tournament of all thirty runs on `arbiter-server --workers 2` alone. The
 standings it reports are checked against the games the store kept.
 
-The format is the tournament's only one, a double round robin (870 games of thirty entrants), of
-King's Court made short (`SHORT`), so the whole class fits in minutes on two cores."""
+The format is what large fields play, a Swiss (`ROUNDS` rounds of fifteen games), of King's
+Court made short (`SHORT`), so the whole class fits in the suite on two cores: every entrant is
+seated for every round, and each round is paired from the results before it."""
 
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ capture nothing) into the jumps, and about one in nine is won outright: enough w
 standings differ from entrant to entrant, in half the moves of the tests' usual `QUICK`."""
 UPLOADS_AT_ONCE = 10
 """A class uploads near the deadline: a third of it at once, each upload a process of its own."""
+ROUNDS = 4
 SLOTS = 16
 """Slots per worker: every entrant holds one for the whole tournament, two workers hold all."""
 
@@ -149,21 +151,30 @@ async def test_thirty_submissions_in_three_languages_play_a_tournament_with_nobo
 
         specs = [f"{author}/bot" for author, _, _ in students]
         async with await director(port, db) as connection:
-            await create(connection, time={"move": 2.0}, local=specs, options=SHORT, concurrency=15)
+            await create(
+                connection,
+                time={"move": 2.0},
+                local=specs,
+                options=SHORT,
+                concurrency=15,
+                format="swiss",
+                rounds=ROUNDS,
+            )
             await start(connection)
         deadline = time.monotonic() + 400  # the director is gone: nobody is online
         while (tournament := read_tournaments(db)[0]).status != "finished":
             assert time.monotonic() < deadline, Counter(g["status"] for g in tournament.games)
             await trio.sleep(2)
 
-    seats = len(students) * (len(students) - 1)
-    assert len(tournament.games) == seats
+    assert len(tournament.games) == ROUNDS * len(students) // 2
+    pairs = [frozenset((game["first"], game["second"])) for game in tournament.games]
+    assert len(set(pairs)) == len(pairs)  # no rematch: a field of thirty never needs one
     assert all(game["defaults"] == [None, None] for game in tournament.games)
     points, clocks = stored_points(db, "cup")
     assert clocks == {"cpu"}
     table = {row["player"]: row["points"] for row in tournament.standings}
     assert table == points
-    assert {row["games"] for row in tournament.standings} == {2 * (len(students) - 1)}
+    assert {row["games"] for row in tournament.standings} == {ROUNDS}
     authors = [name.removeprefix("local-").split(".")[0] for name in table]
     languages = Counter(author.rstrip("0123456789") for author in authors)
     assert languages == {"py": PER_LANGUAGE, "node": PER_LANGUAGE, "c": PER_LANGUAGE}
