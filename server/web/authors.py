@@ -40,25 +40,17 @@ from arbiter.server.storage.errors import StoreError, SubmissionRefused
 from arbiter.server.storage.statuses import SubmissionStatus
 from arbiter.server.storage.submissions import SubmissionRow
 from arbiter.server.web.cookies import COOKIE, SessionCookies
+from arbiter.server.web.page_shell import page
 from arbiter.server.web.uploaded_files import files_of
+
+
+def _agents_page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    return page(title, body, status, script="/static/agents.js")
+
 
 FORM_BYTES = 4096
 """A sign-in or retire form's body: a name, a token, a number."""
 STORE_FAILED = "the store failed (the server's log says why): try again later"
-
-
-def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
-    return HTMLResponse(
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)} - Arbiter</title>"
-        '<link rel="stylesheet" href="/static/style.css"></head><body>'
-        '<header><a href="/" class="home">Arbiter</a> <a href="/play">Play</a>'
-        ' <a href="/agents">Agents</a></header>'
-        f"<main>{body}</main>"
-        '<script type="module" src="/static/agents.js"></script></body></html>',
-        status_code=status,
-        headers={"Cache-Control": "no-store"},
-    )
 
 
 def _sign_in_form(sentence: str = "") -> str:
@@ -159,13 +151,13 @@ class AuthorPages:
     async def agents(self, request: Request, sentence: str = "", status: int = 200) -> Response:
         author = self.author(request)
         if author is None:
-            return _page("Sign in", _sign_in_form(sentence), status)
+            return _agents_page("Sign in", _sign_in_form(sentence), status)
         try:
             rows = await self.lobby.storage.submissions(author)
         except StoreError:
-            return _page("Agents", f'<p class="error">{STORE_FAILED}</p>', 503)
+            return _agents_page("Agents", f'<p class="error">{STORE_FAILED}</p>', 503)
         csrf = self.cookies.csrf_of(request.cookies[COOKIE])
-        return _page("Agents", _author_page(author, rows, csrf, sentence), status)
+        return _agents_page("Agents", _author_page(author, rows, csrf, sentence), status)
 
     async def match_logs(self, request: Request) -> Response:
         """The match's hosted seats' logs the signed-in author may read (`play.match_logs`), as
@@ -188,17 +180,17 @@ class AuthorPages:
 
     async def sign_in(self, request: Request) -> Response:
         if not _same_origin(request):
-            return _page("Sign in", _sign_in_form("a sign-in from another site"), 403)
+            return _agents_page("Sign in", _sign_in_form("a sign-in from another site"), 403)
         form = await _form(request)
         name, token = form.get("name", ""), form.get("token", "")
         address = request.client.host if request.client else ""
         try:
             account = await self.lobby.sign_in.verify(name, token, address) if token else None
         except TokensBusy as busy:
-            return _page("Sign in", _sign_in_form(str(busy)), 429)
+            return _agents_page("Sign in", _sign_in_form(str(busy)), 429)
         if account is None:
             sentence = f"wrong token for {name!r}, or no such registered player"
-            return _page("Sign in", _sign_in_form(sentence), 403)
+            return _agents_page("Sign in", _sign_in_form(sentence), 403)
         answer = RedirectResponse("/agents", status_code=303)
         value = self.cookies.issue(account.name, time.time())
         answer.headers["set-cookie"] = self.cookies.header(value, _secure(request))

@@ -13,7 +13,7 @@ import html
 from collections.abc import Sequence
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from arbiter.games import GAME_NAMES
@@ -21,6 +21,7 @@ from arbiter.server.storage.errors import StoreError
 from arbiter.server.storage.interface import Storage
 from arbiter.server.tournaments import ladder_view
 from arbiter.server.tournaments.ladder_view import Played, TableLine
+from arbiter.server.web.page_shell import page
 
 RECENT_GAMES = 10
 """Games listed under each entrant's chart, the latest first."""
@@ -42,30 +43,17 @@ class LadderPages:
     async def ladder(self, request: Request) -> Response:
         game = request.path_params["game"]
         if game not in GAME_NAMES:
-            return _page("Ladder", f"<p>There is no game {html.escape(game)}.</p>", 404)
+            return page("Ladder", f"<p>There is no game {html.escape(game)}.</p>", 404)
         try:
             stored, active = await ladder_view.read(self.storage, game)
         except StoreError:
-            return _page("Ladder", f'<p class="error">{STORE_FAILED}</p>', 503)
+            return page("Ladder", f'<p class="error">{STORE_FAILED}</p>', 503)
         title = f"{game} ladder"
         if not stored.ratings:
-            return _page(title, f"<p>This server keeps no ladder of {html.escape(game)}.</p>", 404)
+            return page(title, f"<p>This server keeps no ladder of {html.escape(game)}.</p>", 404)
         lines = ladder_view.table(stored, active)
         sections = [_entrant(line, ladder_view.history(stored, line.entrant)) for line in lines]
-        return _page(title, f"<h1>{html.escape(title)}</h1>{_table(lines)}{''.join(sections)}")
-
-
-def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
-    return HTMLResponse(
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)} - Arbiter</title>"
-        '<link rel="stylesheet" href="/static/style.css"></head><body>'
-        '<header><a href="/" class="home">Arbiter</a> <a href="/play">Play</a>'
-        ' <a href="/agents">Agents</a></header>'
-        f"<main>{body}</main></body></html>",
-        status_code=status,
-        headers={"Cache-Control": "no-store"},
-    )
+        return page(title, f"<h1>{html.escape(title)}</h1>{_table(lines)}{''.join(sections)}")
 
 
 def _table(lines: Sequence[TableLine]) -> str:

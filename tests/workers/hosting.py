@@ -112,3 +112,17 @@ async def challenge(
                     await connection.send(protocol.Resign(match=message.match))
             if isinstance(message, protocol.YourTurn) and message.legal:
                 await connection.send(protocol.Move(match=message.match, move=message.legal[0]))
+
+
+ANY_LEGAL = b"""
+import random
+
+
+class AnyLegal:
+    def __init__(self, game, seed=None):
+        self.rng = random.Random(seed)
+
+    def choose(self, state, budget):
+        return self.rng.choice(state.legal_moves())
+"""
+"""An agent-object module that plays any legal move: the smallest agent a student uploads."""

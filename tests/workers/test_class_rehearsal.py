@@ -24,18 +24,8 @@ from tests.processes import ROOT
 from tests.sandbox.helpers import need_bwrap
 from tests.tournament.helpers import arbiter, create, director, register, start, text
 from tests.workers.conftest import server_with_workers
+from tests.workers.hosting import ANY_LEGAL
 
-AGENT_MODULE = b"""
-import random
-
-
-class AnyLegal:
-    def __init__(self, game, seed=None):
-        self.rng = random.Random(seed)
-
-    def choose(self, state, budget):
-        return self.rng.choice(state.legal_moves())
-"""
 PLAYER_MODULE = b"""
 import random
 
@@ -74,7 +64,7 @@ def entries(tmp_path: Path, node_client: Path) -> list[tuple[str, Path, list[str
     made: list[tuple[str, Path, list[str]]] = []
     for number in range(PER_LANGUAGE):
         form = "module" if number % 2 else "player"
-        source = AGENT_MODULE if form == "module" else PLAYER_MODULE
+        source = ANY_LEGAL if form == "module" else PLAYER_MODULE
         path = tmp_path / f"py{number}" / "bot.py"
         path.parent.mkdir()
         path.write_bytes(source)

@@ -15,18 +15,8 @@ from tests.processes import ROOT
 from tests.sandbox.helpers import need_bwrap
 from tests.tournament.helpers import arbiter, register, text
 from tests.workers.conftest import server_with_workers
+from tests.workers.hosting import ANY_LEGAL
 
-AGENT_MODULE = b"""
-import random
-
-
-class FirstLegal:
-    def __init__(self, game, seed=None):
-        self.rng = random.Random(seed)
-
-    def choose(self, state, budget):
-        return self.rng.choice(state.legal_moves())
-"""
 SLOTS = 3
 """Slots per worker: the three versions' validation games (two seats each) are played at once."""
 CRASHER = b"""
@@ -76,7 +66,7 @@ async def submit_validate_and_challenge(tmp_path: Path, port: int) -> None:
     db = tmp_path / "arbiter.db"
     token = register(db, "ann")["ann"]
     server = ["--server", f"127.0.0.1:{port}"]
-    (tmp_path / "ahead.py").write_bytes(AGENT_MODULE)
+    (tmp_path / "ahead.py").write_bytes(ANY_LEGAL)
     c_folder = tmp_path / "c-bot"
     c_folder.mkdir()
     (c_folder / "client.c").write_bytes((ROOT / "examples" / "c-client" / "client.c").read_bytes())

@@ -22,20 +22,10 @@ from tests.sandbox.helpers import need_bwrap
 from tests.tournament.helpers import arbiter, register, text
 from tests.web.conftest import CHROMIUM, FLAGS
 from tests.workers.conftest import server_with_workers
+from tests.workers.hosting import ANY_LEGAL
 
 pytestmark = BOTH_BACKENDS
 
-AGENT_MODULE = b"""
-import random
-
-
-class AnyLegal:
-    def __init__(self, game, seed=None):
-        self.rng = random.Random(seed)
-
-    def choose(self, state, budget):
-        return self.rng.choice(state.legal_moves())
-"""
 AUTHORS = ("ann", "bob", "cat")
 ENTRANTS = [f"{author}/bot@v1" for author in AUTHORS]
 LADDER = (
@@ -79,7 +69,7 @@ async def test_a_server_ladder_plays_rates_stores_and_resumes(
 ) -> None:
     need_bwrap()
     tokens = register(db, *AUTHORS)
-    (tmp_path / "bot.py").write_bytes(AGENT_MODULE)
+    (tmp_path / "bot.py").write_bytes(ANY_LEGAL)
     with server_with_workers(tmp_path, *LADDER, db=db) as (server, port):
         assert server.stdout is not None
         web = server.stdout.readline().split()[-1]

@@ -28,20 +28,10 @@ from tests.sandbox.helpers import need_bwrap
 from tests.server.test_roster import admin
 from tests.tournament.helpers import arbiter, director, start, text
 from tests.workers.conftest import server_with_workers
+from tests.workers.hosting import ANY_LEGAL
 
 pytestmark = BOTH_BACKENDS
 
-AGENT_MODULE = b"""
-import random
-
-
-class AnyLegal:
-    def __init__(self, game, seed=None):
-        self.rng = random.Random(seed)
-
-    def choose(self, state, budget):
-        return self.rng.choice(state.legal_moves())
-"""
 GAME = "kings-court"
 SHORT = ("--time", "move=2", "--option", "no_capture_limit=24")
 SERVER = (
@@ -94,7 +84,7 @@ async def enrol(db: Path | str, tmp_path: Path) -> dict[str, str]:
 async def test_a_term_from_roster_to_grades(db: Path | str, tmp_path: Path) -> None:
     need_bwrap()
     tokens = await enrol(db, tmp_path)
-    (tmp_path / "bot.py").write_bytes(AGENT_MODULE)
+    (tmp_path / "bot.py").write_bytes(ANY_LEGAL)
     with server_with_workers(tmp_path, *SERVER, db=db) as (_, port):
         address = f"127.0.0.1:{port}"
 
