@@ -101,20 +101,21 @@ def listing(
             query += f" AND {column} = ?"
             parameters.append(value)
     if class_name is not None:
-        _refuse_unknown(db, class_name)
+        refuse_unknown(db, class_name)
     return rows_as(Enrolled, db.execute(query + " ORDER BY class, section, account", parameters))
 
 
 def set_deadline(db: Connection, class_name: str, deadline: datetime) -> None:
     """From `deadline` on, the class's students upload no new version."""
     with write_transaction(db):
-        _refuse_unknown(db, class_name)
+        refuse_unknown(db, class_name)
         db.execute(
             "UPDATE classes SET deadline = ? WHERE name = ?", (deadline.timestamp(), class_name)
         )
 
 
-def _refuse_unknown(db: Connection, class_name: str) -> None:
+def refuse_unknown(db: Connection, class_name: str) -> None:
+    """`AccountError` naming the classes there are, if there is no class `class_name`."""
     if db.execute("SELECT 1 FROM classes WHERE name = ?", (class_name,)).fetchone() is None:
         known = [str(name) for (name,) in db.execute("SELECT name FROM classes ORDER BY name")]
         classes = f"classes: {', '.join(known)}" if known else "no class is enrolled yet"

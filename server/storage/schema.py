@@ -196,10 +196,24 @@ CREATE TABLE IF NOT EXISTS ladder_changes (
 """Version 8: the server's ladders (`storage.ladder_rows`): each entrant's rating, and each game's
 change to it, its history."""
 
+LEAGUES: Final = """
+CREATE TABLE IF NOT EXISTS leagues (
+    game TEXT NOT NULL,
+    class TEXT NOT NULL,            -- a class with leagues of its own, or '' for everyone else
+    position INTEGER NOT NULL,      -- 0 the lowest league
+    name TEXT NOT NULL,
+    boss TEXT NOT NULL,             -- the built-in agent that gates it
+    band TEXT NOT NULL,             -- the grade band it stands for in the course's export
+    confidence {real} NOT NULL,     -- the same on every league of a set
+    PRIMARY KEY (game, class, position)
+)
+"""
+"""Version 9: each game's leagues, gated by boss bots (`storage.leagues`)."""
+
 OUR_TABLES: Final = frozenset(
     re.findall(
         r"CREATE TABLE IF NOT EXISTS (\w+)",
-        TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS + CLASSES + LADDERS,
+        TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS + CLASSES + LADDERS + LEAGUES,
     )
 )
 STAMP: Final = "arbiter_schema"
@@ -262,6 +276,11 @@ def _version_8(db: Connection, dialect: Dialect) -> None:
     )
 
 
+def _version_9(db: Connection, dialect: Dialect) -> None:
+    """The leagues (`LEAGUES`)."""
+    db.execute(LEAGUES.format(**dialect.types))
+
+
 EMPTY_ANSWERS: Final = b"\x90"
 """msgpack's empty array: the answers of batch 0."""
 
@@ -273,6 +292,7 @@ MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     6: _version_6,
     7: _version_7,
     8: _version_8,
+    9: _version_9,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)

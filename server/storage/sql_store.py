@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Final, TypeVar
 import trio
 
 from arbiter.games import Result, Termination
-from arbiter.server.storage import accounts, ladder_rows, seat_logs
+from arbiter.server.storage import accounts, ladder_rows, leagues, seat_logs
 from arbiter.server.storage import submissions as stored_submissions
 from arbiter.server.storage.engine import open_read_only
 from arbiter.server.storage.errors import (
@@ -51,6 +51,7 @@ from arbiter.server.storage.interface import (
     TournamentRow,
 )
 from arbiter.server.storage.ladder_rows import RatingChange, StoredLadder
+from arbiter.server.storage.leagues import StoredLeagues
 from arbiter.server.storage.records import (
     FullRecord,
     MoveRow,
@@ -467,3 +468,6 @@ class SQLStorage:
 
     async def load_ladder(self, game: str) -> StoredLadder:
         return await self._run(ladder_rows.load, self._db, game)
+
+    async def load_leagues(self, game: str) -> StoredLeagues:
+        return await self._run(leagues.load, self._db, game)
