@@ -200,11 +200,9 @@ class SQLStorage:
     @classmethod
     def _refusal(cls, name: str, message: str) -> Exception:
         """The commit process's refusal as the engine's exception it was, by its class name."""
-        base = cls.ERRORS.Error
-        kind = getattr(cls.ERRORS, name, None)
-        if not (isinstance(kind, type) and issubclass(kind, base)):
-            kind = base
-        error: Exception = kind(message)
+        kind, base = getattr(cls.ERRORS, name, None), cls.ERRORS.Error
+        known = isinstance(kind, type) and issubclass(kind, base)
+        error: Exception = (kind if known else base)(message)
         return error
 
     async def run_writer(

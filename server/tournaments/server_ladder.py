@@ -1,6 +1,6 @@
 """A server's ladder of one game: its entrants are every ready hosted submission version of the
-game, paired continuously, each game an ordinary recorded match, each result moving the two
-ratings, stored.
+game and the bosses of its leagues, paired continuously, each game an ordinary recorded match,
+each result moving the two ratings, stored.
 
 Theory of operation. `ServerLadder.run` reads the stored ratings (a restarted server goes on
 from them), then loops: it reads which versions are ready (a new upload joins with the model's
@@ -8,15 +8,19 @@ first guess and a wide uncertainty, a retired one leaves the pairing and keeps i
 up to `concurrency` pairs with `ladder_pairing.pairings` among the entrants not in a game and
 under their cap of games an hour, and plays each pair in a task of its own.
 
-A game is played as a tournament's hosted entrant is: a worker runs each version under a seat
-name of its own (`ladder-alice.bot.v2-1`, a `local` account with a fresh ticket), hosted to meet
-the other seat alone; the seat's seek is kept for the ladder (`wants`) and never paired
-casually; once both seeks are there the match begins under the ladder's time control, run by
-the live matches as every match is, stored with the same records, replay and pages. Its
-result moves both ratings (`Ladder.record`), and the changes are stored with the ratings they
-lead to in one transaction. A seat that does not seek within `wait` seconds (its agent could
-not start, no worker was free) leaves the game unplayed: no match, no change, and the pair is
-drawn again later like any other.
+The game's leagues (`leagues.py`) add their bosses as entrants of their own (`boss:greedy`),
+rated like everyone: a league is earned against the boss's rating, so the boss must play.
+
+A game is played as a tournament's hosted entrant is: a worker runs each version (or a boss's
+built-in agent, as it runs a tournament's `local` entrant) under a seat name of its own
+(`ladder-alice.bot.v2-1`, `ladder-boss.greedy-1`, a `local` account with a fresh ticket), hosted
+to meet the other seat alone; the seat's seek is kept for the ladder (`wants`) and never paired
+casually; once both seeks are there the match begins under the ladder's time control, run by the
+live matches as every match is, stored with the same records, replay and pages. Its result moves
+both ratings (`Ladder.record`), and the changes are stored with the ratings they lead to in one
+transaction. A seat that does not seek within `wait` seconds (its agent could not start, no
+worker was free) leaves the game unplayed: no match, no change, and the pair is drawn again
+later like any other.
 """
 
 from __future__ import annotations
