@@ -1,6 +1,7 @@
 """`arbiter-server admin league set/list` as an instructor runs them, on both backends: a set
 stored lowest first, replaced whole, one per class; every bad set refused with its sentence and
-the store unchanged."""
+the store unchanged; each version's league in the `ladder` request's table and in what the
+grades export reads."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ from contextlib import closing
 from pathlib import Path
 
 from arbiter.server.storage import leagues
+from arbiter.server.storage.connect import connect_storage
 from arbiter.server.storage.engine import open_database
 from arbiter.server.storage.leagues import League, LeagueSet
-from tests.conftest import BOTH_BACKENDS
+from arbiter.server.tournaments.ladder_view import read_placements
+from arbiter.server.tournaments.leagues import Placement
+from tests.conftest import BOTH_BACKENDS, RunningServer
+from tests.server.test_ladder_request import ask, store_games
 from tests.server.test_roster import admin, roster_text
 from tests.tournament.helpers import register, text
 
@@ -116,3 +121,42 @@ async def test_a_bad_set_is_refused_with_every_reason_and_changes_nothing(
         assert all(reason in done.stderr.decode() for reason in reasons), done.stderr.decode()
         assert done.stdout == b""
         assert stored(db) == before
+
+
+LOW_HIGH = LeagueSet(
+    "kings-court", "", (League("Low", "random", "F"), League("High", "greedy", "A")), 0.55
+)
+"""Bosses that have not played hold the first guess (25, 8.33): at 0.55, only a version rated
+well above 25 passes them."""
+
+
+async def test_the_ladder_table_shows_each_versions_league_over_tcp(server: RunningServer) -> None:
+    store_games(server.db)
+    with closing(open_database(server.db)) as connection:
+        leagues.store(connection, LOW_HIGH)
+    answer = await ask(server, "kings-court")
+    assert {entry["entrant"]: entry["league"] for entry in answer.entries} == {
+        "ann/a@v1": "High",
+        "bob/b@v1": "Low",
+        "cat/c@v1": "Low",
+        "boss:random": None,
+        "boss:greedy": None,
+    }
+    bosses = [entry for entry in answer.entries if entry["entrant"].startswith("boss:")]
+    assert all(entry["active"] and entry["games"] == 0 for entry in bosses)
+
+
+async def test_the_grades_export_reads_each_versions_league_and_band(db: Path | str) -> None:
+    store_games(db)
+    with closing(open_database(db)) as connection:
+        leagues.store(connection, LOW_HIGH)
+    storage = connect_storage(db)
+    try:
+        found = await read_placements(storage, "kings-court")
+    finally:
+        storage.close()
+    assert found == {
+        "ann/a@v1": Placement("High", "A"),
+        "bob/b@v1": Placement("Low", "F"),
+        "cat/c@v1": Placement("Low", "F"),
+    }
