@@ -89,7 +89,7 @@ def table(stored: StoredLadder, active: Set[str], leagues: StoredLeagues) -> lis
             r.games,
             last.get(r.entrant),
             r.entrant in active,
-            None if r.entrant not in placed else placed[r.entrant].league,
+            placed[r.entrant].league if r.entrant in placed else None,
         )
         for rank, r in enumerate(ranked, 1)
     ]
