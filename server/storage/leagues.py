@@ -68,7 +68,7 @@ class _LeagueRow:
 
 
 def store(db: Connection, leagues: LeagueSet) -> None:
-    """Replace the game's leagues of that class (none set: remove them), at once."""
+    """Replace the game's leagues of that class with `leagues`, at once."""
     with write_transaction(db):
         if leagues.class_name != NO_CLASS:
             classes.refuse_unknown(db, leagues.class_name)
