@@ -12,6 +12,7 @@ from typing import Any
 import trio
 
 from arbiter.agents import AgentError, agents_for, all_agent_names, make_agent
+from arbiter.agents.strength import strengths
 from arbiter.client import check, ladder, lobby_view, match, play, records, submit, tournament
 from arbiter.client.connection import ConnectionClosed, ServerError, TLSFailed
 from arbiter.client.options import (
@@ -117,6 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument(
         "--json", action="store_true", help="one JSON object, game -> agent names (for programs)"
     )
+    listing.add_argument(
+        "--strength",
+        action="store_true",
+        help="with --json: game -> {agent: tier}, weakest 0, as docs/agents.md measured",
+    )
     listing.set_defaults(run=run_agents_command)
 
     check.add_parser(commands)
@@ -137,6 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_agents_command(args: argparse.Namespace) -> int:
     games = [args.game] if args.game else GAME_NAMES
+    if args.json and args.strength:  # what a server's leagues ask of their bosses
+        print(json.dumps({game: strengths(game) for game in games}))
+        return 0
     if args.json:  # what a server's `AgentProgram` asks (server.tournaments.local_agents)
         print(json.dumps({game: [info.name for info in agents_for(game)] for game in games}))
         return 0

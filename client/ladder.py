@@ -227,7 +227,7 @@ def server_table(answer: protocol.LadderTable) -> Table:
     """The server's ladder: one row per version, best first; a retired one says so."""
     state = "running" if answer.running else "not running"
     table = Table(title=f"{answer.game} ladder ({state})", box=box.SIMPLE_HEAD)
-    for heading in ("rank", "entrant", "rating", "mu", "sigma", "games", "last game"):
+    for heading in ("rank", "entrant", "rating", "mu", "sigma", "games", "last game", "league"):
         table.add_column(heading, justify="left" if heading == "entrant" else "right")
     for entry in answer.entries:
         name = entry["entrant"] + ("" if entry["active"] else " (retired)")
@@ -243,6 +243,7 @@ def server_table(answer: protocol.LadderTable) -> Table:
             f"{entry['sigma']:.2f}",
             str(entry["games"]),
             last,
+            entry.get("league") or "-",
         )
     return table
 

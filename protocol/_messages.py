@@ -1454,8 +1454,9 @@ class LadderTable(Message):
     `entrant` (`author/name@vN`), `rating` (`mu - 3 sigma`, what the table ranks by), `mu`,
     `sigma` (the rating's uncertainty, a standard deviation), `games`, `last` (the match id of
     its latest game, or nil), `last_at` (when that game began, seconds since the epoch, or nil)
-    and `active` (false for a version retired or no longer ready: it keeps its line, and is
-    paired no more). `running` says whether the server is playing the ladder's games now."""
+    `active` (false for a version retired or no longer ready: it keeps its line, and is
+    paired no more) and `league` (its league's name, or nil when it has none: a boss, or a
+    game without leagues). `running` says whether the server is playing the ladder's games now."""
 
     TYPE: ClassVar[str] = "ladder_table"
     SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER

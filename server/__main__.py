@@ -16,6 +16,7 @@ import trio
 from arbiter.games import OptionError, all_games, get_game
 from arbiter.protocol import TimeControl, TimeControlError
 from arbiter.server.admin_class import add_class_commands
+from arbiter.server.admin_leagues import add_league_commands
 from arbiter.server.admin_roster import add_roster_commands
 from arbiter.server.app import (
     DB_HELP,
@@ -42,6 +43,8 @@ from arbiter.server.storage.errors import (
     StoreError,
     failing_as,
 )
+from arbiter.server.tournaments.leagues import LeagueRefused
+from arbiter.server.tournaments.local_agents import LocalAgentsError
 
 log = logging.getLogger("arbiter.server")
 
@@ -388,7 +391,7 @@ def admin(argv: list[str]) -> int:
     """
     parser = argparse.ArgumentParser(
         prog="arbiter-server admin",
-        description="Manage registered players and admins, and classes of students.",
+        description="Manage registered players and admins, classes of students, and leagues.",
     )
     parser.add_argument("--db", default=default_db(), help=DB_HELP)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
@@ -408,10 +411,11 @@ def admin(argv: list[str]) -> int:
     listing.set_defaults(run=lambda db, args: _show_accounts(accounts.listing(db)))
     add_roster_commands(commands)
     add_class_commands(commands)
+    add_league_commands(commands)
     args = parser.parse_args(argv)
     try:
         _run_admin(args)
-    except accounts.AccountError as error:
+    except (accounts.AccountError, LeagueRefused, LocalAgentsError) as error:
         print(f"arbiter-server admin: {error}", file=sys.stderr)
         return 1
     except StoreError as error:

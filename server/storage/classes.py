@@ -115,6 +115,7 @@ def set_deadline(db: Connection, class_name: str, deadline: datetime) -> None:
 
 
 def refuse_unknown(db: Connection, class_name: str) -> None:
+    """`AccountError` naming the classes there are, if there is no class `class_name`."""
     if db.execute("SELECT 1 FROM classes WHERE name = ?", (class_name,)).fetchone() is None:
         known = [str(name) for (name,) in db.execute("SELECT name FROM classes ORDER BY name")]
         classes = f"classes: {', '.join(known)}" if known else "no class is enrolled yet"

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from arbiter.games import Termination
     from arbiter.server.storage.accounts import Account, Credentials
     from arbiter.server.storage.ladder_rows import RatingChange, StoredLadder
+    from arbiter.server.storage.leagues import StoredLeagues
     from arbiter.server.storage.records import FullRecord, MoveRow
     from arbiter.server.storage.submissions import AuthorLimits, NewSubmission, SubmissionRow
 
@@ -241,6 +242,11 @@ class Storage(Protocol):
 
     async def load_ladder(self, game: str) -> StoredLadder:
         """`game`'s ladder as stored: its ratings and every change, the oldest first."""
+        ...
+
+    async def load_leagues(self, game: str) -> StoredLeagues:
+        """`game`'s leagues, by class, and the students of the classes that have their own
+        (`storage.leagues`)."""
         ...
 
 

@@ -196,6 +196,20 @@ CREATE TABLE IF NOT EXISTS ladder_changes (
 """Version 8: the server's ladders (`storage.ladder_rows`): each entrant's rating, and each game's
 change to it, its history."""
 
+LEAGUES: Final = """
+CREATE TABLE IF NOT EXISTS leagues (
+    game TEXT NOT NULL,
+    class TEXT NOT NULL,            -- a class with leagues of its own, or '' for everyone else
+    position INTEGER NOT NULL,      -- 0 the lowest league
+    name TEXT NOT NULL,
+    boss TEXT NOT NULL,             -- the built-in agent that gates it
+    band TEXT NOT NULL,             -- the grade band it stands for in the course's export
+    confidence {real} NOT NULL,     -- the same on every league of a set
+    PRIMARY KEY (game, class, position)
+)
+"""
+"""Version 11: each game's leagues, gated by boss bots (`storage.leagues`)."""
+
 FINALS: Final = """
 CREATE TABLE IF NOT EXISTS class_finals (
     class TEXT NOT NULL REFERENCES classes(name),
@@ -210,7 +224,7 @@ columns added to `classes`."""
 OUR_TABLES: Final = frozenset(
     re.findall(
         r"CREATE TABLE IF NOT EXISTS (\w+)",
-        TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS + CLASSES + LADDERS + FINALS,
+        TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS + CLASSES + LADDERS + FINALS + LEAGUES,
     )
 )
 STAMP: Final = "arbiter_schema"
@@ -287,6 +301,11 @@ def _version_10(db: Connection, dialect: Dialect) -> None:
     db.execute("ALTER TABLE classes ADD COLUMN pseudonym_key TEXT")
 
 
+def _version_11(db: Connection, dialect: Dialect) -> None:
+    """The leagues (`LEAGUES`)."""
+    db.execute(LEAGUES.format(**dialect.types))
+
+
 EMPTY_ANSWERS: Final = b"\x90"
 """msgpack's empty array: the answers of batch 0."""
 
@@ -300,6 +319,7 @@ MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     8: _version_8,
     9: _version_9,
     10: _version_10,
+    11: _version_11,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)

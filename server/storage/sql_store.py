@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 from contextlib import closing
 from types import ModuleType
-from typing import Any, ClassVar, Final, TypeVar
+from typing import Any, ClassVar, Final, TypeVar, cast
 
 import trio
 
@@ -195,11 +195,9 @@ class SQLStorage(ThreadQueries):
     def _refusal(cls, name: str, message: str) -> Exception:
         """The commit process's refusal as the engine's exception it was, by its class name."""
         base = cls.ERRORS.Error
-        kind = getattr(cls.ERRORS, name, None)
-        if not (isinstance(kind, type) and issubclass(kind, base)):
-            kind = base
-        error: Exception = kind(message)
-        return error
+        kind = getattr(cls.ERRORS, name, base)
+        known = isinstance(kind, type) and issubclass(kind, base)
+        return cast(Exception, (kind if known else base)(message))
 
     async def run_writer(
         self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED

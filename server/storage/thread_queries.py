@@ -1,6 +1,7 @@
 """The store's queries off the match path that run one at a time on a worker thread: a
-submission's versions, archives and its seats' logs, the ladders' ratings. `SQLStorage` is one of
-these with the match path and the group commit added (`server.storage.sql_store`)."""
+submission's versions, archives and its seats' logs, the ladders' ratings and leagues.
+`SQLStorage` is one of these with the match path and the group commit added
+(`server.storage.sql_store`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from typing import Any, ClassVar, TypeVar
 
 import trio
 
-from arbiter.server.storage import ladder_rows, seat_logs
+from arbiter.server.storage import ladder_rows, leagues, seat_logs
 from arbiter.server.storage import submissions as stored_submissions
 from arbiter.server.storage.errors import NotStored, StoreError, Unreadable, failing_as
 from arbiter.server.storage.ladder_rows import RatingChange, StoredLadder
+from arbiter.server.storage.leagues import StoredLeagues
 from arbiter.server.storage.seat_logs import SeatLog
 from arbiter.server.storage.sql_connection import Connection, Dialect
 from arbiter.server.storage.statuses import SubmissionStatus
@@ -93,3 +95,6 @@ class ThreadQueries:
 
     async def load_ladder(self, game: str) -> StoredLadder:
         return await self._run(ladder_rows.load, self._db, game)
+
+    async def load_leagues(self, game: str) -> StoredLeagues:
+        return await self._run(leagues.load, self._db, game)

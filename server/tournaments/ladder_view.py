@@ -21,8 +21,10 @@ from arbiter.server.play.seek_terms import Refused
 from arbiter.server.storage.errors import StoreError
 from arbiter.server.storage.interface import Storage
 from arbiter.server.storage.ladder_rows import LadderRating, RatingChange, StoredLadder
+from arbiter.server.storage.leagues import StoredLeagues
 from arbiter.server.storage.statuses import SubmissionStatus
-from arbiter.server.tournaments.ladder_ratings import CONFIDENCE, MODEL
+from arbiter.server.tournaments.ladder_ratings import CONFIDENCE, MODEL, Skill
+from arbiter.server.tournaments.leagues import Placement, boss_entrant, placements
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +39,10 @@ class TableLine:
     last: RatingChange | None
     """Its latest game's change, if it has played."""
     active: bool
-    """Whether it is still paired: a ready version (a retired one keeps its line)."""
+    """Whether it is still paired: a ready version or a league's boss (a retired one keeps its
+    line)."""
+    league: str | None
+    """Its league, if its game (or its author's class) has leagues; a boss has none."""
 
     @property
     def rating(self) -> float:
@@ -55,6 +60,7 @@ class TableLine:
             "last": None if self.last is None else self.last.match_id,
             "last_at": None if self.last is None else self.last.began_at,
             "active": self.active,
+            "league": self.league,
         }
 
 
@@ -66,16 +72,26 @@ class Played:
     opponent: str
 
 
-def table(stored: StoredLadder, active: Set[str]) -> list[TableLine]:
+def table(stored: StoredLadder, active: Set[str], leagues: StoredLeagues) -> list[TableLine]:
     """The entrants best first: by `mu - 3 sigma`, then by name, so that ties read the same.
-    A ready version that has not played yet is there with the model's first guess."""
+    A ready version (or boss) that has not played yet is there with the model's first guess."""
     last = {change.entrant: change for change in stored.changes}
     rated = {rating.entrant for rating in stored.ratings}
     fresh = [LadderRating(name, MODEL.mu, MODEL.sigma, 0) for name in active - rated]
     everyone = [*stored.ratings, *fresh]
+    placed = placements({r.entrant: Skill(r.mu, r.sigma) for r in everyone}, leagues)
     ranked = sorted(everyone, key=lambda r: (-(r.mu - CONFIDENCE * r.sigma), r.entrant))
     return [
-        TableLine(rank, r.entrant, r.mu, r.sigma, r.games, last.get(r.entrant), r.entrant in active)
+        TableLine(
+            rank,
+            r.entrant,
+            r.mu,
+            r.sigma,
+            r.games,
+            last.get(r.entrant),
+            r.entrant in active,
+            placed[r.entrant].league if r.entrant in placed else None,
+        )
         for rank, r in enumerate(ranked, 1)
     ]
 
@@ -95,14 +111,36 @@ def history(stored: StoredLadder, entrant: str) -> list[Played]:
     ]
 
 
-async def read(storage: Storage, game: str) -> tuple[StoredLadder, frozenset[str]]:
-    """`game`'s stored ladder, and the versions it pairs now (its ready ones), as the public
-    sees them: a student whose class asked for pseudonyms under theirs."""
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A game's ladder as stored, the entrants it pairs now, and its leagues."""
+
+    stored: StoredLadder
+    active: frozenset[str]
+    """The ready versions, and the bosses of the game's leagues."""
+    leagues: StoredLeagues
+
+    def table(self) -> list[TableLine]:
+        return table(self.stored, self.active, self.leagues)
+
+
+async def read(storage: Storage, game: str) -> Reading:
+    """`game`'s ladder as the public sees it: a student whose class asked for pseudonyms under
+    theirs."""
+    reading = await _read(storage, game)
+    shown = partial(public_entrant, reading.stored.pseudonyms)
+    active = frozenset(map(shown, reading.active))
+    return Reading(_renamed(reading.stored, shown), active, reading.leagues)
+
+
+async def _read(storage: Storage, game: str) -> Reading:
+    """`game`'s stored ladder, the entrants it pairs now, and its leagues, under real names."""
     stored = await storage.load_ladder(game)
     ready = await storage.submissions_with_status(SubmissionStatus.READY)
-    active = frozenset(pinned(row) for row in ready if row.game == game)
-    shown = partial(public_entrant, stored.pseudonyms)
-    return _renamed(stored, shown), frozenset(map(shown, active))
+    leagues = await storage.load_leagues(game)
+    versions = {pinned(row) for row in ready if row.game == game}
+    bosses = {boss_entrant(agent) for agent in leagues.bosses}
+    return Reading(stored, frozenset(versions | bosses), leagues)
 
 
 def public_entrant(pseudonyms: Mapping[str, str], entrant: str) -> str:
@@ -119,11 +157,19 @@ def _renamed(stored: StoredLadder, shown: Callable[[str], str]) -> StoredLadder:
     )
 
 
-def message(stored: StoredLadder, active: Set[str], running: bool) -> protocol.LadderTable:
+async def read_placements(storage: Storage, game: str) -> dict[str, Placement]:
+    """Each version's league and grade band in `game`'s ladder, by entrant (`ann/bot@v2`):
+    what the course's grades export asks. Empty when the game has no leagues."""
+    reading = await _read(storage, game)
+    skills = {line.entrant: Skill(line.mu, line.sigma) for line in reading.table()}
+    return placements(skills, reading.leagues)
+
+
+def message(reading: Reading, running: bool) -> protocol.LadderTable:
     """The `ladder_table` answer: the best `MAX_LADDER_ENTRIES` lines."""
-    lines = table(stored, active)[: protocol.MAX_LADDER_ENTRIES]
+    lines = reading.table()[: protocol.MAX_LADDER_ENTRIES]
     return protocol.LadderTable(
-        game=stored.game, running=running, entries=[line.to_wire() for line in lines]
+        game=reading.stored.game, running=running, entries=[line.to_wire() for line in lines]
     )
 
 
@@ -136,11 +182,11 @@ async def answer(storage: Storage, game: str, running: bool) -> protocol.LadderT
     if game not in {rules.name for rules in all_games()}:
         raise NoLadder(ErrorCode.UNKNOWN_GAME, f"there is no game {game!r}")
     try:
-        stored, active = await read(storage, game)
+        reading = await read(storage, game)
     except StoreError as error:
         raise NoLadder(
             ErrorCode.INTERNAL_ERROR, f"the ladder cannot be read now ({error}): try again later"
         ) from error
-    if not running and not stored.ratings:
+    if not running and not reading.stored.ratings:
         raise NoLadder(ErrorCode.UNKNOWN_TOURNAMENT, f"this server keeps no ladder of {game}")
-    return message(stored, active, running)
+    return message(reading, running)

@@ -109,13 +109,35 @@ class AgentProgram:
     async def names(self, game: str) -> Sequence[str]:
         """The built-in agents offered for `game`."""
         if game not in self._names:
-            self._names[game] = await self._ask(game)
+            self._names[game] = await self._names_of(game)
         return self._names[game]
 
-    async def _ask(self, game: str) -> list[str]:
+    async def strengths(self, game: str) -> dict[str, int]:
+        """The agents with a stated strength in `game`, each by its tier (0 the weakest), as
+        `PROGRAM agents GAME --json --strength` states them: what a league's bosses are
+        ordered by."""
+        listed = await self._ask(game, "--strength")
+        if not isinstance(listed, dict) or not all(
+            isinstance(name, str) and type(tier) is int for name, tier in listed.items()
+        ):
+            raise LocalAgentsError(
+                f"{' '.join(self.program)} agents {game} --json --strength did not list tiers"
+            )
+        return listed
+
+    async def _names_of(self, game: str) -> list[str]:
+        listed = await self._ask(game)
+        if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
+            raise LocalAgentsError(
+                f"{' '.join(self.program)} agents {game} --json did not list agents"
+            )
+        return listed
+
+    async def _ask(self, game: str, *flags: str) -> object:
+        """What `PROGRAM agents GAME --json FLAGS` says of `game` (None if it said nothing)."""
         try:
             done = await trio.run_process(
-                [*self.program, "agents", game, "--json"],
+                [*self.program, "agents", game, "--json", *flags],
                 stdin=subprocess.DEVNULL,
                 capture_stdout=True,
                 capture_stderr=True,
@@ -123,16 +145,16 @@ class AgentProgram:
             )
         except OSError as error:
             raise LocalAgentsError(f"cannot run {self.program[0]!r}: {error}") from None
-        try:
-            listed = json.loads(done.stdout)[game] if done.returncode == 0 else None
-        except (ValueError, KeyError, TypeError):
-            listed = None
-        if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
+        if done.returncode != 0:
             raise LocalAgentsError(
-                f"{' '.join(self.program)} agents {game} --json did not list agents"
+                f"{' '.join(self.program)} agents {game} --json {' '.join(flags)} failed"
                 f" (exit status {done.returncode})"
             )
-        return listed
+        try:
+            answer: object = json.loads(done.stdout)[game]
+        except (ValueError, KeyError, TypeError):
+            return None
+        return answer
 
     def command(
         self, tournament: str, server: tuple[str, int], name: str, agent: str, seed: int

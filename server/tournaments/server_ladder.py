@@ -1,6 +1,6 @@
 """A server's ladder of one game: its entrants are every ready hosted submission version of the
-game, paired continuously, each game an ordinary recorded match, each result moving the two
-ratings, stored.
+game and the bosses of its leagues, paired continuously, each game an ordinary recorded match,
+each result moving the two ratings, stored.
 
 Theory of operation. `ServerLadder.run` reads the stored ratings (a restarted server goes on
 from them), then loops: it reads which versions are ready (a new upload joins with the model's
@@ -8,15 +8,19 @@ first guess and a wide uncertainty, a retired one leaves the pairing and keeps i
 up to `concurrency` pairs with `ladder_pairing.pairings` among the entrants not in a game and
 under their cap of games an hour, and plays each pair in a task of its own.
 
-A game is played as a tournament's hosted entrant is: a worker runs each version under a seat
-name of its own (`ladder-alice.bot.v2-1`, a `local` account with a fresh ticket), hosted to meet
-the other seat alone; the seat's seek is kept for the ladder (`wants`) and never paired
-casually; once both seeks are there the match begins under the ladder's time control, run by
-the live matches as every match is, stored with the same records, replay and pages. Its
-result moves both ratings (`Ladder.record`), and the changes are stored with the ratings they
-lead to in one transaction. A seat that does not seek within `wait` seconds (its agent could
-not start, no worker was free) leaves the game unplayed: no match, no change, and the pair is
-drawn again later like any other.
+The game's leagues (`leagues.py`) add their bosses as entrants of their own (`boss:greedy`),
+rated like everyone: a league is earned against the boss's rating, so the boss must play.
+
+A game is played as a tournament's hosted entrant is: a worker runs each version (or a boss's
+built-in agent, as it runs a tournament's `local` entrant) under a seat name of its own
+(`ladder-alice.bot.v2-1`, `ladder-boss.greedy-1`, a `local` account with a fresh ticket), hosted
+to meet the other seat alone; the seat's seek is kept for the ladder (`wants`) and never paired
+casually; once both seeks are there the match begins under the ladder's time control, run by the
+live matches as every match is, stored with the same records, replay and pages. Its result moves
+both ratings (`Ladder.record`), and the changes are stored with the ratings they lead to in one
+transaction. A seat that does not seek within `wait` seconds (its agent could not start, no
+worker was free) leaves the game unplayed: no match, no change, and the pair is drawn again
+later like any other.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from arbiter.server.storage.submissions import SubmissionRow
 from arbiter.server.tournaments.ladder import Entry, Ladder, LadderGame
 from arbiter.server.tournaments.ladder_pairing import next_opening, pairings
 from arbiter.server.tournaments.ladder_ratings import Skill
+from arbiter.server.tournaments.leagues import boss_entrant
 from arbiter.server.tournaments.standings import GameResult
 from arbiter.server.tournaments.tournament import Desk
 
@@ -78,6 +83,17 @@ class LadderSettings:
     """Seconds a game waits for both seats to seek before it is left unplayed."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Player:
+    """What a worker is asked to run for one entrant's seat."""
+
+    base: str
+    """The seat name's base: the version's (`alice.bot.v2`) or the boss's (`boss.greedy`)."""
+    run: dict[str, Any]
+    author: str | None
+    """Whose submission it runs (None for a boss): who may read its log."""
+
+
 class ServerLadder:
     """One game's ladder, played by the workers until the server stops."""
 
@@ -87,7 +103,10 @@ class ServerLadder:
         self.settings = settings
         self.ladder = Ladder([])
         self.versions: dict[str, SubmissionRow] = {}
-        """The ready versions, by pinned name: the entrants paired."""
+        """The ready versions, by pinned name: entrants paired."""
+        self.bosses: dict[str, str] = {}
+        """The built-in agents of the game's leagues, by entrant name (`boss:greedy`): entrants
+        paired too."""
         self._seats: set[str] = set()
         """The seat names whose seeks are kept for this ladder."""
         self._busy: set[str] = set()
@@ -121,13 +140,16 @@ class ServerLadder:
     async def _look_at_versions(self) -> None:
         ready = await self.desk.storage.submissions_with_status(SubmissionStatus.READY)
         self.versions = {pinned(row): row for row in ready if row.game == self.settings.game}
-        for name in self.versions:
+        leagues = await self.desk.storage.load_leagues(self.settings.game)
+        self.bosses = {boss_entrant(agent): agent for agent in leagues.bosses}
+        for name in [*self.versions, *self.bosses]:
             self.ladder.entries.setdefault(name, Entry(name))
 
     def _draw(self) -> list[tuple[str, str]]:
-        """Pairs for the free slots, among the ready versions not in a game."""
+        """Pairs for the free slots, among the ready versions and bosses not in a game."""
         settings = self.settings
-        resting = self._busy | (self.ladder.entries.keys() - self.versions.keys())
+        paired = self.versions.keys() | self.bosses.keys()
+        resting = self._busy | (self.ladder.entries.keys() - paired)
         return pairings(
             self.ladder,
             self._rng,
@@ -155,15 +177,16 @@ class ServerLadder:
             self._ended.set()
 
     async def _play(self, first: str, second: str) -> None:
-        rows = (self.versions[first], self.versions[second])
+        players = (self._player(first), self._player(second))
         names = [
-            self.workers.free_name(f"{SEAT_PREFIX}{seat_base(row)}"[:MAX_SEAT_BASE]) for row in rows
+            self.workers.free_name(f"{SEAT_PREFIX}{player.base}"[:MAX_SEAT_BASE])
+            for player in players
         ]
         self._seats |= set(names)
         hostings: list[Hosting] = []
         try:
-            for seat, row in enumerate(rows):
-                hostings.append(await self._host(names[seat], row, names[1 - seat]))
+            for seat, player in enumerate(players):
+                hostings.append(await self._host(names[seat], player, names[1 - seat]))
             seeks = await self._gather(names, hostings)
             if seeks is None:
                 logs.event(log, "ladder_game_unplayed", game=self.settings.game, players=names)
@@ -189,8 +212,19 @@ class ServerLadder:
             for name in names:
                 self.desk.seeks.release_seeks(name, self.settings.game)
 
-    async def _host(self, name: str, row: SubmissionRow, opponent: str) -> Hosting:
-        """A worker runs `row` as `name`, to meet `opponent` alone (waiting for a free slot)."""
+    def _player(self, entrant: str) -> _Player:
+        """How `entrant` is hosted: a version as its submission, a boss as the worker's
+        built-in agent (as a tournament's `local` entrant is)."""
+        if entrant in self.bosses:
+            agent = self.bosses[entrant]
+            run = {"kind": "agent", "agent": agent, "seed": self._rng.getrandbits(31)}
+            return _Player(f"boss.{agent}", run, None)
+        row = self.versions[entrant]
+        return _Player(seat_base(row), run_of(row), row.author)
+
+    async def _host(self, name: str, player: _Player, opponent: str) -> Hosting:
+        """A worker runs `player` as `name`, to meet `opponent` alone (waiting for a free
+        slot)."""
         settings = self.settings
         while True:
             try:
@@ -198,9 +232,9 @@ class ServerLadder:
                     name,
                     settings.game,
                     settings.control,
-                    run_of(row),
+                    player.run,
                     opponent=opponent,
-                    author=row.author,
+                    author=player.author,
                 )
             except NoWorker:
                 await self.workers.wait_for_slot()

@@ -45,13 +45,14 @@ class LadderPages:
         if game not in GAME_NAMES:
             return page("Ladder", f"<p>There is no game {html.escape(game)}.</p>", 404)
         try:
-            stored, active = await ladder_view.read(self.storage, game)
+            reading = await ladder_view.read(self.storage, game)
         except StoreError:
             return page("Ladder", f'<p class="error">{STORE_FAILED}</p>', 503)
         title = f"{game} ladder"
+        stored = reading.stored
         if not stored.ratings:
             return page(title, f"<p>This server keeps no ladder of {html.escape(game)}.</p>", 404)
-        lines = ladder_view.table(stored, active)
+        lines = reading.table()
         sections = [_entrant(line, ladder_view.history(stored, line.entrant)) for line in lines]
         return page(title, f"<h1>{html.escape(title)}</h1>{_table(lines)}{''.join(sections)}")
 
@@ -67,6 +68,7 @@ def _table(lines: Sequence[TableLine]) -> str:
         " almost surely above. The bar spans <var>mu</var> &plusmn; 3 <var>sigma</var>.</p>"
         '<table class="ladder"><thead><tr><th>rank</th><th>entrant</th><th>rating</th>'
         "<th>mu</th><th>sigma</th><th>uncertainty</th><th>games</th><th>last game</th>"
+        "<th>league</th>"
         f"</tr></thead><tbody>{rows}</tbody></table>"
     )
 
@@ -78,7 +80,8 @@ def _row(line: TableLine, low: float, high: float) -> str:
         f'<tr data-entrant="{html.escape(line.entrant)}"><td>{line.rank}</td>'
         f'<td><a href="#{_anchor(line.entrant)}">{name}</a></td>'
         f"<td>{line.rating:.2f}</td><td>{line.mu:.2f}</td><td>{line.sigma:.2f}</td>"
-        f"<td>{_bar(line, low, high)}</td><td>{line.games}</td><td>{last}</td></tr>"
+        f"<td>{_bar(line, low, high)}</td><td>{line.games}</td><td>{last}</td>"
+        f"<td>{html.escape(line.league or '-')}</td></tr>"
     )
 
 

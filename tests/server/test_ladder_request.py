@@ -16,6 +16,7 @@ from arbiter.protocol import ErrorCode
 from arbiter.server.storage import ladder_rows
 from arbiter.server.storage.engine import open_database
 from arbiter.server.storage.ladder_rows import RatingChange
+from arbiter.server.storage.leagues import StoredLeagues
 from arbiter.server.storage.sql_connection import write_transaction
 from arbiter.server.tournaments.ladder_view import table
 from arbiter.server.tournaments.server_ladder import resumed
@@ -115,10 +116,10 @@ async def test_a_stored_ladder_is_resumed_with_its_ratings_games_and_colours(
         ("ann/a@v1", "win", 0),
         ("bob/b@v1", "draw", None),
     ]
-    lines = table(stored, active={"bob/b@v1", "dan/d@v1"})
-    assert [(line.entrant, line.games, line.active) for line in lines] == [
-        ("ann/a@v1", 1, False),
-        ("bob/b@v1", 2, True),
-        ("cat/c@v1", 1, False),
-        ("dan/d@v1", 0, True),
+    lines = table(stored, {"bob/b@v1", "dan/d@v1"}, StoredLeagues({}, {}))
+    assert [(line.entrant, line.games, line.active, line.league) for line in lines] == [
+        ("ann/a@v1", 1, False, None),
+        ("bob/b@v1", 2, True, None),
+        ("cat/c@v1", 1, False, None),
+        ("dan/d@v1", 0, True, None),
     ]
