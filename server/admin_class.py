@@ -23,11 +23,14 @@ from arbiter.server.play.defaults import Illegal
 from arbiter.server.play.hosted_submissions import pinned, seat_base
 from arbiter.server.play.seek_terms import Refused, checked_terms
 from arbiter.server.storage import finals, ladder_rows, tournament_rows
+from arbiter.server.storage import leagues as stored_leagues
 from arbiter.server.storage.finals import FinalRefused, Frozen
 from arbiter.server.storage.interface import TournamentRow
 from arbiter.server.storage.sql_connection import Connection
 from arbiter.server.storage.statuses import TournamentStatus
 from arbiter.server.tournaments.formats import round_robin
+from arbiter.server.tournaments.ladder_ratings import Skill
+from arbiter.server.tournaments.leagues import placements
 from arbiter.server.tournaments.standings import Standing, standings
 from arbiter.server.tournaments.tournament import Tournament, local_names
 
@@ -43,7 +46,8 @@ GRADES_HEADER = (
     "final_score",
     "games",
 )
-"""`league` and `grade_band` stay empty: no league is defined on this server's ladders."""
+"""`league` and `grade_band` are the version's league on the game's ladder and the band the
+instructor gave it (`admin league set`), empty where the game has no leagues."""
 DEFAULT_CONCURRENCY = 4
 WAIT_SECONDS = 60.0
 """How long a due game waits for its hosted seats: a worker starting a sandboxed agent."""
@@ -197,6 +201,8 @@ def grades(db: Connection, class_name: str, game: str, tournament_name: str) -> 
     version has no rating or final result) has those cells empty."""
     frozen = finals.frozen_versions(db, class_name, game, time.time())
     ratings = {rating.entrant: rating for rating in ladder_rows.load(db, game).ratings}
+    skills = {entrant: Skill(rating.mu, rating.sigma) for entrant, rating in ratings.items()}
+    placed = placements(skills, stored_leagues.load(db, game))
     stored = next(t for t in tournament_rows.load_tournaments(db) if t.row.name == tournament_name)
     final = Tournament(stored.row, stored.games)
     by_version = {version: seat for seat, version in stored.row.local.items()}
@@ -214,7 +220,9 @@ def grades(db: Connection, class_name: str, game: str, tournament_name: str) -> 
         shown = "" if rating is None else f"{rating.mu - 3 * rating.sigma:.2f}"
         place = places.get(by_version.get(version, ""))
         ranked = ["", "", ""] if place is None else _ranked(*place)
-        lines.append([*cells, version, shown, "", "", *ranked])
+        placement = placed.get(version)
+        league = ["", ""] if placement is None else [placement.league, placement.band]
+        lines.append([*cells, version, shown, *league, *ranked])
     return lines
 
 

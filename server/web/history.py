@@ -9,7 +9,7 @@ game's length, so its first message is bounded too.
 A match no page has followed yet (a long game that TCP clients played) has sent none of its
 earlier positions, so it is replayed once to reach its latest ones, while every other page
 asking for the same match waits for that one replay rather than starting its own. The replay
-runs on the event loop in steps of `STEP_PLIES` moves with a checkpoint between them, so every
+runs on the event loop in slices of `SLICE_SECONDS` with a checkpoint between them, so every
 match's moves wait for one step at most; a worker thread would hold the interpreter's lock for
 its switch interval each time the loop wanted it back, on every move of every match while it
 ran. Only the moves into the last `KEPT_PLIES` positions build their positions.
@@ -18,6 +18,7 @@ ran. Only the moves into the last `KEPT_PLIES` positions build their positions.
 from __future__ import annotations
 
 import json
+import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,9 +34,10 @@ KEPT_PLIES = 256
 """Positions kept per match, the latest: what a page starting to watch is sent. A game longer
 than this is shown from there on, with the moves into those positions (`arbiter export` has
 the rest)."""
-STEP_PLIES = 32
-"""Moves replayed between two checkpoints: a step costs about a millisecond in the slowest
-game's rules."""
+SLICE_SECONDS = 0.0005
+"""How long a replay runs between two checkpoints: what any match's next move may wait for it.
+A slice of time rather than of moves, so a game whose moves cost more to play holds the loop no
+longer."""
 HISTORY_BYTES = 32 * 1024 * 1024
 """The positions kept for all matches together, as JSON text; the least recently used match
 goes first (a match being played touches its history at every move)."""
@@ -128,12 +130,14 @@ class History:
 
 
 async def replayed(start: History, later: Sequence[str]) -> History:
-    """`start` (a history of its own) with the moves `later` played on it, `STEP_PLIES` at a
+    """`start` (a history of its own) with the moves `later` played on it, `SLICE_SECONDS` at a
     time between checkpoints; `GameError` if a move does not parse."""
     unkept = len(later) - KEPT_PLIES
+    slice_ends = time.perf_counter() + SLICE_SECONDS
     for index, text in enumerate(later):
-        if index % STEP_PLIES == STEP_PLIES - 1:
+        if time.perf_counter() >= slice_ends:
             await trio.lowlevel.checkpoint()
+            slice_ends = time.perf_counter() + SLICE_SECONDS
         if index < unkept:
             start.advance(text)
         else:

@@ -1,8 +1,10 @@
-"""A term in a test: a roster of thirty imported, pseudonyms asked for, three students uploading
-hosted agents before the deadline and the server's ladder playing them, the deadline, an upload
+"""A term in a test: a roster of thirty imported, pseudonyms asked for, the class's leagues set
+(gated by the random and greedy agents), three students uploading hosted agents before the
+deadline and the server's ladder playing them beside the bosses, the deadline, an upload
 after it refused naming it, the freeze-and-rerun final on the workers (refused before the
 deadline, for an unknown class or game, for a class with fewer than two frozen versions), and
-the grades CSV checked line by line. On SQLite and on PostgreSQL.
+the grades CSV checked line by line (each league worked out again from the stored ratings). On
+SQLite and on PostgreSQL.
 
 King's Court with a short no-capture limit keeps the games short; two games per pair."""
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import stat
 import time
 from collections.abc import Callable
@@ -44,6 +47,8 @@ STUDENTS = [(f"pupil{n:02}", f"S{2000 + n}", "AB"[n % 2]) for n in range(30)]
 SUBMITTERS = ("pupil00", "pupil01", "pupil02")
 LATE = "pupil03"
 SECONDS = 300
+LEAGUES = {"Bronze": ("random", "D"), "Silver": ("greedy", "C")}
+CONFIDENCE = 0.75
 
 
 def query(
@@ -77,6 +82,9 @@ async def enrol(db: Path | str, tmp_path: Path) -> dict[str, str]:
     text(await admin(db, "roster", "import", str(roster), "--tokens-out", str(tokens)))
     text(await admin(db, "roster", "deadline", "cs101", "2099-01-01T00:00:00Z"))
     text(await admin(db, "class", "pseudonyms", "cs101", "on"))
+    leagues = [f"--league={name}={boss}:{band}" for name, (boss, band) in LEAGUES.items()]
+    confidence = ("--confidence", str(CONFIDENCE))
+    text(await admin(db, "league", "set", GAME, *leagues, "--class", "cs101", *confidence))
     return {row["name"]: row["token"] for row in csv.DictReader(io.StringIO(tokens.read_text()))}
 
 
@@ -202,13 +210,26 @@ async def check_grades(db: Path | str, tmp_path: Path, tournament: protocol.Tour
             continue
         version = f"{name}/bot@v1"
         rank, line = standings[by_version[version]]
+        league = "Silver" if above(db, version, "boss:greedy") else "Bronze"
         assert row[3:] == [
             version,
             f"{ratings[version]:.2f}",
-            "",
-            "",
+            league,
+            LEAGUES[league][1],
             str(rank),
             f"{line['points']:g}",
             str(line["games"]),
         ], row
         assert line["games"] == 4
+
+
+def above(db: Path | str, entrant: str, boss: str) -> bool:
+    """Whether `entrant`'s stored skill is above `boss`'s with the leagues' confidence: the
+    normal probability that one skill exceeds the other (a boss not rated yet at the prior)."""
+    skills = {
+        str(name): (float(str(mu)), float(str(sigma)))
+        for name, mu, sigma in query(db, "SELECT entrant, mu, sigma FROM ladder_ratings")
+    }
+    (mu, sigma), (boss_mu, boss_sigma) = skills[entrant], skills.get(boss, (25.0, 25.0 / 3))
+    z = (mu - boss_mu) / math.hypot(sigma, boss_sigma)
+    return 0.5 * (1 + math.erf(z / math.sqrt(2))) >= CONFIDENCE
