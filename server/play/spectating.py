@@ -2,17 +2,25 @@
 from the store, replayed and shown once per connection.
 
 A finished match's frames are kept encoded (`server.play.snapshots`), so a match watched again
-costs neither a read nor a replay; an id that will never have anything to show (an aborted match)
-is remembered too, and refused without a read.
+costs neither a read nor a replay; spectators asking for it while it is read and replayed wait
+for that one reading rather than each starting their own; the replay runs on the event loop in
+slices of time (`server.common.slices`), so a long game shown for the first time holds no
+match's move for longer than a slice. An id that will never have anything to show (an aborted
+match) is remembered too, and refused without a read.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import trio
 
 from arbiter import protocol
-from arbiter.games import GameError, get_game
+from arbiter.games import Game, GameError, State, get_game
 from arbiter.protocol import ErrorCode
+from arbiter.server.common.slices import Slices
 from arbiter.server.connection.session import Session
 from arbiter.server.play import messages
 from arbiter.server.play.match import Match
@@ -38,6 +46,8 @@ class Spectating:
         """Finished matches as a spectator is shown them, encoded."""
         self.nothing_to_show = nothing_to_show()
         """Ids whose watch is refused without a read: matches that will never be shown."""
+        self._reading: dict[int, trio.Event] = {}
+        """Finished matches being read and replayed for a spectator, set once they are done."""
 
     async def watch(self, session: Session, match_id: int, since: int | None = None) -> None:
         """Show `session` the match (a live one's moves from about `since`, when it knows the
@@ -63,11 +73,21 @@ class Spectating:
         if self.nothing_to_show.get(match_id):
             session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
             return
-        shown = self.snapshots.get(match_id) or await self._show_finished(session, match_id)
+        while (reading := self._reading.get(match_id)) is not None:
+            await reading.wait()
+        shown = self.snapshots.get(match_id) or await self._read_once(session, match_id)
         if shown is not None:  # two writes of the kept frames rather than a joined copy
             session.send(shown[0])
             session.send(shown[1])
             self.seating.shown(session, match_id)
+
+    async def _read_once(self, session: Session, match_id: int) -> Shown | None:
+        self._reading[match_id] = done = trio.Event()
+        try:
+            return await self._show_finished(session, match_id)
+        finally:
+            del self._reading[match_id]
+            done.set()
 
     async def _show_finished(self, session: Session, match_id: int) -> Shown | None:
         """A finished match's frames for a spectator, read back and replayed (then kept), or
@@ -79,7 +99,7 @@ class Spectating:
             session.send_error(ErrorCode.UNKNOWN_MATCH, f"no match {match_id}", "watch", match_id)
             return None
         try:
-            state = get_game(record.game).replay(record.options, record.notation)
+            state = await replayed(get_game(record.game), record.options, record.notation)
         except GameError as error:  # an edited file, or rules changed since it was played
             log.error("match %d does not replay: %s", match_id, error)
             session.send_error(
@@ -114,6 +134,19 @@ class Spectating:
         )
         self.snapshots.put(match_id, shown)
         return shown
+
+
+async def replayed(
+    game: Game[Any, Any], options: Mapping[str, Any], texts: Sequence[str]
+) -> State[Any]:
+    """The position a stored game's moves reach (each checked, as `Game.replay` does), played in
+    slices of time between checkpoints."""
+    state: State[Any] = game.initial_state(options)
+    slices = Slices()
+    for text in texts:
+        await slices.step()
+        _, state = game.apply_text(state, text)
+    return state
 
 
 def final_clocks_ms(record: FullRecord) -> list[int] | None:

@@ -9,16 +9,14 @@ game's length, so its first message is bounded too.
 A match no page has followed yet (a long game that TCP clients played) has sent none of its
 earlier positions, so it is replayed once to reach its latest ones, while every other page
 asking for the same match waits for that one replay rather than starting its own. The replay
-runs on the event loop in slices of `SLICE_SECONDS` with a checkpoint between them, so every
-match's moves wait for one step at most; a worker thread would hold the interpreter's lock for
-its switch interval each time the loop wanted it back, on every move of every match while it
-ran. Only the moves into the last `KEPT_PLIES` positions build their positions.
+runs on the event loop in slices of time (`server.common.slices`), so every match's moves wait
+for one slice at most. Only the moves into the last `KEPT_PLIES` positions build their
+positions.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,15 +27,12 @@ import trio
 from arbiter.games import GameError
 from arbiter.games._base import Game, State
 from arbiter.server.common.recent import Recent
+from arbiter.server.common.slices import Slices
 
 KEPT_PLIES = 256
 """Positions kept per match, the latest: what a page starting to watch is sent. A game longer
 than this is shown from there on, with the moves into those positions (`arbiter export` has
 the rest)."""
-SLICE_SECONDS = 0.0005
-"""How long a replay runs between two checkpoints: what any match's next move may wait for it.
-A slice of time rather than of moves, so a game whose moves cost more to play holds the loop no
-longer."""
 HISTORY_BYTES = 32 * 1024 * 1024
 """The positions kept for all matches together, as JSON text; the least recently used match
 goes first (a match being played touches its history at every move)."""
@@ -130,14 +125,12 @@ class History:
 
 
 async def replayed(start: History, later: Sequence[str]) -> History:
-    """`start` (a history of its own) with the moves `later` played on it, `SLICE_SECONDS` at a
-    time between checkpoints; `GameError` if a move does not parse."""
+    """`start` (a history of its own) with the moves `later` played on it, in slices of time
+    between checkpoints; `GameError` if a move does not parse."""
     unkept = len(later) - KEPT_PLIES
-    slice_ends = time.perf_counter() + SLICE_SECONDS
+    slices = Slices()
     for index, text in enumerate(later):
-        if time.perf_counter() >= slice_ends:
-            await trio.lowlevel.checkpoint()
-            slice_ends = time.perf_counter() + SLICE_SECONDS
+        await slices.step()
         if index < unkept:
             start.advance(text)
         else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import trio
 import trio.testing
@@ -94,6 +95,29 @@ async def test_a_finished_match_is_read_back_once_for_every_spectator(
         kept = lobby.snapshots.get(match.id)
         assert kept is not None
         assert kept[0].message == views[0][0]
+
+
+async def test_spectators_asking_at_once_for_a_finished_match_wait_for_one_reading(
+    tmp_path: Path, nursery: trio.Nursery, mock_clock: trio.testing.MockClock
+) -> None:
+    async with a_match(tmp_path, nursery, 6) as (lobby, ann, bob, match):
+        await resigned(ann, bob, match)
+        storage = lobby.storage
+        reads: list[int] = []
+        load_match = storage.load_match
+
+        async def counted(match_id: int) -> Any:
+            reads.append(match_id)
+            return await load_match(match_id)
+
+        storage.load_match = counted  # type: ignore[method-assign]
+        clients = [await connect(lobby, nursery, f"fan{number}") for number in range(8)]
+        for client in clients:
+            await client.send(protocol.Watch(match=match.id))
+        views = [await client.expect(protocol.Watching) for client in clients]
+        assert reads == [match.id]
+        assert all(view == views[0] for view in views)
+        assert len(views[0].moves) == 6
 
 
 async def test_a_finished_match_is_shown_once_per_connection(
