@@ -23,14 +23,24 @@ def boards_json(game_name: str) -> str:
     return compact(get_game(game_name).boards.to_data())
 
 
+SQUARES_KEPT = 1 << 16
+"""Moves whose squares are kept as JSON: a page starting to watch is sent the squares of the
+latest moves, most of which the pages before it were sent too."""
+
+
+@functools.lru_cache(maxsize=SQUARES_KEPT)
+def _squares(game_name: str, move: str) -> str:
+    return compact(get_game(game_name).boards.square_names(move))
+
+
 def squares_json(game: Game[Any, Any], move: str) -> str:
     """The names of the squares `move` touches: the last move marked on the board."""
-    return compact(game.boards.square_names(move))
+    return _squares(game.name, move)
 
 
 def each_squares_json(game: Game[Any, Any], moves: Iterable[str]) -> str:
     """The squares of each move of a match, in order."""
-    return compact([game.boards.square_names(move) for move in moves])
+    return "[" + ",".join(_squares(game.name, move) for move in moves) + "]"
 
 
 def paths_json(game: Game[Any, Any], legal: Iterable[str]) -> str:
