@@ -5,16 +5,44 @@ store in their environment."""
 from __future__ import annotations
 
 import contextlib
+import io
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+
+import trio
 
 from arbiter.server.storage.commit_writer import TARGET
 
 CLI = [sys.executable, "-m", "arbiter.client.cli"]
 SERVER = [sys.executable, "-m", "arbiter.server"]
+
+
+async def in_process(
+    command: Callable[[list[str]], int], argv: list[str], shown: list[str]
+) -> subprocess.CompletedProcess[bytes]:
+    """A command's `main(argv)` run in this process, on a worker thread, so that its code is
+    measured: its exit status (argparse's refusals included) and what it printed, as if the
+    process `shown` had run (tests/e2e run the commands as processes of their own)."""
+
+    def run() -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                status = command(argv)
+            except SystemExit as exit:
+                status = exit.code if isinstance(exit.code, int) else 1
+        return status, out.getvalue(), err.getvalue()
+
+    with trio.fail_after(60):
+        status, out, err = await trio.to_thread.run_sync(run)
+    return subprocess.CompletedProcess(shown, status, out.encode(), err.encode())
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import ssl
 import sys
 import tempfile
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
 import trio
@@ -134,6 +135,22 @@ def _program(text: str) -> tuple[str, str]:
     return name, command
 
 
+async def until_terminated(work: Callable[[], Awaitable[None]]) -> None:
+    """`work` until it ends or the process is asked to stop with SIGTERM (what a server stopping
+    the workers it started sends): then cancelled, so that its sandboxes are ended and their
+    folders and the worker's scratch folder removed, which dying of the signal would leave."""
+    async with trio.open_nursery() as nursery:
+
+        async def stop_when_asked() -> None:
+            with trio.open_signal_receiver(signal.SIGTERM) as signals:
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+
+        nursery.start_soon(stop_when_asked)
+        await work()
+        nursery.cancel_scope.cancel()
+
+
 def run_worker_command(args: argparse.Namespace) -> int:
     if not args.token:
         print("arbiter worker: give the worker account's token (--token or ARBITER_TOKEN)")
@@ -145,6 +162,7 @@ def run_worker_command(args: argparse.Namespace) -> int:
         return 2
     try:
         trio.run(
+            until_terminated,
             lambda: run_worker(
                 args.server,
                 args.name,
@@ -153,7 +171,7 @@ def run_worker_command(args: argparse.Namespace) -> int:
                 tls=server_tls(args),
                 programs=dict(args.program),
                 cache=args.cache,
-            )
+            ),
         )
     except (ServerError, ConnectionClosed, TLSFailed, OSError) as error:
         print(f"arbiter worker: {error}", file=sys.stderr)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import stat
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import closing
@@ -19,11 +20,13 @@ import trio
 from hypothesis import given
 from hypothesis import strategies as st
 
+from arbiter.server import __main__ as server_command
 from arbiter.server.storage import accounts, classes
 from arbiter.server.storage.engine import open_database
 from arbiter.server.storage.roster import COLUMNS, RosterRefused, Student, read_roster
 from arbiter.server.storage.sql_connection import Connection
 from tests.conftest import BOTH_BACKENDS, RunningServer
+from tests.processes import in_process
 from tests.tournament.helpers import arbiter, register, text
 
 ADMIN = [sys.executable, "-m", "arbiter.server", "admin"]
@@ -39,12 +42,10 @@ def thirty() -> list[tuple[str, str, str]]:
     return [(f"student{n:02}", f"S{1000 + n}", "ABC"[n % 3]) for n in range(30)]
 
 
-async def admin(db: Path | str, *args: str) -> trio.CompletedProcess[bytes]:
-    """`arbiter-server admin` as a separate process, as an instructor runs it."""
-    with trio.fail_after(60):
-        return await trio.run_process(
-            [*ADMIN, "--db", str(db), *args], capture_stdout=True, capture_stderr=True, check=False
-        )
+async def admin(db: Path | str, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """`arbiter-server admin` as an instructor runs it (in this process: `in_process`)."""
+    argv = ["--db", str(db), *args]
+    return await in_process(server_command.admin, argv, [*ADMIN, *argv])
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ misbehave on purpose, each at its first move of every game, so every result is k
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -14,13 +15,14 @@ from typing import Any
 import trio
 
 from arbiter import protocol
+from arbiter.client import cli
 from arbiter.client.connection import ClientConnection
 from arbiter.client.runner import GameRecord, MessageHook
 from arbiter.client.tournament import AgentFailed, play_tournament, request
 from arbiter.games import Game, State
 from arbiter.server.storage import accounts
 from arbiter.server.storage.engine import open_database
-from tests.processes import CLI, ROOT
+from tests.processes import CLI, ROOT, in_process
 
 HOST = "127.0.0.1"
 GAME = "kings-court"
@@ -37,6 +39,12 @@ async def arbiter(
         return await trio.run_process(
             [*CLI, *args], capture_stdout=True, capture_stderr=True, check=False, env=env, cwd=cwd
         )
+
+
+async def arbiter_here(*args: str) -> subprocess.CompletedProcess[bytes]:
+    """The `arbiter` command in this process (`in_process`): for refusals, which need no
+    environment of their own."""
+    return await in_process(cli.main, list(args), [*CLI, *args])
 
 
 def text(done: trio.CompletedProcess[bytes]) -> str:

@@ -19,7 +19,7 @@ from arbiter.server.app import Ladder, kendall_tau
 from arbiter.server.tournaments.ladder_ratings import Skill
 from tests.bench.runs import run_bench
 from tests.conftest import TIMED
-from tests.tournament.helpers import arbiter, text
+from tests.tournament.helpers import arbiter, arbiter_here, text
 
 ORDER = ["random", "greedy", "alphabeta-d3"]
 """Weakest first. Alpha-beta at a fixed depth, with a clock it never meets, plays the same on a
@@ -88,7 +88,7 @@ async def test_the_command_prints_each_game_and_the_table() -> None:
     ids=["unknown agent", "one agent", "repeated agent", "no games", "unknown game"],
 )
 async def test_bad_input_gets_a_sentence_and_plays_nothing(args: list[str], sentence: str) -> None:
-    done = await arbiter("ladder", "local", *args)
+    done = await arbiter_here("ladder", "local", *args)
     assert done.returncode == 2
     assert sentence in done.stderr.decode()
     assert done.stdout == b""

@@ -35,7 +35,7 @@ from arbiter.server.tournaments.sprt import (
 )
 from tests.bench.runs import run_bench
 from tests.conftest import TIMED
-from tests.tournament.helpers import arbiter, text
+from tests.tournament.helpers import arbiter, arbiter_here, text
 
 counts = st.tuples(*[st.integers(0, 60)] * 5).filter(lambda c: sum(c) > 0)
 elos = st.floats(-300, 300, allow_nan=False)
@@ -208,14 +208,14 @@ async def test_a_fixed_match_plays_whole_pairs_from_shared_starts(tmp_path: Path
     ],
 )
 async def test_bad_input_gets_a_sentence_and_plays_nothing(args: list[str], sentence: str) -> None:
-    done = await arbiter("match", "greedy", "random", "--game", "shobu", *args)
+    done = await arbiter_here("match", "greedy", "random", "--game", "shobu", *args)
     assert done.returncode == 2
     assert sentence in done.stderr.decode()
     assert done.stdout == b""
 
 
 async def test_an_unknown_agent_is_named() -> None:
-    done = await arbiter("match", "greedy", "nosuch", "--game", "shobu", "--games", "2")
+    done = await arbiter_here("match", "greedy", "nosuch", "--game", "shobu", "--games", "2")
     assert done.returncode == 2
     assert "nosuch" in done.stderr.decode()
     assert done.stdout == b""

@@ -19,8 +19,9 @@ from tests.workers.hosting import wait_for_log
 def server_with_workers(
     tmp_path: Path, *flags: str, db: Path | str | None = None
 ) -> Iterator[tuple[subprocess.Popen[str], int]]:
-    """`arbiter-server --workers 2 FLAGS...` once both workers are ready, and its port; killed
-    after, with its workers and their agents (one process group). Its store is `db`, by default
+    """`arbiter-server --workers 2 FLAGS...` once both workers are ready, and its port; stopped
+    after as Ctrl-C stops it (its workers end their sandboxes and remove their folders), then
+    whatever is left of its process group killed. Its store is `db`, by default
     `tmp_path/arbiter.db`; its log `tmp_path/server.log`."""
     db, log = db or tmp_path / "arbiter.db", tmp_path / "server.log"
     with open(log, "w") as stderr:
@@ -38,6 +39,10 @@ def server_with_workers(
         wait_for_log(log, "worker_ready", count=2)
         yield server, port
     finally:
+        with contextlib.suppress(ProcessLookupError):
+            server.send_signal(signal.SIGINT)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            server.communicate(timeout=15)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.pid, signal.SIGKILL)
         server.communicate()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -42,13 +43,18 @@ def program(kind: str, seconds: float) -> str:
 
 
 def start_worker(
-    address: str, token: str, *programs: str, name: str = "w1", slots: int = 2
+    address: str,
+    token: str,
+    *programs: str,
+    name: str = "w1",
+    slots: int = 2,
+    env: dict[str, str] | None = None,
 ) -> subprocess.Popen[str]:
     offered = [word for text in programs for word in ("--program", text)]
     worker = [*CLI, "worker", "--server", address, "--name", name, "--slots", str(slots)]
     return subprocess.Popen(
         [*worker, *offered],
-        env={**os.environ, "ARBITER_TOKEN": token},
+        env={**os.environ, **(env or {}), "ARBITER_TOKEN": token},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -81,10 +87,15 @@ def hosting(tmp_path: Path, *programs: str, slots: int = 2) -> Iterator[Hosting]
         stop(server)
 
 
-def kill_group(process: subprocess.Popen[str]) -> None:
-    """SIGKILL a worker and the agents it started, and reap it."""
+def kill_group(process: subprocess.Popen[str], grace: float = 10.0) -> None:
+    """Stop a worker as a server stops its own (SIGTERM: it ends its sandboxes and removes their
+    folders and its own), then SIGKILL whatever of its group is left, and reap it."""
     with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, 9)
+        process.send_signal(signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(grace)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
     process.wait()
 
 
