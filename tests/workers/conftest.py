@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.processes import ROOT, SERVER
-from tests.workers.hosting import wait_for_log
+from tests.workers.hosting import scratch_folder, wait_for_log
 
 
 @contextlib.contextmanager
@@ -24,15 +24,23 @@ def server_with_workers(
     whatever is left of its process group killed. Its store is `db`, by default
     `tmp_path/arbiter.db`; its log `tmp_path/server.log`."""
     db, log = db or tmp_path / "arbiter.db", tmp_path / "server.log"
-    with open(log, "w") as stderr:
-        server = subprocess.Popen(
-            [*SERVER, "--port", "0", "--db", str(db), "--workers", "2", *flags],
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            cwd=ROOT,
-            start_new_session=True,
-        )
+    with scratch_folder() as scratch:
+        with open(log, "w") as stderr:
+            server = subprocess.Popen(
+                [*SERVER, "--port", "0", "--db", str(db), "--workers", "2", *flags],
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
+                cwd=ROOT,
+                start_new_session=True,
+                env={**os.environ, "TMPDIR": str(scratch)},
+            )
+        yield from _running(server, log)
+
+
+def _running(
+    server: subprocess.Popen[str], log: Path
+) -> Iterator[tuple[subprocess.Popen[str], int]]:
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline().split(":")[-1])

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -63,6 +65,19 @@ def start_worker(
     )
 
 
+@contextlib.contextmanager
+def scratch_folder() -> Iterator[Path]:
+    """A temporary folder for the workers a test starts (their `TMPDIR`), removed after it with
+    whatever a worker killed on purpose could not remove itself; open to the sandboxes' users
+    (0711), as /tmp is."""
+    folder = Path(tempfile.mkdtemp(prefix="arbiter-test-"))
+    folder.chmod(0o711)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def wait_for_log(log: Path, text: str, count: int = 1, seconds: float = 20) -> None:
     deadline = time.monotonic() + seconds
     while log.read_text().count(text) < count:
@@ -76,14 +91,16 @@ def hosting(tmp_path: Path, *programs: str, slots: int = 2) -> Iterator[Hosting]
     db, log = tmp_path / "arbiter.db", tmp_path / "server.log"
     token = register(db, "w1", role="worker")["w1"]
     server, address = start_server(db, log=log)
-    worker = None
     try:
-        worker = start_worker(address, token, *programs, slots=slots)
-        wait_for_log(log, "worker_ready")
-        yield Hosting(server, worker, address, log, db)
+        with scratch_folder() as scratch:
+            told = {"TMPDIR": str(scratch)}
+            worker = start_worker(address, token, *programs, slots=slots, env=told)
+            try:
+                wait_for_log(log, "worker_ready")
+                yield Hosting(server, worker, address, log, db)
+            finally:
+                kill_group(worker)
     finally:
-        if worker is not None:
-            kill_group(worker)
         stop(server)
 
 
