@@ -51,7 +51,7 @@ from arbiter.server.tournaments.ladder_pairing import next_opening, pairings
 from arbiter.server.tournaments.ladder_ratings import Skill
 from arbiter.server.tournaments.leagues import boss_entrant
 from arbiter.server.tournaments.standings import GameResult
-from arbiter.server.tournaments.tournament import Desk
+from arbiter.server.tournaments.tournament import Desk, match_of_seeks
 
 log = logging.getLogger(__name__)
 
@@ -269,18 +269,7 @@ class ServerLadder:
             [seek.session.name for seek in seeks],
             clocks=["cpu" if cpu else "wall" for cpu in cpu_seats],
         )
-        match = Match(
-            id=match_id,
-            game=rules,
-            options=options,
-            control=settings.control,
-            sessions=[seek.session for seek in seeks],
-            hints=(seeks[0].hints, seeks[1].hints),
-            storage=storage,
-            grace=arena.grace,
-            cpu_seats=cpu_seats,
-            stalls=arena.stalls,
-        )
+        match = match_of_seeks(Match, match_id, rules, options, settings.control, seeks, self.desk)
         arena.adopt(match, [seek.session for seek in seeks])
         return match
 

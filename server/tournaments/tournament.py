@@ -38,7 +38,7 @@ import os
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import trio
 
@@ -282,6 +282,45 @@ class TournamentMatch(Match):
 
 
 # -- the desk: requests, and the seeks kept for tournaments ------------------------------------
+
+
+M = TypeVar("M", bound=Match)
+
+
+class Seats(Protocol):
+    """Where a match a tournament or a ladder seats is played and stored."""
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def arena(self) -> Arena: ...
+
+
+def match_of_seeks(
+    kind: type[M],
+    match_id: int,
+    game: Game[Any, Any],
+    options: dict[str, Any],
+    control: TimeControl,
+    seeks: Sequence[Seek],
+    seats: Seats,
+) -> M:
+    """The match of two kept seeks, as a tournament's and a ladder's are built: the hints each
+    seek asked for, the arena's grace (and its default rule: an illegal move forfeits) and
+    stall meter, a hosted seat on its CPU clock. Not yet adopted by the arena."""
+    return kind(
+        id=match_id,
+        game=game,
+        options=options,
+        control=control,
+        sessions=[seek.session for seek in seeks],
+        hints=(seeks[0].hints, seeks[1].hints),
+        storage=seats.storage,
+        grace=seats.arena.grace,
+        cpu_seats=(seeks[0].session.hosted, seeks[1].session.hosted),
+        stalls=seats.arena.stalls,
+    )
 
 
 class Arena(Protocol):
@@ -702,17 +741,8 @@ class Runner:
         cpu_seats = (seeks[0].session.hosted, seeks[1].session.hosted)
         match_id = game.match or await self._create_match(game, options, cpu_seats)
         game.status = GameStatus.PLAYING
-        match = TournamentMatch(
-            id=match_id,
-            game=tournament.game,
-            options=options,
-            control=tournament.control,
-            sessions=[seek.session for seek in seeks],
-            hints=(seeks[0].hints, seeks[1].hints),
-            storage=self.storage,
-            grace=self.arena.grace,  # and the default rule: an illegal move forfeits
-            cpu_seats=cpu_seats,
-            stalls=self.arena.stalls,
+        match = match_of_seeks(
+            TournamentMatch, match_id, tournament.game, options, tournament.control, seeks, self
         )
         match.restore(moves)
         self.arena.adopt(match, [seek.session for seek in seeks])
