@@ -16,28 +16,9 @@ def busy(seconds: float) -> None:
         pass
 
 
-async def test_other_tasks_run_between_the_slices_of_a_long_loop() -> None:
-    ticks: list[float] = []
-
-    async def beside() -> None:
-        while True:
-            ticks.append(time.perf_counter())
-            await trio.lowlevel.checkpoint()
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(beside)
-        await trio.lowlevel.checkpoint()
-        before = len(ticks)
-        slices = Slices(0.002)
-        for _ in range(100):  # 40 ms of work in 2 ms slices
-            await slices.step()
-            busy(0.0004)
-        during = len(ticks) - before
-        nursery.cancel_scope.cancel()
-    assert during >= 5  # about twenty slices: the task ran between them
-
-
-async def test_a_loop_within_one_slice_never_gives_the_loop_away() -> None:
+async def ticks_during(slices: Slices, pieces: int, seconds: float) -> int:
+    """How often a task beside a loop of `pieces` pieces of `seconds` each (stepped by
+    `slices`) ran while the loop did."""
     ticks: list[int] = []
 
     async def beside() -> None:
@@ -49,8 +30,18 @@ async def test_a_loop_within_one_slice_never_gives_the_loop_away() -> None:
         nursery.start_soon(beside)
         await trio.lowlevel.checkpoint()
         before = len(ticks)
-        slices = Slices(60.0)
-        for _ in range(100):
+        for _ in range(pieces):
             await slices.step()
-        assert len(ticks) == before
+            busy(seconds)
+        during = len(ticks) - before
         nursery.cancel_scope.cancel()
+    return during
+
+
+async def test_other_tasks_run_between_the_slices_of_a_long_loop() -> None:
+    # 40 ms of work in 2 ms slices: about twenty, the task running between them
+    assert await ticks_during(Slices(0.002), 100, 0.0004) >= 5
+
+
+async def test_a_loop_within_one_slice_never_gives_the_loop_away() -> None:
+    assert await ticks_during(Slices(60.0), 100, 0.0) == 0
