@@ -232,6 +232,20 @@ class State(ABC, Generic[MoveT]):
         """
         return rng.choice(self.legal_moves())
 
+    def random_playout(self, rng: random.Random, max_plies: int) -> Self:
+        """The state after random moves (`random_move`) until the game ends or `max_plies` more
+        have been played.
+
+        Playout-based agents spend most of their time here, so a game with a compiled kernel
+        runs the whole loop in it: one call instead of a call and a new state per ply.
+        """
+        state = self
+        for _ in range(max_plies):
+            if state.outcome() is not None:
+                break
+            state = state.play(state.random_move(rng))
+        return state
+
     def key(self) -> int:
         """A fast key for a search's transposition table, equal for equal positions.
 
