@@ -31,7 +31,13 @@ import msgpack
 import trio
 
 from arbiter.games import GameError, get_game
-from arbiter.protocol import VERSIONS, FrameDecoder, LocalProtocolError, encode_frame
+from arbiter.protocol import (
+    MAX_COUNT,
+    VERSIONS,
+    FrameDecoder,
+    LocalProtocolError,
+    encode_frame,
+)
 from arbiter.server.common.recent import Recent
 from arbiter.server.web.boards import boards_json, each_squares_json, paths_json, squares_json
 from arbiter.server.web.history import KEPT_PLIES, Histories, History, Position
@@ -41,6 +47,8 @@ TRANSLATION_BYTES = 8 * 1024 * 1024
 ANY_SIZE = 2**32 - 1
 """The largest frame a header can announce: the frames cut here are the server's own, and
 some (a long game's `game_over` or `watching`) are larger than a client may send."""
+LATEST_ONLY = MAX_COUNT
+"""`since` asking for a match's latest moves only, wherever it stands."""
 MOVED = ("move_accepted", "opponent_moved")
 SHOWN = ("watching", "resumed")
 
@@ -108,9 +116,13 @@ class PageInput:
         if kind == "hello" and message.get("version") in VERSIONS:
             self._version = message["version"]
         elif kind == "watch" and self._version >= 2 and isinstance(match, int):
+            if "since" in message:
+                return
             history = self._histories.get(match)
-            if history is not None and "since" not in message:
+            if history is not None:
                 message["since"] = max(0, history.ply - KEPT_PLIES)
+            elif self._histories.awaited(match):
+                message["since"] = LATEST_ONLY
 
 
 class PageWire:
