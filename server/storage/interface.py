@@ -269,6 +269,9 @@ class TournamentRow:
     format: str = "round-robin"
     """How it pairs (`server.tournaments.formats`): its games beyond the first are added as
     the games before them finish."""
+    sprt: dict[str, float] | None = None
+    """An SPRT match's terms (`elo0`, `elo1`, `alpha`, `beta`: `server.tournaments.sprt_match`);
+    None for every other format."""
 
 
 @dataclass(slots=True)

@@ -10,6 +10,8 @@ knockout's next round from its winners) and stops when there are none.
 - `swiss`: `rounds` rounds paired by score (`swiss`); a game with a random start plays each
   pairing twice, colours swapped, so both play the same start from each seat.
 - `knockout`: a seeded bracket of ties of `rounds` colour-swapped pairs of games (`knockout`).
+- `sprt`: two entrants, a colour-swapped pair a round until the SPRT on the pairs decides, at
+  most `rounds` pairs (`sprt_match`).
 
 Every pair of games of one pairing in one round shares a start (`pair_seed`).
 """
@@ -21,7 +23,8 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from arbiter.server.storage.interface import ScheduledGame
-from arbiter.server.tournaments import knockout, swiss
+from arbiter.server.tournaments import knockout, sprt_match, swiss
+from arbiter.server.tournaments.sprt import SprtTerms
 from arbiter.server.tournaments.standings import GameResult
 
 
@@ -30,6 +33,7 @@ class Format(StrEnum):
     GAUNTLET = "gauntlet"
     SWISS = "swiss"
     KNOCKOUT = "knockout"
+    SPRT = "sprt"
 
 
 FORMATS = tuple(f.value for f in Format)
@@ -40,17 +44,31 @@ class FormatError(ValueError):
 
 
 def checked_format(
-    name: str | None, entrants: Sequence[str], rounds: int, challenger: str | None
+    name: str | None,
+    entrants: Sequence[str],
+    rounds: int,
+    challenger: str | None,
+    sprt: SprtTerms | None = None,
 ) -> tuple[Format, list[str]]:
-    """The format and the entrants in the order it seeds them (a gauntlet's challenger first);
-    `FormatError` says what is wrong. `challenger` is an entrant's name."""
+    """The format and the entrants in the order it seeds them (a gauntlet's challenger first,
+    an SPRT match's tested entrant); `FormatError` says what is wrong. `challenger` is an
+    entrant's name; `sprt` an SPRT match's terms, which only it has."""
     if name is None:
         name = Format.ROUND_ROBIN
     if name not in FORMATS:
         raise FormatError(f"no tournament format {name!r} (formats: {', '.join(FORMATS)})")
     found = Format(name)
-    if challenger is not None and found is not Format.GAUNTLET:
-        raise FormatError(f"only a gauntlet has a challenger, not a {found} tournament")
+    challenged = (Format.GAUNTLET, Format.SPRT)
+    if challenger is not None and found not in challenged:
+        raise FormatError(
+            f"only a gauntlet or an SPRT match has a challenger, not a {found} tournament"
+        )
+    if sprt is None and found is Format.SPRT:
+        raise FormatError("an SPRT match needs its terms (elo0, elo1)")
+    if sprt is not None and found is not Format.SPRT:
+        raise FormatError(f"only an SPRT match has an SPRT's terms, not a {found} tournament")
+    if found is Format.SPRT and len(entrants) != 2:
+        raise FormatError(f"an SPRT match is between two entrants, not {len(entrants)}")
     if len(entrants) < 2:
         raise FormatError(f"a {found} tournament needs two entrants or more, not {len(entrants)}")
     if found is Format.SWISS and rounds > len(entrants) - 1:
@@ -58,9 +76,9 @@ def checked_format(
             f"a Swiss tournament of {len(entrants)} entrants has at most {len(entrants) - 1}"
             f" rounds (each entrant meets each other at most once), not {rounds}"
         )
-    if found is Format.GAUNTLET:
-        if challenger is None:
-            raise FormatError("a gauntlet needs a challenger: the entrant who plays the field")
+    if found is Format.GAUNTLET and challenger is None:
+        raise FormatError("a gauntlet needs a challenger: the entrant who plays the field")
+    if challenger is not None:
         if challenger not in entrants:
             raise FormatError(
                 f"the challenger {challenger!r} is not an entrant ({', '.join(entrants)})"
@@ -70,14 +88,18 @@ def checked_format(
 
 
 def first_games(
-    format_: Format, entrants: Sequence[str], rounds: int, paired_starts: bool
+    format_: Format,
+    entrants: Sequence[str],
+    rounds: int,
+    paired_starts: bool,
+    sprt: SprtTerms | None = None,
 ) -> list[ScheduledGame]:
     """The games known when the tournament is created."""
     if format_ is Format.ROUND_ROBIN:
         return round_robin(entrants, rounds)
     if format_ is Format.GAUNTLET:
         return gauntlet(entrants, rounds)
-    return next_games(format_, entrants, rounds, [], paired_starts)
+    return next_games(format_, entrants, rounds, [], paired_starts, sprt)
 
 
 def next_games(
@@ -86,6 +108,7 @@ def next_games(
     rounds: int,
     games: Sequence[ScheduledGame],
     paired_starts: bool,
+    sprt: SprtTerms | None = None,
 ) -> list[ScheduledGame]:
     """The games to add once all of `games` are finished; none when the tournament is over."""
     due: list[tuple[int, str, str]] = []
@@ -93,6 +116,8 @@ def next_games(
         due = _swiss_round(entrants, rounds, games, paired_starts)
     elif format_ is Format.KNOCKOUT:
         due = knockout.progress(entrants, rounds, _finished(games)).due
+    elif format_ is Format.SPRT and sprt is not None:
+        due = sprt_match.next_pair(sprt, entrants, rounds, paired_games(games))
     return [
         ScheduledGame(len(games) + index, round_number, first, second)
         for index, (round_number, first, second) in enumerate(due, 1)
@@ -100,10 +125,18 @@ def next_games(
 
 
 def contenders(
-    format_: Format, entrants: Sequence[str], rounds: int, games: Sequence[ScheduledGame]
+    format_: Format,
+    entrants: Sequence[str],
+    rounds: int,
+    games: Sequence[ScheduledGame],
+    sprt: SprtTerms | None = None,
 ) -> list[str]:
     """Entrants who may yet be given a game the schedule does not list: every Swiss entrant
-    until the last round is paired, and a knockout's entrants not yet eliminated."""
+    until the last round is paired, a knockout's entrants not yet eliminated, and both of an
+    SPRT match's until it is over."""
+    if format_ is Format.SPRT and sprt is not None:
+        state = sprt_match.progress(sprt, entrants, paired_games(games))
+        return [] if state.over(rounds) else list(entrants)
     if format_ is Format.SWISS:
         paired = max((g.round for g in games), default=0)
         return list(entrants) if paired < rounds else []
@@ -156,6 +189,27 @@ def _finished(games: Sequence[ScheduledGame]) -> list[tuple[int, swiss.Played]]:
     """The finished games with their rounds, as the pairing modules read them."""
     return [
         (g.round, swiss.Played(g.first, g.second, _scores(g)))
+        for g in games
+        if g.status == "finished" and g.result is not None
+    ]
+
+
+def paired_games(games: Sequence[ScheduledGame]) -> list[sprt_match.PairedGame]:
+    """The finished games as an SPRT match reads them."""
+    return [
+        sprt_match.PairedGame(
+            g.round,
+            g.first,
+            _scores(g),
+            next(
+                (
+                    p
+                    for p, kind in zip((g.first, g.second), g.defaults, strict=True)
+                    if kind == sprt_match.ABSENT
+                ),
+                None,
+            ),
+        )
         for g in games
         if g.status == "finished" and g.result is not None
     ]

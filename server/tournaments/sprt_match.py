@@ -1,0 +1,143 @@
+"""An SPRT match as a tournament format: two entrants, one colour-swapped pair of games a round,
+until the test (`sprt`) decides, the rounds run out, or an entrant does not come; pure.
+
+The first entrant is A, the one the test is about: H1 says A is `elo1` Elo points above B.
+Round r is two games sharing a start (`formats.pair_seed`), A first and then B first; a round
+is counted once both its games are finished, A's points in it being one of the pentanomial
+scores. The server asks for the next round only when every game so far is finished, so at most
+one pair is under way and the test is updated pair by pair, as `arbiter match` on one machine
+updates it.
+
+An entrant who does not come to a game (its `absent` default) stops the match: its round is not
+counted, since a forfeit says nothing about strength, and the match's end names who stayed
+away. A game lost by any other default (a crash, an illegal move, time) is a loss like any other:
+a program that breaks is weaker for it.
+
+The server and its clients read the same state from the same games (`progress`): the server to
+know when to stop, a client (`arbiter match --server`) to print the live line and the verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arbiter.server.tournaments.sprt import PairCount, Sprt, SprtError, SprtTerms
+
+TERM_NAMES = ("elo0", "elo1", "alpha", "beta")
+MAX_PAIRS = 5000
+"""The most rounds (pairs) an SPRT match may be given: a test that has not decided in ten
+thousand games is better rerun with bounds that fit the difference."""
+ABSENT = "absent"
+
+
+@dataclass(frozen=True, slots=True)
+class PairedGame:
+    """What the test reads of one finished game: its round, who moved first, both scores in
+    seat order, and the entrant who did not come to it (if one did not)."""
+
+    round: int
+    first: str
+    scores: tuple[float, float]
+    absent: str | None = None
+
+    @classmethod
+    def from_wire(cls, game: Mapping[str, Any]) -> PairedGame | None:
+        """A `tournament` message's game entry; None for one not finished."""
+        if game.get("status") != "finished" or game.get("scores") is None:
+            return None
+        seats = (game["first"], game["second"])
+        defaults = game.get("defaults") or (None, None)
+        absent = next((seats[i] for i, kind in enumerate(defaults) if kind == ABSENT), None)
+        first, second = game["scores"]
+        return cls(game["round"], game["first"], (float(first), float(second)), absent)
+
+
+@dataclass(frozen=True, slots=True)
+class SprtProgress:
+    """Where a match of pairs stands: its count, the test on it (none in a fixed match), and
+    why it stopped early, if it did (an entrant who did not come)."""
+
+    count: PairCount
+    test: Sprt | None
+    stopped: str | None
+    rounds: int
+    """The rounds with both games finished, the one that stopped it included."""
+
+    def over(self, max_pairs: int) -> bool:
+        decided = self.test is not None and self.test.decision is not None
+        return decided or self.stopped is not None or self.count.pairs >= max_pairs
+
+    def to_wire(self) -> dict[str, Any]:
+        """The `tournament` message's `sprt` map (version 2)."""
+        assert self.test is not None, "a fixed match has no test to show"
+        terms = self.test.terms
+        return {
+            **{name: float(getattr(terms, name)) for name in TERM_NAMES},
+            "llr": self.test.llr,
+            "lower": terms.lower,
+            "upper": terms.upper,
+            "pairs": self.count.pairs,
+            "counts": list(self.count.counts),
+            "decision": None if self.test.decision is None else self.test.decision.value,
+            "stopped": self.stopped,
+        }
+
+
+def terms_of(given: Mapping[str, Any]) -> SprtTerms:
+    """The terms a request's `sprt` map gives (elo0 and elo1; alpha and beta default to 0.05);
+    `SprtError` with a sentence for anything else."""
+    unknown = sorted(set(given) - set(TERM_NAMES))
+    if unknown:
+        raise SprtError(
+            f"an SPRT's terms are {', '.join(TERM_NAMES)}, not {', '.join(map(repr, unknown))}"
+        )
+    missing = [name for name in ("elo0", "elo1") if name not in given]
+    if missing:
+        raise SprtError(f"an SPRT needs {' and '.join(missing)}")
+    for name, value in given.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise SprtError(f"{name} must be a number, not {value!r}")
+    return SprtTerms(**{name: float(value) for name, value in given.items()})
+
+
+def terms_to_wire(terms: SprtTerms) -> dict[str, float]:
+    return {name: float(getattr(terms, name)) for name in TERM_NAMES}
+
+
+def progress(
+    terms: SprtTerms | None, entrants: Sequence[str], games: Sequence[PairedGame]
+) -> SprtProgress:
+    """The match's state from its finished games, round by round up to the first round with an
+    absent entrant (or the first round not yet finished); with no `terms`, a fixed match's."""
+    a = entrants[0]
+    rounds: dict[int, list[PairedGame]] = {}
+    for game in games:
+        rounds.setdefault(game.round, []).append(game)
+    count, stopped, played = PairCount(), None, 0
+    for number in sorted(rounds):
+        pair = rounds[number]
+        if len(pair) < 2:
+            break
+        played += 1
+        absent = [game.absent for game in pair if game.absent is not None]
+        if absent:
+            stopped = f"{absent[0]} did not come to play: the match stops, that pair uncounted"
+            break
+        count.record(sum(g.scores[0] if g.first == a else g.scores[1] for g in pair))
+    test = None if terms is None else Sprt(terms)
+    if test is not None:
+        test.update(count.as_counts())
+    return SprtProgress(count, test, stopped, played)
+
+
+def next_pair(
+    terms: SprtTerms, entrants: Sequence[str], max_pairs: int, games: Sequence[PairedGame]
+) -> list[tuple[int, str, str]]:
+    """The next round's two games as (round, first, second), A first; none once it is over."""
+    state = progress(terms, entrants, games)
+    if state.over(max_pairs):
+        return []
+    a, b = entrants
+    return [(state.rounds + 1, a, b), (state.rounds + 1, b, a)]
