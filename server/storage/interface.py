@@ -270,8 +270,8 @@ class TournamentRow:
     """How it pairs (`server.tournaments.formats`): its games beyond the first are added as
     the games before them finish."""
     sprt: dict[str, float] | None = None
-    """An SPRT match's terms (`elo0`, `elo1`, `alpha`, `beta`: `server.tournaments.sprt_match`);
-    None for every other format."""
+    """The terms of a match's SPRT (`elo0`, `elo1`, `alpha`, `beta`:
+    `server.tournaments.paired_match`); None for a fixed match and every other format."""
 
 
 @dataclass(slots=True)

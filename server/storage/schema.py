@@ -307,8 +307,8 @@ def _version_11(db: Connection, dialect: Dialect) -> None:
 
 
 def _version_12(db: Connection, dialect: Dialect) -> None:
-    """An SPRT match's terms (`server.tournaments.sprt_match`), as JSON; null for every other
-    format."""
+    """The terms of a match's SPRT (`server.tournaments.paired_match`), as JSON; null for a
+    fixed match and every other format."""
     db.execute("ALTER TABLE tournaments ADD COLUMN sprt TEXT")
 
 

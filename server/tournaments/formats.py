@@ -10,8 +10,8 @@ knockout's next round from its winners) and stops when there are none.
 - `swiss`: `rounds` rounds paired by score (`swiss`); a game with a random start plays each
   pairing twice, colours swapped, so both play the same start from each seat.
 - `knockout`: a seeded bracket of ties of `rounds` colour-swapped pairs of games (`knockout`).
-- `sprt`: two entrants, a colour-swapped pair a round until the SPRT on the pairs decides, at
-  most `rounds` pairs (`sprt_match`).
+- `match`: two entrants, a colour-swapped pair a round, `rounds` pairs, or fewer when an SPRT
+  on the pairs decides first (`paired_match`).
 
 Every pair of games of one pairing in one round shares a start (`pair_seed`).
 """
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from arbiter.server.storage.interface import ScheduledGame
-from arbiter.server.tournaments import knockout, sprt_match, swiss
+from arbiter.server.tournaments import knockout, paired_match, swiss
 from arbiter.server.tournaments.sprt import SprtTerms
 from arbiter.server.tournaments.standings import GameResult
 
@@ -33,7 +33,7 @@ class Format(StrEnum):
     GAUNTLET = "gauntlet"
     SWISS = "swiss"
     KNOCKOUT = "knockout"
-    SPRT = "sprt"
+    MATCH = "match"
 
 
 FORMATS = tuple(f.value for f in Format)
@@ -50,25 +50,20 @@ def checked_format(
     challenger: str | None,
     sprt: SprtTerms | None = None,
 ) -> tuple[Format, list[str]]:
-    """The format and the entrants in the order it seeds them (a gauntlet's challenger first,
-    an SPRT match's tested entrant); `FormatError` says what is wrong. `challenger` is an
-    entrant's name; `sprt` an SPRT match's terms, which only it has."""
+    """The format and the entrants in the order it seeds them (a gauntlet's challenger first, a
+    match's tested entrant first); `FormatError` says what is wrong. `challenger` is an
+    entrant's name; `sprt` the terms of a match's SPRT, which only a match has."""
     if name is None:
         name = Format.ROUND_ROBIN
     if name not in FORMATS:
         raise FormatError(f"no tournament format {name!r} (formats: {', '.join(FORMATS)})")
     found = Format(name)
-    challenged = (Format.GAUNTLET, Format.SPRT)
-    if challenger is not None and found not in challenged:
-        raise FormatError(
-            f"only a gauntlet or an SPRT match has a challenger, not a {found} tournament"
-        )
-    if sprt is None and found is Format.SPRT:
-        raise FormatError("an SPRT match needs its terms (elo0, elo1)")
-    if sprt is not None and found is not Format.SPRT:
-        raise FormatError(f"only an SPRT match has an SPRT's terms, not a {found} tournament")
-    if found is Format.SPRT and len(entrants) != 2:
-        raise FormatError(f"an SPRT match is between two entrants, not {len(entrants)}")
+    if challenger is not None and found not in (Format.GAUNTLET, Format.MATCH):
+        raise FormatError(f"only a gauntlet or a match has a challenger, not a {found} tournament")
+    if sprt is not None and found is not Format.MATCH:
+        raise FormatError(f"only a match has an SPRT's terms, not a {found} tournament")
+    if found is Format.MATCH and len(entrants) != 2:
+        raise FormatError(f"a match is between two entrants, not {len(entrants)}")
     if len(entrants) < 2:
         raise FormatError(f"a {found} tournament needs two entrants or more, not {len(entrants)}")
     if found is Format.SWISS and rounds > len(entrants) - 1:
@@ -116,8 +111,8 @@ def next_games(
         due = _swiss_round(entrants, rounds, games, paired_starts)
     elif format_ is Format.KNOCKOUT:
         due = knockout.progress(entrants, rounds, _finished(games)).due
-    elif format_ is Format.SPRT and sprt is not None:
-        due = sprt_match.next_pair(sprt, entrants, rounds, paired_games(games))
+    elif format_ is Format.MATCH:
+        due = paired_match.next_pair(sprt, entrants, rounds, paired_games(games))
     return [
         ScheduledGame(len(games) + index, round_number, first, second)
         for index, (round_number, first, second) in enumerate(due, 1)
@@ -132,10 +127,10 @@ def contenders(
     sprt: SprtTerms | None = None,
 ) -> list[str]:
     """Entrants who may yet be given a game the schedule does not list: every Swiss entrant
-    until the last round is paired, a knockout's entrants not yet eliminated, and both of an
-    SPRT match's until it is over."""
-    if format_ is Format.SPRT and sprt is not None:
-        state = sprt_match.progress(sprt, entrants, paired_games(games))
+    until the last round is paired, a knockout's entrants not yet eliminated, and both of a
+    match's until it is over."""
+    if format_ is Format.MATCH:
+        state = paired_match.match_progress(sprt, entrants, paired_games(games))
         return [] if state.over(rounds) else list(entrants)
     if format_ is Format.SWISS:
         paired = max((g.round for g in games), default=0)
@@ -194,10 +189,10 @@ def _finished(games: Sequence[ScheduledGame]) -> list[tuple[int, swiss.Played]]:
     ]
 
 
-def paired_games(games: Sequence[ScheduledGame]) -> list[sprt_match.PairedGame]:
-    """The finished games as an SPRT match reads them."""
+def paired_games(games: Sequence[ScheduledGame]) -> list[paired_match.PairedGame]:
+    """The finished games as a match reads them."""
     return [
-        sprt_match.PairedGame(
+        paired_match.PairedGame(
             g.round,
             g.first,
             _scores(g),
@@ -205,7 +200,7 @@ def paired_games(games: Sequence[ScheduledGame]) -> list[sprt_match.PairedGame]:
                 (
                     p
                     for p, kind in zip((g.first, g.second), g.defaults, strict=True)
-                    if kind == sprt_match.ABSENT
+                    if kind == paired_match.ABSENT
                 ),
                 None,
             ),

@@ -93,8 +93,13 @@ from arbiter.server.tournaments.local_agents import (
     UnknownEntrant,
     environment,
 )
+from arbiter.server.tournaments.paired_match import (
+    MAX_PAIRS,
+    match_progress,
+    terms_of,
+    terms_to_wire,
+)
 from arbiter.server.tournaments.sprt import SprtError, SprtTerms
-from arbiter.server.tournaments.sprt_match import MAX_PAIRS, progress, terms_of, terms_to_wire
 from arbiter.server.tournaments.standings import GameResult, Standing, standings
 
 if TYPE_CHECKING:
@@ -180,7 +185,7 @@ class Tournament:
 
     @property
     def sprt(self) -> SprtTerms | None:
-        """An SPRT match's terms, None for other formats."""
+        """The terms of a match's SPRT, None for a fixed match and other formats."""
         return None if self.row.sprt is None else terms_of(self.row.sprt)
 
     def results(self) -> list[GameResult]:
@@ -227,7 +232,7 @@ class Tournament:
             ),
             sprt=None
             if self.sprt is None
-            else progress(self.sprt, self.row.entrants, paired_games(self.games)).to_wire(),
+            else match_progress(self.sprt, self.row.entrants, paired_games(self.games)).to_wire(),
         )
 
     def table(self) -> list[Standing]:
@@ -512,7 +517,7 @@ class Desk:
             sprt = None if request.sprt is None else terms_of(request.sprt)
         except SprtError as error:
             raise TournamentError(ErrorCode.BAD_TOURNAMENT, str(error)) from None
-        most = MAX_PAIRS if sprt is not None else MAX_ROUNDS
+        most = MAX_PAIRS if request.format == Format.MATCH else MAX_ROUNDS
         _check_counts(len(request.players) + len(local), request.rounds, request.concurrency, most)
         try:
             format_, entrants = checked_format(

@@ -1,7 +1,7 @@
-"""An SPRT match as a tournament format: two entrants, one colour-swapped pair of games a round,
-until the test (`sprt`) decides, the rounds run out, or an entrant does not come; pure.
+"""A match as a tournament format: two entrants, one colour-swapped pair of games a round, until
+the rounds run out, an SPRT (`sprt`) on the pairs decides, or an entrant does not come; pure.
 
-The first entrant is A, the one the test is about: H1 says A is `elo1` Elo points above B.
+The first entrant is A, the one a test is about: H1 says A is `elo1` Elo points above B.
 Round r is two games sharing a start (`formats.pair_seed`), A first and then B first; a round
 is counted once both its games are finished, A's points in it being one of the pentanomial
 scores. The server asks for the next round only when every game so far is finished, so at most
@@ -27,7 +27,7 @@ from arbiter.server.tournaments.sprt import PairCount, Sprt, SprtError, SprtTerm
 
 TERM_NAMES = ("elo0", "elo1", "alpha", "beta")
 MAX_PAIRS = 5000
-"""The most rounds (pairs) an SPRT match may be given: a test that has not decided in ten
+"""The most rounds (pairs) a match may be given: a test that has not decided in ten
 thousand games is better rerun with bounds that fit the difference."""
 ABSENT = "absent"
 
@@ -55,7 +55,7 @@ class PairedGame:
 
 
 @dataclass(frozen=True, slots=True)
-class SprtProgress:
+class MatchProgress:
     """Where a match of pairs stands: its count, the test on it (none in a fixed match), and
     why it stopped early, if it did (an entrant who did not come)."""
 
@@ -106,9 +106,9 @@ def terms_to_wire(terms: SprtTerms) -> dict[str, float]:
     return {name: float(getattr(terms, name)) for name in TERM_NAMES}
 
 
-def progress(
+def match_progress(
     terms: SprtTerms | None, entrants: Sequence[str], games: Sequence[PairedGame]
-) -> SprtProgress:
+) -> MatchProgress:
     """The match's state from its finished games, round by round up to the first round with an
     absent entrant (or the first round not yet finished); with no `terms`, a fixed match's."""
     a = entrants[0]
@@ -129,14 +129,14 @@ def progress(
     test = None if terms is None else Sprt(terms)
     if test is not None:
         test.update(count.as_counts())
-    return SprtProgress(count, test, stopped, played)
+    return MatchProgress(count, test, stopped, played)
 
 
 def next_pair(
-    terms: SprtTerms, entrants: Sequence[str], max_pairs: int, games: Sequence[PairedGame]
+    terms: SprtTerms | None, entrants: Sequence[str], max_pairs: int, games: Sequence[PairedGame]
 ) -> list[tuple[int, str, str]]:
     """The next round's two games as (round, first, second), A first; none once it is over."""
-    state = progress(terms, entrants, games)
+    state = match_progress(terms, entrants, games)
     if state.over(max_pairs):
         return []
     a, b = entrants
