@@ -39,7 +39,7 @@ from rich.console import Console
 
 from arbiter.agents import AgentError, make_agent
 from arbiter.client.connection import ClientConnection
-from arbiter.client.entrants import ENTRANT_HELP, parse_program
+from arbiter.client.entrants import ENTRANT_HELP, PROGRAM, parse_program
 from arbiter.client.match_served import (
     SERVED_WAIT,
     Served,
@@ -271,11 +271,16 @@ def check_served(args: argparse.Namespace) -> None:
             "a match on a server is a tournament, which an admin creates: give --name and"
             " --token (or $ARBITER_TOKEN) of an admin account"
         )
+    if args.players[0] == args.players[1]:
+        raise ServedError(
+            f"{args.players[0]!r} cannot play itself on a server: its games would need two"
+            " connections under one name"
+        )
     pairs = math.ceil((args.max_games if args.games is None else args.games) / 2)
     if pairs > MAX_PAIRS:
         raise ServedError(f"a match on a server plays at most {2 * MAX_PAIRS} games")
     for player in args.players:
-        if parse_program(player) is not None or player.endswith(".py"):
+        if player.startswith(PROGRAM) or player.endswith(".py"):
             raise ServedError(
                 f"{player!r} runs on this machine: a server's match is between its registered"
                 " players or its hosted versions (author/name, uploaded with `arbiter submit`)"

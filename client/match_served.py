@@ -58,23 +58,26 @@ them (A first, then B first), and the match so far."""
 @dataclass(frozen=True, slots=True)
 class Sides:
     """How a `tournament_create` names A and B: registered players, entrants the server runs,
-    and A (`challenger`), the one the test is about."""
+    and A (`challenger`, the one the test is about) where their order does not say it: the
+    server lists players before the entrants it runs."""
 
     players: list[str]
     local: list[str]
-    challenger: str
+    challenger: str | None = None
 
 
 def server_sides(a: str, b: str) -> Sides:
     """A server's entrants: a hosted version (`author/name[@vN]`) is run by the server, any
     other name is a registered player's."""
+    players = [name for name in (a, b) if "/" not in name]
     hosted = [name for name in (a, b) if "/" in name]
-    return Sides([name for name in (a, b) if "/" not in name], hosted, a)
+    return Sides(players, hosted, a if players == [b] else None)
 
 
 def local_sides(a: str, b: str) -> Sides:
-    """Entrants this machine's server runs: built-in agents, Player modules and programs."""
-    return Sides([], [normalized(a), normalized(b)], normalized(a))
+    """Entrants this machine's server runs, in order: built-in agents, Player modules and
+    programs."""
+    return Sides([], [normalized(a), normalized(b)])
 
 
 def match_request(
@@ -174,8 +177,10 @@ async def play_here(
 
 
 def served_pair_line(number: int, games: Sequence[dict[str, Any]], served: Served) -> str:
-    """`pair 3: local-a 1.5-0.5 local-b (local-a vs local-b: 1-0, ...; local-b vs ...)`."""
+    """`pair 3: local-a 1.5-0.5 local-b (local-a vs local-b: 1-0, ...; local-b vs ...)`: the
+    points as the test counts them."""
     a, b = served.entrants
-    scored = sum(game["scores"][0] if game["first"] == a else game["scores"][1] for game in games)
+    finished = [PairedGame.from_wire(game) for game in games]
+    points = [sum(game.points(side) for game in finished if game) for side in (a, b)]
     told = "; ".join(result_line(game) for game in games)
-    return f"pair {number}: {a} {score_text(scored)}-{score_text(2 - scored)} {b} ({told})"
+    return f"pair {number}: {a} {score_text(points[0])}-{score_text(points[1])} {b} ({told})"

@@ -196,14 +196,7 @@ def paired_games(games: Sequence[ScheduledGame]) -> list[paired_match.PairedGame
             g.round,
             g.first,
             _scores(g),
-            next(
-                (
-                    p
-                    for p, kind in zip((g.first, g.second), g.defaults, strict=True)
-                    if kind == paired_match.ABSENT
-                ),
-                None,
-            ),
+            paired_match.absent_of((g.first, g.second), g.defaults),
         )
         for g in games
         if g.status == "finished" and g.result is not None

@@ -11,7 +11,9 @@ updates it.
 An entrant who does not come to a game (its `absent` default) stops the match: its round is not
 counted, since a forfeit says nothing about strength, and the match's end names who stayed
 away. A game lost by any other default (a crash, an illegal move, time) is a loss like any other:
-a program that breaks is weaker for it.
+a program that breaks is weaker for it. A game without a winner scores half each for the test,
+a double forfeit (King's Court's 50-move rule) too: the test compares the two sides, and
+neither gained on the other.
 
 The server and its clients read the same state from the same games (`progress`): the server to
 know when to stop, a client (`arbiter match --server`) to print the live line and the verdict.
@@ -35,12 +37,19 @@ ABSENT = "absent"
 @dataclass(frozen=True, slots=True)
 class PairedGame:
     """What the test reads of one finished game: its round, who moved first, both scores in
-    seat order, and the entrant who did not come to it (if one did not)."""
+    seat order, and the entrants who did not come to it."""
 
     round: int
     first: str
     scores: tuple[float, float]
-    absent: str | None = None
+    absent: tuple[str, ...] = ()
+
+    def points(self, entrant: str) -> float:
+        """What `entrant` scored for the test: a game nobody won is half each."""
+        first, second = self.scores
+        if first == second:
+            return 0.5
+        return first if entrant == self.first else second
 
     @classmethod
     def from_wire(cls, game: Mapping[str, Any]) -> PairedGame | None:
@@ -49,9 +58,9 @@ class PairedGame:
             return None
         seats = (game["first"], game["second"])
         defaults = game.get("defaults") or (None, None)
-        absent = next((seats[i] for i, kind in enumerate(defaults) if kind == ABSENT), None)
         first, second = game["scores"]
-        return cls(game["round"], game["first"], (float(first), float(second)), absent)
+        scores = (float(first), float(second))
+        return cls(game["round"], game["first"], scores, absent_of(seats, defaults))
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +92,11 @@ class MatchProgress:
             "decision": None if self.test.decision is None else self.test.decision.value,
             "stopped": self.stopped,
         }
+
+
+def absent_of(seats: Sequence[str], defaults: Sequence[str | None]) -> tuple[str, ...]:
+    """The entrants of a game's seats whose default is that they did not come."""
+    return tuple(seat for seat, kind in zip(seats, defaults, strict=True) if kind == ABSENT)
 
 
 def terms_of(given: Mapping[str, Any]) -> SprtTerms:
@@ -121,11 +135,12 @@ def match_progress(
         if len(pair) < 2:
             break
         played += 1
-        absent = [game.absent for game in pair if game.absent is not None]
+        absent = sorted({name for game in pair for name in game.absent})
         if absent:
-            stopped = f"{absent[0]} did not come to play: the match stops, that pair uncounted"
+            who = " and ".join(absent)
+            stopped = f"{who} did not come to play (pair {number}, not counted)"
             break
-        count.record(sum(g.scores[0] if g.first == a else g.scores[1] for g in pair))
+        count.record(sum(game.points(a) for game in pair))
     test = None if terms is None else Sprt(terms)
     if test is not None:
         test.update(count.as_counts())
