@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 import trio
 
+from arbiter import protocol
 from arbiter.client.connection import ServerError
-from arbiter.server.app import open_records, read_records, read_tournaments
+from arbiter.server.app import FullRecord, open_records, read_records, read_tournaments
 from tests.conftest import RunningServer
 from tests.sandbox.helpers import code_folder, need_bwrap
 from tests.tournament.helpers import (
@@ -23,8 +24,8 @@ from tests.tournament.helpers import (
     text,
 )
 
-FIRST_LEGAL = '''"""Plays the first legal move of each turn, told where and as whom by its environment; first
-tries to write beside itself, which the sandbox does not allow."""
+FIRST_LEGAL = '''"""Plays the first legal move of each turn, told where and as whom by its
+environment; first tries to write beside itself, which the sandbox does not allow."""
 import os
 from pathlib import Path
 
@@ -70,12 +71,12 @@ with socket.create_connection((host, int(port))) as server:
 PAIR = re.compile(r"^pair (\d+): (\S+) ([\d½]+)-([\d½]+) (\S+) ", re.MULTILINE)
 
 
-def kept_match(db: Path | str) -> tuple[object, list[object]]:
+def kept_match(db: Path | str) -> tuple[protocol.Tournament, list[FullRecord]]:
     """The last tournament in a store, and its records."""
-    match = read_tournaments(db)[-1]
+    kept = read_tournaments(db)[-1]
     records = open_records(db)
     try:
-        return match, list(read_records(records, tournament=match.name))
+        return kept, list(read_records(records, tournament=kept.name))
     finally:
         records.close()
 
@@ -97,13 +98,13 @@ async def test_a_program_plays_a_match_in_the_sandbox_and_its_games_are_kept(
     ], out
     assert re.search(r"^games 4, score [\d½]+-[\d½]+, Elo ", out, re.MULTILINE), out
     assert not (code / "escaped").exists()  # its folder was read-only: it ran sandboxed
-    match, records = kept_match(tmp_path / "kept.db")
-    assert match.format == "match"  # type: ignore[attr-defined]
+    kept, records = kept_match(tmp_path / "kept.db")
+    assert kept.format == "match"
     assert len(records) == 4
     for first, second in zip(records[::2], records[1::2], strict=True):  # colours swapped
-        assert first.players == list(reversed(second.players))  # type: ignore[attr-defined]
-        assert first.options == second.options  # type: ignore[attr-defined]
-    assert all(game["defaults"] == [None, None] for game in match.games)  # type: ignore[attr-defined]
+        assert first.players == list(reversed(second.players))
+        assert first.options == second.options
+    assert all(game["defaults"] == [None, None] for game in kept.games)
 
 
 async def test_a_program_that_speaks_garbage_stops_the_match_with_its_name(
@@ -119,11 +120,12 @@ async def test_a_program_that_speaks_garbage_stops_the_match_with_its_name(
     out = text(done)
     assert "stopped after 0 games counted: local-garbage" in out, out
     assert "did not come to play (pair 1, not counted)" in out
-    match, records = kept_match(tmp_path / "kept.db")
-    assert match.status == "finished"  # type: ignore[attr-defined]
+    kept, records = kept_match(tmp_path / "kept.db")
+    assert kept.status == "finished"
     assert len(records) == 2  # the pair it stayed away from, as forfeits, and nothing after
-    assert match.sprt["pairs"] == 0  # type: ignore[attr-defined]
-    assert match.sprt["stopped"] is not None  # type: ignore[attr-defined]
+    assert kept.sprt is not None
+    assert kept.sprt["pairs"] == 0
+    assert kept.sprt["stopped"] is not None
 
 
 async def test_two_connected_players_play_an_sprt_match_on_a_server(
@@ -157,11 +159,12 @@ async def test_two_connected_players_play_an_sprt_match_on_a_server(
     out = results["out"]
     assert "H1 accepted after 10 games (elo0=0 elo1=400" in out, out
     assert [(a, b) for _, a, _, _, b in PAIR.findall(out)] == [("ann", "ben")] * 5
-    match, records = kept_match(server.db)
-    assert match.sprt["decision"] == "H1"  # type: ignore[attr-defined]
-    assert match.sprt["counts"] == [0, 0, 0, 0, 5]  # type: ignore[attr-defined]
+    kept, records = kept_match(server.db)
+    assert kept.sprt is not None
+    assert kept.sprt["decision"] == "H1"
+    assert kept.sprt["counts"] == [0, 0, 0, 0, 5]
     assert len(records) == 10
-    assert [r.players for r in records[:2]] == [["ann", "ben"], ["ben", "ann"]]  # type: ignore[attr-defined]
+    assert [r.players for r in records[:2]] == [["ann", "ben"], ["ben", "ann"]]
 
 
 async def test_a_player_who_does_not_come_stops_a_match_on_a_server(
@@ -174,8 +177,8 @@ async def test_a_player_who_does_not_come_stops_a_match_on_a_server(
         "--server", f"{server.host}:{server.port}", "--name", "boss", token=boss,
     )  # fmt: skip
     assert "stopped after 0 games counted: ann and ben did not come to play" in text(done)
-    match, records = kept_match(server.db)
-    assert len(match.games) == 2  # type: ignore[attr-defined]
+    kept, _ = kept_match(server.db)
+    assert len(kept.games) == 2
 
 
 @pytest.mark.parametrize(
