@@ -359,7 +359,10 @@ def add_parser(commands: Any) -> None:
     add_sandbox_option(match)
     add_server_option(match, help="play the match on this server (HOST[:PORT]), by its players")
     match.add_argument(
-        "--name", help="with --server: your admin account's name (a match is a tournament)"
+        "--name",
+        default=os.environ.get("ARBITER_NAME"),
+        help="with --server: your admin account's name, as a match is a tournament"
+        " (default: $ARBITER_NAME)",
     )
     match.add_argument(
         "--token",

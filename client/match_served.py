@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import secrets
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ from arbiter.server.app import (
     admin_token,
     local_server,
     match_progress,
+    read_tournaments,
 )
 
 MATCH_FORMAT = "match"
@@ -105,6 +106,15 @@ def match_request(
     )
 
 
+def unused_name(name: str, taken: Collection[str]) -> str:
+    """`name`, or the first of `name-2`, `name-3`... not in `taken`."""
+    number, found = 1, name
+    while found in taken:
+        number += 1
+        found = f"{name}-{number}"
+    return found
+
+
 def match_name(seed: int | None) -> str:
     """A new match's name: `match-SEED` (the pairs' starts follow from it, so a seed repeats
     them), else a random one."""
@@ -164,9 +174,12 @@ async def play_here(
     on_pair: ServedPairHook | None = None,
 ) -> Served:
     """Play the match on a server of this machine's (its records in `db_path`, else a
-    throwaway file) whose launcher runs the entrants, sandboxed unless `sandboxed` is False."""
+    throwaway file) whose launcher runs the entrants, sandboxed unless `sandboxed` is False.
+    A kept file may hold matches already: a name it holds is numbered (`match-3-2`)."""
     with tempfile.TemporaryDirectory(prefix="arbiter-match-") as scratch:
         db = db_path or Path(scratch) / "match.db"
+        taken = {kept.name for kept in read_tournaments(db)} if db_path is not None else set()
+        create = replace(create, name=unused_name(create.name, taken))
         token = admin_token(db, LOCAL_DIRECTOR)
         launcher = LocalEntrants.arbiter(sandboxed=sandboxed)
         async with (

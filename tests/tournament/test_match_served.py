@@ -11,6 +11,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ServerError
+from arbiter.client.match_served import unused_name
 from arbiter.server.app import FullRecord, open_records, read_records, read_tournaments
 from tests.conftest import RunningServer
 from tests.sandbox.helpers import code_folder, need_bwrap
@@ -204,3 +205,8 @@ async def test_a_match_a_server_cannot_play_is_a_sentence(
     done = await arbiter_here(*args)
     assert done.returncode != 0
     assert sentence in done.stderr.decode(), done.stderr.decode()
+
+
+def test_a_kept_files_match_names_are_not_reused() -> None:
+    assert unused_name("match-3", set()) == "match-3"
+    assert unused_name("match-3", {"match-3", "match-3-2", "local"}) == "match-3-3"
