@@ -37,12 +37,14 @@ from typing import Any
 import trio
 from rich.console import Console
 
+from arbiter import protocol
 from arbiter.agents import AgentError, make_agent
 from arbiter.client.connection import ClientConnection
 from arbiter.client.entrants import ENTRANT_HELP, PROGRAM, parse_program
 from arbiter.client.match_served import (
     SERVED_WAIT,
     Served,
+    ServedPairHook,
     local_sides,
     match_name,
     match_request,
@@ -255,6 +257,38 @@ def check_player(player: str, game: Game[Any, Any]) -> None:
         raise AgentError(f"no Player module at {player!r}: there is no such file")
 
 
+def served_request(args: argparse.Namespace, plan: MatchPlan) -> protocol.TournamentCreate:
+    """The match a server plays for the command line: its name (`--title`, else one from the
+    seed), its sides (a server's players, or this machine's entrants), its pairs and terms."""
+    a, b = args.players
+    return match_request(
+        args.title or match_name(args.seed),
+        plan.game.name,
+        server_sides(a, b) if args.server is not None else local_sides(a, b),
+        pairs=plan.pairs,
+        terms=None if plan.terms is None else terms_to_wire(plan.terms),
+        time=plan.time.to_wire(),
+        wait=args.wait,
+    )
+
+
+async def play_on_server(
+    args: argparse.Namespace, plan: MatchPlan, on_pair: ServedPairHook, lines: Console
+) -> MatchResult:
+    """Play the match on `--server` as `--name`, first saying how its players join it."""
+    create = served_request(args, plan)
+    host, port = args.server
+    async with await ClientConnection.open(
+        host, port, args.name, args.token, tls=server_tls(args)
+    ) as connection:
+        lines.print(
+            f"match {create.name!r} on {host}:{port}: its players play it with"
+            f" `arbiter tournament play {create.name}`",
+            soft_wrap=True,
+        )
+        return MatchResult.of_served(await play_served(connection, create, plan.terms, on_pair))
+
+
 class ServedError(ValueError):
     """Options that do not go with a match on a server; the sentence says which."""
 
@@ -425,35 +459,17 @@ def run_match(args: argparse.Namespace) -> int:
         bar.update(task, completed=2 * number, description=status_line(plan, result))
 
     async def play() -> MatchResult:
-        if not served and not any(parse_program(player) for player in args.players):
+        if served:
+            return await play_on_server(args, plan, shown_served, lines)
+        if not any(player.startswith(PROGRAM) for player in args.players):
             return await play_match(
                 plan, seed=args.seed, db_path=args.db, sandboxed=sandboxed, on_pair=shown
             )
-        create = match_request(
-            args.title or match_name(args.seed),
-            game.name,
-            server_sides(*args.players) if served else local_sides(*args.players),
-            pairs=plan.pairs,
-            terms=None if terms is None else terms_to_wire(terms),
-            time=plan.time.to_wire(),
-            wait=args.wait,
+        create = served_request(args, plan)
+        here = await play_here(
+            create, plan.terms, db_path=args.db, sandboxed=sandboxed, on_pair=shown_served
         )
-        if not served:
-            here = await play_here(
-                create, terms, db_path=args.db, sandboxed=sandboxed, on_pair=shown_served
-            )
-            return MatchResult.of_served(here)
-        host, port = args.server
-        async with await ClientConnection.open(
-            host, port, args.name, args.token, tls=server_tls(args)
-        ) as connection:
-            lines.print(
-                f"match {create.name!r} on {host}:{port}: its players play it with"
-                f" `arbiter tournament play {create.name}`",
-                soft_wrap=True,
-            )
-            there = await play_served(connection, create, terms, on_pair=shown_served)
-        return MatchResult.of_served(there)
+        return MatchResult.of_served(here)
 
     with bar:
         result = trio.run(play)
