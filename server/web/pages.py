@@ -24,10 +24,11 @@ and an encode.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
+import trio
 
 from arbiter.games import GameError, get_game
 from arbiter.protocol import VERSIONS, FrameDecoder, LocalProtocolError, encode_frame
@@ -66,6 +67,9 @@ class Shared:
 
     translations: Translations
     histories: Histories
+    translating: dict[bytes, trio.Event] = field(default_factory=dict)
+    """Frames being translated, set once they are: pages that get one at once (many watchers
+    arriving together) wait for one translation rather than each making its own."""
 
 
 def shared_by_pages() -> Shared:
@@ -130,11 +134,20 @@ class PageWire:
     async def _translate(self, body: bytes) -> str:
         """A frame's translation (by its body), the same for every page: a frame that shows a
         position is tied to its match's ply, so it is kept for the others."""
-        translations = self._shared.translations
-        found = translations.get(body)
+        shared = self._shared
+        while (found := shared.translations.get(body)) is None:
+            underway = shared.translating.get(body)
+            if underway is None:
+                break
+            await underway.wait()  # and read it back, unless it was too large to keep
         if found is None:
-            found = Translation(await self._fresh(body), body)
-            translations.put(body, found)
+            shared.translating[body] = done = trio.Event()
+            try:
+                found = Translation(await self._fresh(body), body)
+                shared.translations.put(body, found)
+            finally:
+                del shared.translating[body]
+                done.set()
         return found.text
 
     async def _fresh(self, body: bytes) -> str:

@@ -264,3 +264,23 @@ async def test_a_long_replay_keeps_the_latest_positions_and_lets_other_tasks_run
     assert at is not None
     assert json.loads(at.text) == last.to_data()
     assert progress[0] >= 8  # the task ran between the slices (some tens of them)
+
+
+async def test_pages_getting_one_long_frame_at_once_wait_for_one_translation() -> None:
+    """Many pages starting to watch a long game together get its frame at once: one translates
+    it (the replay and the JSON) and the others are given that same text, not one of their own."""
+    moves = long_game(KEPT_PLIES * 3)
+    shared = shared_by_pages()
+    body = encode_frame({**watching(moves), "options": LONG})
+    texts: list[str] = []
+
+    async def page() -> None:
+        (text,) = await PageWire(shared).feed(body)
+        texts.append(text)
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(8):
+            nursery.start_soon(page)
+    assert len(texts) == 8
+    assert len({id(text) for text in texts}) == 1
+    assert json.loads(texts[0])["moves"] == moves[len(moves) - KEPT_PLIES :]
