@@ -15,7 +15,7 @@ a program that breaks is weaker for it. A game without a winner scores half each
 a double forfeit (King's Court's 50-move rule) too: the test compares the two sides, and
 neither gained on the other.
 
-The server and its clients read the same state from the same games (`progress`): the server to
+The server and its clients read the same state from the same games (`match_progress`): the server to
 know when to stop, a client (`arbiter match --server`) to print the live line and the verdict.
 """
 
@@ -83,7 +83,7 @@ class MatchProgress:
         assert self.test is not None, "a fixed match has no test to show"
         terms = self.test.terms
         return {
-            **{name: float(getattr(terms, name)) for name in TERM_NAMES},
+            **terms_to_wire(terms),
             "llr": self.test.llr,
             "lower": terms.lower,
             "upper": terms.upper,
@@ -117,6 +117,7 @@ def terms_of(given: Mapping[str, Any]) -> SprtTerms:
 
 
 def terms_to_wire(terms: SprtTerms) -> dict[str, float]:
+    """The terms as a request's and a status's `sprt` map carries them."""
     return {name: float(getattr(terms, name)) for name in TERM_NAMES}
 
 
