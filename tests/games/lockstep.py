@@ -68,7 +68,7 @@ def kernel_or_skip(module: ModuleType) -> Any:
     return module.KERNEL
 
 
-# -- Amazons ----------------------------------------------------------------------------------------
+# -- Amazons ---------------------------------------------------------------------------------------
 
 
 def amazons_game(seed: int) -> int:
@@ -122,7 +122,7 @@ def replay_amazons_playout(start: amazons.AmazonsState, rng: random.Random) -> N
         raise Drift(f"kernel playout stopped after {len(record)} of {max_plies}, game over: {over}")
 
 
-# -- War of Life ------------------------------------------------------------------------------------
+# -- War of Life -----------------------------------------------------------------------------------
 
 
 def war_of_life_game(seed: int) -> int:
