@@ -242,6 +242,8 @@ class MCTSAgent:
             node.wins += chance if node.mover == 0 else 1.0 - chance
 
     def _resize_slice(self, took: float) -> None:
+        """Doubles or halves the slice after one that took `took` seconds, toward
+        `PLAYOUT_SLICE`."""
         if took < PLAYOUT_SLICE / 2:
             self._slice_plies = min(2 * self._slice_plies, MAX_PLAYOUT_PLIES)
         elif took > PLAYOUT_SLICE:
