@@ -13,7 +13,11 @@ Each figure is the median of `--runs` fresh processes, in milliseconds of wall t
   write to SQLite, made by the commit process (`server/storage/commit_writer.py`).
 
 Ratios are to the `import trio, msgpack` floor: what Arbiter adds to what any trio + msgpack
-program pays. Where Arbiter's modules have no bytecode cache (`__pycache__`, missing when
+program pays. The script exits non-zero when `arbiter --help` takes more than `HELP_GOAL` times
+the floor: the command line imports only what the command it runs uses, so its help must cost
+little more than the interpreter.
+
+Where Arbiter's modules have no bytecode cache (`__pycache__`, missing when
 PYTHONDONTWRITEBYTECODE was set since they last changed), every process compiles them from
 source, which inflates each Arbiter figure; the script says so when that is the case.
 """
@@ -43,6 +47,8 @@ from arbiter.protocol import NEED_DATA, FrameDecoder, encode_frame
 PYTHON = sys.executable
 ARBITER = [PYTHON, "-c", "import sys; from arbiter.client.cli import main; sys.exit(main())"]
 """The `arbiter` console script, run as its entry point runs it."""
+HELP_GOAL = 1.3
+"""`arbiter --help` at most this many times `import trio, msgpack`, measured in the same run."""
 
 
 def run_to_end(command: list[str]) -> float:
@@ -119,7 +125,7 @@ def median_ms(runs: int, measure: Callable[[], float]) -> float:
     return statistics.median(measure() for _ in range(runs)) * 1e3
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=10, help="fresh processes per figure")
     args = parser.parse_args()
@@ -135,14 +141,20 @@ def main() -> None:
         }
         if not Path(importlib.util.cache_from_source(protocol_messages.__file__)).exists():
             print("note: no bytecode cache for Arbiter's modules: each process compiles them")
-        floor = None
         print(f"{'':<22} {'median ms':>10}  vs import trio, msgpack")
+        medians: dict[str, float] = {}
         for name, measure in figures.items():
-            ms = median_ms(args.runs, measure)
-            floor = ms if name == "import trio, msgpack" else floor
+            medians[name] = ms = median_ms(args.runs, measure)
+            floor = medians.get("import trio, msgpack")
             ratio = f"{ms / floor:.2f}x" if floor else ""
             print(f"{name:<22} {ms:>10.0f}  {ratio}")
+    help_ratio = medians["arbiter --help"] / medians["import trio, msgpack"]
+    if help_ratio > HELP_GOAL:
+        print(f"missed: arbiter --help took {help_ratio:.2f}x the floor, the goal is {HELP_GOAL}x")
+        return 1
+    print(f"met: arbiter --help took {help_ratio:.2f}x the floor (goal: at most {HELP_GOAL}x)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
