@@ -113,7 +113,8 @@ class _CommitProcess:
             for delay in RESTART_DELAYS:
                 try:
                     stream = self._stream or await self._start()
-                    await stream.send_all(message[sent:])
+                    if sent < len(message):
+                        await stream.send_all(message[sent:])
                     answer = await self._next_answer(stream)
                     break
                 except (OSError, EOFError, trio.BrokenResourceError) as error:
