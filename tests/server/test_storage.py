@@ -110,11 +110,18 @@ async def test_a_write_queued_while_the_writer_waits_is_committed_before_its_tas
         match_id = await _new_match(storage)
         await _until_committed(storage)  # the writer waits for work; its process runs
         storage.record_move(match_id, 1, "white", "B4C4", 0.1)
-        give_up = time.monotonic() + 10
-        while not _stored(db) and time.monotonic() < give_up:
-            time.sleep(0.01)  # the event loop blocked, as by a step's work: no task runs
-        assert _stored(db) == [(match_id, 1, "B4C4")]
+        stored = _stored_while_the_loop_is_blocked(db, 10)
+        assert stored == [(match_id, 1, "B4C4")]
         await _until_committed(storage)
+
+
+def _stored_while_the_loop_is_blocked(db: Path | str, seconds: float) -> list[tuple[Any, ...]]:
+    """The moves stored once there are some, or after `seconds`, the event loop blocked all the
+    while (as by a step's work): no task runs, the writer task neither."""
+    give_up = time.monotonic() + seconds
+    while not (stored := _stored(db)) and time.monotonic() < give_up:
+        time.sleep(0.01)
+    return stored
 
 
 @BOTH_BACKENDS
