@@ -57,18 +57,25 @@ def checkout_server(checkout: Path, scratch: Path) -> tuple[list[str], dict[str,
     `BENCH_LIMITS` its flags know, as ours gets them all.
     """
     checkout = checkout.resolve()
-    tree = Path(tempfile.mkdtemp(prefix="arbiter-baseline-", dir=scratch))
-    (tree / "arbiter").mkdir()
-    for room in ("games", "protocol", "server", "client", "agents"):
-        (tree / "arbiter" / room).symlink_to(checkout / room)
     single_name = "arbiter.server" in (checkout / "pyproject.toml").read_text()
     module = "arbiter.server" if single_name else "server"
-    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{checkout}"}
+    env = checkout_env(checkout, scratch)
     command = [sys.executable, "-m", module, "--port", "0"]
     known = (checkout / "server" / "__main__.py").read_text()
     pairs = zip(BENCH_LIMITS[::2], BENCH_LIMITS[1::2], strict=True)
     command += [part for flag, value in pairs if flag in known for part in (flag, value)]
     return command, env
+
+
+def checkout_env(checkout: Path, scratch: Path) -> dict[str, str]:
+    """The environment that imports `arbiter` from another checkout: a tree of links,
+    `arbiter/<room>` -> its folders, ahead of this checkout's editable install on the path."""
+    checkout = checkout.resolve()
+    tree = Path(tempfile.mkdtemp(prefix="arbiter-baseline-", dir=scratch))
+    (tree / "arbiter").mkdir()
+    for room in ("games", "protocol", "server", "client", "agents"):
+        (tree / "arbiter" / room).symlink_to(checkout / room)
+    return {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{checkout}"}
 
 
 def resident_mb(pid: int) -> float:

@@ -1,6 +1,6 @@
 """Start-up: how long Arbiter's commands take to be ready, against Python's own in the same run.
 
-    python bench/startup.py [--runs 10]
+    python bench/startup.py [--runs 10] [--baseline DIR]
 
 Each figure is the median of `--runs` fresh processes, in milliseconds of wall time:
 
@@ -13,7 +13,14 @@ Each figure is the median of `--runs` fresh processes, in milliseconds of wall t
   write to SQLite, made by the commit process (`server/storage/commit_writer.py`).
 
 Ratios are to the `import trio, msgpack` floor: what Arbiter adds to what any trio + msgpack
-program pays. Where Arbiter's modules have no bytecode cache (`__pycache__`, missing when
+program pays. The script exits non-zero when `arbiter --help` takes more than `HELP_GOAL` times
+the floor: the command line imports only what the command it runs uses, so its help must cost
+little more than the interpreter.
+
+`--baseline DIR` also times `arbiter --help` and `arbiter agents` of another checkout (`git
+worktree add /tmp/before REV`; compile its rooms' bytecode too), in the same run.
+
+Where Arbiter's modules have no bytecode cache (`__pycache__`, missing when
 PYTHONDONTWRITEBYTECODE was set since they last changed), every process compiles them from
 source, which inflates each Arbiter figure; the script says so when that is the case.
 """
@@ -35,7 +42,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from launch import start_arbiter
+from launch import checkout_env, start_arbiter
 
 import arbiter.protocol._messages as protocol_messages
 from arbiter.protocol import NEED_DATA, FrameDecoder, encode_frame
@@ -43,11 +50,13 @@ from arbiter.protocol import NEED_DATA, FrameDecoder, encode_frame
 PYTHON = sys.executable
 ARBITER = [PYTHON, "-c", "import sys; from arbiter.client.cli import main; sys.exit(main())"]
 """The `arbiter` console script, run as its entry point runs it."""
+HELP_GOAL = 1.3
+"""`arbiter --help` at most this many times `import trio, msgpack`, measured in the same run."""
 
 
-def run_to_end(command: list[str]) -> float:
+def run_to_end(command: list[str], env: dict[str, str] | None = None) -> float:
     started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
     return time.perf_counter() - started
 
 
@@ -119,13 +128,16 @@ def median_ms(runs: int, measure: Callable[[], float]) -> float:
     return statistics.median(measure() for _ in range(runs)) * 1e3
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=10, help="fresh processes per figure")
+    parser.add_argument(
+        "--baseline", type=Path, help="another checkout whose command line to time beside ours"
+    )
     args = parser.parse_args()
     os.chdir(Path(__file__).resolve().parents[1])
     with tempfile.TemporaryDirectory(prefix="arbiter-startup-") as scratch:
-        figures = {
+        figures: dict[str, Callable[[], float]] = {
             "python -c pass": lambda: run_to_end([PYTHON, "-c", "pass"]),
             "import trio, msgpack": lambda: run_to_end([PYTHON, "-c", "import trio, msgpack"]),
             "arbiter --help": lambda: run_to_end([*ARBITER, "--help"]),
@@ -133,16 +145,26 @@ def main() -> None:
             "server listening": lambda: server_listening(Path(scratch)),
             "first your_turn": lambda: first_game(Path(scratch)),
         }
+        if args.baseline is not None:
+            before = checkout_env(args.baseline, Path(scratch))
+            figures["baseline --help"] = lambda: run_to_end([*ARBITER, "--help"], before)
+            figures["baseline agents"] = lambda: run_to_end([*ARBITER, "agents"], before)
         if not Path(importlib.util.cache_from_source(protocol_messages.__file__)).exists():
             print("note: no bytecode cache for Arbiter's modules: each process compiles them")
-        floor = None
         print(f"{'':<22} {'median ms':>10}  vs import trio, msgpack")
+        medians: dict[str, float] = {}
         for name, measure in figures.items():
-            ms = median_ms(args.runs, measure)
-            floor = ms if name == "import trio, msgpack" else floor
+            medians[name] = ms = median_ms(args.runs, measure)
+            floor = medians.get("import trio, msgpack")
             ratio = f"{ms / floor:.2f}x" if floor else ""
             print(f"{name:<22} {ms:>10.0f}  {ratio}")
+    help_ratio = medians["arbiter --help"] / medians["import trio, msgpack"]
+    if help_ratio > HELP_GOAL:
+        print(f"missed: arbiter --help took {help_ratio:.2f}x the floor, the goal is {HELP_GOAL}x")
+        return 1
+    print(f"met: arbiter --help took {help_ratio:.2f}x the floor (goal: at most {HELP_GOAL}x)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -583,12 +583,8 @@ def _broken_off(name: str, error: Exception) -> Step:
 # The command line.
 
 
-def add_parser(commands: Any) -> None:
-    """`arbiter check`, registered by `client.cli` (which stays free of the check's details)."""
-    check = commands.add_parser(
-        "check",
-        help="a conformance run for a client: Player module, agent, or HOST:PORT to listen on",
-    )
+def add_arguments(check: argparse.ArgumentParser) -> None:
+    """`arbiter check`'s arguments (`client.cli` stays free of the check's details)."""
     check.add_argument(
         "target",
         metavar="HOST:PORT|MODULE.py|AGENT",

@@ -6,6 +6,7 @@ the end the game is read back from the SQLite file, to show what the server kept
 
 from __future__ import annotations
 
+import argparse
 import tempfile
 from pathlib import Path
 
@@ -17,6 +18,11 @@ from arbiter.server.app import open_records, read_records
 
 GAME = "kings-court"
 AGENTS = ("greedy", "random")
+
+
+def add_arguments(demo: argparse.ArgumentParser) -> None:
+    demo.add_argument("--seed", type=int, default=1)
+    demo.set_defaults(run=lambda args: run_demo(args.seed))
 
 
 def run_demo(seed: int = 1) -> int:

@@ -159,10 +159,7 @@ def game_line(number: int, total: int, pair: tuple[str, str], record: GameRecord
 # -- the command ---------------------------------------------------------------------------------
 
 
-def add_parsers(commands: Any) -> None:
-    ladder = commands.add_parser(
-        "ladder", help="ladders: entrants paired by rating, rated as they play"
-    )
+def add_arguments(ladder: argparse.ArgumentParser) -> None:
     actions = ladder.add_subparsers(required=True, metavar="ACTION")
     local = actions.add_parser("local", help="a ladder of built-in agents on this machine")
     local.add_argument("game", choices=GAME_NAMES)

@@ -33,11 +33,8 @@ from arbiter.protocol import TimeControl
 DEFAULT_NAME = "lobby"
 
 
-def add_parser(commands: Any) -> None:
-    """Register `lobby` with the `arbiter` command line (`client.cli`)."""
-    lobby = commands.add_parser(
-        "lobby", help="list a server's open seeks, live matches and tournaments"
-    )
+def add_arguments(lobby: argparse.ArgumentParser) -> None:
+    """`arbiter lobby`'s arguments, for the command line (`client.cli`)."""
     add_server_option(lobby, required=True)
     lobby.add_argument("--follow", action="store_true", help="keep the listing live until Ctrl-C")
     lobby.add_argument(

@@ -346,10 +346,7 @@ def sprt_terms(words: Sequence[str], alpha: float, beta: float) -> SprtTerms:
     return SprtTerms(given["elo0"], given["elo1"], alpha, beta)
 
 
-def add_parser(commands: Any) -> None:
-    match = commands.add_parser(
-        "match", help="two agents in colour-swapped pairs, until an SPRT decides or N games"
-    )
+def add_arguments(match: argparse.ArgumentParser) -> None:
     match.add_argument(
         "players",
         nargs=2,

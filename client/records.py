@@ -185,16 +185,15 @@ def play_through(shown: list[str], out: TextIO, delay: float) -> None:
 # -- the command line ------------------------------------------------------------------------------
 
 
-def add_parsers(commands: Any) -> None:
-    """`arbiter replay` and `arbiter export`, registered by `client.cli`."""
-    replay = commands.add_parser("replay", help="step through a recorded game in the terminal")
+def add_replay_arguments(replay: argparse.ArgumentParser) -> None:
     replay.add_argument("match", type=int, metavar="MATCH")
     replay.add_argument("--db", default=default_db(), help=DB_HELP)
     replay.add_argument("--delay", type=float, help="play it through, this many seconds a move")
     replay.add_argument("--all", action="store_true", help="print every position, no stepping")
     replay.set_defaults(run=_run_replay)
 
-    dump = commands.add_parser("export", help="write game records as JSON Lines")
+
+def add_export_arguments(dump: argparse.ArgumentParser) -> None:
     dump.add_argument("--db", default=default_db(), help=DB_HELP)
     dump.add_argument("--tournament", help="only this tournament's games")
     dump.add_argument("--match", type=int, action="append", help="only this match (repeatable)")

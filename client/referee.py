@@ -7,6 +7,9 @@ same protocol, same clocks, same defaults.
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,9 +19,19 @@ import trio
 from arbiter import protocol
 from arbiter.agents import Agent
 from arbiter.client.connection import ClientConnection
-from arbiter.client.player_module import PlayerCrashed, make_any_agent, play_seat, player_name
+from arbiter.client.options import TIME_HELP, move_time, time_control
+from arbiter.client.player_module import (
+    PlayerCrashed,
+    agent_or_module,
+    is_module_path,
+    make_any_agent,
+    play_seat,
+    player_name,
+)
 from arbiter.client.runner import GameRecord, MessageHook
-from arbiter.games import Game, get_game
+from arbiter.client.sandbox.choice import add_sandbox_option, use_sandbox
+from arbiter.client.sandbox.toolchain import SandboxUnavailable
+from arbiter.games import GAME_NAMES, Game, get_game
 from arbiter.protocol import TimeControl
 from arbiter.server.app import local_server
 
@@ -119,3 +132,68 @@ class _Reporter:
                 self._on_move(ply, self._seat, move)
             case protocol.OpponentMoved(ply=ply, seat=seat, move=move) if self._on_move:
                 self._on_move(ply, seat, move)
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+
+def add_arguments(ref: argparse.ArgumentParser) -> None:
+    ref.add_argument("game", choices=GAME_NAMES)
+    ref.add_argument(
+        "agents", nargs=2, metavar="AGENT", type=agent_or_module, help="agent name or MODULE.py"
+    )
+    ref.add_argument("--seed", type=int, help="seed for the start (if random) and the agents")
+    timing = ref.add_mutually_exclusive_group()
+    timing.add_argument("--time", type=time_control, help=TIME_HELP + " (default: the game's)")
+    timing.add_argument(
+        "--move-time",
+        dest="time",
+        type=move_time,
+        metavar="S",
+        help="seconds per move: the same as --time move=S",
+    )
+    ref.add_argument("--json", action="store_true", help="print one JSON object instead")
+    add_sandbox_option(ref)
+    ref.set_defaults(run=run_referee_command)
+
+
+def run_referee_command(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    sandboxed = False
+    if any(is_module_path(agent) for agent in args.agents):
+        try:
+            sandboxed = use_sandbox(args)
+        except SandboxUnavailable as error:
+            print(f"arbiter: {error}", file=sys.stderr)
+            return 2
+
+    def show(ply: int, seat: str, move: str) -> None:
+        if not args.json:
+            print(f"{ply:4d}. {seat} {move}", flush=True)
+
+    record = trio.run(
+        lambda: referee(
+            args.game,
+            tuple(args.agents),
+            seed=args.seed,
+            time_control=args.time,
+            on_move=show,
+            sandboxed=sandboxed,
+        )
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "game": game.name,
+                    "seats": dict(zip(game.seats, args.agents, strict=True)),
+                    "outcome": record.result,
+                    "winner": record.winner,
+                    "reason": record.reason,
+                    "moves": record.moves,
+                }
+            )
+        )
+    else:
+        print(f"result: {record.summary()}")
+    return 0

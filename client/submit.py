@@ -121,8 +121,7 @@ async def _fetch_part(
 # -- the commands --------------------------------------------------------------------------------
 
 
-def add_parsers(commands: Any) -> None:
-    submit = commands.add_parser("submit", help="upload an agent for the server to run")
+def add_submit_arguments(submit: argparse.ArgumentParser) -> None:
     submit.add_argument("game", choices=GAME_NAMES)
     submit.add_argument("path", type=Path, metavar="PATH", help="the agent's file or folder")
     submit.add_argument("--name", help="the agent's name (default: the file's or folder's)")
@@ -131,33 +130,42 @@ def add_parsers(commands: Any) -> None:
     submit.add_argument("--entry", help="the file it starts from (default: guessed)")
     submit.add_argument("--run", dest="command", help="a program's command, e.g. 'node client.js'")
     submit.set_defaults(run=_run_submit)
+    _add_author_options(submit)
 
-    listing = commands.add_parser("submissions", help="list the agents you uploaded")
+
+def add_submissions_arguments(listing: argparse.ArgumentParser) -> None:
     listing.add_argument("game", nargs="?", choices=GAME_NAMES)
     listing.set_defaults(run=_run_submissions)
+    _add_author_options(listing)
 
-    retire = commands.add_parser("retire", help="retire a version of an agent you uploaded")
+
+def add_retire_arguments(retire: argparse.ArgumentParser) -> None:
     retire.add_argument("name")
     retire.add_argument("version", type=_version)
     retire.set_defaults(run=_run_retire)
+    _add_author_options(retire)
 
-    logs = commands.add_parser("logs", help="what your hosted agents printed in a match")
+
+def add_logs_arguments(logs: argparse.ArgumentParser) -> None:
     logs.add_argument("match", type=_match_id)
     logs.set_defaults(run=_run_logs)
+    _add_author_options(logs)
 
-    for command in (submit, listing, retire, logs):
-        add_server_option(command, required=True)
-        command.add_argument(
-            "--author",
-            default=os.environ.get("ARBITER_NAME"),
-            required="ARBITER_NAME" not in os.environ,
-            help="your registered name (default: $ARBITER_NAME)",
-        )
-        command.add_argument(
-            "--token",
-            default=os.environ.get("ARBITER_TOKEN") or None,
-            help="your registered name's token (default: $ARBITER_TOKEN)",
-        )
+
+def _add_author_options(command: argparse.ArgumentParser) -> None:
+    """The server and the registered name every submission command acts for."""
+    add_server_option(command, required=True)
+    command.add_argument(
+        "--author",
+        default=os.environ.get("ARBITER_NAME"),
+        required="ARBITER_NAME" not in os.environ,
+        help="your registered name (default: $ARBITER_NAME)",
+    )
+    command.add_argument(
+        "--token",
+        default=os.environ.get("ARBITER_TOKEN") or None,
+        help="your registered name's token (default: $ARBITER_TOKEN)",
+    )
 
 
 def _match_id(text: str) -> int:

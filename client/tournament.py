@@ -207,9 +207,8 @@ async def _connect(
 # -- the command line ----------------------------------------------------------------------------
 
 
-def add_parsers(commands: Any) -> None:
-    """`arbiter tournament ...`, registered by `client.cli`."""
-    tournament = commands.add_parser("tournament", help="create, run, follow and play tournaments")
+def add_arguments(tournament: argparse.ArgumentParser) -> None:
+    """`arbiter tournament ACTION`'s actions and their arguments, for `client.cli`."""
     actions = tournament.add_subparsers(required=True, metavar="ACTION")
 
     create = actions.add_parser("create", help="create a tournament (admin accounts)")

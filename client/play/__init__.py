@@ -13,7 +13,3 @@ One module per concern, each usable alone:
 - `session`: the loop from connections and keyboard to table, screen and moves;
 - `modes`: on a server, against a local agent, hot seat, watching; `cli`: the arguments.
 """
-
-from arbiter.client.play.cli import add_parsers
-
-__all__ = ["add_parsers"]

@@ -34,11 +34,7 @@ WATCH_USAGE = (
 )
 
 
-def add_parsers(commands: Any) -> None:
-    """Register `play` and `watch` with the `arbiter` command line (`client.cli`)."""
-    play = commands.add_parser(
-        "play", help="play a game at this terminal: on a server, against an agent, or hot seat"
-    )
+def add_play_arguments(play: argparse.ArgumentParser) -> None:
     play.add_argument("game", choices=GAME_NAMES)
     against = play.add_mutually_exclusive_group(required=True)
     add_server_option(play, group=against, help="seek an opponent on this server")
@@ -64,9 +60,9 @@ def add_parsers(commands: Any) -> None:
     )
     play.set_defaults(run=run_play, parser=play)
 
-    watch = commands.add_parser(
-        "watch", help="watch a match on a server, or two agents play here", usage=WATCH_USAGE
-    )
+
+def add_watch_arguments(watch: argparse.ArgumentParser) -> None:
+    watch.usage = WATCH_USAGE
     watch.add_argument("target", metavar="MATCH|GAME", help="a match id with --server, a game")
     source = watch.add_mutually_exclusive_group(required=True)
     add_server_option(watch, group=source, help="the match's server")

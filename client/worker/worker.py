@@ -98,10 +98,7 @@ async def _hosted(connection: ClientConnection, host_id: int, seat: Awaitable[Ho
     await connection.send(protocol.HostEnded(host=host_id, ending=ending, log=log or None))
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    worker = commands.add_parser(
-        "worker", help="run agents for a server (a worker account's token)"
-    )
+def add_arguments(worker: argparse.ArgumentParser) -> None:
     add_server_option(worker, required=True)
     worker.add_argument("--name", required=True, type=player_name_arg, help="the worker account")
     worker.add_argument(

@@ -6,6 +6,13 @@ was committing and has them committed together by a process of its own
 (`server.storage.commit_writer`, which shares no interpreter lock with the event loop). A
 callback queued behind writes (`put` of a callable) runs once they are committed, which is how a
 match announces a move without waiting for its write.
+
+A write queued while nothing is being committed is sent to the commit process at once, from
+`put`, without waiting for the writer task: the match that queued it goes on to the rest of its
+step (the next turn's hints and frames) while the commit process, on another core, commits the
+move. A few matches' moves each wait for their own commit, so that commit starting early is
+most of what a move waits for; under load the writer is never idle, and writes queue into
+batches as before.
 """
 
 from __future__ import annotations
@@ -77,24 +84,43 @@ class _CommitProcess:
         self._numbers = itertools.count(last_batch + 1)
         self._process: trio.Process | None = None
         self._stream: trio.SocketStream | None = None
+        self._socket: socket.socket | None = None
+        """The stream's socket, non-blocking: what `send_now` writes to without a task."""
         self._answers = msgpack.Unpacker(raw=False)
 
-    async def commit(self, batch: list[QueuedWrite]) -> None:
-        """Commit `batch`, setting each write's `error` if it was refused or lost, and a keyed
-        write's `key`. Shielded: an answer left unread would be taken for the next batch's (the
-        wait is one commit, or the restarts' delays)."""
-        message = msgpack.packb([next(self._numbers), [w.statements for w in batch]])
+    def message(self, batch: list[QueuedWrite]) -> bytes:
+        """The next batch, numbered, as the commit process reads it."""
+        message: bytes = msgpack.packb([next(self._numbers), [w.statements for w in batch]])
+        return message
+
+    def send_now(self, message: bytes) -> int:
+        """Write what the socket takes of `message` at once, without waiting: the number of
+        bytes taken (0 with no process running, or a full socket). `commit` sends the rest; a
+        process found dead there gets the whole message again from its successor."""
+        if self._socket is None:
+            return 0
+        try:
+            return self._socket.send(message)
+        except OSError:  # full (BlockingIOError), or the process is gone: `commit` sees which
+            return 0
+
+    async def commit(self, batch: list[QueuedWrite], message: bytes, sent: int = 0) -> None:
+        """Commit `batch` (its `message`, of which `send_now` sent the first `sent` bytes),
+        setting each write's `error` if it was refused or lost, and a keyed write's `key`.
+        Shielded: an answer left unread would be taken for the next batch's (the wait is one
+        commit, or the restarts' delays)."""
         with trio.CancelScope(shield=True):
             for delay in RESTART_DELAYS:
                 try:
                     stream = self._stream or await self._start()
-                    await stream.send_all(message)
+                    if sent < len(message):
+                        await stream.send_all(message[sent:])
                     answer = await self._next_answer(stream)
                     break
                 except (OSError, EOFError, trio.BrokenResourceError) as error:
                     await self.stop()
                     log.warning("the commit process stopped (%s): starting another", error)
-                    lost = error
+                    lost, sent = error, 0
                     await trio.sleep(delay)
             else:
                 failed = NotStored(f"the commit process stopped: {lost}")
@@ -122,6 +148,7 @@ class _CommitProcess:
         finally:
             theirs.close()
         self._stream = trio.SocketStream(trio.socket.from_stdlib_socket(ours))
+        self._socket = ours
         self._answers = msgpack.Unpacker(raw=False)
         return self._stream
 
@@ -137,6 +164,7 @@ class _CommitProcess:
     async def stop(self) -> None:
         """Close the socket, which ends the process; kill it if it does not end."""
         with trio.CancelScope(shield=True):
+            self._socket = None
             if self._stream is not None:
                 await trio.aclose_forcefully(self._stream)
                 self._stream = None
@@ -170,21 +198,27 @@ class WriteQueue:
         # through here, and the writer takes them all at once anyway.
         self._queue: deque[QueuedWrite | AfterCommit] = deque()
         self._queued = trio.lowlevel.ParkingLot()
+        self._committer: _CommitProcess | None = None
+        self._sent_early: tuple[bytes, int] | None = None
+        """The message of the write at the head of the queue, and the bytes of it `put` sent
+        to the commit process at once, while the writer task waited for work."""
 
     async def run(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The group-commit loop; runs until cancelled."""
-        committer = _CommitProcess(self._target, self._refusal, self._last_batch)
+        committer = self._committer = _CommitProcess(self._target, self._refusal, self._last_batch)
         try:
             async with trio.open_nursery() as retries:
                 task_status.started()
                 while True:
                     while not self._queue:
                         await self._queued.park()
-                    batch = list(self._queue)
-                    self._queue.clear()
+                    batch, sent_early = self._next_batch(), self._sent_early
+                    self._sent_early = None
                     writes = [item for item in batch if isinstance(item, QueuedWrite)]
-                    if writes:
-                        await committer.commit(writes)
+                    if sent_early is not None:
+                        await committer.commit(writes, *sent_early)
+                    elif writes:
+                        await committer.commit(writes, committer.message(writes))
                     for item in batch:
                         if not isinstance(item, QueuedWrite):
                             self._call_back(item)
@@ -193,7 +227,21 @@ class WriteQueue:
                         elif item.done is not None:
                             item.done.set()
         finally:
+            self._committer = None
             await committer.stop()
+
+    def _next_batch(self) -> list[QueuedWrite | AfterCommit]:
+        """What the writer commits next: everything queued; or, after a write sent early, that
+        write and the callbacks right behind it (the writes queued after it make the next
+        batch, as its message is sent already)."""
+        if self._sent_early is None:
+            batch = list(self._queue)
+            self._queue.clear()
+            return batch
+        batch = [self._queue.popleft()]
+        while self._queue and not isinstance(self._queue[0], QueuedWrite):
+            batch.append(self._queue.popleft())
+        return batch
 
     async def _try_again(self, write: QueuedWrite) -> None:
         """Queue a write that must be stored again, after its wait (doubled for the next)."""
@@ -204,9 +252,14 @@ class WriteQueue:
         self.put(write)
 
     def put(self, item: QueuedWrite | AfterCommit) -> None:
-        """Queue a write, or a callback to run once every write queued before it is committed."""
+        """Queue a write, or a callback to run once every write queued before it is committed.
+        A write that finds the writer waiting for work (so nothing else queued) is sent to the
+        commit process now."""
         self._queue.append(item)
         if self._queued:
+            if isinstance(item, QueuedWrite) and self._committer is not None:
+                message = self._committer.message([item])
+                self._sent_early = message, self._committer.send_now(message)
             self._queued.unpark()
 
     @staticmethod

@@ -57,8 +57,9 @@ def test_the_parser_names_the_bad_value_before_anything_runs(
 ) -> None:
     from arbiter.client.cli import build_parser
 
+    argv = ["referee", "kings-court", "random", "random", "--time", "mov=1"]
     with pytest.raises(SystemExit):
-        build_parser().parse_args(["referee", "kings-court", "random", "random", "--time", "mov=1"])
+        build_parser(argv).parse_args(argv)
     assert "unknown part 'mov=1'" in capsys.readouterr().err
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
+import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,31 @@ async def test_a_large_batch_is_stored_whole_before_its_callbacks_run(db: Path |
         await _until_committed(storage)
     assert seen_by_callbacks == [4200]
     assert _stored(db) == sorted(expected)
+
+
+@BOTH_BACKENDS
+async def test_a_write_queued_while_the_writer_waits_is_committed_before_its_task_yields(
+    db: Path | str,
+) -> None:
+    """A match queues its move, then works out the rest of its step (the next turn's hints and
+    frames) without yielding to the writer task: the commit process commits the move meanwhile,
+    on its own core, rather than after the step."""
+    async with writing_to(db) as storage:
+        match_id = await _new_match(storage)
+        await _until_committed(storage)  # the writer waits for work; its process runs
+        storage.record_move(match_id, 1, "white", "B4C4", 0.1)
+        stored = _stored_while_the_loop_is_blocked(db, 10)
+        assert stored == [(match_id, 1, "B4C4")]
+        await _until_committed(storage)
+
+
+def _stored_while_the_loop_is_blocked(db: Path | str, seconds: float) -> list[tuple[Any, ...]]:
+    """The moves stored once there are some, or after `seconds`, the event loop blocked all the
+    while (as by a step's work): no task runs, the writer task neither."""
+    give_up = time.monotonic() + seconds
+    while not (stored := _stored(db)) and time.monotonic() < give_up:
+        time.sleep(0.01)
+    return stored
 
 
 @BOTH_BACKENDS
