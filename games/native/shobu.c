@@ -220,6 +220,7 @@ typedef struct {
 } Position;
 
 static PyObject *FIELD_NAMES[5]; /* "black", "white", "ply", "since_capture", "no_capture_limit" */
+static PyObject *EMPTY_TUPLE;
 
 static int check_count(Py_ssize_t nargs, Py_ssize_t expected, const char *name)
 {
@@ -262,17 +263,21 @@ static int read_position(PyObject *state, Position *position)
     return failed ? -1 : 0;
 }
 
-/* A new state of `state`'s class holding `position`. */
+/* A new state of `state`'s class holding `position`, made as its frozen dataclass __init__
+ * makes one (object.__new__, then object.__setattr__ of each field) without running Python. */
 static PyObject *new_state(PyObject *state, const Position *position)
 {
+    PyObject *made = PyBaseObject_Type.tp_new(Py_TYPE(state), EMPTY_TUPLE, NULL);
+    if (made == NULL)
+        return NULL;
     PyObject *fields[5] = {
         PyLong_FromUnsignedLongLong(position->black), PyLong_FromUnsignedLongLong(position->white),
         PyLong_FromLongLong(position->ply),           PyLong_FromLongLong(position->since),
         PyLong_FromLongLong(position->limit),
     };
-    PyObject *made = NULL;
-    if (fields[0] && fields[1] && fields[2] && fields[3] && fields[4])
-        made = PyObject_Vectorcall((PyObject *)Py_TYPE(state), fields, 5, NULL);
+    for (int i = 0; i < 5 && made != NULL; i++)
+        if (fields[i] == NULL || PyObject_GenericSetAttr(made, FIELD_NAMES[i], fields[i]) < 0)
+            Py_CLEAR(made);
     for (int i = 0; i < 5; i++)
         Py_XDECREF(fields[i]);
     return made;
@@ -526,6 +531,8 @@ PyMODINIT_FUNC PyInit__shobu_c(void)
     for (int i = 0; i < 5; i++)
         if (FIELD_NAMES[i] == NULL && (FIELD_NAMES[i] = PyUnicode_InternFromString(names[i])) == NULL)
             return NULL;
+    if (EMPTY_TUPLE == NULL && (EMPTY_TUPLE = PyTuple_New(0)) == NULL)
+        return NULL;
     build_tables();
     return PyModule_Create(&MODULE);
 }
