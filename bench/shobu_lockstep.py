@@ -5,11 +5,11 @@
 games/shobu.py states the rules; games/native/shobu.c computes the same answers faster. This
 plays random games on both at once and stops at the first disagreement, naming the seed, the
 position and what differed: at every position the legal turns (and their order), `has_turn`,
-`outcome`, `why_illegal` of legal and illegal turns, the turn `random_move` draws from the same
-generator, and the position after the turn; then C playouts replayed turn by turn through the
-Python rules, and perft counts from the start. tests/games/test_native_shobu.py runs a few of
-these in the suite; this script runs them by the ten thousand. Exits non-zero on a
-disagreement or when the kernel is not built.
+`cleared_board`, `outcome`, `why_illegal` of legal and illegal turns, the turn `random_move`
+draws from the same generator, and the position after the turn; then C playouts replayed turn
+by turn through the Python rules, and perft counts from the start.
+tests/games/test_native_shobu.py runs a few of these in the suite; this script runs them by the
+ten thousand. Exits non-zero on a disagreement or when the kernel is not built.
 """
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ def check_position(state: ShobuState, rng: random.Random) -> Move | None:
     moves = python.legal_moves()
     assert native.legal_moves() == moves, f"legal turns differ {where}"
     assert native.has_turn() == python.has_turn(), f"has_turn differs {where}"
+    assert native.cleared_board() == python.cleared_board(), f"cleared_board differs {where}"
     outcome = python.outcome()
     assert native.outcome() == outcome, f"outcome differs {where}"
     for turn in [*moves[:: max(1, len(moves) // 4)], *illegal_candidates(rng, moves)]:
@@ -143,8 +144,11 @@ def main() -> None:
         sys.exit("no Shobu kernel is built (or ARBITER_PURE_PYTHON is set): nothing to compare")
     started, plies = time.perf_counter(), 0
     for seed in range(args.seed, args.seed + args.games):
-        plies += check_game(seed) + check_playout(seed)
-        check_position(random_position(random.Random(seed)), random.Random(seed))
+        try:
+            plies += check_game(seed) + check_playout(seed)
+            check_position(random_position(random.Random(seed)), random.Random(seed))
+        except AssertionError as disagreement:
+            sys.exit(f"seed {seed}: {disagreement}")
         if (seed - args.seed + 1) % 500 == 0:
             print(
                 f"{seed - args.seed + 1} games agree ({time.perf_counter() - started:.0f} s)",
@@ -152,7 +156,8 @@ def main() -> None:
             )
     start = GAME.new_game()
     counts = perft(pure(start), args.perft), perft(compiled(start), args.perft)
-    assert counts[0] == counts[1], f"perft {args.perft} differs: {counts}"
+    if counts[0] != counts[1]:
+        sys.exit(f"perft {args.perft} differs: {counts[0]} on the Python rules, {counts[1]} in C")
     print(
         f"{args.games} games, {args.games} playouts and {args.games} random positions agree "
         f"({plies} plies); perft {args.perft} = {counts[0]} on both "

@@ -476,6 +476,7 @@ class ShobuKernel(Protocol):
     explain."""
 
     def legal_moves(self, state: ShobuState, /) -> list[Move]: ...
+    def cleared_board(self, state: ShobuState, /) -> tuple[Seat, int] | None: ...
     def has_turn(self, state: ShobuState, /) -> bool: ...
     def ongoing(self, state: ShobuState, /) -> bool: ...
     def is_legal(self, state: ShobuState, move: Move, /) -> bool: ...
@@ -504,6 +505,9 @@ class CompiledShobuState(ShobuState):
 
     def has_turn(self) -> bool:
         return self.kernel.has_turn(self)
+
+    def cleared_board(self) -> tuple[Seat, int] | None:
+        return self.kernel.cleared_board(self)
 
     def outcome(self) -> Outcome | None:
         return None if self.kernel.ongoing(self) else ShobuState.outcome(self)

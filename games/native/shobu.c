@@ -362,6 +362,24 @@ static PyObject *legal_moves(PyObject *Py_UNUSED(module), PyObject *const *args,
     return moves;
 }
 
+/* (loser, board) for the first board found empty of the loser's stones, the seat to move asked
+ * first, as games/shobu.py's `cleared_board`; None when every board holds stones of both. */
+static PyObject *cleared_board_of(PyObject *Py_UNUSED(module), PyObject *const *args,
+                                  Py_ssize_t nargs)
+{
+    Position position;
+    if (check_count(nargs, 1, "cleared_board") < 0 || read_position(args[0], &position) < 0)
+        return NULL;
+    for (int seat = 0; seat < 2; seat++) {
+        int loser = mover_of(&position) ^ seat;
+        Bits stones = loser ? position.white : position.black;
+        for (int board = 0; board < 4; board++)
+            if (!(stones & BOARD_MASK[board]))
+                return Py_BuildValue("(ii)", loser, board);
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *has_turn(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
     Position position;
@@ -504,6 +522,8 @@ static PyObject *playout(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
 static PyMethodDef METHODS[] = {
     {"legal_moves", (PyCFunction)(void (*)(void))legal_moves, METH_FASTCALL,
      "legal_moves(state): every legal turn, in the Python rules' order"},
+    {"cleared_board", (PyCFunction)(void (*)(void))cleared_board_of, METH_FASTCALL,
+     "cleared_board(state): (loser, board) for a board without the loser's stones, or None"},
     {"has_turn", (PyCFunction)(void (*)(void))has_turn, METH_FASTCALL,
      "has_turn(state): whether the seat to move has a legal turn"},
     {"ongoing", (PyCFunction)(void (*)(void))ongoing, METH_FASTCALL,
