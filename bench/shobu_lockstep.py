@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 from arbiter.games.shobu import GAME, KERNEL, CompiledShobuState, Move, ShobuState
 
-NEAR_MISSES = 6
+NEAR_MISSES = 4
 """Illegal turns checked at each position, each a legal turn with one part changed: they reach
 the checks a random tuple rarely does (a push into a stone, a passive move that passes one)."""
 

@@ -17,6 +17,11 @@ Checking one move (`why_illegal`) and making it (`play`) use tables per square b
 for each of the 16 vectors (8 directions x distance 1 or 2): the squares entered, the landing
 square, and the square just beyond it where a pushed stone ends. The two ways of reading the
 rules are independent, and the tests check that they agree on every candidate turn.
+
+This module is the statement of the rules. games/native/shobu.c computes the same answers on the
+same bitsets (turns, the legality of one, making one, the end, whole random playouts) many times
+faster; where it is built, the game's states are `CompiledShobuState`s, which ask it, and
+tests/games/test_native_shobu.py plays it against `ShobuState` in lockstep.
 """
 
 from __future__ import annotations
