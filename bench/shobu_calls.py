@@ -1,13 +1,15 @@
 """Shobu's rules on both paths in one run: random playouts and each per-move call, in CPU time.
 
-    python bench/shobu_calls.py [--seconds 3]
+    python bench/shobu_calls.py [--seconds 3] [--agents 1.0]
 
 The server asks the rules `why_illegal`, `play`, `outcome` and `legal_moves` (the hints) on
 every move; playout-based agents ask `random_move` and `play`, or `random_playout` whole. Each is
 timed on the Python rules (`ShobuState`) and on the compiled ones (`CompiledShobuState`) over the
-same positions of random games. Times are CPU time (`time.process_time`), so that on a busy
-machine the time spent waiting for a core is left out of both. Exits non-zero when the kernel is
-not built.
+same positions of random games. With `--agents T`, Shobu's searching agents (the three levels,
+alphabeta, mcts, mcts-eval) also choose a move in six positions with T seconds each, on each
+path: alpha-beta's nodes and MCTS's playouts per CPU second. Times are CPU time
+(`time.process_time`), so that on a busy machine the time spent waiting for a core is left out
+of both. Exits non-zero when the kernel is not built.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from typing import Any
 
 from shobu_lockstep import compiled, pure  # bench/ comes first on the path
 
+from arbiter.agents import make_agent
 from arbiter.games.shobu import GAME, KERNEL, Move, ShobuState
 
 POSITIONS = 200
 ROUNDS = 20
+AGENTS = ("easy", "medium", "hard", "alphabeta", "mcts", "mcts-eval")
 
 
 def cpu_rate(seconds: float, playout: Callable[[random.Random], Any]) -> float:
@@ -59,9 +63,36 @@ def per_call(states: list[ShobuState], moves: list[Move], call: Callable[..., An
     return best * 1e6
 
 
+def agent_work(name: str, positions: list[ShobuState], budget: float) -> tuple[float, str]:
+    """Nodes (alpha-beta) or playouts (MCTS) per CPU second of one agent's moves, and what
+    they were."""
+    agent: Any = make_agent(name, GAME, seed=1)
+    work, cpu = 0, 0.0
+    for position in positions:
+        start = time.process_time()
+        agent.choose(position, budget)
+        cpu += time.process_time() - start
+        work += agent.last.nodes if hasattr(agent, "last") else agent.iterations
+    return work / cpu, "nodes" if hasattr(agent, "last") else "playouts"
+
+
+def print_agents(budget: float) -> None:
+    rng, positions, state = random.Random(7), [], GAME.new_game()
+    while len(positions) < 6 and state.outcome() is None:
+        positions += [state] if state.ply % 8 == 0 else []
+        state = state.play(state.random_move(rng))
+    print(f"\n{'agent, per CPU second':<42} {'Python':>9} {'compiled':>9} {'ratio':>7}")
+    for name in AGENTS:
+        python_rate, _ = agent_work(name, [pure(s) for s in positions], budget)
+        compiled_rate, unit = agent_work(name, positions, budget)
+        ratio = compiled_rate / python_rate
+        print(f"{name + ' ' + unit:<42} {python_rate:>9.0f} {compiled_rate:>9.0f} {ratio:>6.1f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="CPU time per playout rate")
+    parser.add_argument("--agents", type=float, help="seconds a move for the searching agents")
     args = parser.parse_args()
     if KERNEL is None:
         sys.exit("no Shobu kernel is built (or ARBITER_PURE_PYTHON is set): nothing to compare")
@@ -100,6 +131,8 @@ def main() -> None:
     for label, python_figure, compiled_figure in rows:
         higher, lower = sorted((python_figure, compiled_figure), reverse=True)
         print(f"{label:<42} {python_figure:>9.2f} {compiled_figure:>9.2f} {higher / lower:>6.1f}x")
+    if args.agents is not None:
+        print_agents(args.agents)
 
 
 if __name__ == "__main__":
