@@ -475,10 +475,10 @@ class ShobuState(State[Move]):
 
 
 class ShobuKernel(Protocol):
-    """games/native/shobu.c, which answers the hot questions of `ShobuState` on the same data:
-    each function takes the state first and returns what the state's method of the same name
-    does, except `is_legal` and `ongoing`, which answer yes or no where the Python methods
-    explain."""
+    """games/native/shobu.c, which answers the hot questions of `ShobuState` on the same data.
+    Each function takes the state first and answers as the state's method of the same name
+    (`playout` as `random_playout`, from a seed, recording its turns in `record` if given), but
+    `is_legal` and `ongoing` answer yes or no where `why_illegal` and `outcome` explain."""
 
     def legal_moves(self, state: ShobuState, /) -> list[Move]: ...
     def cleared_board(self, state: ShobuState, /) -> tuple[Seat, int] | None: ...

@@ -3,11 +3,11 @@
  *
  * games/shobu.py is the statement of the rules; this file computes the same answers on the same
  * representation (a square is board * 16 + row * 4 + column, each colour's stones one 64-bit set)
- * and tests/games/test_native_shobu.py plays both in lockstep. Every function takes a position as
- * plain ints (black, white, ply, since_capture, no_capture_limit), so the Python state class
- * keeps its data and only asks here. Sentences (why a turn is illegal, how a game ended) stay in
- * Python: this file answers the common case (legal, the game goes on) and Python explains the
- * rare one.
+ * and tests/games/test_native_shobu.py plays both in lockstep. Every function takes a state
+ * first and reads its fields (black, white, ply, since_capture, no_capture_limit), so the Python
+ * state class keeps its data and only asks here. Sentences (why a turn is illegal, how a game
+ * ended) stay in Python: this file answers the common case (legal, the game goes on) and Python
+ * explains the rare one.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -119,7 +119,7 @@ static int turn_groups(Bits black, Bits white, int mover, Group groups[GROUPS], 
     return count;
 }
 
-static int cleared_board(Bits black, Bits white)
+static int any_board_cleared(Bits black, Bits white)
 {
     for (int board = 0; board < 4; board++)
         if (!(black & BOARD_MASK[board]) || !(white & BOARD_MASK[board]))
@@ -130,7 +130,7 @@ static int cleared_board(Bits black, Bits white)
 /* The ends that need no turn generation: a board cleared of one side, or the no-capture limit. */
 static int ended_by_stones_or_count(Bits black, Bits white, long long since, long long limit)
 {
-    return since >= limit || cleared_board(black, white);
+    return since >= limit || any_board_cleared(black, white);
 }
 
 static int nth_square(Bits bits, long long n)
@@ -212,8 +212,8 @@ static uint64_t random_below(uint64_t *state, uint64_t bound)
 
 /* --- states in and out -------------------------------------------------------------------- */
 
-/* A position as games/shobu.py's state holds it; the state's attributes are read here, and new
- * states are made by calling the state's own class, so this file keeps no copy of the class. */
+/* A position as games/shobu.py's state holds it: read from a state's attributes, and written to
+ * a new state of that state's own class, so this file keeps no copy of the class. */
 typedef struct {
     Bits black, white;
     long long ply, since, limit;
@@ -364,7 +364,7 @@ static PyObject *legal_moves(PyObject *Py_UNUSED(module), PyObject *const *args,
 
 /* (loser, board) for the first board found empty of the loser's stones, the seat to move asked
  * first, as games/shobu.py's `cleared_board`; None when every board holds stones of both. */
-static PyObject *cleared_board_of(PyObject *Py_UNUSED(module), PyObject *const *args,
+static PyObject *cleared_board(PyObject *Py_UNUSED(module), PyObject *const *args,
                                   Py_ssize_t nargs)
 {
     Position position;
@@ -522,7 +522,7 @@ static PyObject *playout(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
 static PyMethodDef METHODS[] = {
     {"legal_moves", (PyCFunction)(void (*)(void))legal_moves, METH_FASTCALL,
      "legal_moves(state): every legal turn, in the Python rules' order"},
-    {"cleared_board", (PyCFunction)(void (*)(void))cleared_board_of, METH_FASTCALL,
+    {"cleared_board", (PyCFunction)(void (*)(void))cleared_board, METH_FASTCALL,
      "cleared_board(state): (loser, board) for a board without the loser's stones, or None"},
     {"has_turn", (PyCFunction)(void (*)(void))has_turn, METH_FASTCALL,
      "has_turn(state): whether the seat to move has a legal turn"},

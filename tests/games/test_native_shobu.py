@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
+import subprocess
+import sysconfig
 import tracemalloc
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -37,6 +41,17 @@ def test_the_games_states_are_compiled_where_the_kernel_is_built() -> None:
     assert STATE_CLASS is CompiledShobuState
     assert type(GAME.new_game()) is CompiledShobuState
     assert type(GAME.new_game().play(GAME.parse_move("bda1 wla1 n1"))) is CompiledShobuState
+
+
+def test_the_kernel_compiles_without_a_warning() -> None:
+    compiler = shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no gcc to compile with")
+    source = Path(__file__).parents[2] / "games" / "native" / "shobu.c"
+    include = sysconfig.get_paths()["include"]
+    flags = ["-c", "-o", os.devnull, "-O2", "-Wall", "-Wextra", "-Werror", f"-I{include}"]
+    done = subprocess.run([compiler, *flags, str(source)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 @VOLUME
