@@ -1,8 +1,9 @@
 """Shobu's compiled rules (games/native/shobu.c) against its Python rules, in lockstep.
 
 The checks are bench/shobu_lockstep.py's, which runs them over ten thousand games; here a fixed
-batch and Hypothesis's seeds keep the suite's share to a few seconds. Skipped where no kernel is
-built, except under `CI=true`, where a missing kernel fails.
+batch and Hypothesis's seeds keep the suite's share to a few seconds. Skipped where
+`ARBITER_PURE_PYTHON` asks for the Python rules alone, and where no kernel is built unless
+`CI=true` (there a missing kernel fails).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arbiter.games._native import pure_python
 from arbiter.games.shobu import GAME, KERNEL, STATE_CLASS, CompiledShobuState, ShobuState
 from bench.shobu_lockstep import (
     check_game,
@@ -32,7 +34,8 @@ from bench.shobu_lockstep import (
 from tests.conftest import VOLUME, volume_body
 
 pytestmark = pytest.mark.skipif(
-    KERNEL is None and os.environ.get("CI") != "true", reason="the Shobu kernel is not built"
+    pure_python() or (KERNEL is None and os.environ.get("CI") != "true"),
+    reason="the Shobu kernel is not built, or ARBITER_PURE_PYTHON refuses it",
 )
 
 
