@@ -17,19 +17,25 @@ Checking one move (`why_illegal`) and making it (`play`) use tables per square b
 for each of the 16 vectors (8 directions x distance 1 or 2): the squares entered, the landing
 square, and the square just beyond it where a pushed stone ends. The two ways of reading the
 rules are independent, and the tests check that they agree on every candidate turn.
+
+This module is the statement of the rules. games/native/shobu.c computes the same answers on the
+same bitsets (turns, the legality of one, making one, the end, whole random playouts) many times
+faster; where it is built, the game's states are `CompiledShobuState`s, which ask it, and
+tests/games/test_native_shobu.py plays it against `ShobuState` in lockstep.
 """
 
 from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Protocol, cast
 
 from arbiter.games._base import Game, InvalidMoveError, Option, Outcome, Seat, State, StateDataError
 from arbiter.games._bitboard import squares_of
 from arbiter.games._boards import DIM, Boards, BoardSquare, Grid, Piece, Shape, Shown
+from arbiter.games._native import kernel
 
 Square = int
 """board * 16 + row * 4 + column: row 0 is row 1 (Black's side), column 0 is file a."""
@@ -468,6 +474,70 @@ class ShobuState(State[Move]):
         ]
 
 
+class ShobuKernel(Protocol):
+    """games/native/shobu.c, which answers the hot questions of `ShobuState` on the same data.
+    Each function takes the state first and answers as the state's method of the same name
+    (`playout` as `random_playout`, from a seed, recording its turns in `record` if given), but
+    `is_legal` and `ongoing` answer yes or no where `why_illegal` and `outcome` explain."""
+
+    def legal_moves(self, state: ShobuState, /) -> list[Move]: ...
+    def cleared_board(self, state: ShobuState, /) -> tuple[Seat, int] | None: ...
+    def has_turn(self, state: ShobuState, /) -> bool: ...
+    def ongoing(self, state: ShobuState, /) -> bool: ...
+    def is_legal(self, state: ShobuState, move: Move, /) -> bool: ...
+    def random_move(self, state: ShobuState, randrange: Callable[[int], int], /) -> Move: ...
+    def play(self, state: CompiledShobuState, move: Move, /) -> CompiledShobuState: ...
+    def playout(
+        self, state: CompiledShobuState, seed: int, max_plies: int, record: list[Move] | None, /
+    ) -> CompiledShobuState: ...
+
+
+KERNEL = cast("ShobuKernel | None", kernel("shobu"))
+"""The compiled kernel, or None where it was not built (or `ARBITER_PURE_PYTHON` is set)."""
+
+
+class CompiledShobuState(ShobuState):
+    """A `ShobuState` whose hot methods run in the kernel: the game's states are of this class
+    where the kernel is built. The rules stay in `ShobuState`, the reference the tests play this
+    class against; the reasons in words (an illegal turn's, an ended game's) come from there too,
+    asked only in the rare case that needs one."""
+
+    __slots__ = ()
+    kernel: ClassVar[ShobuKernel]
+
+    def legal_moves(self) -> list[Move]:
+        return self.kernel.legal_moves(self)
+
+    def has_turn(self) -> bool:
+        return self.kernel.has_turn(self)
+
+    def cleared_board(self) -> tuple[Seat, int] | None:
+        return self.kernel.cleared_board(self)
+
+    def outcome(self) -> Outcome | None:
+        return None if self.kernel.ongoing(self) else ShobuState.outcome(self)
+
+    def why_illegal(self, move: Move) -> str | None:
+        return None if self.kernel.is_legal(self, move) else ShobuState.why_illegal(self, move)
+
+    def random_move(self, rng: random.Random) -> Move:
+        return self.kernel.random_move(self, rng.randrange)
+
+    def play(self, move: Move) -> CompiledShobuState:
+        return self.kernel.play(self, move)
+
+    def random_playout(self, rng: random.Random, max_plies: int) -> CompiledShobuState:
+        """The whole playout in the kernel, with its own generator seeded from `rng`: the same
+        distribution as `random_move` (uniform over the legal turns), not the same turns."""
+        return self.kernel.playout(self, rng.getrandbits(64), max_plies, None)
+
+
+if KERNEL is not None:
+    CompiledShobuState.kernel = KERNEL
+STATE_CLASS: type[ShobuState] = ShobuState if KERNEL is None else CompiledShobuState
+"""The class of the game's states: compiled where the kernel is built."""
+
+
 BLOCK_WIDTH = 13
 GAP = 6
 
@@ -647,7 +717,7 @@ class ShobuGame(Game[ShobuState, Move]):
                 f"since_capture {since} must be at most ply {ply} and no_capture_limit {limit}, "
                 f"which must be at least 1"
             )
-        state = ShobuState(*_boards_from_data(data["boards"]), ply, since, limit)
+        state = STATE_CLASS(*_boards_from_data(data["boards"]), ply, since, limit)
         if 0 in state.board_counts(BLACK) and 0 in state.board_counts(WHITE):
             raise StateDataError(
                 "both players have a board cleared of the other's stones; a game ends at the first"
