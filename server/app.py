@@ -44,10 +44,12 @@ from arbiter.server.storage.engine import DB_HELP, DB_VARIABLE, default_db, open
 from arbiter.server.storage.engine import open_read_only as open_records
 from arbiter.server.storage.errors import DatabaseInUse, NotStored, StoreError, failing_as
 from arbiter.server.storage.interface import Storage
+from arbiter.server.storage.ladders import LadderSettings
 from arbiter.server.storage.records import FullRecord, MoveRow, missing_records, read_records
 from arbiter.server.storage.sql_connection import Connection
 from arbiter.server.storage.tournament_rows import load_tournaments
 from arbiter.server.tournaments.ladder import Ladder, LadderError, kendall_tau
+from arbiter.server.tournaments.ladder_keeper import keep_ladders
 from arbiter.server.tournaments.ladder_pairing import next_opening, pairings
 from arbiter.server.tournaments.local_agents import (
     AgentProgram,
@@ -56,7 +58,6 @@ from arbiter.server.tournaments.local_agents import (
     UnknownEntrant,
     environment,
 )
-from arbiter.server.tournaments.server_ladder import LadderSettings, ServerLadder
 from arbiter.server.tournaments.sprt import Hypothesis, PairCount, Sprt, SprtError, SprtTerms
 from arbiter.server.tournaments.standings import DEFAULT_KINDS, GameResult
 from arbiter.server.tournaments.tournament import Desk, Tournament
@@ -197,18 +198,15 @@ def _host_agents(
     address: tuple[str, int],
 ) -> None:
     """Start the server's own `workers` (if any), the validation of new submissions, which the
-    lobby's workers play, and the `ladders` they play (`server.tournaments.server_ladder`),
-    their seats' seeks kept by the desk."""
+    lobby's workers play, and the ladders they play (`server.tournaments.ladder_keeper`): the
+    `ladders` of the flags, stored as running, and every other the store says is running."""
     storage = desk.storage
     if workers is not None and workers.count > 0:
         lobby.workers.expected = True
         program = workers.program or AgentProgram.arbiter()
         nursery.start_soon(keep_workers, workers, program, storage, address)
     nursery.start_soon(validate_forever, storage, lobby.workers)
-    for settings in ladders:
-        ladder = ServerLadder(desk, lobby.workers, settings)
-        desk.ladders[settings.game] = ladder
-        nursery.start_soon(ladder.run)
+    nursery.start_soon(keep_ladders, desk, lobby.workers, ladders)
 
 
 def _desk(

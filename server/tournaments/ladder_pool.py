@@ -1,0 +1,85 @@
+"""`ladder_join` and `ladder_leave`: which connected bot may enter which running ladder's pool.
+
+A bot's games in a ladder are rated under its account, so only a registered player (or admin)
+may join, in person: a guest has no name to keep a rating under, and a worker's or a hosted
+seat's account plays for someone else. A section's ladder takes only that section's students. A
+bot is in one ladder of a game at a time: its seeks for the game are kept for that ladder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
+
+from arbiter import protocol
+from arbiter.protocol import ErrorCode
+from arbiter.server.storage.ladders import LadderSettings
+from arbiter.server.tournaments.ladder_view import NoLadder, scope_of
+
+if TYPE_CHECKING:
+    from arbiter.server.connection.session import Session
+    from arbiter.server.storage.accounts import Account
+    from arbiter.server.storage.interface import Storage
+
+JOINING_ROLES = frozenset({"player", "admin"})
+
+
+class PooledLadder(Protocol):
+    """A running ladder, as the desk asks it which seeks it keeps and who is in its pool
+    (`server_ladder.ServerLadder`)."""
+
+    @property
+    def settings(self) -> LadderSettings: ...
+
+    @property
+    def joined(self) -> Mapping[str, Session]: ...
+
+    def wants(self, player: str, game: str) -> bool: ...
+
+    def join(self, session: Session, account: str) -> None: ...
+
+    def leave(self, account: str) -> bool: ...
+
+
+async def answer(
+    ladders: Mapping[str, PooledLadder],
+    storage: Storage,
+    session: Session,
+    account: Account | None,
+    request: protocol.LadderJoin | protocol.LadderLeave,
+) -> protocol.LadderJoined:
+    """Join or leave the ladder `request` names; `NoLadder` with the sentence if it cannot be."""
+    scope = scope_of(request.game, request.section)
+    ladder = ladders.get(scope.key)
+    if ladder is None:
+        running = ", ".join(sorted(ladders)) or "none"
+        raise NoLadder(
+            ErrorCode.UNKNOWN_TOURNAMENT,
+            f"this server runs no ladder {scope.key} (running: {running})",
+        )
+    if account is None or account.role not in JOINING_ROLES or session.hosted:
+        raise NoLadder(
+            ErrorCode.NOT_ALLOWED,
+            f"{request.TYPE} needs a registered player's connection: a ladder keeps its rating"
+            " under the player's name (say hello with your name and token)",
+        )
+    name = account.name
+    if isinstance(request, protocol.LadderLeave):
+        if not ladder.leave(name):
+            raise NoLadder(ErrorCode.NOT_ALLOWED, f"{name} is not in the ladder {scope.key}")
+        return protocol.LadderJoined(game=scope.game, joined=False, section=scope.section_label)
+    for key, other in ladders.items():
+        if key != scope.key and other.settings.game == scope.game and name in other.joined:
+            raise NoLadder(
+                ErrorCode.NOT_ALLOWED,
+                f"{name} is in the ladder {key} already: leave it first (ladder_leave)",
+            )
+    members = await storage.ladder_members(scope)
+    if members is not None and name not in members:
+        raise NoLadder(
+            ErrorCode.NOT_ALLOWED,
+            f"{name} is not a student of the section {scope.section_label}: its ladder takes"
+            " only them",
+        )
+    ladder.join(session, name)
+    return protocol.LadderJoined(game=scope.game, joined=True, section=scope.section_label)
