@@ -31,7 +31,7 @@ from arbiter.client.player_module import (
     player_name,
     run_player_bot,
 )
-from arbiter.client.runner import GameRecord, run_bot, waiting_lines
+from arbiter.client.runner import GameRecord, LadderEntry, run_bot, waiting_lines
 from arbiter.client.sandbox.choice import add_sandbox_option, use_sandbox
 from arbiter.client.sandbox.toolchain import SandboxUnavailable
 from arbiter.client.worker import worker
@@ -91,6 +91,17 @@ def build_parser() -> argparse.ArgumentParser:
         type=player_name_arg,
         metavar="NAME",
         help="play only against this player (a challenge)",
+    )
+    bot.add_argument(
+        "--ladder",
+        action="store_true",
+        help="join the server's ladder of the game (needs --token): the ladder pairs each game"
+        " and keeps your rating (docs/ladder.md)",
+    )
+    bot.add_argument(
+        "--section",
+        metavar="CLASS/SECTION",
+        help="with --ladder: the ladder of your class's section, not the game's own",
     )
     bot.set_defaults(run=run_bot_command)
 
@@ -182,9 +193,18 @@ def run_bot_command(args: argparse.Namespace) -> int:
             on_result=report,
             on_message=waiting_lines(say),
             tls=server_tls(args),
+            ladder=ladder_entry(args),
         )
     )
     return 0
+
+
+def ladder_entry(args: argparse.Namespace) -> LadderEntry | None:
+    """The ladder `--ladder` (and `--section`) name; SystemExit with a sentence for a
+    `--section` without `--ladder`."""
+    if args.section is not None and not args.ladder:
+        build_parser().error("--section names a section's ladder: give --ladder too")
+    return LadderEntry(args.section) if args.ladder else None
 
 
 def _run_player_bot(args: argparse.Namespace) -> int:
@@ -207,6 +227,8 @@ def _run_player_bot(args: argparse.Namespace) -> int:
             on_result=report,
             on_message=waiting_lines(say),
             tls=server_tls(args),
+            token=args.token,
+            ladder=ladder_entry(args),
         )
     )
     return 0

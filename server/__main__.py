@@ -16,6 +16,7 @@ import trio
 from arbiter.games import OptionError, all_games, get_game
 from arbiter.protocol import TimeControl, TimeControlError
 from arbiter.server.admin_class import add_class_commands
+from arbiter.server.admin_ladder import add_ladder_commands
 from arbiter.server.admin_leagues import add_league_commands
 from arbiter.server.admin_roster import add_roster_commands
 from arbiter.server.app import (
@@ -391,7 +392,8 @@ def admin(argv: list[str]) -> int:
     """
     parser = argparse.ArgumentParser(
         prog="arbiter-server admin",
-        description="Manage registered players and admins, classes of students, and leagues.",
+        description="Manage registered players and admins, classes of students, leagues and"
+        " ladders.",
     )
     parser.add_argument("--db", default=default_db(), help=DB_HELP)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
@@ -412,6 +414,7 @@ def admin(argv: list[str]) -> int:
     add_roster_commands(commands)
     add_class_commands(commands)
     add_league_commands(commands)
+    add_ladder_commands(commands)
     args = parser.parse_args(argv)
     try:
         _run_admin(args)

@@ -13,7 +13,8 @@ server's business. Whatever the store fails at, on either engine, is a `StoreErr
 sentence: the one thing a command catches.
 
 The ladder's core (`Ladder`, `pairings`, `kendall_tau`: pure, in `tournaments/`) is offered here
-too: `arbiter ladder local` rates and pairs its agents' games with the rule a server's ladder uses.
+too: `arbiter ladder local` rates and pairs its agents' games with the rule a server's ladder uses;
+and `unpaired`, the word the server's ladder table gives an entrant no longer paired.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from arbiter.server.storage.tournament_rows import load_tournaments
 from arbiter.server.tournaments.ladder import Ladder, LadderError, kendall_tau
 from arbiter.server.tournaments.ladder_keeper import keep_ladders
 from arbiter.server.tournaments.ladder_pairing import next_opening, pairings
+from arbiter.server.tournaments.ladder_view import unpaired
 from arbiter.server.tournaments.local_agents import (
     AgentProgram,
     LocalAgents,
@@ -105,6 +107,7 @@ __all__ = [
     "read_tournaments",
     "serve",
     "server_tls",
+    "unpaired",
 ]
 
 LOCAL_HOST = "127.0.0.1"

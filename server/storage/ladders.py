@@ -51,6 +51,12 @@ class LadderScope:
         """`CLASS/SECTION`, as the commands and the protocol write it; None for a game's own."""
         return None if self.class_name is None else f"{self.class_name}/{self.section}"
 
+    @property
+    def title(self) -> str:
+        """`GAME`, or `GAME in section CLASS/SECTION`: how a sentence names it."""
+        label = self.section_label
+        return self.game if label is None else f"{self.game} in section {label}"
+
     @classmethod
     def of(cls, game: str, section: str | None) -> LadderScope:
         """The scope `--section CLASS/SECTION` (or none) names; `LadderRefused` if it is not
@@ -124,7 +130,8 @@ def start(db: Connection, settings: LadderSettings) -> None:
         check_scope(db, settings.scope)
         if key in {one.scope.key for one in _read(db, running_only=True)}:
             raise LadderRefused(
-                f"the ladder {key} is running already: stop it first to change its terms"
+                f"the ladder of {settings.scope.title} is running already: stop it first to"
+                " change its terms"
             )
         _write(db, settings)
 
@@ -143,7 +150,7 @@ def stop(db: Connection, scope: LadderScope) -> None:
         running = sorted(one.scope.key for one in _read(db, running_only=True))
         if scope.key not in running:
             which = ", ".join(running) if running else "none"
-            raise LadderRefused(f"the ladder {scope.key} is not running (running: {which})")
+            raise LadderRefused(f"the ladder of {scope.title} is not running (running: {which})")
         db.execute("UPDATE ladders SET running = 0 WHERE ladder = ?", (scope.key,))
 
 

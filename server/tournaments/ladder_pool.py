@@ -32,7 +32,9 @@ class PooledLadder(Protocol):
     def settings(self) -> LadderSettings: ...
 
     @property
-    def joined(self) -> Mapping[str, Session]: ...
+    def pool(self) -> frozenset[str]:
+        """The joined bots still connected."""
+        ...
 
     def wants(self, player: str, game: str) -> bool: ...
 
@@ -55,7 +57,7 @@ async def answer(
         running = ", ".join(sorted(ladders)) or "none"
         raise NoLadder(
             ErrorCode.UNKNOWN_TOURNAMENT,
-            f"this server runs no ladder {scope.key} (running: {running})",
+            f"this server runs no ladder of {scope.title} (running: {running})",
         )
     if account is None or account.role not in JOINING_ROLES or session.hosted:
         raise NoLadder(
@@ -66,13 +68,14 @@ async def answer(
     name = account.name
     if isinstance(request, protocol.LadderLeave):
         if not ladder.leave(name):
-            raise NoLadder(ErrorCode.NOT_ALLOWED, f"{name} is not in the ladder {scope.key}")
+            raise NoLadder(ErrorCode.NOT_ALLOWED, f"{name} is not in the ladder of {scope.title}")
         return protocol.LadderJoined(game=scope.game, joined=False, section=scope.section_label)
     for key, other in ladders.items():
-        if key != scope.key and other.settings.game == scope.game and name in other.joined:
+        if key != scope.key and other.settings.game == scope.game and name in other.pool:
             raise NoLadder(
                 ErrorCode.NOT_ALLOWED,
-                f"{name} is in the ladder {key} already: leave it first (ladder_leave)",
+                f"{name} is in the ladder of {other.settings.scope.title} already: leave it"
+                " first (ladder_leave)",
             )
     members = await storage.ladder_members(scope)
     if members is not None and name not in members:

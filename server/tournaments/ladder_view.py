@@ -67,6 +67,12 @@ class TableLine:
         }
 
 
+def unpaired(entrant: str) -> str:
+    """What an entrant no longer paired is: a version `retired`, a connected bot `away` (a bot's
+    name is its account's, with no `/`), a boss `retired` from its leagues."""
+    return "away" if "/" not in entrant and ":" not in entrant else "retired"
+
+
 @dataclass(frozen=True, slots=True)
 class Played:
     """One game of an entrant's history: its change, and who it met."""
@@ -216,5 +222,7 @@ async def answer(
     except AccountError as error:  # a section's ladder of a class that is not there
         raise NoLadder(ErrorCode.UNKNOWN_TOURNAMENT, str(error)) from None
     if not running and not reading.stored.ratings:
-        raise NoLadder(ErrorCode.UNKNOWN_TOURNAMENT, f"this server keeps no ladder {scope.key}")
+        raise NoLadder(
+            ErrorCode.UNKNOWN_TOURNAMENT, f"this server keeps no ladder of {scope.title}"
+        )
     return message(reading, running)

@@ -123,6 +123,11 @@ class ServerLadder:
         bot = self.joined.get(player)
         return player in self._seats or (bot is not None and not bot.closed)
 
+    @property
+    def pool(self) -> frozenset[str]:
+        """The joined bots still connected, by account name."""
+        return frozenset(name for name, session in self.joined.items() if not session.closed)
+
     def join(self, session: Session, account: str) -> None:
         """Put a connected bot in the pool: its seeks for the game are kept for the ladder."""
         self.joined[account] = session
