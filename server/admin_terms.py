@@ -36,6 +36,7 @@ def game_terms(
 ) -> Terms:
     """The terms the words name, under tournament rules (an illegal move forfeits); without
     `time`, `default`, or else the game's own control for programs."""
+    known_game(game)
     options = _options(option_words)
     wire = _time(time) or ({} if default is None else dict(default.to_wire()))
     try:

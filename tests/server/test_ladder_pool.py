@@ -92,6 +92,7 @@ async def test_two_joined_bots_are_paired_recorded_and_rated(server: RunningServ
         assert [sorted(record.players) for record in records[name]] == [["ann", "bob"]] * 2
     matches = sorted({record.match for record in records["ann"]})
     assert matches == sorted({record.match for record in records["bob"]})
+    await recorded(server.db, 2)
     changes = rows(
         server.db,
         "SELECT match_id, entrant, game FROM ladder_changes ORDER BY match_id, seat_index",
@@ -165,6 +166,15 @@ async def test_a_bad_ladder_join_is_refused_with_a_sentence(server: RunningServe
     code, message = await refused(port, protocol.LadderJoin(game=GAME))
     assert code == ErrorCode.NOT_ALLOWED
     assert message.startswith("ladder_join needs a registered player's connection"), message
+
+
+async def recorded(db: Path | str, games: int) -> None:
+    """Return once `games` ladder games are stored: a game's end reaches its players before
+    the ladder has stored its rating changes."""
+    deadline = time.monotonic() + SECONDS
+    while len(rows(db, "SELECT 1 FROM ladder_changes")) < 2 * games:
+        assert time.monotonic() < deadline, f"{games} ladder games were not recorded"
+        await trio.sleep(0.1)
 
 
 async def started(port: int, section: str | None = None, running: bool = True) -> None:
