@@ -78,16 +78,22 @@ async def test_two_joined_bots_are_paired_recorded_and_rated(server: RunningServ
     async def play(name: str) -> None:
         records[name] = await play_ladder(server.port, name, tokens[name], games=2)
 
+    async def never_paired(cat: ClientConnection) -> None:
+        """A casual seek never meets a ladder's bot (reading answers the server's pings)."""
+        while True:
+            message = await cat.receive()
+            assert not isinstance(message, protocol.MatchStarted), message
+
     async with await ClientConnection.open(HOST, server.port, "cat", tokens["cat"]) as cat:
         await cat.send(protocol.Seek(game=GAME, options={"no_capture_limit": 6}))
-        with trio.fail_after(SECONDS):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(play, "ann")
-                nursery.start_soon(play, "bob")
-        with trio.move_on_after(0.5):  # a casual seek never meets a ladder's bot
-            while True:
-                message = await cat.receive()
-                assert not isinstance(message, protocol.MatchStarted), message
+        async with trio.open_nursery() as watching:
+            watching.start_soon(never_paired, cat)
+            with trio.fail_after(SECONDS):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(play, "ann")
+                    nursery.start_soon(play, "bob")
+            await trio.sleep(0.5)
+            watching.cancel_scope.cancel()
     for name in ("ann", "bob"):
         assert [sorted(record.players) for record in records[name]] == [["ann", "bob"]] * 2
     matches = sorted({record.match for record in records["ann"]})
