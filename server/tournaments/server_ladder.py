@@ -56,6 +56,7 @@ from arbiter.server.storage.statuses import SubmissionStatus
 from arbiter.server.storage.submissions import SubmissionRow
 from arbiter.server.tournaments.ladder import Entry, Ladder, LadderGame
 from arbiter.server.tournaments.ladder_pairing import next_opening, pairings
+from arbiter.server.tournaments.ladder_pool import BotPool
 from arbiter.server.tournaments.ladder_ratings import Skill
 from arbiter.server.tournaments.leagues import boss_entrant
 from arbiter.server.tournaments.standings import GameResult
@@ -103,8 +104,8 @@ class ServerLadder:
         paired too."""
         self.members: frozenset[str] | None = None
         """The accounts a section's ladder takes (its students); None: everyone."""
-        self.joined: dict[str, Session] = {}
-        """The connected bots in the pool, by account name: entrants while idle."""
+        self.bots = BotPool(desk.seeks, settings.game, self._wake)
+        """The connected bots that joined: entrants while idle."""
         self._seats: set[str] = set()
         """The hosted seat names whose seeks are kept for this ladder."""
         self._busy: set[str] = set()
@@ -118,29 +119,7 @@ class ServerLadder:
 
     def wants(self, player: str, game: str) -> bool:
         """Whether a seek of `player` for `game` is one of this ladder's seats' or joined bots'."""
-        if game != self.settings.game:
-            return False
-        bot = self.joined.get(player)
-        return player in self._seats or (bot is not None and not bot.closed)
-
-    @property
-    def pool(self) -> frozenset[str]:
-        """The joined bots still connected, by account name."""
-        return frozenset(name for name, session in self.joined.items() if not session.closed)
-
-    def join(self, session: Session, account: str) -> None:
-        """Put a connected bot in the pool: its seeks for the game are kept for the ladder."""
-        self.joined[account] = session
-        self.ladder.entries.setdefault(account, Entry(account))
-        self._wake()
-
-    def leave(self, account: str) -> bool:
-        """Take a bot out of the pool, its kept seeks withdrawn; False if it was not in it."""
-        if self.joined.pop(account, None) is None:
-            return False
-        if account not in self._busy:
-            self.desk.seeks.release_seeks(account, self.settings.game)
-        return True
+        return game == self.settings.game and (player in self._seats or self.bots.keeps(player))
 
     def stop(self) -> None:
         """Draw no more pairs; `run` returns once the games in play are over."""
@@ -168,8 +147,7 @@ class ServerLadder:
         except Exception:
             log.exception("the ladder %s stopped on a server error", self.key)
         finally:
-            for account in list(self.joined):
-                self.leave(account)
+            self.bots.leave_all()
             self.stopped.set()
 
     async def _next_change(self) -> None:
@@ -190,27 +168,25 @@ class ServerLadder:
             boss_entrant(agent): agent
             for agent in (await storage.load_leagues(game)).bosses_of(self.settings.class_name)
         }
-        for account, session in list(self.joined.items()):
-            if account in self._busy:
-                continue
-            if session.closed or self.desk.arena.playing(session) or not self._takes(account):
-                self.leave(account)
-        for name in [*self.versions, *self.bosses, *self.joined]:
+        self.bots.keep_only(self._keeps_bot)
+        for name in [*self.versions, *self.bosses, *self.bots.sessions]:
             self.ladder.entries.setdefault(name, Entry(name))
+
+    def _keeps_bot(self, account: str, session: Session) -> bool:
+        """A bot stays in the pool while in this ladder's game, or connected, in no other match
+        and (for a section's ladder) still of the section."""
+        if account in self._busy:
+            return True
+        return not session.closed and not self.desk.arena.playing(session) and self._takes(account)
 
     def _takes(self, account: str) -> bool:
         return self.members is None or account in self.members
-
-    def _idle_bots(self) -> set[str]:
-        """The joined bots waiting with a kept seek for the game."""
-        game, seeks = self.settings.game, self.desk.seeks
-        return {name for name in self.joined if seeks.kept_seek(name, game) is not None}
 
     def _draw(self) -> list[tuple[str, str]]:
         """Pairs for the free slots, among the ready versions, bosses and idle bots not in a
         game."""
         settings = self.settings
-        paired = self.versions.keys() | self.bosses.keys() | self._idle_bots()
+        paired = self.versions.keys() | self.bosses.keys() | self.bots.idle()
         resting = self._busy | (self.ladder.entries.keys() - paired)
         return pairings(
             self.ladder,
@@ -242,9 +218,7 @@ class ServerLadder:
         entrants = (first, second)
         names = [self._seat_name(entrant) for entrant in entrants]
         hosted = {
-            name
-            for name, entrant in zip(names, entrants, strict=True)
-            if entrant not in self.joined
+            name for name, entrant in zip(names, entrants, strict=True) if entrant not in self.bots
         }
         self._seats |= hosted
         hostings: list[Hosting] = []
@@ -278,7 +252,7 @@ class ServerLadder:
 
     def _seat_name(self, entrant: str) -> str:
         """A joined bot plays under its own name; a version or a boss under a fresh seat name."""
-        if entrant in self.joined:
+        if entrant in self.bots:
             return entrant
         return self.workers.free_name(f"{SEAT_PREFIX}{self._player(entrant).base}"[:MAX_SEAT_BASE])
 
@@ -300,7 +274,7 @@ class ServerLadder:
         game, seeks = self.settings.game, self.desk.seeks
         with trio.move_on_after(self.settings.wait):
             for seat, entrant in enumerate(entrants):
-                if entrant not in self.joined:
+                if entrant not in self.bots:
                     player = self._player(entrant)
                     hostings.append(await self._host(names[seat], player, names[1 - seat]))
             while not all(seeks.kept_seek(name, game) for name in names):
@@ -387,23 +361,7 @@ class ServerLadder:
 
     async def _record(self, match_id: int, result: GameResult, began: float) -> None:
         """Move both ratings by `result`, and store the changes."""
-        entries = [self.ladder.entries[player] for player in result.players]
-        before = [entry.skill for entry in entries]
-        self.ladder.record(result, began)
-        changes = [
-            RatingChange(
-                match_id,
-                seat,
-                entry.name,
-                result.scores[seat],
-                was.mu,
-                was.sigma,
-                entry.skill.mu,
-                entry.skill.sigma,
-                began,
-            )
-            for seat, (entry, was) in enumerate(zip(entries, before, strict=True))
-        ]
+        changes = recorded(self.ladder, match_id, result, began)
         await self.desk.storage.record_ladder_game(self.key, changes)
         logs.event(
             log,
@@ -415,6 +373,27 @@ class ServerLadder:
             result=result.result,
             winner=result.winner,
         )
+
+
+def recorded(ladder: Ladder, match_id: int, result: GameResult, began: float) -> list[RatingChange]:
+    """Move both ratings by `result` in `ladder`: the changes to store, one per seat."""
+    entries = [ladder.entries[player] for player in result.players]
+    before = [entry.skill for entry in entries]
+    ladder.record(result, began)
+    return [
+        RatingChange(
+            match_id,
+            seat,
+            entry.name,
+            result.scores[seat],
+            was.mu,
+            was.sigma,
+            entry.skill.mu,
+            entry.skill.sigma,
+            began,
+        )
+        for seat, (entry, was) in enumerate(zip(entries, before, strict=True))
+    ]
 
 
 async def _then_cancel(wait: Callable[[], Awaitable[object]], scope: trio.CancelScope) -> None:

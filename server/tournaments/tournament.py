@@ -500,7 +500,7 @@ class Desk:
     async def _ladder_table(self, game: str, section: str | None) -> protocol.LadderTable:
         scope = ladder_view.scope_of(game, section)
         running = self.ladders.get(scope.key)
-        pool = frozenset() if running is None else running.pool
+        pool = frozenset() if running is None else running.bots.names
         return await ladder_view.answer(self.storage, scope, running is not None, pool)
 
     async def _adopt_new(self, name: str) -> None:
