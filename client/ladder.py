@@ -1,13 +1,14 @@
 """`arbiter ladder GAME`: a server's ladder as it stands; `arbiter ladder local`: a ladder of
 built-in agents on this machine, paired as a server pairs.
 
-    arbiter ladder GAME --server HOST:PORT
+    arbiter ladder GAME --server HOST:PORT [--section CLASS/SECTION]
     arbiter ladder local GAME --agents random,greedy,alphabeta [--games N] [--seed S]
                               [--time CONTROL] [--per-hour N]
 
-`arbiter ladder GAME` asks the server (`ladder`, protocol version 2) and prints its table: each
-version's rank, its rating (`mu - 3 sigma`, what the table ranks by), `mu` and `sigma` (how sure
-the rating is), its games and its last game's match.
+`arbiter ladder GAME` asks the server (`ladder`, protocol version 2) and prints its table (with
+`--section`, the table of a class section's ladder): each entrant's rank, its rating
+(`mu - 3 sigma`, what the table ranks by), `mu` and `sigma` (how sure the rating is), its games
+and its last game's match.
 
 A ladder is not a round robin: after each game the next pair is drawn by the ladder's pairing
 rule (`server.tournaments.ladder_pairing`: close ratings and uncertain entrants first, colours

@@ -44,6 +44,7 @@ from arbiter.server.storage.errors import (
     StoreError,
     failing_as,
 )
+from arbiter.server.storage.ladders import DEFAULT_CONTROL
 from arbiter.server.tournaments.leagues import LeagueRefused
 from arbiter.server.tournaments.local_agents import LocalAgentsError
 
@@ -195,12 +196,13 @@ def _add_ladder_flags(parser: argparse.ArgumentParser) -> None:
         type=game_names,
         default=[],
         metavar="GAME[,GAME]",
-        help="pair every ready hosted submission of these games continuously on the workers",
+        help="pair every ready hosted submission of these games continuously on the workers"
+        " (stored as running, so a restart resumes it until arbiter-server admin ladder stop)",
     )
     ladder.add_argument(
         "--ladder-time",
         type=time_control,
-        default=TimeControl(move=1.0),
+        default=DEFAULT_CONTROL,
         metavar="CONTROL",
         help="the ladder games' time control (default move=1; e.g. clock=60+1)",
     )
