@@ -60,7 +60,13 @@ from arbiter.server.tournaments.ladder_pool import BotPool
 from arbiter.server.tournaments.ladder_ratings import Skill
 from arbiter.server.tournaments.leagues import boss_entrant
 from arbiter.server.tournaments.standings import GameResult
-from arbiter.server.tournaments.tournament import Desk, Seated, default_absent, match_of_seeks
+from arbiter.server.tournaments.tournament import (
+    Desk,
+    Seated,
+    absences,
+    default_absent,
+    match_of_seeks,
+)
 
 log = logging.getLogger(__name__)
 
@@ -216,25 +222,23 @@ class ServerLadder:
 
     async def _play(self, first: str, second: str) -> None:
         entrants = (first, second)
-        names = [self._seat_name(entrant) for entrant in entrants]
-        hosted = {
-            name for name, entrant in zip(names, entrants, strict=True) if entrant not in self.bots
-        }
+        players = [None if entrant in self.bots else self._player(entrant) for entrant in entrants]
+        names = [
+            self._seat_name(entrant, player)
+            for entrant, player in zip(entrants, players, strict=True)
+        ]
+        hosted = {name for name, player in zip(names, players, strict=True) if player is not None}
         self._seats |= hosted
         hostings: list[Hosting] = []
         try:
             began = time.time()
-            seeks = await self._gather(entrants, names, hostings)
+            seeks = await self._gather(names, players, hostings)
             present = [seek for seek in seeks if seek is not None]
             if len(present) == 2:
                 match_id, outcome, defaults = await self._play_match(present)
             else:
                 match_id, outcome = await self._default_absent(names, hosted, seeks)
-                absent = DefaultKind.ABSENT
-                defaults = (
-                    absent if seeks[0] is None else None,
-                    absent if seeks[1] is None else None,
-                )
+                defaults = absences(seeks)
             if present:
                 result = GameResult(first, second, outcome.result.value, outcome.winner, defaults)
                 await self._record(match_id, result, began)
@@ -250,11 +254,12 @@ class ServerLadder:
             for name in hosted:
                 self.desk.seeks.release_seeks(name, self.settings.game)
 
-    def _seat_name(self, entrant: str) -> str:
-        """A joined bot plays under its own name; a version or a boss under a fresh seat name."""
-        if entrant in self.bots:
+    def _seat_name(self, entrant: str, player: _Player | None) -> str:
+        """A joined bot (no `player` to host) plays under its own name; a version or a boss
+        under a fresh seat name."""
+        if player is None:
             return entrant
-        return self.workers.free_name(f"{SEAT_PREFIX}{self._player(entrant).base}"[:MAX_SEAT_BASE])
+        return self.workers.free_name(f"{SEAT_PREFIX}{player.base}"[:MAX_SEAT_BASE])
 
     def _player(self, entrant: str) -> _Player:
         """How `entrant` is hosted: a version as its submission, a boss as the worker's
@@ -267,15 +272,14 @@ class ServerLadder:
         return _Player(seat_base(row), run_of(row), row.author)
 
     async def _gather(
-        self, entrants: Sequence[str], names: Sequence[str], hostings: list[Hosting]
+        self, names: Sequence[str], players: Sequence[_Player | None], hostings: list[Hosting]
     ) -> list[Seek | None]:
-        """Both seats' kept seeks, taken together once both are there (the hosted ones hosted
+        """Both seats' kept seeks, taken together once both are there (each `player` hosted
         first); after `wait` seconds, or once a hosted seat's agent ended, whichever is there."""
         game, seeks = self.settings.game, self.desk.seeks
         with trio.move_on_after(self.settings.wait):
-            for seat, entrant in enumerate(entrants):
-                if entrant not in self.bots:
-                    player = self._player(entrant)
+            for seat, player in enumerate(players):
+                if player is not None:
                     hostings.append(await self._host(names[seat], player, names[1 - seat]))
             while not all(seeks.kept_seek(name, game) for name in names):
                 if any(hosting.ended.is_set() for hosting in hostings):

@@ -334,6 +334,12 @@ class Seated:
     options: dict[str, Any]
 
 
+def absences(seeks: Sequence[Seek | None]) -> tuple[DefaultKind | None, DefaultKind | None]:
+    """Each seat's default when a due match's seeks are these: `absent` for a missing one."""
+    absent = DefaultKind.ABSENT
+    return (absent if seeks[0] is None else None, absent if seeks[1] is None else None)
+
+
 async def default_absent(
     seats: Seats,
     match: Seated,
@@ -856,12 +862,7 @@ class Runner:
         row = self.tournament.row
         seated = Seated(match_id, self.tournament.game, [game.first, game.second], options)
         outcome = await default_absent(self, seated, row.time_control, seeks, row.wait, moves)
-        absent = DefaultKind.ABSENT
-        self._record(
-            game,
-            outcome,
-            (absent if seeks[0] is None else None, absent if seeks[1] is None else None),
-        )
+        self._record(game, outcome, absences(seeks))
 
     async def _store_outcome(self, match_id: int, outcome: Outcome) -> None:
         await store_outcome(self.storage, match_id, self.tournament.game.seats, outcome)
