@@ -20,7 +20,7 @@ from arbiter.client.options import (
     time_control,
 )
 from arbiter.client.player_module import player_name, run_player_bot
-from arbiter.client.runner import GameRecord, run_bot, waiting_lines
+from arbiter.client.runner import GameRecord, LadderEntry, run_bot, waiting_lines
 from arbiter.games import GAME_NAMES
 
 
@@ -44,6 +44,17 @@ def add_arguments(bot: argparse.ArgumentParser) -> None:
         type=player_name_arg,
         metavar="NAME",
         help="play only against this player (a challenge)",
+    )
+    bot.add_argument(
+        "--ladder",
+        action="store_true",
+        help="join the server's ladder of the game (needs --token): the ladder pairs each game"
+        " and keeps your rating (docs/ladder.md)",
+    )
+    bot.add_argument(
+        "--section",
+        metavar="CLASS/SECTION",
+        help="with --ladder: the ladder of your class's section, not the game's own",
     )
     bot.set_defaults(run=run_bot_command)
 
@@ -74,9 +85,18 @@ def run_bot_command(args: argparse.Namespace) -> int:
             on_result=report,
             on_message=waiting_lines(say),
             tls=server_tls(args),
+            ladder=ladder_entry(args),
         )
     )
     return 0
+
+
+def ladder_entry(args: argparse.Namespace) -> LadderEntry | None:
+    """The ladder `--ladder` (and `--section`) name; SystemExit with a sentence for a
+    `--section` without `--ladder`."""
+    if args.section is not None and not args.ladder:
+        raise SystemExit("arbiter bot: --section names a section's ladder: give --ladder too")
+    return LadderEntry(args.section) if args.ladder else None
 
 
 def _run_player_bot(args: argparse.Namespace) -> int:
@@ -99,6 +119,8 @@ def _run_player_bot(args: argparse.Namespace) -> int:
             on_result=report,
             on_message=waiting_lines(say),
             tls=server_tls(args),
+            token=args.token,
+            ladder=ladder_entry(args),
         )
     )
     return 0

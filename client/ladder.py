@@ -1,13 +1,14 @@
 """`arbiter ladder GAME`: a server's ladder as it stands; `arbiter ladder local`: a ladder of
 built-in agents on this machine, paired as a server pairs.
 
-    arbiter ladder GAME --server HOST:PORT
+    arbiter ladder GAME --server HOST:PORT [--section CLASS/SECTION]
     arbiter ladder local GAME --agents random,greedy,alphabeta [--games N] [--seed S]
                               [--time CONTROL] [--per-hour N]
 
-`arbiter ladder GAME` asks the server (`ladder`, protocol version 2) and prints its table: each
-version's rank, its rating (`mu - 3 sigma`, what the table ranks by), `mu` and `sigma` (how sure
-the rating is), its games and its last game's match.
+`arbiter ladder GAME` asks the server (`ladder`, protocol version 2) and prints its table (with
+`--section`, the table of a class section's ladder): each entrant's rank, its rating
+(`mu - 3 sigma`, what the table ranks by), `mu` and `sigma` (how sure the rating is), its games
+and its last game's match.
 
 A ladder is not a round robin: after each game the next pair is drawn by the ladder's pairing
 rule (`server.tournaments.ladder_pairing`: close ratings and uncertain entrants first, colours
@@ -54,8 +55,10 @@ from arbiter.server.app import (
     local_server,
     next_opening,
     pairings,
+    unpaired,
 )
 
+SECTION_HELP = "the ladder of one section of a class (default: the game's own)"
 DEFAULT_TIME = "move=0.2"
 """A ladder plays many games, so its default is a fast time control, not the game's own."""
 DEFAULT_GAMES = 30
@@ -198,6 +201,7 @@ def add_arguments(ladder: argparse.ArgumentParser) -> None:
             help="the name to connect under (default: $ARBITER_NAME or spectator)",
         )
         shown.add_argument("--token", default=os.environ.get("ARBITER_TOKEN") or None)
+        shown.add_argument("--section", metavar="CLASS/SECTION", help=SECTION_HELP)
         shown.set_defaults(run=run_table, game=name)
 
 
@@ -213,7 +217,7 @@ async def _ask_table(args: argparse.Namespace) -> protocol.LadderTable:
     async with await ClientConnection.open(
         host, port, args.name, args.token, tls=server_tls(args)
     ) as connection:
-        await connection.send(protocol.Ladder(game=args.game))
+        await connection.send(protocol.Ladder(game=args.game, section=args.section))
         while True:
             answer = await connection.receive()
             if isinstance(answer, protocol.LadderTable):
@@ -223,11 +227,12 @@ async def _ask_table(args: argparse.Namespace) -> protocol.LadderTable:
 def server_table(answer: protocol.LadderTable) -> Table:
     """The server's ladder: one row per version, best first; a retired one says so."""
     state = "running" if answer.running else "not running"
-    table = Table(title=f"{answer.game} ladder ({state})", box=box.SIMPLE_HEAD)
+    which = answer.game if answer.section is None else f"{answer.game} {answer.section}"
+    table = Table(title=f"{which} ladder ({state})", box=box.SIMPLE_HEAD)
     for heading in ("rank", "entrant", "rating", "mu", "sigma", "games", "last game", "league"):
         table.add_column(heading, justify="left" if heading == "entrant" else "right")
     for entry in answer.entries:
-        name = entry["entrant"] + ("" if entry["active"] else " (retired)")
+        name = entry["entrant"] + ("" if entry["active"] else f" ({unpaired(entry['entrant'])})")
         last = "-"
         if entry["last"] is not None:
             began = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry["last_at"]))

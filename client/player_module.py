@@ -37,7 +37,7 @@ from typing import Any
 from arbiter import protocol
 from arbiter.agents import Agent, AgentBase, AgentError, all_agent_names, make_agent
 from arbiter.client.connection import ClientConnection
-from arbiter.client.runner import GameRecord, MessageHook, play_one, run_bot
+from arbiter.client.runner import GameRecord, LadderEntry, MessageHook, play_one, run_bot
 from arbiter.client.sandbox.ending import ending
 from arbiter.client.sandbox.limits import Limits
 from arbiter.client.sandbox.process import prepare
@@ -368,9 +368,12 @@ async def run_player_bot(
     on_result: Callable[[GameRecord], None] | None = None,
     on_message: MessageHook | None = None,
     tls: ssl.SSLContext | None = None,
+    token: str | None = None,
+    ladder: LadderEntry | None = None,
 ) -> list[GameRecord]:
     """Connect once and play `games` games with a fresh Player per game (as the original
-    referee built one per game); a crash ends the run with `PlayerCrashed`."""
+    referee built one per game); a crash ends the run with `PlayerCrashed`. `token` and
+    `ladder` are `run_bot`'s."""
     path = _module_file(path)
     return await run_bot(
         host,
@@ -384,5 +387,7 @@ async def run_player_bot(
         on_result=on_result,
         on_message=on_message,
         tls=tls,
+        token=token,
+        ladder=ladder,
         play=play_seat,
     )

@@ -145,17 +145,22 @@ async def run_bot(
     on_result: Callable[[GameRecord], None] | None = None,
     on_message: MessageHook | None = None,
     tls: ssl.SSLContext | None = None,
+    ladder: LadderEntry | None = None,
     play: Callable[..., Awaitable[GameRecord]] = play_one,
 ) -> list[GameRecord]:
     """Connect once and play `games` games in a row, a fresh agent for each.
 
-    `token` is a registered player's secret: with it the games can be tournament games; with
-    `opponent` every seek is a challenge to that player; with `tls` the connection is TLS.
-    `play` plays each game, `play_one`'s way by default (a Player module's runner wraps it).
+    `token` is a registered player's secret: with it the games can be tournament games, and
+    with `ladder` ladder games (the bot joins the server's ladder of the game first, and each
+    seek waits for the ladder to pair it); with `opponent` every seek is a challenge to that
+    player; with `tls` the connection is TLS. `play` plays each game, `play_one`'s way by
+    default (a Player module's runner wraps it).
     """
     game = get_game(game_name)
     records = []
     async with await ClientConnection.open(host, port, name, token=token, tls=tls) as connection:
+        if ladder is not None:
+            await join_ladder(connection, game_name, ladder, on_message)
         for number in range(games):
             record = await play(
                 connection,
@@ -171,6 +176,28 @@ async def run_bot(
     return records
 
 
+@dataclass(frozen=True, slots=True)
+class LadderEntry:
+    """Which of the server's ladders of the game a bot joins: the game's own, or a class's
+    section's (`CLASS/SECTION`)."""
+
+    section: str | None = None
+
+
+async def join_ladder(
+    connection: ClientConnection, game: str, ladder: LadderEntry, on_message: MessageHook | None
+) -> None:
+    """Join the server's ladder of `game`; `ServerError` with the server's sentence if the
+    server refuses (no such ladder running, not a registered player, not of that section)."""
+    await connection.send(protocol.LadderJoin(game=game, section=ladder.section))
+    while True:
+        message = await connection.receive()
+        if on_message is not None:
+            on_message(message)
+        if isinstance(message, protocol.LadderJoined):
+            return
+
+
 def waiting_lines(say: Callable[[str], None]) -> MessageHook:
     """A message hook that tells a person, through `say`, what a bot is waiting for: the seek
     it opened (its id, game, options, time control and challenged player), then whom it was
@@ -180,6 +207,9 @@ def waiting_lines(say: Callable[[str], None]) -> MessageHook:
         match message:
             case protocol.Seeking():
                 say(waiting_line(message))
+            case protocol.LadderJoined(game=game, section=section, joined=True):
+                which = game if section is None else f"{game} {section}"
+                say(f"in the {which} ladder: each game waits for the ladder to pair it")
             case protocol.MatchStarted(match=match_id, seat=seat, seats=seats, players=players):
                 opponent = players[1 - seats.index(seat)]
                 say(f"paired: match {match_id} against {opponent}, playing {seat}")

@@ -444,6 +444,8 @@ ILLEGAL = choice("forfeit", "retry")
 BOOL = boolean()
 NAME = text(NAME_LEN)
 PLAYER_NAME = text(NAME_LEN, min_len=1, printable=True)
+SECTION = text(2 * NAME_LEN + 1, min_len=3, printable=True)
+"""A class's section, `CLASS/SECTION`: a class is named as an account is, a section is short."""
 CODE = text(NAME_LEN, min_len=1)
 SENTENCE = text(TEXT_LEN)
 MOVE_TEXT = text(TEXT_LEN)
@@ -1017,6 +1019,38 @@ class Ladder(Message):
     SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
     SINCE_VERSION: ClassVar[int] = V2
     game: str = field(metadata=meta(NAME))
+    section: str | None = field(default=None, metadata=meta(nullable(SECTION)))
+    """`CLASS/SECTION` for the ladder of one section of a class; nil for the game's own."""
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class LadderJoin(Message):
+    """(Version 2.) Put this connection's registered player in the ladder of `game` (of one
+    class's section with `section`, `CLASS/SECTION`): from now on its seeks for the game are
+    kept for the ladder, which pairs it when it waits with one, under the ladder's terms. It
+    leaves the ladder with `ladder_leave` or when the connection closes. Answered by
+    `ladder_joined`, or an `error` saying why not."""
+
+    TYPE: ClassVar[str] = "ladder_join"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    game: str = field(metadata=meta(NAME))
+    section: str | None = field(default=None, metadata=meta(nullable(SECTION)))
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class LadderLeave(Message):
+    """(Version 2.) Take this connection's player out of the ladder of `game` (and `section`)
+    it joined: its seeks are paired casually again. Answered by `ladder_joined` (`joined`
+    false), or an `error` if it was not in that ladder."""
+
+    TYPE: ClassVar[str] = "ladder_leave"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_CLIENT
+    SINCE_VERSION: ClassVar[int] = V2
+    game: str = field(metadata=meta(NAME))
+    section: str | None = field(default=None, metadata=meta(nullable(SECTION)))
 
 
 @_message
@@ -1476,6 +1510,22 @@ class LadderTable(Message):
     game: str = field(metadata=meta(NAME))
     running: bool = field(metadata=meta(BOOL))
     entries: list[dict[str, Any]] = field(metadata=meta(maps(MAX_LADDER_ENTRIES)))
+    section: str | None = field(default=None, metadata=meta(nullable(SECTION)))
+    """The class's section whose ladder this is (`CLASS/SECTION`), nil for the game's own."""
+
+
+@_message
+@dataclass(frozen=True, slots=True)
+class LadderJoined(Message):
+    """The answer to `ladder_join` (`joined` true) and `ladder_leave` (false): whether the
+    connection's player is now in the ladder of `game` (and `section`)."""
+
+    TYPE: ClassVar[str] = "ladder_joined"
+    SENDERS: ClassVar[frozenset[Role]] = FROM_SERVER
+    SINCE_VERSION: ClassVar[int] = V2
+    game: str = field(metadata=meta(NAME))
+    joined: bool = field(metadata=meta(BOOL))
+    section: str | None = field(default=None, metadata=meta(nullable(SECTION)))
 
 
 @_message

@@ -63,6 +63,8 @@ _CLIENT_REQUESTS = (
     "out_of_cpu",
     "logs",
     "ladder",
+    "ladder_join",
+    "ladder_leave",
 )
 _SERVER_REPLIES = (
     "error",
@@ -86,6 +88,7 @@ _SERVER_REPLIES = (
     "archive_part",
     "match_logs",
     "ladder_table",
+    "ladder_joined",
     "host",
 )
 _KEEPALIVE = ("ping", "pong")

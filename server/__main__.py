@@ -16,6 +16,7 @@ import trio
 from arbiter.games import OptionError, all_games, get_game
 from arbiter.protocol import TimeControl, TimeControlError
 from arbiter.server.admin_class import add_class_commands
+from arbiter.server.admin_ladder import add_ladder_commands
 from arbiter.server.admin_leagues import add_league_commands
 from arbiter.server.admin_roster import add_roster_commands
 from arbiter.server.app import (
@@ -43,6 +44,7 @@ from arbiter.server.storage.errors import (
     StoreError,
     failing_as,
 )
+from arbiter.server.storage.ladders import DEFAULT_CONTROL
 from arbiter.server.tournaments.leagues import LeagueRefused
 from arbiter.server.tournaments.local_agents import LocalAgentsError
 
@@ -194,12 +196,13 @@ def _add_ladder_flags(parser: argparse.ArgumentParser) -> None:
         type=game_names,
         default=[],
         metavar="GAME[,GAME]",
-        help="pair every ready hosted submission of these games continuously on the workers",
+        help="pair every ready hosted submission of these games continuously on the workers"
+        " (stored as running, so a restart resumes it until arbiter-server admin ladder stop)",
     )
     ladder.add_argument(
         "--ladder-time",
         type=time_control,
-        default=TimeControl(move=1.0),
+        default=DEFAULT_CONTROL,
         metavar="CONTROL",
         help="the ladder games' time control (default move=1; e.g. clock=60+1)",
     )
@@ -391,7 +394,8 @@ def admin(argv: list[str]) -> int:
     """
     parser = argparse.ArgumentParser(
         prog="arbiter-server admin",
-        description="Manage registered players and admins, classes of students, and leagues.",
+        description="Manage registered players and admins, classes of students, leagues and"
+        " ladders.",
     )
     parser.add_argument("--db", default=default_db(), help=DB_HELP)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
@@ -412,6 +416,7 @@ def admin(argv: list[str]) -> int:
     add_roster_commands(commands)
     add_class_commands(commands)
     add_league_commands(commands)
+    add_ladder_commands(commands)
     args = parser.parse_args(argv)
     try:
         _run_admin(args)

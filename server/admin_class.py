@@ -15,13 +15,10 @@ import argparse
 import csv
 import os
 import time
-from collections.abc import Sequence
 from typing import Any
 
-from arbiter.protocol import TimeControl, TimeControlError
-from arbiter.server.play.defaults import Illegal
+from arbiter.server.admin_terms import game_terms
 from arbiter.server.play.hosted_submissions import pinned, seat_base
-from arbiter.server.play.seek_terms import Refused, checked_terms
 from arbiter.server.storage import finals, ladder_rows, tournament_rows
 from arbiter.server.storage import leagues as stored_leagues
 from arbiter.server.storage.finals import FinalRefused, Frozen
@@ -88,11 +85,8 @@ def final_name(class_name: str, game: str) -> str:
 
 
 def create_final(db: Connection, args: argparse.Namespace) -> None:
-    try:
-        terms = checked_terms(args.game, _options(args.option), _time(args.time), Illegal.FORFEIT)
-    except Refused as error:
-        raise FinalRefused(str(error)) from None
-    game, control = terms
+    terms = game_terms(args.game, args.option, args.time)
+    game, control = terms.game, terms.control
     _check_games_per_pair(args.games_per_pair)
     if args.concurrency < 1:
         raise FinalRefused(f"--concurrency must be at least 1, not {args.concurrency}")
@@ -108,7 +102,7 @@ def create_final(db: Connection, args: argparse.Namespace) -> None:
     row = TournamentRow(
         name=name,
         game=game.name,
-        options=_options(args.option),
+        options=terms.options,
         time_control=control.to_wire(),
         rounds=args.games_per_pair // 2,
         concurrency=args.concurrency,
@@ -141,34 +135,6 @@ def _check_games_per_pair(games: int) -> None:
         raise FinalRefused(
             f"--games-per-pair must be even and at least 2 (each colour as often), not {games}"
         )
-
-
-def _options(given: Sequence[str]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for text in given:
-        name, equals, value = text.partition("=")
-        if not equals:
-            raise FinalRefused(f"cannot read the option {text!r}: write NAME=VALUE")
-        options[name] = _value(value)
-    return options
-
-
-def _value(text: str) -> Any:
-    if text in ("true", "false"):
-        return text == "true"
-    try:
-        return int(text)
-    except ValueError:
-        return text
-
-
-def _time(text: str | None) -> dict[str, float]:
-    if text is None:
-        return {}
-    try:
-        return dict(TimeControl.parse(text).to_wire())
-    except TimeControlError as error:
-        raise FinalRefused(str(error)) from None
 
 
 def set_pseudonyms(db: Connection, args: argparse.Namespace) -> None:

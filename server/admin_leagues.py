@@ -14,13 +14,12 @@ from typing import Any
 
 import trio
 
-from arbiter.games import all_games
+from arbiter.server.admin_terms import known_game
 from arbiter.server.storage import leagues
 from arbiter.server.storage.leagues import NO_CLASS
 from arbiter.server.storage.sql_connection import Connection
 from arbiter.server.tournaments.leagues import (
     DEFAULT_CONFIDENCE,
-    LeagueRefused,
     checked,
     parse_league,
 )
@@ -61,7 +60,7 @@ def add_league_commands(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def set_leagues(db: Connection, args: argparse.Namespace) -> None:
-    game = _known_game(args.game)
+    game = known_game(args.game)
     wanted = [parse_league(text) for text in args.leagues]
     strengths = trio.run(AgentProgram.arbiter().strengths, game)
     league_set = checked(game, args.class_name or NO_CLASS, wanted, args.confidence, strengths)
@@ -73,14 +72,7 @@ def set_leagues(db: Connection, args: argparse.Namespace) -> None:
 
 def list_leagues(db: Connection, args: argparse.Namespace) -> None:
     print("\t".join(("class", "league", "boss", "band", "confidence")))
-    for one in leagues.load(db, _known_game(args.game)).sets.values():
+    for one in leagues.load(db, known_game(args.game)).sets.values():
         for league in one.leagues:
             row = (one.class_name or "-", league.name, league.boss, league.band, one.confidence)
             print("\t".join(str(field) for field in row))
-
-
-def _known_game(game: str) -> str:
-    names = sorted(rules.name for rules in all_games())
-    if game not in names:
-        raise LeagueRefused(f"there is no game {game!r} (games: {', '.join(names)})")
-    return game

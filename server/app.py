@@ -13,7 +13,8 @@ server's business. Whatever the store fails at, on either engine, is a `StoreErr
 sentence: the one thing a command catches.
 
 The ladder's core (`Ladder`, `pairings`, `kendall_tau`: pure, in `tournaments/`) is offered here
-too: `arbiter ladder local` rates and pairs its agents' games with the rule a server's ladder uses.
+too: `arbiter ladder local` rates and pairs its agents' games with the rule a server's ladder uses;
+and `unpaired`, the word the server's ladder table gives an entrant no longer paired.
 """
 
 from __future__ import annotations
@@ -44,11 +45,14 @@ from arbiter.server.storage.engine import DB_HELP, DB_VARIABLE, default_db, open
 from arbiter.server.storage.engine import open_read_only as open_records
 from arbiter.server.storage.errors import DatabaseInUse, NotStored, StoreError, failing_as
 from arbiter.server.storage.interface import Storage
+from arbiter.server.storage.ladders import LadderSettings
 from arbiter.server.storage.records import FullRecord, MoveRow, missing_records, read_records
 from arbiter.server.storage.sql_connection import Connection
 from arbiter.server.storage.tournament_rows import load_tournaments
 from arbiter.server.tournaments.ladder import Ladder, LadderError, kendall_tau
+from arbiter.server.tournaments.ladder_keeper import keep_ladders
 from arbiter.server.tournaments.ladder_pairing import next_opening, pairings
+from arbiter.server.tournaments.ladder_view import unpaired
 from arbiter.server.tournaments.local_agents import (
     AgentProgram,
     LocalAgents,
@@ -63,7 +67,6 @@ from arbiter.server.tournaments.paired_match import (
     match_progress,
     terms_to_wire,
 )
-from arbiter.server.tournaments.server_ladder import LadderSettings, ServerLadder
 from arbiter.server.tournaments.sprt import Hypothesis, PairCount, Sprt, SprtError, SprtTerms
 from arbiter.server.tournaments.standings import DEFAULT_KINDS, GameResult
 from arbiter.server.tournaments.tournament import Desk, Tournament
@@ -116,6 +119,7 @@ __all__ = [
     "serve",
     "server_tls",
     "terms_to_wire",
+    "unpaired",
 ]
 
 LOCAL_HOST = "127.0.0.1"
@@ -209,18 +213,15 @@ def _host_agents(
     address: tuple[str, int],
 ) -> None:
     """Start the server's own `workers` (if any), the validation of new submissions, which the
-    lobby's workers play, and the `ladders` they play (`server.tournaments.server_ladder`),
-    their seats' seeks kept by the desk."""
+    lobby's workers play, and the ladders they play (`server.tournaments.ladder_keeper`): the
+    `ladders` of the flags, stored as running, and every other the store says is running."""
     storage = desk.storage
     if workers is not None and workers.count > 0:
         lobby.workers.expected = True
         program = workers.program or AgentProgram.arbiter()
         nursery.start_soon(keep_workers, workers, program, storage, address)
     nursery.start_soon(validate_forever, storage, lobby.workers)
-    for settings in ladders:
-        ladder = ServerLadder(desk, lobby.workers, settings)
-        desk.ladders[settings.game] = ladder
-        nursery.start_soon(ladder.run)
+    nursery.start_soon(keep_ladders, desk, lobby.workers, ladders)
 
 
 def _desk(

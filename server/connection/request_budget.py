@@ -16,6 +16,7 @@ REQUEST_COSTS: dict[type[protocol.Message], float] = {
     protocol.TournamentCreate: 50.0,
     protocol.TournamentStatus: 20.0,
     protocol.Ladder: 20.0,
+    protocol.LadderJoin: 10.0,
     protocol.Watch: 10.0,
     protocol.Seek: 20.0,
     protocol.ListGames: 10.0,

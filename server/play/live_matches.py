@@ -77,6 +77,10 @@ class LiveMatches:
             self.seating.ended(match)
             self.changed()
 
+    def playing(self, session: Session) -> bool:
+        """Whether `session` plays in a match now."""
+        return self.seating.plays(session)
+
     def finished_unplayed(self, session: Session, match_id: int) -> None:
         """`session` was told of a match that ended without it playing (a tournament game it
         was absent from): a late move to it is answered `game_over`."""

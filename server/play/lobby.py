@@ -139,6 +139,8 @@ class Lobby:
                 | protocol.TournamentStart()
                 | protocol.TournamentStatus()
                 | protocol.Ladder()
+                | protocol.LadderJoin()
+                | protocol.LadderLeave()
             ):
                 account = self.sign_in.accounts.get(session)
                 await self.tournaments.handle(session, account, message)

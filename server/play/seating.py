@@ -96,6 +96,11 @@ class Seating:
                 if not away.seats:
                     del self._away[token]
 
+    def plays(self, peer: Peer) -> bool:
+        """Whether `peer` holds a seat in a match in play."""
+        sitter = self._sitters.get(peer)
+        return sitter is not None and bool(sitter.seats)
+
     def finished(self, peer: Peer, match_id: int) -> None:
         """`peer` was told match `match_id` is over without having played it (a tournament
         game it was absent from)."""

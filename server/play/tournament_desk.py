@@ -47,7 +47,8 @@ class TournamentDesk(Protocol):
     async def handle(
         self, session: Session, account: Account | None, message: protocol.Message
     ) -> None:
-        """Answer `tournament_create`, `tournament_start`, `tournament_status` or `ladder`."""
+        """Answer `tournament_create`, `tournament_start`, `tournament_status`, `ladder`,
+        `ladder_join` or `ladder_leave`."""
         ...
 
     def listed(self) -> Sequence[Listed]:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from arbiter.games import Termination
     from arbiter.server.storage.accounts import Account, Credentials
     from arbiter.server.storage.ladder_rows import RatingChange, StoredLadder
+    from arbiter.server.storage.ladders import LadderScope, LadderSettings
     from arbiter.server.storage.leagues import StoredLeagues
     from arbiter.server.storage.records import FullRecord, MoveRow
     from arbiter.server.storage.submissions import AuthorLimits, NewSubmission, SubmissionRow
@@ -235,13 +236,26 @@ class Storage(Protocol):
         and workers)."""
         ...
 
-    async def record_ladder_game(self, game: str, changes: Sequence[RatingChange]) -> None:
+    async def record_ladder_game(self, ladder: str, changes: Sequence[RatingChange]) -> None:
         """Store a ladder game's rating changes (one per seat) and the ratings they lead to, in
-        one transaction (`storage.ladder_rows`)."""
+        one transaction (`storage.ladder_rows`); `ladder` is the ladder's key."""
         ...
 
-    async def load_ladder(self, game: str) -> StoredLadder:
-        """`game`'s ladder as stored: its ratings and every change, the oldest first."""
+    async def load_ladder(self, ladder: str) -> StoredLadder:
+        """The ladder of key `ladder` as stored: its ratings and every change, the oldest
+        first."""
+        ...
+
+    async def running_ladders(self) -> list[LadderSettings]:
+        """The ladders stored as running (`storage.ladders`)."""
+        ...
+
+    async def keep_ladder_running(self, settings: LadderSettings) -> None:
+        """Store the ladder as running on `settings` (a server's `--ladder` flags)."""
+        ...
+
+    async def ladder_members(self, scope: LadderScope) -> frozenset[str] | None:
+        """The accounts that may play in the ladder of `scope`: None for everyone."""
         ...
 
     async def load_leagues(self, game: str) -> StoredLeagues:

@@ -57,6 +57,14 @@ class StoredLeagues:
         found = (league.boss for one in self.sets.values() for league in one.leagues)
         return list(dict.fromkeys(found))
 
+    def bosses_of(self, class_name: str | None) -> list[str]:
+        """The bosses a ladder plays: a game's own ladder every set's; a class's section's
+        ladder its class's set's, else everyone's (the leagues its students play in)."""
+        if class_name is None:
+            return self.bosses
+        one = self.sets.get(class_name, self.sets.get(NO_CLASS))
+        return [] if one is None else [league.boss for league in one.leagues]
+
 
 @dataclass(frozen=True, slots=True)
 class _LeagueRow:

@@ -172,8 +172,8 @@ CREATE TABLE IF NOT EXISTS students (
 
 LADDERS: Final = """
 CREATE TABLE IF NOT EXISTS ladder_ratings (
-    game TEXT NOT NULL,
-    entrant TEXT NOT NULL,          -- a submission's version: author/name@vN
+    game TEXT NOT NULL,             -- the ladder's key: GAME, or GAME@CLASS/SECTION
+    entrant TEXT NOT NULL,          -- author/name@vN, boss:AGENT, or a connected bot's account
     mu {real} NOT NULL,             -- OpenSkill's rating and its uncertainty, as its latest
     sigma {real} NOT NULL,          -- game left them
     games INTEGER NOT NULL,
@@ -210,6 +210,22 @@ CREATE TABLE IF NOT EXISTS leagues (
 """
 """Version 11: each game's leagues, gated by boss bots (`storage.leagues`)."""
 
+RUNNING_LADDERS: Final = """
+CREATE TABLE IF NOT EXISTS ladders (
+    ladder TEXT PRIMARY KEY,        -- its key: GAME, or GAME@CLASS/SECTION
+    game TEXT NOT NULL,
+    class TEXT,                     -- with section: only that section's students play
+    section TEXT,
+    time_control TEXT NOT NULL,     -- JSON, as the wire's `time`
+    options TEXT NOT NULL,          -- JSON
+    per_hour INTEGER,               -- games an hour per entrant (NULL: no cap)
+    concurrency INTEGER NOT NULL,
+    wait {real} NOT NULL,           -- seconds a game waits for its seats
+    running INTEGER NOT NULL        -- 1 while the server is to play it
+)
+"""
+"""Version 13: the ladders started and stopped (`storage.ladders`)."""
+
 FINALS: Final = """
 CREATE TABLE IF NOT EXISTS class_finals (
     class TEXT NOT NULL REFERENCES classes(name),
@@ -224,7 +240,15 @@ columns added to `classes`."""
 OUR_TABLES: Final = frozenset(
     re.findall(
         r"CREATE TABLE IF NOT EXISTS (\w+)",
-        TABLES + COMMIT_LOG + SUBMISSIONS + SEAT_LOGS + CLASSES + LADDERS + FINALS + LEAGUES,
+        TABLES
+        + COMMIT_LOG
+        + SUBMISSIONS
+        + SEAT_LOGS
+        + CLASSES
+        + LADDERS
+        + FINALS
+        + LEAGUES
+        + RUNNING_LADDERS,
     )
 )
 STAMP: Final = "arbiter_schema"
@@ -312,6 +336,11 @@ def _version_12(db: Connection, dialect: Dialect) -> None:
     db.execute("ALTER TABLE tournaments ADD COLUMN sprt TEXT")
 
 
+def _version_13(db: Connection, dialect: Dialect) -> None:
+    """The ladders started and stopped (`RUNNING_LADDERS`)."""
+    db.execute(RUNNING_LADDERS.format(**dialect.types))
+
+
 EMPTY_ANSWERS: Final = b"\x90"
 """msgpack's empty array: the answers of batch 0."""
 
@@ -327,6 +356,7 @@ MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     10: _version_10,
     11: _version_11,
     12: _version_12,
+    13: _version_13,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)

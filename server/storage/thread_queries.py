@@ -10,10 +10,11 @@ from typing import Any, ClassVar, TypeVar
 
 import trio
 
-from arbiter.server.storage import ladder_rows, leagues, seat_logs
+from arbiter.server.storage import ladder_rows, ladders, leagues, seat_logs
 from arbiter.server.storage import submissions as stored_submissions
 from arbiter.server.storage.errors import NotStored, StoreError, Unreadable, failing_as
 from arbiter.server.storage.ladder_rows import RatingChange, StoredLadder
+from arbiter.server.storage.ladders import LadderScope, LadderSettings
 from arbiter.server.storage.leagues import StoredLeagues
 from arbiter.server.storage.seat_logs import SeatLog
 from arbiter.server.storage.sql_connection import Connection, Dialect
@@ -90,11 +91,20 @@ class ThreadQueries:
 
     # -- ladders -------------------------------------------------------------------------
 
-    async def record_ladder_game(self, game: str, changes: Sequence[RatingChange]) -> None:
-        await self._run(ladder_rows.record_game, self._db, game, changes, failure=NotStored)
+    async def record_ladder_game(self, ladder: str, changes: Sequence[RatingChange]) -> None:
+        await self._run(ladder_rows.record_game, self._db, ladder, changes, failure=NotStored)
 
-    async def load_ladder(self, game: str) -> StoredLadder:
-        return await self._run(ladder_rows.load, self._db, game)
+    async def load_ladder(self, ladder: str) -> StoredLadder:
+        return await self._run(ladder_rows.load, self._db, ladder)
+
+    async def running_ladders(self) -> list[LadderSettings]:
+        return await self._run(ladders.running, self._db)
+
+    async def keep_ladder_running(self, settings: LadderSettings) -> None:
+        await self._run(ladders.keep_running, self._db, settings, failure=NotStored)
+
+    async def ladder_members(self, scope: LadderScope) -> frozenset[str] | None:
+        return await self._run(ladders.members, self._db, scope)
 
     async def load_leagues(self, game: str) -> StoredLeagues:
         return await self._run(leagues.load, self._db, game)

@@ -55,9 +55,12 @@ class Skill:
 
 
 def rated(first: Skill, second: Skill, result: GameResult) -> tuple[Skill, Skill]:
-    """The two players' skills after `result` (`first` moved first); unchanged when the game
-    is not rated (a double forfeit, an absence)."""
-    if not result.rated:
+    """The two players' skills after `result` (`first` moved first); unchanged after a double
+    forfeit, where both sides scored the same nothing. Unlike a tournament's Elo, a ladder rates
+    an absence as the loss it is scored as: the ladder pairs an entrant only when it should be
+    able to come (a ready version, a bot waiting with a seek), so one that does not is as beaten
+    as one that crashes."""
+    if result.result == "both_forfeit":
         return first, second
     points = result.scores
     ranks = [1.0 - points[0], 1.0 - points[1]]  # a lower rank is better; a draw ties

@@ -1,5 +1,6 @@
 """A stored ladder as its readers see it: the table (rank, rating, uncertainty, games, the last
-game) and each entrant's history; pure, but for `read`, which asks the store.
+game) and each entrant's history; pure, but for `read`, which asks the store. A ladder is named
+by its scope (`storage.ladders.LadderScope`): a game's own, or one class's section's.
 
 The `ladder` request, the web page and the tests all read a ladder from the store, so what they
 show is what a restarted server resumes from, whether or not this server is running that
@@ -18,9 +19,11 @@ from arbiter.games import all_games
 from arbiter.protocol import ErrorCode
 from arbiter.server.play.hosted_submissions import pinned
 from arbiter.server.play.seek_terms import Refused
+from arbiter.server.storage.accounts import AccountError
 from arbiter.server.storage.errors import StoreError
 from arbiter.server.storage.interface import Storage
 from arbiter.server.storage.ladder_rows import LadderRating, RatingChange, StoredLadder
+from arbiter.server.storage.ladders import LadderRefused, LadderScope
 from arbiter.server.storage.leagues import StoredLeagues
 from arbiter.server.storage.statuses import SubmissionStatus
 from arbiter.server.tournaments.ladder_ratings import CONFIDENCE, MODEL, Skill
@@ -39,8 +42,8 @@ class TableLine:
     last: RatingChange | None
     """Its latest game's change, if it has played."""
     active: bool
-    """Whether it is still paired: a ready version or a league's boss (a retired one keeps its
-    line)."""
+    """Whether it is still paired: a ready version, a league's boss or a bot in the pool (a
+    retired version, or a bot gone, keeps its line)."""
     league: str | None
     """Its league, if its game (or its author's class) has leagues; a boss has none."""
 
@@ -62,6 +65,12 @@ class TableLine:
             "active": self.active,
             "league": self.league,
         }
+
+
+def unpaired(entrant: str) -> str:
+    """What an entrant no longer paired is: a version `retired`, a connected bot `away` (a bot's
+    name is its account's, with no `/`), a boss `retired` from its leagues."""
+    return "away" if "/" not in entrant and ":" not in entrant else "retired"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,34 +122,43 @@ def history(stored: StoredLadder, entrant: str) -> list[Played]:
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """A game's ladder as stored, the entrants it pairs now, and its leagues."""
+    """A ladder as stored, the entrants it pairs now, and its game's leagues."""
 
+    scope: LadderScope
     stored: StoredLadder
     active: frozenset[str]
-    """The ready versions, and the bosses of the game's leagues."""
+    """The ready versions (of the section's students, for a section's ladder), the bosses of
+    its leagues, and the bots in its pool."""
     leagues: StoredLeagues
 
     def table(self) -> list[TableLine]:
         return table(self.stored, self.active, self.leagues)
 
 
-async def read(storage: Storage, game: str) -> Reading:
-    """`game`'s ladder as the public sees it: a student whose class asked for pseudonyms under
-    theirs."""
-    reading = await _read(storage, game)
+async def read(storage: Storage, scope: LadderScope, pool: Set[str] = frozenset()) -> Reading:
+    """The ladder of `scope` as the public sees it (`pool`: the bots in it now): a student whose
+    class asked for pseudonyms under theirs."""
+    reading = await _read(storage, scope, pool)
     shown = partial(public_entrant, reading.stored.pseudonyms)
     active = frozenset(map(shown, reading.active))
-    return Reading(_renamed(reading.stored, shown), active, reading.leagues)
+    return Reading(scope, _renamed(reading.stored, shown), active, reading.leagues)
 
 
-async def _read(storage: Storage, game: str) -> Reading:
-    """`game`'s stored ladder, the entrants it pairs now, and its leagues, under real names."""
-    stored = await storage.load_ladder(game)
+async def _read(storage: Storage, scope: LadderScope, pool: Set[str] = frozenset()) -> Reading:
+    """The stored ladder of `scope`, the entrants it pairs now, and its leagues, under real
+    names."""
+    game = scope.game
+    stored = await storage.load_ladder(scope.key)
+    members = await storage.ladder_members(scope)
     ready = await storage.submissions_with_status(SubmissionStatus.READY)
     leagues = await storage.load_leagues(game)
-    versions = {pinned(row) for row in ready if row.game == game}
-    bosses = {boss_entrant(agent) for agent in leagues.bosses}
-    return Reading(stored, frozenset(versions | bosses), leagues)
+    versions = {
+        pinned(row)
+        for row in ready
+        if row.game == game and (members is None or row.author in members)
+    }
+    bosses = {boss_entrant(agent) for agent in leagues.bosses_of(scope.class_name)}
+    return Reading(scope, stored, frozenset(versions | bosses | pool), leagues)
 
 
 def public_entrant(pseudonyms: Mapping[str, str], entrant: str) -> str:
@@ -160,7 +178,7 @@ def _renamed(stored: StoredLadder, shown: Callable[[str], str]) -> StoredLadder:
 async def read_placements(storage: Storage, game: str) -> dict[str, Placement]:
     """Each version's league and grade band in `game`'s ladder, by entrant (`ann/bot@v2`):
     what the course's grades export asks. Empty when the game has no leagues."""
-    reading = await _read(storage, game)
+    reading = await _read(storage, LadderScope(game))
     skills = {line.entrant: Skill(line.mu, line.sigma) for line in reading.table()}
     return placements(skills, reading.leagues)
 
@@ -169,24 +187,42 @@ def message(reading: Reading, running: bool) -> protocol.LadderTable:
     """The `ladder_table` answer: the best `MAX_LADDER_ENTRIES` lines."""
     lines = reading.table()[: protocol.MAX_LADDER_ENTRIES]
     return protocol.LadderTable(
-        game=reading.stored.game, running=running, entries=[line.to_wire() for line in lines]
+        game=reading.scope.game,
+        running=running,
+        entries=[line.to_wire() for line in lines],
+        section=reading.scope.section_label,
     )
 
 
 class NoLadder(Refused):
-    """A `ladder` request for a ladder this server neither runs nor keeps."""
+    """A request for a ladder this server neither runs nor keeps, or named wrong."""
 
 
-async def answer(storage: Storage, game: str, running: bool) -> protocol.LadderTable:
-    """The answer to `ladder`; `NoLadder` with the sentence for a game with no ladder here."""
+def scope_of(game: str, section: str | None) -> LadderScope:
+    """The ladder a request names; `NoLadder` with the sentence for an unknown game or a
+    section not written `CLASS/SECTION`."""
     if game not in {rules.name for rules in all_games()}:
         raise NoLadder(ErrorCode.UNKNOWN_GAME, f"there is no game {game!r}")
     try:
-        reading = await read(storage, game)
+        return LadderScope.of(game, section)
+    except LadderRefused as error:
+        raise NoLadder(ErrorCode.BAD_FIELD, str(error)) from None
+
+
+async def answer(
+    storage: Storage, scope: LadderScope, running: bool, pool: Set[str] = frozenset()
+) -> protocol.LadderTable:
+    """The answer to `ladder`; `NoLadder` with the sentence for a ladder not kept here."""
+    try:
+        reading = await read(storage, scope, pool)
     except StoreError as error:
         raise NoLadder(
             ErrorCode.INTERNAL_ERROR, f"the ladder cannot be read now ({error}): try again later"
         ) from error
+    except AccountError as error:  # a section's ladder of a class that is not there
+        raise NoLadder(ErrorCode.UNKNOWN_TOURNAMENT, str(error)) from None
     if not running and not reading.stored.ratings:
-        raise NoLadder(ErrorCode.UNKNOWN_TOURNAMENT, f"this server keeps no ladder of {game}")
+        raise NoLadder(
+            ErrorCode.UNKNOWN_TOURNAMENT, f"this server keeps no ladder of {scope.title}"
+        )
     return message(reading, running)

@@ -73,7 +73,7 @@ from arbiter.server.storage.interface import (
 )
 from arbiter.server.storage.records import MoveRow
 from arbiter.server.storage.statuses import GameStatus, TournamentStatus
-from arbiter.server.tournaments import ladder_view
+from arbiter.server.tournaments import ladder_pool, ladder_view
 from arbiter.server.tournaments.formats import (
     Format,
     FormatError,
@@ -87,6 +87,7 @@ from arbiter.server.tournaments.formats import (
     start_leg,
     swiss_byes,
 )
+from arbiter.server.tournaments.ladder_pool import PooledLadder
 from arbiter.server.tournaments.local_agents import (
     LocalAgents,
     LocalAgentsError,
@@ -342,6 +343,66 @@ def match_of_seeks(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Seated:
+    """A stored match that is due: its id, rules, players in seat order and options."""
+
+    match_id: int
+    rules: Game[Any, Any]
+    players: Sequence[str]
+    options: dict[str, Any]
+
+
+def absences(seeks: Sequence[Seek | None]) -> tuple[DefaultKind | None, DefaultKind | None]:
+    """Each seat's default when a due match's seeks are these: `absent` for a missing one."""
+    absent = DefaultKind.ABSENT
+    return (absent if seeks[0] is None else None, absent if seeks[1] is None else None)
+
+
+async def default_absent(
+    seats: Seats,
+    match: Seated,
+    time_control: dict[str, Any],
+    seeks: Sequence[Seek | None],
+    wait: float,
+    moves: Sequence[MoveRow] = (),
+) -> Outcome:
+    """A due match whose players did not both come within `wait` seconds (a `None` seek): the
+    absent one loses by default (`absent`), or both do, stored as the match's end. A present
+    player is told `match_started` then `game_over` at once, so its client moves on; its seek is
+    taken. A tournament's and a ladder's no-shows end by this one rule."""
+    missing = [seat for seat, seek in enumerate(seeks) if seek is None]
+    absent = DefaultKind.ABSENT
+    if len(missing) == 2:
+        outcome = Outcome.both_forfeit(
+            f"neither player came to play within {wait:g} s", absent.termination
+        )
+    else:
+        reason = f"{match.players[missing[0]]} did not come within {wait:g} s"
+        outcome = lost_by_default(missing[0], absent, reason)
+    for seat in missing:
+        seats.storage.note_default(match.match_id, seat, absent)
+    await store_outcome(seats.storage, match.match_id, match.rules.seats, outcome)
+    rules = match.rules
+    moved = [row.move for row in moves]
+    state = rules.replay(match.options, moved)
+    table = Table(
+        match.match_id,
+        rules,
+        list(match.players),
+        match.options,
+        time_control,
+        messages.position_of(rules, state, state.outcome()),
+        moved,
+    )
+    for seat, seek in enumerate(seeks):
+        if seek is not None:
+            seek.session.send(messages.match_started(table, seat, seek.hints, Illegal.FORFEIT))
+            seek.session.send(messages.game_over(table, Ending.of(outcome, rules.seats)))
+            seats.arena.finished_unplayed(seek.session, match.match_id)
+    return outcome
+
+
 class Arena(Protocol):
     """What a tournament needs of play's live matches (`server.play.live_matches`): their
     grace period, and to run a match as every other runs (its seats' requests routed to it,
@@ -367,11 +428,9 @@ class Arena(Protocol):
         """`session` was told its match ended without it playing (it was absent)."""
         ...
 
-
-class KeptSeats(Protocol):
-    """A ladder, as the desk asks it which seeks it keeps (`server_ladder.ServerLadder`)."""
-
-    def wants(self, player: str, game: str) -> bool: ...
+    def playing(self, session: Session) -> bool:
+        """Whether `session` plays in a match now (a ladder's bot that began another leaves)."""
+        ...
 
 
 class Desk:
@@ -395,8 +454,9 @@ class Desk:
         """Where our own clients reach this server: `server.app.serve` tells it once it
         listens."""
         self._address_known = trio.Event()
-        self.ladders: dict[str, KeptSeats] = {}
-        """The ladders this server runs, by game: their seats' seeks are kept too."""
+        self.ladders: dict[str, PooledLadder] = {}
+        """The ladders this server runs, by key (`GAME`, `GAME@CLASS/SECTION`): their seats'
+        and joined bots' seeks are kept too."""
 
     async def load(self) -> None:
         """Read every stored tournament and resume the running ones (a server's start-up)."""
@@ -433,12 +493,19 @@ class Desk:
     async def handle(
         self, session: Session, account: Account | None, message: protocol.Message
     ) -> None:
-        """Answer `tournament_create`, `tournament_start`, `tournament_status` or `ladder`."""
+        """Answer `tournament_create`, `tournament_start`, `tournament_status`, `ladder`,
+        `ladder_join` or `ladder_leave`."""
         await self.loaded.wait()
         try:
             match message:
-                case protocol.Ladder(game=game):
-                    session.send(await ladder_view.answer(self.storage, game, game in self.ladders))
+                case protocol.Ladder(game=game, section=section):
+                    session.send(await self._ladder_table(game, section))
+                    return
+                case protocol.LadderJoin() | protocol.LadderLeave():
+                    ladders, storage = self.ladders, self.storage
+                    session.send(
+                        await ladder_pool.answer(ladders, storage, session, account, message)
+                    )
                     return
                 case protocol.TournamentCreate():
                     tournament = await self._create(_admin(account, message.TYPE), message)
@@ -454,6 +521,12 @@ class Desk:
             session.send_error(error.code, str(error), ref=message.TYPE)
             return
         session.send(tournament.message())
+
+    async def _ladder_table(self, game: str, section: str | None) -> protocol.LadderTable:
+        scope = ladder_view.scope_of(game, section)
+        running = self.ladders.get(scope.key)
+        pool = frozenset() if running is None else running.bots.names
+        return await ladder_view.answer(self.storage, scope, running is not None, pool)
 
     async def _adopt_new(self, name: str) -> None:
         """Read the store again for a tournament this server does not know: a class's final is
@@ -816,55 +889,12 @@ class Runner:
         self, game: ScheduledGame, seeks: list[Seek | None], moves: list[MoveRow]
     ) -> None:
         """Default the absent player (or both); tell a present one, whose seek this takes."""
-        tournament = self.tournament
-        players = (game.first, game.second)
-        missing = [seat for seat, seek in enumerate(seeks) if seek is None]
-        waited = f"within {tournament.row.wait:g} s"
-        absent = DefaultKind.ABSENT
-        if len(missing) == 2:
-            outcome = Outcome.both_forfeit(
-                f"neither player came to play {waited}", absent.termination
-            )
-        else:
-            reason = f"{players[missing[0]]} did not come {waited}"
-            outcome = lost_by_default(missing[0], absent, reason)
-        match_id = game.match or await self._create_match(game, await self._options(game))
-        for seat in missing:
-            self.storage.note_default(match_id, seat, absent)
-        await self._store_outcome(match_id, outcome)
-        defaults = (absent if 0 in missing else None, absent if 1 in missing else None)
-        self._record(game, outcome, defaults)
-        for seat, seek in enumerate(seeks):
-            if seek is not None:
-                await self._tell_present(game, seat, seek, outcome, moves)
-
-    async def _tell_present(
-        self,
-        game: ScheduledGame,
-        seat: int,
-        seek: Seek,
-        outcome: Outcome,
-        moves: list[MoveRow],
-    ) -> None:
-        """`match_started` then `game_over`: the present player's client sees its game end."""
-        assert game.match is not None
-        tournament = self.tournament
-        rules = tournament.game
         options = await self._options(game)
-        state = rules.replay(options, [row.move for row in moves])
-        moved = [row.move for row in moves]
-        table = Table(
-            game.match,
-            rules,
-            [game.first, game.second],
-            options,
-            tournament.row.time_control,
-            messages.position_of(rules, state, state.outcome()),
-            moved,
-        )
-        seek.session.send(messages.match_started(table, seat, seek.hints, Illegal.FORFEIT))
-        seek.session.send(messages.game_over(table, Ending.of(outcome, rules.seats)))
-        self.arena.finished_unplayed(seek.session, game.match)
+        match_id = game.match or await self._create_match(game, options)
+        row = self.tournament.row
+        seated = Seated(match_id, self.tournament.game, [game.first, game.second], options)
+        outcome = await default_absent(self, seated, row.time_control, seeks, row.wait, moves)
+        self._record(game, outcome, absences(seeks))
 
     async def _store_outcome(self, match_id: int, outcome: Outcome) -> None:
         await store_outcome(self.storage, match_id, self.tournament.game.seats, outcome)

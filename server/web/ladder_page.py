@@ -1,6 +1,7 @@
-"""`/ladder/GAME`: a game's ladder as a page built on the server, with no script: the table
-(each rating with its uncertainty drawn as a bar), and per entrant its rating's history as an
-inline SVG chart and its recent games linked to their replay pages (`/match/N`).
+"""`/ladder/GAME`, and `/ladder/GAME?section=CLASS/SECTION` for a class's section's: a ladder
+as a page built on the server, with no script: the table (each rating with its uncertainty drawn
+as a bar), and per entrant its rating's history as an inline SVG chart and its recent games
+linked to their replay pages (`/match/N`).
 
 The page reads the store (`tournaments.ladder_view`), as the `ladder` request does, so it shows
 what a restarted server resumes from. Every name on it is escaped: entrants are authors' names
@@ -17,10 +18,12 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from arbiter.games import GAME_NAMES
+from arbiter.server.storage.accounts import AccountError
 from arbiter.server.storage.errors import StoreError
 from arbiter.server.storage.interface import Storage
+from arbiter.server.storage.ladders import LadderScope
 from arbiter.server.tournaments import ladder_view
-from arbiter.server.tournaments.ladder_view import Played, TableLine
+from arbiter.server.tournaments.ladder_view import Played, TableLine, unpaired
 from arbiter.server.web.page_shell import page
 
 RECENT_GAMES = 10
@@ -45,13 +48,20 @@ class LadderPages:
         if game not in GAME_NAMES:
             return page("Ladder", f"<p>There is no game {html.escape(game)}.</p>", 404)
         try:
-            reading = await ladder_view.read(self.storage, game)
+            scope = LadderScope.of(game, request.query_params.get("section"))
+            reading = await ladder_view.read(self.storage, scope)
         except StoreError:
             return page("Ladder", f'<p class="error">{STORE_FAILED}</p>', 503)
-        title = f"{game} ladder"
+        except AccountError as error:  # a section not written CLASS/SECTION, or no such class
+            return page("Ladder", f"<p>{html.escape(str(error))}.</p>", 404)
+        title = (
+            f"{game} ladder"
+            if scope.section_label is None
+            else f"{game} {scope.section_label} ladder"
+        )
         stored = reading.stored
         if not stored.ratings:
-            return page(title, f"<p>This server keeps no ladder of {html.escape(game)}.</p>", 404)
+            return page(title, f"<p>This server keeps no {html.escape(title)}.</p>", 404)
         lines = reading.table()
         sections = [_entrant(line, ladder_view.history(stored, line.entrant)) for line in lines]
         return page(title, f"<h1>{html.escape(title)}</h1>{_table(lines)}{''.join(sections)}")
@@ -74,7 +84,7 @@ def _table(lines: Sequence[TableLine]) -> str:
 
 
 def _row(line: TableLine, low: float, high: float) -> str:
-    name = html.escape(line.entrant) + ("" if line.active else " (retired)")
+    name = html.escape(line.entrant) + ("" if line.active else f" ({unpaired(line.entrant)})")
     last = "-" if line.last is None else _match_link(line.last.match_id)
     return (
         f'<tr data-entrant="{html.escape(line.entrant)}"><td>{line.rank}</td>'

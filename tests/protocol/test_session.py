@@ -19,13 +19,13 @@ CLIENT_REQUESTS = {
     "list_games", "seek", "cancel_seek", "move", "resign", "watch", "lobby",
     "tournament_create", "tournament_start", "tournament_status", "submit_begin", "submit_part",
     "submit_end", "submissions", "retire", "submission_fetch", "worker", "host_ended", "logs",
-    "out_of_cpu", "ladder",
+    "out_of_cpu", "ladder", "ladder_join", "ladder_leave",
 }  # fmt: skip
 SERVER_REPLIES = {
     "error", "games", "seeking", "seek_cancelled", "match_started", "your_turn",
     "move_accepted", "move_refused", "opponent_moved", "game_over", "watching", "resumed",
     "tournament", "lobby_listing", "submit_ready", "submitted", "submission_list", "retired",
-    "archive_part", "host", "match_logs", "ladder_table",
+    "archive_part", "host", "match_logs", "ladder_table", "ladder_joined",
 }  # fmt: skip
 
 
