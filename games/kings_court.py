@@ -19,6 +19,10 @@ test of its own: jumping straight back goes over the same middle square, which i
 (its opposing piece was just captured) or the mover's own (so the square just left was visited
 since the last capture). The same test rules out null moves, since a sequence that ends where it
 began without capturing has visited its start twice.
+
+Where the compiled kernel (games/native/kings_court.c) is built, move generation, the test for
+a legal move and whole random playouts run in it; this module stays the rules' statement, and a
+differential test (tests/games/test_native_kings_court.py) plays the two in lockstep.
 """
 
 from __future__ import annotations
@@ -235,13 +239,14 @@ class Kernel(Protocol):
         no_capture_limit: int,
         seed: int,
         max_plies: int,
-        record: bool,
-    ) -> tuple[Bitboard, Bitboard, int, int, int, list[Move] | None]:
-        """`random_playout`'s loop, each move uniform over the legal ones: (white, black, plies
-        played, since_capture, first_direction, the moves played if `record` else None)."""
+        record: list[Move] | None,
+    ) -> tuple[Bitboard, Bitboard, int, int, int]:
+        """`random_playout`'s loop, each move uniform over the legal ones and appended to
+        `record` when it is a list: (white, black, plies played, since_capture,
+        first_direction)."""
 
 
-NATIVE = cast(Kernel | None, kernel("kings_court"))
+KERNEL = cast(Kernel | None, kernel("kings_court"))
 """The compiled kernel, or None where it was not built: then the State's methods below run in
 Python. The differential tests set it to None for a while to play the Python rules beside it."""
 
@@ -390,8 +395,8 @@ class KingsCourtState(State[Move]):
 
     def _has_legal_move(self) -> bool:
         """Cheaper than `legal_moves()`: slides are quick to find and usually exist."""
-        if NATIVE is not None:
-            return NATIVE.has_legal_move(*self._own_opp(), *self._opening())
+        if KERNEL is not None:
+            return KERNEL.has_legal_move(*self._own_opp(), *self._opening())
         if any(targets for _, targets in self._slide_targets()):
             return True
         return _phase(self.moves_played).jumps and bool(self._jumps())
@@ -401,8 +406,8 @@ class KingsCourtState(State[Move]):
     def legal_moves(self) -> list[Move]:
         if self._early_outcome() is not None:
             return []
-        if NATIVE is not None:
-            return NATIVE.legal_moves(*self._own_opp(), *self._opening())
+        if KERNEL is not None:
+            return KERNEL.legal_moves(*self._own_opp(), *self._opening())
         moves = self._slides()
         if _phase(self.moves_played).jumps:
             moves.extend(self._jumps())
@@ -591,9 +596,9 @@ class KingsCourtState(State[Move]):
     def random_playout(self, rng: random.Random, max_plies: int) -> KingsCourtState:
         """The whole loop in the kernel where there is one. A limit beyond the option's range
         (only hand-made data has one) takes the Python loop: the kernel counts in C integers."""
-        if NATIVE is None or self.no_capture_limit > MAX_NO_CAPTURE_LIMIT:
+        if KERNEL is None or self.no_capture_limit > MAX_NO_CAPTURE_LIMIT:
             return State.random_playout(self, rng, max_plies)
-        white, black, plies, since_capture, direction, _ = NATIVE.playout(
+        white, black, plies, since_capture, direction = KERNEL.playout(
             self.white,
             self.black,
             self.turn,
@@ -602,7 +607,7 @@ class KingsCourtState(State[Move]):
             self.no_capture_limit,
             rng.getrandbits(64),
             max_plies,
-            False,
+            None,
         )
         return KingsCourtState(
             white,

@@ -16,6 +16,11 @@ a placement is `(x, y)`, a move or jump is `((xa, ya), (xb, yb))`, and a forfeit
 int with that bit set: a board is two such ints, one per colour, and every neighbour, flank and
 shrink ring is a table built once at import, because agents call `legal_moves` and `play`
 millions of times.
+
+Where the compiled kernel (games/native/watch_your_back.c) is built, move generation, the test
+for a movable piece and whole random playouts run in it; this module stays the rules'
+statement, and a differential test (tests/games/test_native_watch_your_back.py) plays the two
+in lockstep.
 """
 
 from __future__ import annotations
@@ -278,13 +283,14 @@ class Kernel(Protocol):
         no_capture_limit: int,
         seed: int,
         max_plies: int,
-        record: bool,
-    ) -> tuple[Bitboard, Bitboard, int, int, int, list[Move | None] | None]:
-        """`random_playout`'s loop, each move uniform over the legal ones: (white, black, ply,
-        shrinks, since_capture, the moves played if `record` else None, a pass as None)."""
+        record: list[Move | None] | None,
+    ) -> tuple[Bitboard, Bitboard, int, int, int]:
+        """`random_playout`'s loop, each move uniform over the legal ones and appended to
+        `record` when it is a list (a pass as None): (white, black, ply, shrinks,
+        since_capture)."""
 
 
-NATIVE = cast(Kernel | None, kernel("watch_your_back"))
+KERNEL = cast(Kernel | None, kernel("watch_your_back"))
 """The compiled kernel, or None where it was not built: then the State's methods below run in
 Python. The differential tests set it to None for a while to play the Python rules beside it."""
 
@@ -378,9 +384,9 @@ class WatchYourBackState(State[Move]):
 
     def _can_move(self, seat: Seat) -> bool:
         """Whether `seat` has a slide or a jump (a pass aside)."""
-        if NATIVE is not None:
+        if KERNEL is not None:
             own, other = (self.black, self.white) if seat else (self.white, self.black)
-            return NATIVE.can_move(own, other, self.shrinks)
+            return KERNEL.can_move(own, other, self.shrinks)
         occupied = self.white | self.black
         blocked = occupied | BLOCKED[self.shrinks]
         for square in squares_of(self.black if seat else self.white):
@@ -396,9 +402,9 @@ class WatchYourBackState(State[Move]):
             return self._placements()
         if self.outcome() is not None:
             return []
-        if NATIVE is not None:
+        if KERNEL is not None:
             own, other = (self.black, self.white) if self.ply & 1 else (self.white, self.black)
-            return NATIVE.moves(own, other, self.shrinks) or [PASS]
+            return KERNEL.moves(own, other, self.shrinks) or [PASS]
         moves: list[Move] = []
         append = moves.append
         occupied = self.white | self.black
@@ -416,8 +422,8 @@ class WatchYourBackState(State[Move]):
 
     def _placements(self) -> list[Move]:
         free = ZONES[self.ply & 1] & ~(self.white | self.black)
-        if NATIVE is not None:
-            return NATIVE.squares(free)
+        if KERNEL is not None:
+            return KERNEL.squares(free)
         moves: list[Move] = []
         while free:
             low = free & -free
@@ -540,9 +546,9 @@ class WatchYourBackState(State[Move]):
     def random_playout(self, rng: random.Random, max_plies: int) -> WatchYourBackState:
         """The whole loop in the kernel where there is one. A ply beyond any game's length (only
         hand-made data has one) takes the Python loop: the kernel counts in C integers."""
-        if NATIVE is None or self.ply > MAX_PLY:
+        if KERNEL is None or self.ply > MAX_PLY:
             return State.random_playout(self, rng, max_plies)
-        white, black, ply, shrinks, since_capture, _ = NATIVE.playout(
+        white, black, ply, shrinks, since_capture = KERNEL.playout(
             self.white,
             self.black,
             self.ply,
@@ -551,7 +557,7 @@ class WatchYourBackState(State[Move]):
             self.no_capture_limit,
             rng.getrandbits(64),
             max_plies,
-            False,
+            None,
         )
         return WatchYourBackState(white, black, ply, shrinks, since_capture, self.no_capture_limit)
 

@@ -456,9 +456,11 @@ static PyObject *playout(PyObject *module, PyObject *const *args, Py_ssize_t cou
         read_board(args[7], "seed", &seed) ||
         read_int(args[8], "max_plies", 0, LLONG_MAX / 2, &max_plies))
         return NULL;
-    int record_moves = PyObject_IsTrue(args[9]);
-    if (record_moves < 0)
+    PyObject *record = args[9] == Py_None ? NULL : args[9];
+    if (record != NULL && !PyList_Check(record)) {
+        PyErr_SetString(PyExc_TypeError, "record must be a list or None");
         return NULL;
+    }
     if (game.white & game.black) {
         PyErr_SetString(PyExc_ValueError, "white and black share a square");
         return NULL;
@@ -466,9 +468,6 @@ static PyObject *playout(PyObject *module, PyObject *const *args, Py_ssize_t cou
     game.turn = (int)turn;
     game.opening = (int)opening;
     game.first_direction = (int)direction;
-    PyObject *record = record_moves ? PyList_New(0) : NULL;
-    if (record_moves && record == NULL)
-        return NULL;
     JumpList jumps = {NULL, 0, 0};
     uint64_t rng = seed;
     int status = 1;
@@ -478,14 +477,11 @@ static PyObject *playout(PyObject *module, PyObject *const *args, Py_ssize_t cou
             break;
     }
     free(jumps.items);
-    if (status < 0) {
-        Py_XDECREF(record);
+    if (status < 0)
         return NULL;
-    }
-    PyObject *moves = record ? record : Py_NewRef(Py_None);
-    return Py_BuildValue("(KKLLiN)", (unsigned long long)game.white,
+    return Py_BuildValue("(KKLLi)", (unsigned long long)game.white,
                          (unsigned long long)game.black, game.plies, game.since_capture,
-                         game.first_direction, moves);
+                         game.first_direction);
 }
 
 /* -- the module --------------------------------------------------------------------------- */
@@ -530,8 +526,8 @@ static PyMethodDef METHODS[] = {
     {"playout", (PyCFunction)(void (*)(void))playout, METH_FASTCALL,
      "playout(white, black, turn, opening, first_direction, since_capture, limit, seed, "
      "max_plies, record): random moves, each uniform over the legal ones, until the game ends "
-     "or max_plies are played; returns (white, black, plies, since_capture, first_direction, "
-     "the moves or None)."},
+     "or max_plies are played, each appended to `record` when it is a list; returns (white, "
+     "black, plies played, since_capture, first_direction)."},
     {NULL, NULL, 0, NULL},
 };
 

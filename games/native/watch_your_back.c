@@ -347,28 +347,24 @@ static PyObject *playout(PyObject *module, PyObject *const *args, Py_ssize_t giv
         read_board(args[6], "seed", &seed) ||
         read_int(args[7], "max_plies", 0, LLONG_MAX / 2, &max_plies))
         return NULL;
-    int record_moves = PyObject_IsTrue(args[8]);
-    if (record_moves < 0)
+    PyObject *record = args[8] == Py_None ? NULL : args[8];
+    if (record != NULL && !PyList_Check(record)) {
+        PyErr_SetString(PyExc_TypeError, "record must be a list or None");
         return NULL;
+    }
     if (game.white & game.black) {
         PyErr_SetString(PyExc_ValueError, "white and black share a square");
         return NULL;
     }
     game.shrinks = (int)shrinks;
-    PyObject *record = record_moves ? PyList_New(0) : NULL;
-    if (record_moves && record == NULL)
-        return NULL;
     uint64_t rng = seed;
     while (game.plies < max_plies && !is_over(&game)) {
-        if (play_random_move(&game, &rng, record) < 0) {
-            Py_XDECREF(record);
+        if (play_random_move(&game, &rng, record) < 0)
             return NULL;
-        }
     }
-    PyObject *played = record ? record : Py_NewRef(Py_None);
-    return Py_BuildValue("(KKLiLN)", (unsigned long long)game.white,
+    return Py_BuildValue("(KKLiL)", (unsigned long long)game.white,
                          (unsigned long long)game.black, game.ply, game.shrinks,
-                         game.since_capture, played);
+                         game.since_capture);
 }
 
 /* -- the module ------------------------------------------------------------------------------- */
@@ -473,8 +469,8 @@ static PyMethodDef METHODS[] = {
     {"playout", (PyCFunction)(void (*)(void))playout, METH_FASTCALL,
      "playout(white, black, ply, shrinks, since_capture, limit, seed, max_plies, record): "
      "random moves, each uniform over the legal ones, until the game ends or max_plies are "
-     "played; returns (white, black, ply, shrinks, since_capture, the moves or None), a pass "
-     "recorded as None."},
+     "played, each appended to `record` when it is a list (a pass as None); returns (white, "
+     "black, ply, shrinks, since_capture)."},
     {NULL, NULL, 0, NULL},
 };
 
