@@ -21,7 +21,7 @@ since the last capture). The same test rules out null moves, since a sequence th
 began without capturing has visited its start twice.
 
 Where the compiled kernel (games/native/kings_court.c) is built, move generation, the test for
-a legal move and whole random playouts run in it; this module stays the rules' statement, and a
+whether the mover has a move, and whole random playouts run in it; this module stays the rules' statement, and a
 differential test (tests/games/test_native_kings_court.py) plays the two in lockstep.
 """
 
