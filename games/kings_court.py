@@ -20,9 +20,10 @@ test of its own: jumping straight back goes over the same middle square, which i
 since the last capture). The same test rules out null moves, since a sequence that ends where it
 began without capturing has visited its start twice.
 
-Where the compiled kernel (games/native/kings_court.c) is built, move generation, the test for
-whether the mover has a move, and whole random playouts run in it; this module stays the rules' statement, and a
-differential test (tests/games/test_native_kings_court.py) plays the two in lockstep.
+Where the compiled kernel (games/native/kings_court.c) is built, move generation, the test of
+whether the mover has a move, and whole random playouts run in it; this module stays the rules'
+statement, and a differential test (tests/games/test_native_kings_court.py) plays the two in
+lockstep.
 """
 
 from __future__ import annotations
