@@ -301,7 +301,7 @@ def _add_format_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
         default=None,
-        help="round-robin (the default), swiss, gauntlet or knockout (docs/tournaments.md)",
+        help="round-robin (the default), swiss, gauntlet, knockout or match (docs/tournaments.md)",
     )
     parser.add_argument(
         "--challenger", help="a gauntlet's entrant who plays each of the others", metavar="ENTRANT"

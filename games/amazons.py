@@ -14,6 +14,10 @@ One fact of the rules keeps the end test and the playouts cheap: an amazon that 
 always shoot its arrow back along its path to the square it just left. So a player can complete
 a move exactly when one of their amazons has an empty neighbour, and every destination has an
 arrow.
+
+Where the compiled kernel (games/native/amazons.c) is built, the end test, move generation and
+whole random playouts run in it; this module stays the rules' statement, and a differential test
+(tests/games/test_native_amazons.py) plays the two in lockstep.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, Protocol, TypeAlias, cast
 
 from arbiter.games._base import (
     Game,
@@ -34,6 +38,7 @@ from arbiter.games._base import (
 )
 from arbiter.games._bitboard import Bitboard, squares_of
 from arbiter.games._boards import DIM, Boards, Grid, Piece, Shape, Shown
+from arbiter.games._native import kernel
 from arbiter.games._picture import framed_grid
 
 Square: TypeAlias = int
@@ -71,6 +76,37 @@ eight of the hundred."""
 # Queen directions as (file step, rank step), in the order moves are generated: north first,
 # then clockwise.
 _DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+
+
+class Kernel(Protocol):
+    """What games/native/amazons.c offers: a position goes in as (white, black, arrows, to_move)."""
+
+    def legal_moves(
+        self, white: Bitboard, black: Bitboard, arrows: Bitboard, to_move: Seat, /
+    ) -> list[Move]: ...
+
+    def can_move(
+        self, white: Bitboard, black: Bitboard, arrows: Bitboard, to_move: Seat, /
+    ) -> bool: ...
+
+    def playout(
+        self,
+        white: Bitboard,
+        black: Bitboard,
+        arrows: Bitboard,
+        to_move: Seat,
+        seed: int,
+        max_plies: int,
+        record: list[Move] | None,
+        /,
+    ) -> tuple[Bitboard, Bitboard, Bitboard, Seat]:
+        """The position after random moves drawn as `AmazonsState.random_move` draws them; each
+        move played is appended to `record` when it is a list."""
+
+
+KERNEL: Kernel | None = cast("Kernel | None", kernel("amazons"))
+"""The compiled rules, or None where they were not built: then the Python code below runs. The
+differential test sets it to None for a moment to play the Python rules beside the kernel."""
 
 
 def _square(file: int, rank: int) -> Square:
@@ -307,6 +343,8 @@ class AmazonsState(State[Move]):
 
         Enough because the arrow can always return to the square the amazon left.
         """
+        if KERNEL is not None:
+            return KERNEL.can_move(self.white, self.black, self.arrows, self.to_move)
         return bool(touching(self._mine()) & ~self.occupied)
 
     def outcome(self) -> Outcome | None:
@@ -316,6 +354,8 @@ class AmazonsState(State[Move]):
 
     def legal_moves(self) -> list[Move]:
         """Every move, ordered by amazon (a1 first), then destination, then arrow, ray by ray."""
+        if KERNEL is not None:
+            return KERNEL.legal_moves(self.white, self.black, self.arrows, self.to_move)
         occupied = self.occupied
         moves: list[Move] = []
         for src in squares_of(self._mine()):
@@ -387,6 +427,17 @@ class AmazonsState(State[Move]):
         src = rng.choice([s for s in squares_of(self._mine()) if NEIGHBOURS[s] & empty])
         dst = rng.choice(reach(src, occupied))
         return src, dst, rng.choice(reach(dst, occupied ^ BIT[src]))
+
+    def random_playout(self, rng: random.Random, max_plies: int) -> AmazonsState:
+        """Random moves drawn as `random_move` draws them, the whole playout in the kernel when
+        it is built (with its own generator, seeded from `rng`)."""
+        if KERNEL is None:
+            return State.random_playout(self, rng, max_plies)
+        seed = rng.getrandbits(64)
+        position = KERNEL.playout(
+            self.white, self.black, self.arrows, self.to_move, seed, max_plies, None
+        )
+        return AmazonsState(*position)
 
 
 _MOVE_RE = re.compile(r"([a-j](?:10|[1-9]))-([a-j](?:10|[1-9]))/([a-j](?:10|[1-9]))")

@@ -11,6 +11,10 @@ rank 1-8 bottom to top). The original's coordinates `(x, y)` are (file number, r
 is c8. A board is two 64-bit ints, one per colour, so the crank is a few dozen bitwise operations
 on whole boards instead of a loop over 64 cells: strategies score every move by the board after
 its crank, so `play` is the hot path of every agent.
+
+Where the compiled kernel (games/native/war_of_life.c) is built, the crank and whole random
+playouts run in it; this module stays the rules' statement, and a differential test
+(tests/games/test_native_war_of_life.py) plays the two in lockstep.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import random
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple, TypeAlias
+from typing import Any, ClassVar, NamedTuple, Protocol, TypeAlias, cast
 
 from arbiter.games._base import (
     Game,
@@ -33,6 +37,7 @@ from arbiter.games._base import (
 )
 from arbiter.games._bitboard import Bitboard, squares_of
 from arbiter.games._boards import DIM, Boards, Grid, Piece, Shape, Shown
+from arbiter.games._native import kernel
 from arbiter.games._picture import framed_grid
 
 Square: TypeAlias = int
@@ -56,6 +61,31 @@ BB_FILE_A: Bitboard = 0x0101010101010101
 BB_FILE_H: Bitboard = BB_FILE_A << 7
 BB_NOT_FILE_A: Bitboard = BB_ALL ^ BB_FILE_A
 BB_NOT_FILE_H: Bitboard = BB_ALL ^ BB_FILE_H
+
+
+class Kernel(Protocol):
+    """What games/native/war_of_life.c offers: boards go in and out as (blue, red) bitboards."""
+
+    def crank(self, blue: Bitboard, red: Bitboard, /) -> tuple[Bitboard, Bitboard]: ...
+
+    def playout(
+        self,
+        blue: Bitboard,
+        red: Bitboard,
+        ply: int,
+        exhausted_at: int,
+        seed: int,
+        max_plies: int,
+        record: list[tuple[Square, Square]] | None,
+        /,
+    ) -> tuple[Bitboard, Bitboard, int]:
+        """(blue, red, ply) after uniformly random moves; each move played is appended to
+        `record` as (source, target) when it is a list."""
+
+
+KERNEL: Kernel | None = cast("Kernel | None", kernel("war_of_life"))
+"""The compiled rules, or None where they were not built: then the Python code below runs. The
+differential test sets it to None for a moment to play the Python rules beside the kernel."""
 
 
 def square_name(square: Square) -> str:
@@ -116,6 +146,8 @@ def crank(blue: Bitboard, red: Bitboard) -> tuple[Bitboard, Bitboard]:
     Pieces with 2 or 3 neighbours survive in their colour, the rest die; an empty cell with
     exactly 3 neighbours is born blue when at least 2 of them are blue, else red.
     """
+    if KERNEL is not None:
+        return KERNEL.crank(blue, red)
     occupied = blue | red
     bit0, bit1, many = _neighbour_count_planes(occupied)
     stays = bit1 & ~many  # 2 or 3 neighbours
@@ -327,6 +359,16 @@ class WarOfLifeState(State[Move]):
         else:
             blue, red = crank(self.blue ^ step, self.red)
         return WarOfLifeState(blue, red, self.ply + 1)
+
+    def random_playout(self, rng: random.Random, max_plies: int) -> WarOfLifeState:
+        """Uniformly random moves, the whole playout in the kernel when it is built (with its own
+        generator, seeded from `rng`)."""
+        if KERNEL is None:
+            return State.random_playout(self, rng, max_plies)
+        seed = rng.getrandbits(64)
+        return WarOfLifeState(
+            *KERNEL.playout(self.blue, self.red, self.ply, MAX_PLY, seed, max_plies, None)
+        )
 
     def outcome(self) -> Outcome | None:
         """Checked in the order of the course's referee, so that both judge a position alike."""

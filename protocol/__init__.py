@@ -42,6 +42,7 @@ from arbiter.protocol._frames import (
 )
 from arbiter.protocol._messages import (
     CLIENT,
+    MAX_COUNT,
     MAX_HOSTED_LOG,
     MAX_ITEMS,
     MAX_LADDER_ENTRIES,
@@ -123,6 +124,7 @@ __all__ = [
     "ERROR_CODES",
     "FATAL_CODES",
     "HEADER",
+    "MAX_COUNT",
     "MAX_HOSTED_LOG",
     "MAX_ITEMS",
     "MAX_LADDER_ENTRIES",

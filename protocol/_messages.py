@@ -816,7 +816,12 @@ class TournamentCreate(Message):
     given or by its seat name) against each other entrant, twice a round with colours swapped,
     for `rounds` rounds; `swiss`, `rounds` rounds paired by score (at most one fewer than the
     entrants); `knockout`, a bracket seeded in entrant order whose ties are `rounds` pairs of
-    games with colours swapped. docs/tournaments.md has their rules and tie-breaks.
+    games with colours swapped; `match`, two entrants (`challenger` first if given: the one
+    tested) in colour-swapped pairs of games, both of a pair on one start, a pair a round for
+    `rounds` rounds, or fewer when the SPRT whose terms are the map `sprt` decides first
+    (`elo0`, `elo1` in logistic Elo; `alpha`, `beta`, 0.05 if left out; no other format takes
+    it); an entrant who does not come stops a match.
+    docs/tournaments.md has their rules and tie-breaks, docs/sprt.md the test.
     """
 
     TYPE: ClassVar[str] = "tournament_create"
@@ -832,6 +837,7 @@ class TournamentCreate(Message):
     wait: float = field(default=60.0, metadata=meta(SECONDS))
     format: str | None = field(default=None, metadata=meta(nullable(NAME), since=2))
     challenger: str | None = field(default=None, metadata=meta(nullable(NAME), since=2))
+    sprt: dict[str, Any] | None = field(default=None, metadata=meta(nullable(DATA), since=2))
 
 
 @_message
@@ -1317,6 +1323,11 @@ class Tournament(Message):
     round not yet paired): their clients keep seeking. A knockout's `bracket` lists its ties
     round by round, each a map: `round`, `higher` and `lower` (the seeds; `lower` nil for a
     bye), `points` (each one's, tiebreak games included) and `winner` (nil until decided).
+    A match's `sprt` (nil for a fixed match and other formats) is where its SPRT stands: its
+    terms (`elo0`, `elo1`, `alpha`, `beta`), `llr` with its bounds `lower` and `upper`, `pairs`
+    counted and `counts` (the pairs that scored 0, 0.5, 1, 1.5 and 2 for the first entrant),
+    `decision` (`H0`, `H1`, or nil) and `stopped` (why it stopped undecided: an entrant who did
+    not come).
     """
 
     TYPE: ClassVar[str] = "tournament"
@@ -1338,6 +1349,7 @@ class Tournament(Message):
     bracket: list[dict[str, Any]] | None = field(
         default=None, metadata=meta(nullable(maps(MAX_ITEMS)), since=2)
     )
+    sprt: dict[str, Any] | None = field(default=None, metadata=meta(nullable(DATA), since=2))
 
 
 @_message

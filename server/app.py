@@ -56,6 +56,13 @@ from arbiter.server.tournaments.local_agents import (
     UnknownEntrant,
     environment,
 )
+from arbiter.server.tournaments.paired_match import (
+    MAX_PAIRS,
+    MatchProgress,
+    PairedGame,
+    match_progress,
+    terms_to_wire,
+)
 from arbiter.server.tournaments.server_ladder import LadderSettings, ServerLadder
 from arbiter.server.tournaments.sprt import Hypothesis, PairCount, Sprt, SprtError, SprtTerms
 from arbiter.server.tournaments.standings import DEFAULT_KINDS, GameResult
@@ -67,6 +74,7 @@ __all__ = [
     "DEFAULT_KINDS",
     "DEFAULT_PORT",
     "LOCAL_HOST",
+    "MAX_PAIRS",
     "Admission",
     "AgentProgram",
     "DatabaseInUse",
@@ -80,8 +88,10 @@ __all__ = [
     "LocalAgents",
     "LocalAgentsError",
     "LocalWorkers",
+    "MatchProgress",
     "MoveRow",
     "PairCount",
+    "PairedGame",
     "RecordsFile",
     "Sprt",
     "SprtError",
@@ -95,6 +105,7 @@ __all__ = [
     "environment",
     "kendall_tau",
     "local_server",
+    "match_progress",
     "missing_records",
     "next_opening",
     "open_records",
@@ -104,6 +115,7 @@ __all__ = [
     "read_tournaments",
     "serve",
     "server_tls",
+    "terms_to_wire",
 ]
 
 LOCAL_HOST = "127.0.0.1"

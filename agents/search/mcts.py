@@ -11,8 +11,12 @@ When the time is up the most visited root move is the answer: visits are a stead
 win rates, which a lucky few playouts can inflate. A playout watches the clock too (a random
 Shobu game is long): one cut short by the deadline is dropped.
 
-Playouts draw their moves with `State.random_move`, which a game can make cheap (Amazons draws
-an amazon, a square, an arrow instead of listing 2000 moves). Two kinds:
+Playouts run through `State.random_playout`, which draws moves with `State.random_move` (which a
+game can make cheap: Amazons draws an amazon, a square, an arrow instead of listing 2000 moves)
+and which a game with a compiled kernel runs whole in C. A playout is played in slices of a few
+plies between looks at the clock, the slice growing while it takes less than `PLAYOUT_SLICE`
+seconds: a compiled playout then runs in one call, a slow pure-Python one still stops near the
+deadline. Two kinds:
 
 - random: play on to the end; a playout still going after `MAX_PLAYOUT_PLIES` is judged by
   the evaluation instead (War of Life's 250 moves, Watch Your Back!'s shrinks take that long);
@@ -42,6 +46,9 @@ DEFAULT_CUTOFF = 1
 """Random moves a heuristic playout makes before judging the position: one, for a little noise
 against the evaluation's blind spots (at Amazons, 2 and 4 did no better against alphabeta in
 short trials, and cost playouts)."""
+PLAYOUT_SLICE = 0.001
+"""Seconds of playout between two looks at the clock, about: what a playout may overrun the
+deadline by, against a call into the rules per slice."""
 WIDENING = 1.0
 WIDENING_BASE = 2.0
 """Progressive widening: a node holds `WIDENING_BASE + WIDENING * sqrt(visits)` children."""
@@ -120,6 +127,9 @@ class MCTSAgent:
         self.iterations = 0
         """Playouts of the last `choose`, for tests and benchmarks."""
         self._time = clock.TimeKeeper()
+        self._slice_plies = 1
+        """Plies a playout plays between looks at the clock: grown and shrunk to take about
+        `PLAYOUT_SLICE` seconds, as the game's rules (compiled or not) allow."""
         self._listed = 0
         """Moves listed in the tree so far (what freeing it will cost)."""
         self._listing = 0.0
@@ -231,17 +241,26 @@ class MCTSAgent:
             node.visits += 1
             node.wins += chance if node.mover == 0 else 1.0 - chance
 
+    def _resize_slice(self, took: float) -> None:
+        """Doubles or halves the slice after one that took `took` seconds, toward
+        `PLAYOUT_SLICE`."""
+        if took < PLAYOUT_SLICE / 2:
+            self._slice_plies = min(2 * self._slice_plies, MAX_PLAYOUT_PLIES)
+        elif took > PLAYOUT_SLICE:
+            self._slice_plies = max(self._slice_plies // 2, 1)
+
     def _playout(self, state: State[Any], deadline: float) -> float:
         """Seat 0's winning chance from `state`: 1, 0.5 or 0 for a finished game."""
         rng = self._rng
         plies = MAX_PLAYOUT_PLIES if self.cutoff is None else self.cutoff
-        for _ in range(plies):
-            if self._time.now() > deadline:
+        while plies > 0 and state.outcome() is None:
+            started = self._time.now()
+            if started > deadline:
                 raise clock.OutOfTime
-            outcome = state.outcome()
-            if outcome is not None:
-                return (1.0 + outcome_value(outcome, 0)) / 2.0
-            state = state.play(state.random_move(rng))
+            played = min(self._slice_plies, plies)
+            state = state.random_playout(rng, played)
+            plies -= played
+            self._resize_slice(self._time.now() - started)
         outcome = state.outcome()
         if outcome is not None:
             return (1.0 + outcome_value(outcome, 0)) / 2.0

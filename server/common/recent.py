@@ -41,6 +41,11 @@ class Recent(Generic[K, V]):
             self._kept.move_to_end(key)
         return found
 
+    def pop(self, key: K) -> V | None:
+        """Forget `key`; its value, if it was kept."""
+        self.size -= self._weights.pop(key, 0)
+        return self._kept.pop(key, None)
+
     def put(self, key: K, value: V) -> None:
         """Keep `value` as the most recent; putting a value again weighs it again (one that
         grew in place, as a match's history does with each move)."""

@@ -269,6 +269,9 @@ class TournamentRow:
     format: str = "round-robin"
     """How it pairs (`server.tournaments.formats`): its games beyond the first are added as
     the games before them finish."""
+    sprt: dict[str, float] | None = None
+    """The terms of a match's SPRT (`elo0`, `elo1`, `alpha`, `beta`:
+    `server.tournaments.paired_match`); None for a fixed match and every other format."""
 
 
 @dataclass(slots=True)

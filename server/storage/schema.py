@@ -306,6 +306,12 @@ def _version_11(db: Connection, dialect: Dialect) -> None:
     db.execute(LEAGUES.format(**dialect.types))
 
 
+def _version_12(db: Connection, dialect: Dialect) -> None:
+    """The terms of a match's SPRT (`server.tournaments.paired_match`), as JSON; null for a
+    fixed match and every other format."""
+    db.execute("ALTER TABLE tournaments ADD COLUMN sprt TEXT")
+
+
 EMPTY_ANSWERS: Final = b"\x90"
 """msgpack's empty array: the answers of batch 0."""
 
@@ -320,6 +326,7 @@ MIGRATIONS: Final[dict[int, Callable[[Connection, Dialect], None]]] = {
     9: _version_9,
     10: _version_10,
     11: _version_11,
+    12: _version_12,
 }
 """What brings a store from the version before each one to it."""
 VERSION: Final = max(MIGRATIONS)

@@ -30,8 +30,8 @@ def insert_tournament(
     with write_transaction(db):
         created = db.execute(
             "INSERT INTO tournaments (name, game, options, time_control, rounds, concurrency,"
-            " wait, entrants, local, status, created_by, created_at, format)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " wait, entrants, local, status, created_by, created_at, format, sprt)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (name) DO NOTHING" + RETURNING_ID,
             (
                 row.name,
@@ -47,6 +47,7 @@ def insert_tournament(
                 row.created_by,
                 time.time(),
                 row.format,
+                None if row.sprt is None else json.dumps(row.sprt),
             ),
         ).fetchone()
         if created is None:
@@ -121,6 +122,7 @@ class _TournamentRow:
     status: str
     created_by: str
     format: str
+    sprt: str | None
 
     def tournament(self) -> TournamentRow:
         return TournamentRow(
@@ -137,6 +139,7 @@ class _TournamentRow:
             status=TournamentStatus(self.status),
             created_by=self.created_by,
             format=self.format,
+            sprt=None if self.sprt is None else json.loads(self.sprt),
         )
 
 
@@ -160,9 +163,11 @@ def load_tournaments(db: Connection) -> list[StoredTournament]:
     for row in rows_as(_ScheduleRow, schedule):
         games.setdefault(row.tournament_id, []).append(row.game())
     format_ = "format" if has_column(db, "tournaments", "format") else "'round-robin'"
+    sprt = "sprt" if has_column(db, "tournaments", "sprt") else "NULL"
     tournaments = db.execute(  # an older file, read as it is, has round robins only
-        "SELECT id, name, game, options, time_control, rounds, concurrency, wait,"
-        f" entrants, local, status, created_by, {format_} AS format FROM tournaments ORDER BY id"
+        "SELECT id, name, game, options, time_control, rounds, concurrency, wait, entrants,"
+        f" local, status, created_by, {format_} AS format, {sprt} AS sprt FROM tournaments"
+        " ORDER BY id"
     )
     return [
         StoredTournament(row.tournament(), games.get(row.id, []))

@@ -10,6 +10,8 @@ knockout's next round from its winners) and stops when there are none.
 - `swiss`: `rounds` rounds paired by score (`swiss`); a game with a random start plays each
   pairing twice, colours swapped, so both play the same start from each seat.
 - `knockout`: a seeded bracket of ties of `rounds` colour-swapped pairs of games (`knockout`).
+- `match`: two entrants, a colour-swapped pair a round, `rounds` pairs, or fewer when an SPRT
+  on the pairs decides first (`paired_match`).
 
 Every pair of games of one pairing in one round shares a start (`pair_seed`).
 """
@@ -21,7 +23,8 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from arbiter.server.storage.interface import ScheduledGame
-from arbiter.server.tournaments import knockout, swiss
+from arbiter.server.tournaments import knockout, paired_match, swiss
+from arbiter.server.tournaments.sprt import SprtTerms
 from arbiter.server.tournaments.standings import GameResult
 
 
@@ -30,6 +33,7 @@ class Format(StrEnum):
     GAUNTLET = "gauntlet"
     SWISS = "swiss"
     KNOCKOUT = "knockout"
+    MATCH = "match"
 
 
 FORMATS = tuple(f.value for f in Format)
@@ -40,17 +44,26 @@ class FormatError(ValueError):
 
 
 def checked_format(
-    name: str | None, entrants: Sequence[str], rounds: int, challenger: str | None
+    name: str | None,
+    entrants: Sequence[str],
+    rounds: int,
+    challenger: str | None,
+    sprt: SprtTerms | None = None,
 ) -> tuple[Format, list[str]]:
-    """The format and the entrants in the order it seeds them (a gauntlet's challenger first);
-    `FormatError` says what is wrong. `challenger` is an entrant's name."""
+    """The format and the entrants in the order it seeds them (a gauntlet's challenger first, a
+    match's tested entrant first); `FormatError` says what is wrong. `challenger` is an
+    entrant's name; `sprt` the terms of a match's SPRT, which only a match has."""
     if name is None:
         name = Format.ROUND_ROBIN
     if name not in FORMATS:
         raise FormatError(f"no tournament format {name!r} (formats: {', '.join(FORMATS)})")
     found = Format(name)
-    if challenger is not None and found is not Format.GAUNTLET:
-        raise FormatError(f"only a gauntlet has a challenger, not a {found} tournament")
+    if challenger is not None and found not in (Format.GAUNTLET, Format.MATCH):
+        raise FormatError(f"only a gauntlet or a match has a challenger, not a {found} tournament")
+    if sprt is not None and found is not Format.MATCH:
+        raise FormatError(f"only a match has an SPRT's terms, not a {found} tournament")
+    if found is Format.MATCH and len(entrants) != 2:
+        raise FormatError(f"a match is between two entrants, not {len(entrants)}")
     if len(entrants) < 2:
         raise FormatError(f"a {found} tournament needs two entrants or more, not {len(entrants)}")
     if found is Format.SWISS and rounds > len(entrants) - 1:
@@ -58,9 +71,9 @@ def checked_format(
             f"a Swiss tournament of {len(entrants)} entrants has at most {len(entrants) - 1}"
             f" rounds (each entrant meets each other at most once), not {rounds}"
         )
-    if found is Format.GAUNTLET:
-        if challenger is None:
-            raise FormatError("a gauntlet needs a challenger: the entrant who plays the field")
+    if found is Format.GAUNTLET and challenger is None:
+        raise FormatError("a gauntlet needs a challenger: the entrant who plays the field")
+    if challenger is not None:
         if challenger not in entrants:
             raise FormatError(
                 f"the challenger {challenger!r} is not an entrant ({', '.join(entrants)})"
@@ -70,14 +83,18 @@ def checked_format(
 
 
 def first_games(
-    format_: Format, entrants: Sequence[str], rounds: int, paired_starts: bool
+    format_: Format,
+    entrants: Sequence[str],
+    rounds: int,
+    paired_starts: bool,
+    sprt: SprtTerms | None = None,
 ) -> list[ScheduledGame]:
     """The games known when the tournament is created."""
     if format_ is Format.ROUND_ROBIN:
         return round_robin(entrants, rounds)
     if format_ is Format.GAUNTLET:
         return gauntlet(entrants, rounds)
-    return next_games(format_, entrants, rounds, [], paired_starts)
+    return next_games(format_, entrants, rounds, [], paired_starts, sprt)
 
 
 def next_games(
@@ -86,6 +103,7 @@ def next_games(
     rounds: int,
     games: Sequence[ScheduledGame],
     paired_starts: bool,
+    sprt: SprtTerms | None = None,
 ) -> list[ScheduledGame]:
     """The games to add once all of `games` are finished; none when the tournament is over."""
     due: list[tuple[int, str, str]] = []
@@ -93,6 +111,8 @@ def next_games(
         due = _swiss_round(entrants, rounds, games, paired_starts)
     elif format_ is Format.KNOCKOUT:
         due = knockout.progress(entrants, rounds, _finished(games)).due
+    elif format_ is Format.MATCH:
+        due = paired_match.next_pair(sprt, entrants, rounds, paired_games(games))
     return [
         ScheduledGame(len(games) + index, round_number, first, second)
         for index, (round_number, first, second) in enumerate(due, 1)
@@ -100,10 +120,18 @@ def next_games(
 
 
 def contenders(
-    format_: Format, entrants: Sequence[str], rounds: int, games: Sequence[ScheduledGame]
+    format_: Format,
+    entrants: Sequence[str],
+    rounds: int,
+    games: Sequence[ScheduledGame],
+    sprt: SprtTerms | None = None,
 ) -> list[str]:
     """Entrants who may yet be given a game the schedule does not list: every Swiss entrant
-    until the last round is paired, and a knockout's entrants not yet eliminated."""
+    until the last round is paired, a knockout's entrants not yet eliminated, and both of a
+    match's until it is over."""
+    if format_ is Format.MATCH:
+        state = paired_match.match_progress(sprt, entrants, paired_games(games))
+        return [] if state.over(rounds) else list(entrants)
     if format_ is Format.SWISS:
         paired = max((g.round for g in games), default=0)
         return list(entrants) if paired < rounds else []
@@ -156,6 +184,20 @@ def _finished(games: Sequence[ScheduledGame]) -> list[tuple[int, swiss.Played]]:
     """The finished games with their rounds, as the pairing modules read them."""
     return [
         (g.round, swiss.Played(g.first, g.second, _scores(g)))
+        for g in games
+        if g.status == "finished" and g.result is not None
+    ]
+
+
+def paired_games(games: Sequence[ScheduledGame]) -> list[paired_match.PairedGame]:
+    """The finished games as a match reads them."""
+    return [
+        paired_match.PairedGame(
+            g.round,
+            g.first,
+            _scores(g),
+            paired_match.absent_of((g.first, g.second), g.defaults),
+        )
         for g in games
         if g.status == "finished" and g.result is not None
     ]

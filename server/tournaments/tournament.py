@@ -83,6 +83,7 @@ from arbiter.server.tournaments.formats import (
     first_games,
     next_games,
     pair_seed,
+    paired_games,
     start_leg,
     swiss_byes,
 )
@@ -92,6 +93,13 @@ from arbiter.server.tournaments.local_agents import (
     UnknownEntrant,
     environment,
 )
+from arbiter.server.tournaments.paired_match import (
+    MAX_PAIRS,
+    match_progress,
+    terms_of,
+    terms_to_wire,
+)
+from arbiter.server.tournaments.sprt import SprtError, SprtTerms
 from arbiter.server.tournaments.standings import GameResult, Standing, standings
 
 if TYPE_CHECKING:
@@ -171,7 +179,14 @@ class Tournament:
         keep seeking."""
         if self.row.status == "finished":
             return []
-        return contenders(Format(self.row.format), self.row.entrants, self.row.rounds, self.games)
+        return contenders(
+            Format(self.row.format), self.row.entrants, self.row.rounds, self.games, self.sprt
+        )
+
+    @property
+    def sprt(self) -> SprtTerms | None:
+        """The terms of a match's SPRT, None for a fixed match and other formats."""
+        return None if self.row.sprt is None else terms_of(self.row.sprt)
 
     def results(self) -> list[GameResult]:
         return [
@@ -215,6 +230,9 @@ class Tournament:
             bracket=bracket(
                 Format(self.row.format), self.row.entrants, self.row.rounds, self.games
             ),
+            sprt=None
+            if self.sprt is None
+            else match_progress(self.sprt, self.row.entrants, paired_games(self.games)).to_wire(),
         )
 
     def table(self) -> list[Standing]:
@@ -240,6 +258,7 @@ class Tournament:
             self.row.rounds,
             self.games,
             self.paired_starts(),
+            self.sprt,
         )
 
 
@@ -461,7 +480,11 @@ class Desk:
         row = await self._checked_row(director, request)
         tournament = Tournament(row, [])
         games = first_games(
-            Format(row.format), row.entrants, row.rounds, tournament.paired_starts()
+            Format(row.format),
+            row.entrants,
+            row.rounds,
+            tournament.paired_starts(),
+            tournament.sprt,
         )
         if len(games) > MAX_GAMES:
             raise TournamentError(
@@ -490,13 +513,19 @@ class Desk:
                     f"{player!r} is not a registered player (arbiter-server admin add NAME)",
                 )
         local = await self._checked_local(game, request.local, request.players)
-        _check_counts(len(request.players) + len(local), request.rounds, request.concurrency)
+        try:
+            sprt = None if request.sprt is None else terms_of(request.sprt)
+        except SprtError as error:
+            raise TournamentError(ErrorCode.BAD_TOURNAMENT, str(error)) from None
+        most = MAX_PAIRS if request.format == Format.MATCH else MAX_ROUNDS
+        _check_counts(len(request.players) + len(local), request.rounds, request.concurrency, most)
         try:
             format_, entrants = checked_format(
                 request.format,
                 [*request.players, *local],
                 request.rounds,
-                _challenger(request.challenger, local),
+                _challenger(request.challenger, request.local, local),
+                sprt,
             )
         except FormatError as error:
             raise TournamentError(ErrorCode.BAD_TOURNAMENT, str(error)) from None
@@ -513,6 +542,7 @@ class Desk:
             status=TournamentStatus.CREATED,
             created_by=director.name,
             format=format_.value,
+            sprt=None if sprt is None else terms_to_wire(sprt),
         )
 
     async def _checked_local(
@@ -601,23 +631,25 @@ def _admin(account: Account | None, request: str) -> Account:
     return account
 
 
-def _challenger(given: str | None, local: dict[str, str]) -> str | None:
-    """The entrant a gauntlet's challenger names: a player, a local seat name, or a local
-    entrant as the request gave it (`greedy` for `local-greedy`)."""
+def _challenger(given: str | None, requested: Sequence[str], local: dict[str, str]) -> str | None:
+    """The entrant a challenger names: a player, a local seat name, or a local entrant as the
+    request gave it (`greedy` for `local-greedy`, `ann/bot` for `local-ann.bot.v2`); `local`
+    holds the seats of `requested` in its order."""
     if given is None or given in local:
         return given
-    return next((seat for seat, agent in local.items() if agent == given), given)
+    return next(
+        (seat for typed, seat in zip(requested, local, strict=True) if typed == given), given
+    )
 
 
-def _check_counts(entrants: int, rounds: int, concurrency: int) -> None:
+def _check_counts(entrants: int, rounds: int, concurrency: int, most: int = MAX_ROUNDS) -> None:
+    """Refuse too few entrants, rounds out of 1 to `most`, or no game at a time."""
     if entrants < 2:
         raise TournamentError(
             ErrorCode.BAD_TOURNAMENT, f"a tournament needs two entrants or more, not {entrants}"
         )
-    if not 1 <= rounds <= MAX_ROUNDS:
-        raise TournamentError(
-            ErrorCode.BAD_TOURNAMENT, f"rounds must be 1 to {MAX_ROUNDS}, not {rounds}"
-        )
+    if not 1 <= rounds <= most:
+        raise TournamentError(ErrorCode.BAD_TOURNAMENT, f"rounds must be 1 to {most}, not {rounds}")
     if concurrency < 1:
         raise TournamentError(ErrorCode.BAD_TOURNAMENT, "concurrency must be at least 1")
 

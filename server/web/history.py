@@ -138,13 +138,36 @@ async def replayed(start: History, later: Sequence[str]) -> History:
     return start
 
 
+AWAIT_SECONDS = 5.0
+"""How long a page shown a match's latest moves waits for the history another page is being
+sent every move for; then it is shown the position its own frame holds."""
+AWAITED_MATCHES = 1024
+"""Matches whose every move a page asked for, remembered (the least recent dropped first)."""
+
+
 class Histories:
     """The histories of the matches pages follow, bounded in bytes (`HISTORY_BYTES`), least
-    recently used dropped first; shared by every page of one server."""
+    recently used dropped first; shared by every page of one server.
+
+    A match no page follows is sent in full to the first page that watches it (its history is
+    replayed from every move); pages that start watching it before that history is built ask for
+    the latest moves only (`awaited`) and wait for it, so a long game is sent whole once, not to
+    each of many pages arriving together.
+    """
 
     def __init__(self, limit: int = HISTORY_BYTES) -> None:
         self._kept: Recent[int, History] = Recent(limit, History.weigh)
         self._replaying: dict[int, trio.Event] = {}
+        self._awaited: Recent[int, trio.Event] = Recent(AWAITED_MATCHES)
+        """Matches a page asked every move of, set once their history is built from them."""
+
+    def awaited(self, match: int) -> bool:
+        """Whether a page is being sent every move of `match` to build its history: True, and
+        the next page asks for its latest moves only; False, and this page is that page."""
+        if self._awaited.get(match) is not None:
+            return True
+        self._awaited.put(match, trio.Event())
+        return False
 
     def get(self, match: int) -> History | None:
         return self._kept.get(match)
@@ -190,10 +213,8 @@ class Histories:
         """`match`'s history once it holds the position after its moves (`moves`, from move
         `moves_from` on), replayed if need be; None if its moves do not replay, or if the
         history lacks moves before `moves_from` to replay from."""
-        while (replaying := self._replaying.get(match)) is not None:
-            await replaying.wait()
-        history = self.get(match)
         played = moves_from + len(moves)
+        history = await self._reaching(match, moves_from)
         if history is not None and history.ply >= played:
             return history
         if (history.ply if history is not None else 0) < moves_from:
@@ -206,12 +227,33 @@ class Histories:
             )
             fresh = await self._replay(match, start, moves[start.ply - moves_from :])
         except GameError:
+            self._stop_awaiting(match)  # the pages waiting show their own frames' positions
             return None
         found = self.get(match)  # moves may have been played on it meanwhile
         if found is None or found.ply < fresh.ply:
             self.put(match, fresh)
-            return fresh
+            found = fresh
+        self._stop_awaiting(match)
         return found
+
+    def _stop_awaiting(self, match: int) -> None:
+        if (awaited := self._awaited.pop(match)) is not None:
+            awaited.set()
+
+    async def _reaching(self, match: int, moves_from: int) -> History | None:
+        """`match`'s history once no replay of it is underway and, if a page is being sent every
+        move to build it, once it reaches move `moves_from` (`AWAIT_SECONDS` at most)."""
+        while (replaying := self._replaying.get(match)) is not None:
+            await replaying.wait()
+        history = self.get(match)
+        reached = 0 if history is None else history.ply
+        if reached < moves_from and (awaited := self._awaited.get(match)) is not None:
+            with trio.move_on_after(AWAIT_SECONDS) as waiting:
+                await awaited.wait()
+            if waiting.cancelled_caught:  # that page's frame never came: the next page asks
+                self._awaited.pop(match)
+            return await self._reaching(match, moves_from)
+        return history
 
     async def _replay(self, match: int, start: History, later: Sequence[str]) -> History:
         self._replaying[match] = done = trio.Event()

@@ -24,13 +24,20 @@ and an encode.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
+import trio
 
 from arbiter.games import GameError, get_game
-from arbiter.protocol import VERSIONS, FrameDecoder, LocalProtocolError, encode_frame
+from arbiter.protocol import (
+    MAX_COUNT,
+    VERSIONS,
+    FrameDecoder,
+    LocalProtocolError,
+    encode_frame,
+)
 from arbiter.server.common.recent import Recent
 from arbiter.server.web.boards import boards_json, each_squares_json, paths_json, squares_json
 from arbiter.server.web.history import KEPT_PLIES, Histories, History, Position
@@ -40,6 +47,8 @@ TRANSLATION_BYTES = 8 * 1024 * 1024
 ANY_SIZE = 2**32 - 1
 """The largest frame a header can announce: the frames cut here are the server's own, and
 some (a long game's `game_over` or `watching`) are larger than a client may send."""
+LATEST_ONLY = MAX_COUNT
+"""`since` asking for a match's latest moves only, wherever it stands."""
 MOVED = ("move_accepted", "opponent_moved")
 SHOWN = ("watching", "resumed")
 
@@ -66,6 +75,9 @@ class Shared:
 
     translations: Translations
     histories: Histories
+    translating: dict[bytes, trio.Event] = field(default_factory=dict)
+    """Frames being translated, set once they are: pages that get one at once (many watchers
+    arriving together) wait for one translation rather than each making its own."""
 
 
 def shared_by_pages() -> Shared:
@@ -104,9 +116,13 @@ class PageInput:
         if kind == "hello" and message.get("version") in VERSIONS:
             self._version = message["version"]
         elif kind == "watch" and self._version >= 2 and isinstance(match, int):
+            if "since" in message:
+                return
             history = self._histories.get(match)
-            if history is not None and "since" not in message:
+            if history is not None:
                 message["since"] = max(0, history.ply - KEPT_PLIES)
+            elif self._histories.awaited(match):
+                message["since"] = LATEST_ONLY
 
 
 class PageWire:
@@ -130,11 +146,20 @@ class PageWire:
     async def _translate(self, body: bytes) -> str:
         """A frame's translation (by its body), the same for every page: a frame that shows a
         position is tied to its match's ply, so it is kept for the others."""
-        translations = self._shared.translations
-        found = translations.get(body)
+        shared = self._shared
+        while (found := shared.translations.get(body)) is None:
+            underway = shared.translating.get(body)
+            if underway is None:
+                break
+            await underway.wait()  # and read it back, unless it was too large to keep
         if found is None:
-            found = Translation(await self._fresh(body), body)
-            translations.put(body, found)
+            shared.translating[body] = done = trio.Event()
+            try:
+                found = Translation(await self._fresh(body), body)
+                shared.translations.put(body, found)
+            finally:
+                del shared.translating[body]
+                done.set()
         return found.text
 
     async def _fresh(self, body: bytes) -> str:

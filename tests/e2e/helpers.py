@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import random
+import struct
 from typing import Any
+
+import msgpack
+import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
@@ -52,3 +56,65 @@ async def play_randomly(
 def replay(game_name: str, options: dict[str, Any], moves: list[str]) -> Any:
     """The final state after applying stored move texts through the checked path."""
     return get_game(game_name).replay(options, moves)
+
+
+def frame(payload: bytes) -> bytes:
+    return struct.pack(">I", len(payload)) + payload
+
+
+def packed(**fields: object) -> bytes:
+    return frame(msgpack.packb(fields))
+
+
+class RawPeer:
+    """A socket that speaks bytes, to send what no well-behaved client would."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.buffer = b""
+
+    async def read_frame(self) -> dict[str, object] | None:
+        """The next frame from the server decoded (pings skipped), or None once it closed."""
+        while True:
+            if len(self.buffer) >= 4:
+                (size,) = struct.unpack(">I", self.buffer[:4])
+                if len(self.buffer) >= 4 + size:
+                    body, self.buffer = self.buffer[4 : 4 + size], self.buffer[4 + size :]
+                    decoded: dict[str, object] = msgpack.unpackb(body)
+                    if decoded["type"] != "ping":  # the server measures our round trip
+                        return decoded
+                    continue
+            data = await self.stream.receive_some(65536)
+            if not data:
+                return None
+            self.buffer += data
+
+
+async def hello(peer: RawPeer) -> None:
+    await peer.stream.send_all(packed(type="hello", version=1, name="raw"))
+    welcome = await peer.read_frame()
+    assert welcome is not None
+    assert welcome["type"] == "welcome"
+
+
+class Dial:
+    """The connections a test opens to its server, raw or as clients: all closed when it ends
+    (the `dial` fixture), whatever state the test left them in."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self._opened: list[trio.abc.AsyncResource] = []
+
+    async def raw(self) -> RawPeer:
+        stream = await trio.open_tcp_stream("127.0.0.1", self.port)
+        self._opened.append(stream)
+        return RawPeer(stream)
+
+    async def client(self, name: str) -> ClientConnection:
+        client = await connect(self.port, name)
+        self._opened.append(client)
+        return client
+
+    async def aclose(self) -> None:
+        for resource in self._opened:
+            await trio.aclose_forcefully(resource)

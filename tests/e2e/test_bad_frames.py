@@ -7,57 +7,13 @@ import struct
 import msgpack
 import trio
 
-from tests.conftest import RunningServer
-from tests.e2e.helpers import connect, seek
-
-
-def frame(payload: bytes) -> bytes:
-    return struct.pack(">I", len(payload)) + payload
-
-
-def packed(**fields: object) -> bytes:
-    return frame(msgpack.packb(fields))
-
-
-class RawPeer:
-    """A socket that speaks bytes, to send what no well-behaved client would."""
-
-    def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
-        self.buffer = b""
-
-    async def read_frame(self) -> dict[str, object] | None:
-        """The next frame from the server decoded (pings skipped), or None once it closed."""
-        while True:
-            if len(self.buffer) >= 4:
-                (size,) = struct.unpack(">I", self.buffer[:4])
-                if len(self.buffer) >= 4 + size:
-                    body, self.buffer = self.buffer[4 : 4 + size], self.buffer[4 + size :]
-                    decoded: dict[str, object] = msgpack.unpackb(body)
-                    if decoded["type"] != "ping":  # the server measures our round trip
-                        return decoded
-                    continue
-            data = await self.stream.receive_some(65536)
-            if not data:
-                return None
-            self.buffer += data
-
-
-async def raw(server: RunningServer) -> RawPeer:
-    return RawPeer(await trio.open_tcp_stream(server.host, server.port))
-
-
-async def hello(peer: RawPeer) -> None:
-    await peer.stream.send_all(packed(type="hello", version=1, name="raw"))
-    welcome = await peer.read_frame()
-    assert welcome is not None
-    assert welcome["type"] == "welcome"
+from tests.e2e.helpers import Dial, frame, hello, packed, seek
 
 
 async def test_oversized_frame_is_refused_from_its_header_and_the_connection_closed(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    peer = await raw(server)
+    peer = await dial.raw()
     await peer.stream.send_all(struct.pack(">I", 10 * 1024 * 1024))  # a header, no body
     with trio.fail_after(5):
         error = await peer.read_frame()
@@ -67,9 +23,9 @@ async def test_oversized_frame_is_refused_from_its_header_and_the_connection_clo
 
 
 async def test_recoverable_garbage_gets_error_codes_and_the_connection_goes_on(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    peer = await raw(server)
+    peer = await dial.raw()
     await hello(peer)
     cases = [
         (frame(b"\xc1"), "bad_msgpack"),
@@ -102,8 +58,8 @@ async def test_recoverable_garbage_gets_error_codes_and_the_connection_goes_on(
         assert await peer.read_frame() == {"type": "pong", "nonce": 42}
 
 
-async def test_requests_before_the_handshake_are_out_of_order(server: RunningServer) -> None:
-    peer = await raw(server)
+async def test_requests_before_the_handshake_are_out_of_order(dial: Dial) -> None:
+    peer = await dial.raw()
     await peer.stream.send_all(packed(type="seek", game="kings-court"))
     with trio.fail_after(5):
         error = await peer.read_frame()
@@ -111,8 +67,8 @@ async def test_requests_before_the_handshake_are_out_of_order(server: RunningSer
     assert error["code"] == "out_of_order"
 
 
-async def test_wrong_protocol_version_is_refused(server: RunningServer) -> None:
-    peer = await raw(server)
+async def test_wrong_protocol_version_is_refused(dial: Dial) -> None:
+    peer = await dial.raw()
     await peer.stream.send_all(packed(type="hello", version=99, name="future"))
     with trio.fail_after(5):
         error = await peer.read_frame()
@@ -121,8 +77,8 @@ async def test_wrong_protocol_version_is_refused(server: RunningServer) -> None:
         assert await peer.read_frame() is None
 
 
-async def test_too_many_bad_frames_close_the_connection(server: RunningServer) -> None:
-    peer = await raw(server)
+async def test_too_many_bad_frames_close_the_connection(dial: Dial) -> None:
+    peer = await dial.raw()
     await peer.stream.send_all(frame(b"\xc1") * 25)
     codes = []
     with trio.fail_after(5):
@@ -132,11 +88,11 @@ async def test_too_many_bad_frames_close_the_connection(server: RunningServer) -
     assert codes.count("bad_msgpack") == len(codes) - 1 < 25
 
 
-async def test_the_server_still_pairs_players_after_all_that(server: RunningServer) -> None:
+async def test_the_server_still_pairs_players_after_all_that(dial: Dial) -> None:
     for junk in (struct.pack(">I", 1 << 30), frame(b"\xc1") * 30, b"\x00\x00"):
-        peer = await raw(server)
+        peer = await dial.raw()
         await peer.stream.send_all(junk)
         await peer.stream.aclose()
-    first, second = await connect(server.port, "a"), await connect(server.port, "b")
+    first, second = await dial.client("a"), await dial.client("b")
     assert (await seek(first)).TYPE == "seeking"
     assert (await seek(second)).TYPE == "match_started"

@@ -12,9 +12,7 @@ import trio
 from arbiter import protocol
 from arbiter.client.connection import ServerError
 from arbiter.server.connection.limits import Limits
-from tests.conftest import RunningServer
-from tests.e2e.helpers import connect, seek, until
-from tests.e2e.test_bad_frames import RawPeer, hello, packed, raw
+from tests.e2e.helpers import Dial, RawPeer, hello, packed, seek, until
 
 
 async def unread_requests(peer: RawPeer, count: int) -> None:
@@ -42,9 +40,9 @@ async def frames_until_closed(peer: RawPeer) -> list[dict[str, object]]:
 
 @pytest.mark.limits(Limits(output_bytes=64 * 1024))
 async def test_a_client_that_does_not_read_is_cut_off_with_output_limit(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    peer = await raw(server)
+    peer = await dial.raw()
     await hello(peer)
     await unread_requests(peer, 2000)
     await trio.sleep(0.5)  # the server reads on and queues the answers, past the limit
@@ -57,9 +55,9 @@ async def test_a_client_that_does_not_read_is_cut_off_with_output_limit(
 
 @pytest.mark.limits(Limits(output_bytes=4 * 1024 * 1024, output_budget=256 * 1024))
 async def test_past_the_budget_the_largest_backlog_is_cut_and_the_others_kept(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    greedy, modest = await raw(server), await raw(server)
+    greedy, modest = await dial.raw(), await dial.raw()
     await hello(greedy)
     await hello(modest)
     await unread_requests(modest, 30)
@@ -81,17 +79,17 @@ async def test_past_the_budget_the_largest_backlog_is_cut_and_the_others_kept(
 
 @pytest.mark.limits(Limits(seeks_per_connection=3, seeks=5))
 async def test_open_seeks_are_capped_per_connection_and_on_the_server(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    hoarder = await connect(server.port, "hoarder")
+    hoarder = await dial.client("hoarder")
     for limit in (10, 11, 12):
         assert isinstance(await seek(hoarder, no_capture_limit=limit), protocol.Seeking)
     with pytest.raises(ServerError, match="too_many_seeks: you have 3 open seeks"):
         await seek(hoarder, no_capture_limit=13)
-    other = await connect(server.port, "other")
+    other = await dial.client("other")
     for limit in (20, 21):
         assert isinstance(await seek(other, no_capture_limit=limit), protocol.Seeking)
-    third = await connect(server.port, "third")
+    third = await dial.client("third")
     with pytest.raises(ServerError, match="too_many_seeks: the server holds 5 open seeks"):
         await seek(third, no_capture_limit=30)
     assert isinstance(await seek(third, no_capture_limit=10), protocol.MatchStarted)  # pairs
@@ -102,9 +100,9 @@ async def test_open_seeks_are_capped_per_connection_and_on_the_server(
 
 
 async def test_an_option_past_what_a_game_can_finish_in_is_refused_naming_its_range(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    client = await connect(server.port, "attacker")
+    client = await dial.client("attacker")
     with pytest.raises(ServerError, match=r"bad_option: .* must be from 1 to 1000, not 4611"):
         await seek(client, no_capture_limit=2**62)
     with pytest.raises(ServerError, match=r"bad_option: .* must be from 1 to 2000"):
@@ -112,9 +110,9 @@ async def test_an_option_past_what_a_game_can_finish_in_is_refused_naming_its_ra
 
 
 async def test_a_long_game_at_the_widest_option_can_be_watched_and_resigned(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    ann, bob = await connect(server.port, "ann"), await connect(server.port, "bob")
+    ann, bob = await dial.client("ann"), await dial.client("bob")
     await seek(ann, no_capture_limit=1000)
     await seek(bob, no_capture_limit=1000)
     started = await until(ann, protocol.MatchStarted)
@@ -129,7 +127,7 @@ async def test_a_long_game_at_the_widest_option_can_be_watched_and_resigned(
             await mover.send(protocol.Move(match=turn.match, move=rng.choice(slides)))
             moved = await until(mover, protocol.MoveAccepted)
             mover = players["black" if moved.ply % 2 else "white"]
-    cat = await connect(server.port, "cat")
+    cat = await dial.client("cat")
     await cat.send(protocol.Watch(match=started.match))
     watching = await until(cat, protocol.Watching)
     assert len(watching.moves) == 300

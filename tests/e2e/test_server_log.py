@@ -185,7 +185,7 @@ async def test_a_tournament_logs_each_step(
                     entrants.start_soon(play_as, server.port, name, tokens[name], "steady")
                 await start(boss)
             # The last game's players may leave before the tournament records its end.
-            while not any(r.getMessage() == "tournament_finished" for r in caplog.records):
+            while not any(r.getMessage() == "tournament_finished" for r in caplog.records):  # noqa: ASYNC110
                 await trio.sleep(0.02)
     steps = [
         r.getMessage() for r in caplog.records if r.name == "arbiter.server.tournaments.tournament"

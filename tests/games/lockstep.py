@@ -22,9 +22,12 @@ from functools import partial
 from types import ModuleType
 from typing import Any
 
-from arbiter.games import kings_court, watch_your_back
+from arbiter.games import amazons, kings_court, war_of_life, watch_your_back
 
 PROBES_PER_PLY = 1
+AMAZONS_MOVE_LIST_STRIDE = 12
+"""Amazons' full move lists (hundreds of moves, slow in Python) are compared every this many
+plies, from an offset the seed picks; the end test and `why_illegal` at every ply."""
 
 
 class Drift(AssertionError):
@@ -59,7 +62,7 @@ def kernel_or_skip(module: ModuleType) -> Any:
     import pytest
 
     if module.KERNEL is None:
-        if os.environ.get("CI"):
+        if os.environ.get("CI") == "true":
             pytest.fail(f"{module.__name__} has no compiled kernel, and CI must build it")
         pytest.skip(f"{module.__name__}'s kernel is not built (no compiler?)")
     return module.KERNEL
@@ -104,6 +107,108 @@ def replay(module: ModuleType, start: Any, record: list[Any], max_plies: int) ->
 def playout_length(rng: random.Random, longest: int) -> int:
     """`max_plies` for a replayed playout: cut short at a random length one time in four."""
     return rng.randrange(40) if rng.random() < 0.25 else longest
+
+
+# -- Amazons ---------------------------------------------------------------------------------------
+
+
+def amazons_game(seed: int) -> int:
+    """One random Amazons game in lockstep, then a kernel playout replayed; returns its plies."""
+    rng = random.Random(seed)
+    state = amazons.GAME.new_game()
+    offset = seed % AMAZONS_MOVE_LIST_STRIDE
+    while True:
+        outcome = both(amazons, state.outcome, f"seed {seed}: outcome", state)
+        if outcome is not None or state.ply % AMAZONS_MOVE_LIST_STRIDE == offset:
+            both(amazons, state.legal_moves, f"seed {seed}: legal moves", state)
+        if outcome is not None:
+            break
+        move = state.random_move(rng)
+        for probe in (move, *(amazons_probe(rng) for _ in range(PROBES_PER_PLY))):
+            both(
+                amazons,
+                partial(state.why_illegal, probe),
+                f"seed {seed}: why_illegal{probe}",
+                state,
+            )
+        state = state.play(move)
+    replay_amazons_playout(amazons.GAME.new_game(), rng)
+    return state.ply
+
+
+def amazons_probe(rng: random.Random) -> amazons.Move:
+    return rng.randrange(100), rng.randrange(100), rng.randrange(100)
+
+
+def replay_amazons_playout(start: amazons.AmazonsState, rng: random.Random) -> None:
+    """A kernel playout from `start`, cut short at a random length one time in four."""
+    kernel = amazons.KERNEL
+    assert kernel is not None
+    max_plies = rng.randrange(40) if rng.random() < 0.25 else amazons.MAX_PLY
+    record: list[amazons.Move] = []
+    board = (start.white, start.black, start.arrows, start.to_move)
+    end = kernel.playout(*board, rng.getrandbits(64), max_plies, record)
+    with python_rules(amazons):
+        state = start
+        for move in record:
+            reason = state.why_illegal(move)
+            if reason is not None:
+                raise Drift(f"kernel playout move {move} at {state!r} is illegal: {reason}")
+            state = state.play(move)
+        replayed = (state.white, state.black, state.arrows, state.to_move)
+        over = state.outcome() is not None
+    if replayed != end:
+        raise Drift(f"kernel playout ended on {end}, its moves replayed reach {replayed}")
+    if len(record) < max_plies and not over:
+        raise Drift(f"kernel playout stopped after {len(record)} of {max_plies}, game over: {over}")
+
+
+# -- War of Life -----------------------------------------------------------------------------------
+
+
+def war_of_life_game(seed: int) -> int:
+    """One random War of Life game in lockstep, then a kernel playout replayed; its plies."""
+    rng = random.Random(seed)
+    start = war_of_life.GAME.new_game(seed=seed, swap=bool(seed & 1))
+    state = start
+    while True:
+        outcome = both(war_of_life, state.outcome, f"seed {seed}: outcome", state)
+        moves = both(war_of_life, state.legal_moves, f"seed {seed}: legal moves", state)
+        if outcome is not None:
+            break
+        move = rng.choice(moves)
+        probe = war_of_life.Move(rng.randrange(64), rng.randrange(64))
+        for asked in (move, probe):
+            both(
+                war_of_life,
+                partial(state.why_illegal, asked),
+                f"seed {seed}: why_illegal{asked}",
+                state,
+            )
+        state = both(war_of_life, partial(state.play, move), f"seed {seed}: play {move}", state)
+    replay_war_of_life_playout(start, rng)
+    return state.ply
+
+
+def replay_war_of_life_playout(start: war_of_life.WarOfLifeState, rng: random.Random) -> None:
+    kernel = war_of_life.KERNEL
+    assert kernel is not None
+    max_plies = rng.randrange(100) if rng.random() < 0.25 else war_of_life.MAX_PLY
+    record: list[tuple[int, int]] = []
+    board = (start.blue, start.red, start.ply, war_of_life.MAX_PLY)
+    end = kernel.playout(*board, rng.getrandbits(64), max_plies, record)
+    with python_rules(war_of_life):
+        state = start
+        for source, target in record:
+            move = war_of_life.Move(source, target)
+            if move not in state.legal_moves():
+                raise Drift(f"kernel playout move {move!r} at {state!r} is not a legal move")
+            state = state.play(move)
+        over = state.outcome() is not None
+    if (state.blue, state.red, state.ply) != end:
+        raise Drift(f"kernel playout ended on {end}, its moves replayed reach {state!r}")
+    if len(record) < max_plies and not over:
+        raise Drift(f"kernel playout stopped after {len(record)} of {max_plies}, game over: {over}")
 
 
 # -- King's Court ---------------------------------------------------------------------------------
@@ -204,6 +309,8 @@ def replay_watch_your_back_playout(
 
 
 CHECKS: dict[str, tuple[ModuleType, Callable[[int], int]]] = {
+    "amazons": (amazons, amazons_game),
+    "war-of-life": (war_of_life, war_of_life_game),
     "kings-court": (kings_court, kings_court_game),
     "watch-your-back": (watch_your_back, watch_your_back_game),
 }

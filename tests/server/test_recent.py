@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 from arbiter.server.common.recent import Recent
 
 Step = tuple[str, int, int]
-"""("get" or "put", key, weight)."""
+"""("get", "put" or "pop", key, weight)."""
 
 steps = st.lists(
-    st.tuples(st.sampled_from(["get", "put"]), st.integers(0, 6), st.integers(1, 12)),
+    st.tuples(st.sampled_from(["get", "put", "pop"]), st.integers(0, 6), st.integers(1, 12)),
     max_size=60,
 )
 
@@ -20,7 +20,7 @@ steps = st.lists(
 def model(limit: int, done: list[Step]) -> list[tuple[int, int]]:
     """(key, weight) kept, least recent first, by the rule in words: each use makes an entry
     the most recent; an entry heavier than the limit is never kept; over the limit, the least
-    recent go."""
+    recent go; a popped entry goes."""
     kept: list[tuple[int, int]] = []
     for kind, key, weight in done:
         found = [entry for entry in kept if entry[0] == key]
@@ -28,6 +28,10 @@ def model(limit: int, done: list[Step]) -> list[tuple[int, int]]:
             if found:
                 kept.remove(found[0])
                 kept.append(found[0])
+            continue
+        if kind == "pop":
+            if found:
+                kept.remove(found[0])
             continue
         if weight > limit:
             continue
@@ -45,6 +49,8 @@ def test_recent_keeps_what_the_rule_says_within_its_limit(limit: int, done: list
     for kind, key, weight in done:
         if kind == "get":
             recent.get(key)
+        elif kind == "pop":
+            recent.pop(key)
         else:
             recent.put(key, weight)
     expected = model(limit, done)

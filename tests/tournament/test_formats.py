@@ -251,7 +251,7 @@ def test_a_gauntlet_is_the_challenger_against_each_other_entrant_colours_swapped
     assert next_games(found, order, 2, games, paired_starts=False) == []
 
 
-FORMATS = "round-robin, gauntlet, swiss, knockout"
+FORMATS = "round-robin, gauntlet, swiss, knockout, match"
 REFUSED = [
     ("league", ["a", "b"], 1, None, f"no tournament format 'league' (formats: {FORMATS})"),
     ("knockout", ["a"], 1, None, "a knockout tournament needs two entrants or more, not 1"),
@@ -272,7 +272,13 @@ REFUSED = [
         "a gauntlet needs a challenger: the entrant who plays the field",
     ),
     ("gauntlet", ["a", "b"], 1, "z", "the challenger 'z' is not an entrant (a, b)"),
-    ("swiss", ["a", "b"], 1, "a", "only a gauntlet has a challenger, not a swiss tournament"),
+    (
+        "swiss",
+        ["a", "b"],
+        1,
+        "a",
+        "only a gauntlet or a match has a challenger, not a swiss tournament",
+    ),
 ]
 
 

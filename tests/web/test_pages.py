@@ -10,8 +10,8 @@ import msgpack
 import trio
 
 from arbiter.games import get_game
-from arbiter.protocol import FrameDecoder, encode_frame
-from arbiter.server.web.history import KEPT_PLIES, Histories, History
+from arbiter.protocol import MAX_COUNT, FrameDecoder, encode_frame
+from arbiter.server.web.history import AWAIT_SECONDS, KEPT_PLIES, Histories, History
 from arbiter.server.web.pages import PageInput, PageWire, shared_by_pages
 
 GAME = "kings-court"
@@ -171,14 +171,14 @@ async def test_watches_of_a_growing_game_are_sent_its_whole_move_list() -> None:
 def test_a_watch_of_a_followed_match_asks_only_for_the_moves_its_history_lacks() -> None:
     """The history holds the positions up to its ply: the page's `watch` asks for the moves from
     `KEPT_PLIES` before it (the moves into the positions a page is sent), and a match no page
-    follows is asked for in full, to be replayed once. A page speaking version 1 has no
-    `since`: its watches go as they are."""
+    follows is asked for in full, to be replayed once, and by the next page meanwhile for its
+    latest moves only. A page speaking version 1 has no `since`: its watches go as they are."""
     game = get_game(GAME)
     histories = Histories()
     state = game.replay(LONG, long_game(KEPT_PLIES + 44))
     histories.put(3, History.starting_at(game, state))
     decoder = FrameDecoder()
-    for version, match, since in ((2, 3, 44), (2, 4, None), (1, 3, None)):
+    for version, match, since in ((2, 3, 44), (2, 4, None), (2, 4, MAX_COUNT), (1, 3, None)):
         page = PageInput(histories)
         page.frame(json.dumps({"type": "hello", "version": version, "name": "ann"}))
         decoder.feed(page.frame(json.dumps({"type": "watch", "match": match})))
@@ -264,3 +264,76 @@ async def test_a_long_replay_keeps_the_latest_positions_and_lets_other_tasks_run
     assert at is not None
     assert json.loads(at.text) == last.to_data()
     assert progress[0] >= 8  # the task ran between the slices (some tens of them)
+
+
+async def test_pages_getting_one_long_frame_at_once_wait_for_one_translation() -> None:
+    """Many pages starting to watch a long game together get its frame at once: one translates
+    it (the replay and the JSON) and the others are given that same text, not one of their own."""
+    moves = long_game(KEPT_PLIES * 3)
+    shared = shared_by_pages()
+    body = encode_frame({**watching(moves), "options": LONG})
+    texts: list[str] = []
+
+    async def page() -> None:
+        (text,) = await PageWire(shared).feed(body)
+        texts.append(text)
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(8):
+            nursery.start_soon(page)
+    assert len(texts) == 8
+    assert len({id(text) for text in texts}) == 1
+    assert json.loads(texts[0])["moves"] == moves[len(moves) - KEPT_PLIES :]
+
+
+def latest_of(moves: list[str]) -> dict[str, Any]:
+    """The `watching` frame a page asking for the latest moves only is sent: its moves from the
+    last multiple of 256 (the server's snapshot step), with the position they reach."""
+    moves_from = len(moves) // 256 * 256
+    state = get_game(GAME).replay(LONG, moves)
+    return {
+        **watching(moves[moves_from:]),
+        "moves_from": moves_from,
+        "options": LONG,
+        "state": state.to_data(),
+    }
+
+
+async def test_a_page_asking_for_the_latest_moves_waits_for_the_history_another_is_sent() -> None:
+    """Two pages start watching a long game no page follows: the first is sent every move, the
+    second only the latest and, translated first, it waits for the first's history, so it is
+    shown the same latest positions as if it had been sent every move itself."""
+    moves = long_game(KEPT_PLIES * 3 + 10)
+    shared = shared_by_pages()
+    assert not shared.histories.awaited(9)  # the first page asks for every move
+    assert shared.histories.awaited(9)  # the second for the latest only
+    shown: dict[str, Any] = {}
+
+    async def page(name: str, message: dict[str, Any]) -> None:
+        (text,) = await PageWire(shared).feed(encode_frame({**message, "match": 9}))
+        shown[name] = json.loads(text)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(page, "latest", latest_of(moves))
+        await trio.sleep(0.05)
+        assert "latest" not in shown  # waiting for the history
+        nursery.start_soon(page, "whole", {**watching(moves), "options": LONG})
+    assert shown["latest"]["states"] == shown["whole"]["states"]
+    assert len(shown["latest"]["states"]) == KEPT_PLIES
+    assert shown["latest"]["states_from"] == len(moves) - KEPT_PLIES + 1
+
+
+async def test_a_page_waits_a_bounded_time_for_a_history_whose_frame_never_comes(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The page sent every move left before its frame came: the next page is shown the position
+    its own frame holds after `AWAIT_SECONDS`, and the page after it asks for every move."""
+    moves = long_game(KEPT_PLIES + 20)
+    shared = shared_by_pages()
+    assert not shared.histories.awaited(9)
+    assert shared.histories.awaited(9)
+    began = trio.current_time()
+    (text,) = await PageWire(shared).feed(encode_frame({**latest_of(moves), "match": 9}))
+    assert trio.current_time() - began >= AWAIT_SECONDS
+    assert len(json.loads(text)["states"]) == 1
+    assert not shared.histories.awaited(9)

@@ -1,4 +1,5 @@
-// A tournament: its format, progress, standings, the crosstable, a knockout's bracket and each
+// A tournament: its format, progress, a match's SPRT, standings, the crosstable, a knockout's
+// bracket and each
 // entrant's Elo with its 95 % margin as a chart, from `tournament_status`; asked again whenever
 // the lobby says a game finished.
 import { connect, spectatorName } from "./wire.js";
@@ -51,10 +52,12 @@ function render(body, t, played) {
     element("h2", { text: "Bracket" }),
     table(["round", "higher seed", "lower seed", "points", "through"], bracket, "No ties yet."),
   ] : [];
+  const sprt = t.sprt ? [element("p", { class: "sprt", text: sprtLine(t.sprt) })] : [];
   body.replaceChildren(
     element("p", { class: "progress", text: `${t.game}, ${format}, ${t.status}: ${played} of`
       + ` ${t.games.length} games played (${t.rounds} round${t.rounds === 1 ? "" : "s"})` }),
     element("progress", { max: String(t.games.length || 1), value: String(played) }),
+    ...sprt,
     element("h2", { text: "Standings" }),
     table(["#", "player", "points", "games", "won", "drawn", "lost", "forfeits", "tiebreak",
       "Elo"], standings, "No standings yet."),
@@ -67,6 +70,15 @@ function render(body, t, played) {
     table(["game", "round", "first", "second", "match", "status", "winner", "reason"], games,
       "No games scheduled."),
   );
+}
+
+// Where a match's SPRT stands, as `arbiter match` says it: the pairs counted, the LLR against
+// its bounds, and the hypothesis accepted (or why it stopped, or that it has not decided).
+function sprtLine(s) {
+  const verdict = s.decision ? `${s.decision} accepted` : (s.stopped ?? "undecided");
+  return `SPRT (elo0=${s.elo0} elo1=${s.elo1}, alpha ${s.alpha}, beta ${s.beta}): ${s.pairs}`
+    + ` pair${s.pairs === 1 ? "" : "s"} counted, LLR ${s.llr.toFixed(2)}`
+    + ` [${s.lower.toFixed(2)}, ${s.upper.toFixed(2)}]: ${verdict}`;
 }
 
 // One row per rated entrant: a dot at its rating and a bar across its margin, on one scale.
