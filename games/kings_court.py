@@ -19,14 +19,20 @@ test of its own: jumping straight back goes over the same middle square, which i
 (its opposing piece was just captured) or the mover's own (so the square just left was visited
 since the last capture). The same test rules out null moves, since a sequence that ends where it
 began without capturing has visited its start twice.
+
+Where the compiled kernel (games/native/kings_court.c) is built, move generation, the test of
+whether the mover has a move, and whole random playouts run in it; this module stays the rules'
+statement, and a differential test (tests/games/test_native_kings_court.py) plays the two in
+lockstep.
 """
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, Protocol, TypeAlias, cast
 
 from arbiter.games._base import (
     Game,
@@ -41,6 +47,7 @@ from arbiter.games._base import (
 from arbiter.games._bitboard import Bitboard
 from arbiter.games._boards import DIM, Area, Boards, Grid, Piece, Shape, Shown
 from arbiter.games._memo import Memo
+from arbiter.games._native import kernel
 from arbiter.games._picture import framed_grid
 
 Square: TypeAlias = int
@@ -208,6 +215,43 @@ def _phase(ply: int) -> _Phase:
     return _OPENING[ply] if ply < len(_OPENING) else _MIDGAME
 
 
+class Kernel(Protocol):
+    """What games/native/kings_court.c computes. A position is the mover's and the opponent's
+    bitboards, the opening index (moves played, capped at 4: `_OPENING`'s length, from which
+    on every move is alike) and move 1's direction (-1 for None)."""
+
+    def legal_moves(
+        self, own: Bitboard, opp: Bitboard, opening: int, first_direction: int
+    ) -> list[Move]:
+        """`legal_moves()` of a position whose game is not over, in the same order."""
+
+    def has_legal_move(
+        self, own: Bitboard, opp: Bitboard, opening: int, first_direction: int
+    ) -> bool: ...
+
+    def playout(
+        self,
+        white: Bitboard,
+        black: Bitboard,
+        turn: Seat,
+        opening: int,
+        first_direction: int,
+        since_capture: int,
+        no_capture_limit: int,
+        seed: int,
+        max_plies: int,
+        record: list[Move] | None,
+    ) -> tuple[Bitboard, Bitboard, int, int, int]:
+        """`random_playout`'s loop, each move uniform over the legal ones and appended to
+        `record` when it is a list: (white, black, plies played, since_capture,
+        first_direction)."""
+
+
+KERNEL = cast(Kernel | None, kernel("kings_court"))
+"""The compiled kernel, or None where it was not built: then the State's methods below run in
+Python. The differential tests set it to None for a while to play the Python rules beside it."""
+
+
 def _extend_jumps(
     path: Move,
     here: Square,
@@ -352,6 +396,8 @@ class KingsCourtState(State[Move]):
 
     def _has_legal_move(self) -> bool:
         """Cheaper than `legal_moves()`: slides are quick to find and usually exist."""
+        if KERNEL is not None:
+            return KERNEL.has_legal_move(*self._own_opp(), *self._opening())
         if any(targets for _, targets in self._slide_targets()):
             return True
         return _phase(self.moves_played).jumps and bool(self._jumps())
@@ -361,6 +407,8 @@ class KingsCourtState(State[Move]):
     def legal_moves(self) -> list[Move]:
         if self._early_outcome() is not None:
             return []
+        if KERNEL is not None:
+            return KERNEL.legal_moves(*self._own_opp(), *self._opening())
         moves = self._slides()
         if _phase(self.moves_played).jumps:
             moves.extend(self._jumps())
@@ -368,6 +416,11 @@ class KingsCourtState(State[Move]):
 
     def _own_opp(self) -> tuple[Bitboard, Bitboard]:
         return (self.black, self.white) if self.turn else (self.white, self.black)
+
+    def _opening(self) -> tuple[int, int]:
+        """The kernel's opening index and move 1's direction (see `Kernel`)."""
+        direction = -1 if self.first_direction is None else self.first_direction
+        return min(self.moves_played, len(_OPENING)), direction
 
     def _slide_targets(self) -> Iterator[tuple[Direction, Bitboard]]:
         """Per direction: every square a legal slide in that direction reaches."""
@@ -539,6 +592,31 @@ class KingsCourtState(State[Move]):
             0 if captured else self.since_capture + 1,
             self.no_capture_limit,
             first_direction,
+        )
+
+    def random_playout(self, rng: random.Random, max_plies: int) -> KingsCourtState:
+        """The whole loop in the kernel where there is one. A limit beyond the option's range
+        (only hand-made data has one) takes the Python loop: the kernel counts in C integers."""
+        if KERNEL is None or self.no_capture_limit > MAX_NO_CAPTURE_LIMIT:
+            return State.random_playout(self, rng, max_plies)
+        white, black, plies, since_capture, direction = KERNEL.playout(
+            self.white,
+            self.black,
+            self.turn,
+            *self._opening(),
+            self.since_capture,
+            self.no_capture_limit,
+            rng.getrandbits(64),
+            max_plies,
+            None,
+        )
+        return KingsCourtState(
+            white,
+            black,
+            self.moves_played + plies,
+            since_capture,
+            self.no_capture_limit,
+            None if direction < 0 else direction,
         )
 
     # -- data and pictures --------------------------------------------------------------------

@@ -16,15 +16,21 @@ a placement is `(x, y)`, a move or jump is `((xa, ya), (xb, yb))`, and a forfeit
 int with that bit set: a board is two such ints, one per colour, and every neighbour, flank and
 shrink ring is a table built once at import, because agents call `legal_moves` and `play`
 millions of times.
+
+Where the compiled kernel (games/native/watch_your_back.c) is built, move generation, the test
+for a movable piece and whole random playouts run in it; this module stays the rules'
+statement, and a differential test (tests/games/test_native_watch_your_back.py) plays the two
+in lockstep.
 """
 
 from __future__ import annotations
 
 import enum
+import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, Protocol, TypeAlias, cast
 
 from arbiter.games._base import (
     Game,
@@ -39,6 +45,7 @@ from arbiter.games._base import (
 )
 from arbiter.games._bitboard import squares_of
 from arbiter.games._boards import DIM, Boards, Grid, Piece, Shape, Shown
+from arbiter.games._native import kernel
 
 Square: TypeAlias = tuple[int, int]
 """`(column, row)`, both 0..7, (0, 0) top-left as in the seed."""
@@ -253,6 +260,41 @@ def _shrink(white: Bitboard, black: Bitboard, shrinks: int) -> tuple[Bitboard, B
     return white, black
 
 
+class Kernel(Protocol):
+    """What games/native/watch_your_back.c computes, on the same bitboards."""
+
+    def moves(self, own: Bitboard, other: Bitboard, shrinks: int) -> list[Move]:
+        """The slides and jumps of the pieces `own`, in `legal_moves()`'s order; empty where
+        only a pass is left."""
+
+    def can_move(self, own: Bitboard, other: Bitboard, shrinks: int) -> bool: ...
+
+    def squares(self, board: Bitboard) -> list[Move]:
+        """The squares of `board`, lowest bit first: placements, when `board` is the free part
+        of a zone."""
+
+    def playout(
+        self,
+        white: Bitboard,
+        black: Bitboard,
+        ply: int,
+        shrinks: int,
+        since_capture: int,
+        no_capture_limit: int,
+        seed: int,
+        max_plies: int,
+        record: list[Move | None] | None,
+    ) -> tuple[Bitboard, Bitboard, int, int, int]:
+        """`random_playout`'s loop, each move uniform over the legal ones and appended to
+        `record` when it is a list (a pass as None): (white, black, ply, shrinks,
+        since_capture)."""
+
+
+KERNEL = cast(Kernel | None, kernel("watch_your_back"))
+"""The compiled kernel, or None where it was not built: then the State's methods below run in
+Python. The differential tests set it to None for a while to play the Python rules beside it."""
+
+
 # --------------------------------------------------------------------------------------------
 # The state.
 
@@ -342,6 +384,9 @@ class WatchYourBackState(State[Move]):
 
     def _can_move(self, seat: Seat) -> bool:
         """Whether `seat` has a slide or a jump (a pass aside)."""
+        if KERNEL is not None:
+            own, other = (self.black, self.white) if seat else (self.white, self.black)
+            return KERNEL.can_move(own, other, self.shrinks)
         occupied = self.white | self.black
         blocked = occupied | BLOCKED[self.shrinks]
         for square in squares_of(self.black if seat else self.white):
@@ -357,6 +402,9 @@ class WatchYourBackState(State[Move]):
             return self._placements()
         if self.outcome() is not None:
             return []
+        if KERNEL is not None:
+            own, other = (self.black, self.white) if self.ply & 1 else (self.white, self.black)
+            return KERNEL.moves(own, other, self.shrinks) or [PASS]
         moves: list[Move] = []
         append = moves.append
         occupied = self.white | self.black
@@ -374,6 +422,8 @@ class WatchYourBackState(State[Move]):
 
     def _placements(self) -> list[Move]:
         free = ZONES[self.ply & 1] & ~(self.white | self.black)
+        if KERNEL is not None:
+            return KERNEL.squares(free)
         moves: list[Move] = []
         while free:
             low = free & -free
@@ -492,6 +542,24 @@ class WatchYourBackState(State[Move]):
             shrinks = due
             white, black = _shrink(white, black, shrinks)
         return WatchYourBackState(white, black, ply, shrinks, since, self.no_capture_limit)
+
+    def random_playout(self, rng: random.Random, max_plies: int) -> WatchYourBackState:
+        """The whole loop in the kernel where there is one. A ply beyond any game's length (only
+        hand-made data has one) takes the Python loop: the kernel counts in C integers."""
+        if KERNEL is None or self.ply > MAX_PLY:
+            return State.random_playout(self, rng, max_plies)
+        white, black, ply, shrinks, since_capture = KERNEL.playout(
+            self.white,
+            self.black,
+            self.ply,
+            self.shrinks,
+            self.since_capture,
+            self.no_capture_limit,
+            rng.getrandbits(64),
+            max_plies,
+            None,
+        )
+        return WatchYourBackState(white, black, ply, shrinks, since_capture, self.no_capture_limit)
 
     # -- data and pictures ----------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from functools import partial
 from types import ModuleType
 from typing import Any
 
-from arbiter.games import amazons, war_of_life
+from arbiter.games import amazons, kings_court, war_of_life, watch_your_back
 
 PROBES_PER_PLY = 1
 AMAZONS_MOVE_LIST_STRIDE = 12
@@ -66,6 +66,47 @@ def kernel_or_skip(module: ModuleType) -> Any:
             pytest.fail(f"{module.__name__} has no compiled kernel, and CI must build it")
         pytest.skip(f"{module.__name__}'s kernel is not built (no compiler?)")
     return module.KERNEL
+
+
+def lockstep_game(module: ModuleType, start: Any, seed: int, probe: Callable[[], Any]) -> list[Any]:
+    """A random game from `start` in lockstep (moves drawn from `random.Random(seed)`, `probe`
+    making one possibly illegal move a ply); every state it passed, the last one over."""
+    rng = random.Random(seed)
+    state = start
+    passed = [state]
+    while True:
+        outcome = both(module, state.outcome, f"seed {seed}: outcome", state)
+        moves = both(module, state.legal_moves, f"seed {seed}: legal moves", state)
+        if outcome is not None:
+            both(module, partial(state.why_illegal, probe()), f"seed {seed}: why_illegal", state)
+            return passed
+        move = rng.choice(moves)
+        for asked in (move, *(probe() for _ in range(PROBES_PER_PLY))):
+            question = partial(state.why_illegal, asked)
+            both(module, question, f"seed {seed}: why_illegal({asked!r})", state)
+        state = both(module, partial(state.play, move), f"seed {seed}: play {move!r}", state)
+        passed.append(state)
+
+
+def replay(module: ModuleType, start: Any, record: list[Any], max_plies: int) -> Any:
+    """The kernel playout's `record` replayed from `start` through the Python rules, each move
+    checked; the state reached, which must be over unless `max_plies` were played."""
+    with python_rules(module):
+        state = start
+        for move in record:
+            reason = state.why_illegal(move)
+            if reason is not None:
+                raise Drift(f"kernel playout move {move!r} at {state!r} is illegal: {reason}")
+            state = state.play(move)
+        over = state.outcome() is not None
+    if len(record) < max_plies and not over:
+        raise Drift(f"kernel playout stopped after {len(record)} of {max_plies}, game over: {over}")
+    return state
+
+
+def playout_length(rng: random.Random, longest: int) -> int:
+    """`max_plies` for a replayed playout: cut short at a random length one time in four."""
+    return rng.randrange(40) if rng.random() < 0.25 else longest
 
 
 # -- Amazons ---------------------------------------------------------------------------------------
@@ -170,8 +211,107 @@ def replay_war_of_life_playout(start: war_of_life.WarOfLifeState, rng: random.Ra
         raise Drift(f"kernel playout stopped after {len(record)} of {max_plies}, game over: {over}")
 
 
+# -- King's Court ---------------------------------------------------------------------------------
+
+KINGS_COURT_LIMITS = (3, 12, kings_court.DEFAULT_NO_CAPTURE_LIMIT)
+"""No-capture limits the games draw from: small ones reach the double forfeit often."""
+
+
+def kings_court_game(seed: int) -> int:
+    """One random King's Court game in lockstep, then a kernel playout replayed from one of its
+    positions (any but the last); returns its plies."""
+    rng = random.Random(seed)
+    limit = KINGS_COURT_LIMITS[seed % len(KINGS_COURT_LIMITS)]
+    start = kings_court.GAME.new_game(no_capture_limit=limit)
+    passed = lockstep_game(kings_court, start, seed, partial(kings_court_probe, rng))
+    replay_kings_court_playout(rng.choice(passed[:-1]), rng)
+    return len(passed) - 1
+
+
+def kings_court_probe(rng: random.Random) -> kings_court.Move:
+    """A move that is often nearly legal: a start square, then steps of one or two squares."""
+    square = rng.randrange(64)
+    path = [square]
+    for _ in range(rng.randrange(1, 4)):
+        step = rng.choice((1, 2)) * rng.choice((1, -1, 8, -8))
+        square = min(63, max(0, square + step))
+        path.append(square)
+    return tuple(path)
+
+
+def replay_kings_court_playout(start: kings_court.KingsCourtState, rng: random.Random) -> None:
+    kernel = kings_court.KERNEL
+    assert kernel is not None
+    max_plies = playout_length(rng, kings_court.max_plies(start.no_capture_limit))
+    record: list[kings_court.Move] = []
+    white, black, plies, since_capture, direction = kernel.playout(
+        start.white,
+        start.black,
+        start.turn,
+        min(start.ply, 4),
+        -1 if start.first_direction is None else start.first_direction,
+        start.since_capture,
+        start.no_capture_limit,
+        rng.getrandbits(64),
+        max_plies,
+        record,
+    )
+    state = replay(kings_court, start, record, max_plies)
+    first_direction = None if direction < 0 else direction
+    end = (white, black, start.ply + plies, since_capture, first_direction)
+    replayed = (state.white, state.black, state.ply, state.since_capture, state.first_direction)
+    if replayed != end:
+        raise Drift(f"kernel playout ended on {end}, its moves replayed reach {replayed}")
+
+
+# -- Watch Your Back! -----------------------------------------------------------------------------
+
+WATCH_YOUR_BACK_LIMITS = (2, 8, watch_your_back.NO_CAPTURE_LIMIT)
+
+
+def watch_your_back_game(seed: int) -> int:
+    """One random Watch Your Back! game in lockstep, then a kernel playout replayed from one of
+    its positions (any but the last); returns its plies."""
+    rng = random.Random(seed)
+    limit = WATCH_YOUR_BACK_LIMITS[seed % len(WATCH_YOUR_BACK_LIMITS)]
+    start = watch_your_back.GAME.new_game(no_capture_limit=limit)
+    passed = lockstep_game(watch_your_back, start, seed, partial(watch_your_back_probe, rng))
+    replay_watch_your_back_playout(rng.choice(passed[:-1]), rng)
+    return len(passed) - 1
+
+
+def watch_your_back_probe(rng: random.Random) -> watch_your_back.Move:
+    """A placement, a step of one or two squares (often off its line), or a pass."""
+    x, y = rng.randrange(8), rng.randrange(8)
+    kind = rng.randrange(3)
+    if kind == 0:
+        return (x, y)
+    if kind == 1:
+        dx, dy = rng.choice(((0, 1), (1, 0), (1, 1))), rng.choice((1, 2, -1, -2))
+        return ((x, y), (min(7, max(0, x + dx[0] * dy)), min(7, max(0, y + dx[1] * dy))))
+    return watch_your_back.PASS
+
+
+def replay_watch_your_back_playout(
+    start: watch_your_back.WatchYourBackState, rng: random.Random
+) -> None:
+    kernel = watch_your_back.KERNEL
+    assert kernel is not None
+    max_plies = playout_length(rng, watch_your_back.max_plies(start.no_capture_limit))
+    record: list[watch_your_back.Move | None] = []
+    board = (start.white, start.black, start.ply, start.shrinks, start.since_capture)
+    end = kernel.playout(*board, start.no_capture_limit, rng.getrandbits(64), max_plies, record)
+    moves = [watch_your_back.PASS if move is None else move for move in record]
+    state = replay(watch_your_back, start, moves, max_plies)
+    replayed = (state.white, state.black, state.ply, state.shrinks, state.since_capture)
+    if replayed != end:
+        raise Drift(f"kernel playout ended on {end}, its moves replayed reach {replayed}")
+
+
 CHECKS: dict[str, tuple[ModuleType, Callable[[int], int]]] = {
     "amazons": (amazons, amazons_game),
     "war-of-life": (war_of_life, war_of_life_game),
+    "kings-court": (kings_court, kings_court_game),
+    "watch-your-back": (watch_your_back, watch_your_back_game),
 }
 """Per game: its rules module (with `KERNEL`) and the lockstep check of one seeded game."""

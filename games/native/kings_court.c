@@ -1,0 +1,546 @@
+/* King's Court's move generator and random playout, compiled (`arbiter.games._kings_court_c`).
+ *
+ * games/kings_court.py states the rules and stays their reference; this file computes the same
+ * answers for the positions agents and the server ask about most, and tests play both in
+ * lockstep. The representation is the Python module's: squares 0..63 (`column + 8 * row`), one
+ * 64-bit board per colour, slides found for all pieces at once by shifting a board, jump
+ * sequences followed depth first through per-square jump tables, remembering the squares visited
+ * since the last capture (the module's docstring explains why that one test is the whole rule).
+ *
+ * A position arrives as the mover's and the opponent's boards, the opening index (moves played,
+ * capped at 4: moves 1-4 each have their own limits, every later move is alike) and the
+ * direction of move 1 (-1 when unknown or no longer needed). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "splitmix64.h"
+
+typedef uint64_t Bitboard;
+
+enum { UP, DOWN, LEFT, RIGHT, DIRECTIONS };
+static const int OPPOSITE[DIRECTIONS] = {DOWN, UP, RIGHT, LEFT};
+static const int DELTA[DIRECTIONS] = {8, -8, -1, 1};
+
+#define SQUARES 64
+#define MIDGAME 4 /* the opening index of move 5 and every move after it */
+#define FILE_A 0x0101010101010101ULL
+#define FILE_H (FILE_A << 7)
+#define FILE_AB (FILE_A | FILE_A << 1)
+#define FILE_GH (FILE_A << 6 | FILE_A << 7)
+#define COURT 0x00003C3C3C3C0000ULL /* C3-F6 */
+
+/* The longest jump sequence, in squares. A jumping piece keeps the parity of its column and of
+ * its row, so it stands on one class of 16 squares, and between two captures it never stands on
+ * a square twice; the opponent has at most 63 pieces to capture (the mover holds a square), so
+ * a sequence has at most 64 stretches of at most 16 squares. */
+#define PATH_CAPACITY (SQUARES * 16)
+
+typedef struct {
+    Bitboard over; /* the square jumped over */
+    uint8_t land;  /* the square landed on */
+} Jump;
+
+static Jump JUMPS[SQUARES][DIRECTIONS]; /* per square, the jumps that stay on the board */
+static int JUMP_COUNT[SQUARES];
+static PyObject *SLIDES[DIRECTIONS][SQUARES]; /* the move tuple (from, to) per direction and
+                                               * target square, shared by every list */
+
+static inline int lowest_square(Bitboard board) { return __builtin_ctzll(board); }
+
+static inline Bitboard shift(Bitboard board, int direction)
+{
+    switch (direction) {
+    case UP:
+        return board << 8;
+    case DOWN:
+        return board >> 8;
+    case LEFT:
+        return board >> 1 & ~FILE_H;
+    default:
+        return board << 1 & ~FILE_A;
+    }
+}
+
+/* -- slides ------------------------------------------------------------------------------- */
+
+/* Per direction, every square a legal slide in that direction reaches. */
+static void slide_targets(Bitboard own, Bitboard opp, int opening, int first_direction,
+                          Bitboard targets[DIRECTIONS])
+{
+    Bitboard empty = ~(own | opp);
+    if (opening < 2) /* moves 1 and 2 slide into the Court */
+        empty &= COURT;
+    Bitboard own_court = own & COURT;
+    Bitboard lone = (own_court & (own_court - 1)) == 0 ? own_court : 0;
+    for (int direction = 0; direction < DIRECTIONS; direction++) {
+        int allowed = opening != 1 ||
+                      (first_direction >= 0 && direction == OPPOSITE[first_direction]);
+        Bitboard reached = allowed ? shift(own, direction) & empty : 0;
+        if (lone) /* the last Court piece may not slide out of the Court */
+            reached &= ~(shift(lone, direction) & ~COURT);
+        targets[direction] = reached;
+    }
+}
+
+/* -- jumps -------------------------------------------------------------------------------- */
+
+/* What a walk does with each legal jump sequence: returns 0 to go on, above 0 to stop, below 0
+ * on a Python error (already set). */
+typedef int (*JumpSink)(void *context, const uint8_t *path, int length, Bitboard captured);
+
+typedef struct {
+    JumpSink sink;
+    void *context;
+    uint8_t path[PATH_CAPACITY];
+} Walk;
+
+/* Every legal continuation of the sequence in `walk->path[0..length)`, depth first, in the
+ * order of kings_court.py's `_extend_jumps`. `opp` and `occupied` have this move's captures
+ * removed and `occupied` leaves out the jumping piece; `visited` holds the squares passed since
+ * the last capture. */
+static int extend_jumps(Walk *walk, int length, int here, Bitboard opp, Bitboard occupied,
+                        Bitboard visited, Bitboard captured, int keeps_court)
+{
+    for (int i = 0; i < JUMP_COUNT[here]; i++) {
+        const Jump *jump = &JUMPS[here][i];
+        Bitboard land = 1ULL << jump->land;
+        if ((land & occupied) || !(jump->over & occupied))
+            continue;
+        Bitboard next_opp = opp, next_occupied = occupied, next_visited, next_captured = captured;
+        if (jump->over & opp) { /* a capture: a fresh stretch begins */
+            next_opp ^= jump->over;
+            next_occupied ^= jump->over;
+            next_captured |= jump->over;
+            next_visited = land;
+        } else if (land & visited) {
+            continue;
+        } else {
+            next_visited = visited | land;
+        }
+        walk->path[length] = jump->land;
+        if (keeps_court || (land & COURT)) {
+            int status = walk->sink(walk->context, walk->path, length + 1, next_captured);
+            if (status)
+                return status;
+        }
+        int status = extend_jumps(walk, length + 1, jump->land, next_opp, next_occupied,
+                                  next_visited, next_captured, keeps_court);
+        if (status)
+            return status;
+    }
+    return 0;
+}
+
+/* Every legal jump sequence, grouped by the jumping piece, lowest square first. */
+static int walk_jumps(Walk *walk, Bitboard own, Bitboard opp)
+{
+    Bitboard occupied = own | opp, empty = ~occupied;
+    Bitboard starts = own & ((occupied >> 8 & empty >> 16) | (occupied << 8 & empty << 16) |
+                             (occupied << 1 & empty << 2 & ~FILE_AB) |
+                             (occupied >> 1 & empty >> 2 & ~FILE_GH));
+    Bitboard own_court = own & COURT;
+    while (starts) {
+        Bitboard bit = starts & (0 - starts);
+        starts ^= bit;
+        int start = lowest_square(bit);
+        walk->path[0] = (uint8_t)start;
+        int status =
+            extend_jumps(walk, 1, start, opp, occupied ^ bit, bit, 0, (own_court & ~bit) != 0);
+        if (status)
+            return status;
+    }
+    return 0;
+}
+
+static PyObject *path_tuple(const uint8_t *path, int length)
+{
+    PyObject *move = PyTuple_New(length);
+    if (move == NULL)
+        return NULL;
+    for (int i = 0; i < length; i++) {
+        PyObject *square = PyLong_FromLong(path[i]);
+        if (square == NULL) {
+            Py_DECREF(move);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(move, i, square);
+    }
+    return move;
+}
+
+static int append_path(void *context, const uint8_t *path, int length, Bitboard captured)
+{
+    (void)captured;
+    PyObject *move = path_tuple(path, length);
+    if (move == NULL)
+        return -1;
+    int status = PyList_Append((PyObject *)context, move);
+    Py_DECREF(move);
+    return status;
+}
+
+static int stop_at_first(void *context, const uint8_t *path, int length, Bitboard captured)
+{
+    (void)context, (void)path, (void)length, (void)captured;
+    return 1;
+}
+
+/* -- reading arguments -------------------------------------------------------------------- */
+
+static int read_board(PyObject *value, const char *name, Bitboard *board)
+{
+    if (!PyLong_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int bitboard", name);
+        return -1;
+    }
+    *board = PyLong_AsUnsignedLongLong(value);
+    if (*board == (Bitboard)-1 && PyErr_Occurred()) {
+        PyErr_Format(PyExc_ValueError, "%s must be a bitboard of 64 squares (0 to 2**64 - 1)",
+                     name);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_int(PyObject *value, const char *name, long long minimum, long long maximum,
+                    long long *number)
+{
+    if (!PyLong_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int", name);
+        return -1;
+    }
+    int overflow;
+    *number = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (*number == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || *number < minimum || *number > maximum) {
+        PyErr_Format(PyExc_ValueError, "%s must be from %lld to %lld", name, minimum, maximum);
+        return -1;
+    }
+    return 0;
+}
+
+/* own, opp, opening, first_direction: the position every function starts from. */
+static int read_position(PyObject *const *args, Bitboard *own, Bitboard *opp, int *opening,
+                         int *first_direction)
+{
+    long long opening_index, direction;
+    if (read_board(args[0], "own", own) || read_board(args[1], "opp", opp) ||
+        read_int(args[2], "opening", 0, MIDGAME, &opening_index) ||
+        read_int(args[3], "first_direction", -1, DIRECTIONS - 1, &direction))
+        return -1;
+    if (*own & *opp) {
+        PyErr_SetString(PyExc_ValueError, "own and opp share a square");
+        return -1;
+    }
+    *opening = (int)opening_index;
+    *first_direction = (int)direction;
+    return 0;
+}
+
+static int check_count(const char *function, Py_ssize_t given, Py_ssize_t wanted)
+{
+    if (given == wanted)
+        return 0;
+    PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", function, wanted,
+                 given);
+    return -1;
+}
+
+/* -- legal_moves, has_legal_move ---------------------------------------------------------- */
+
+static PyObject *legal_moves(PyObject *module, PyObject *const *args, Py_ssize_t count)
+{
+    (void)module;
+    Bitboard own, opp, targets[DIRECTIONS];
+    int opening, first_direction;
+    if (check_count("legal_moves", count, 4) ||
+        read_position(args, &own, &opp, &opening, &first_direction))
+        return NULL;
+    PyObject *moves = PyList_New(0);
+    if (moves == NULL)
+        return NULL;
+    slide_targets(own, opp, opening, first_direction, targets);
+    for (int direction = 0; direction < DIRECTIONS; direction++) {
+        for (Bitboard left = targets[direction]; left; left &= left - 1) {
+            if (PyList_Append(moves, SLIDES[direction][lowest_square(left)]) < 0) {
+                Py_DECREF(moves);
+                return NULL;
+            }
+        }
+    }
+    if (opening == MIDGAME) {
+        Walk walk = {.sink = append_path, .context = moves};
+        if (walk_jumps(&walk, own, opp) < 0) {
+            Py_DECREF(moves);
+            return NULL;
+        }
+    }
+    return moves;
+}
+
+static int any_legal_move(Bitboard own, Bitboard opp, int opening, int first_direction)
+{
+    Bitboard targets[DIRECTIONS];
+    slide_targets(own, opp, opening, first_direction, targets);
+    if (targets[UP] | targets[DOWN] | targets[LEFT] | targets[RIGHT])
+        return 1;
+    if (opening != MIDGAME)
+        return 0;
+    Walk walk = {.sink = stop_at_first, .context = NULL};
+    return walk_jumps(&walk, own, opp) > 0;
+}
+
+static PyObject *has_legal_move(PyObject *module, PyObject *const *args, Py_ssize_t count)
+{
+    (void)module;
+    Bitboard own, opp;
+    int opening, first_direction;
+    if (check_count("has_legal_move", count, 4) ||
+        read_position(args, &own, &opp, &opening, &first_direction))
+        return NULL;
+    return PyBool_FromLong(any_legal_move(own, opp, opening, first_direction));
+}
+
+/* -- the playout -------------------------------------------------------------------------- */
+
+typedef struct {
+    Bitboard captured;
+    uint8_t start, end;
+} JumpRecord;
+
+typedef struct {
+    JumpRecord *items;
+    size_t count, capacity;
+} JumpList;
+
+static int record_jump(void *context, const uint8_t *path, int length, Bitboard captured)
+{
+    JumpList *list = context;
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 64;
+        JumpRecord *items = realloc(list->items, capacity * sizeof *items);
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        list->items = items;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = (JumpRecord){captured, path[0], path[length - 1]};
+    return 0;
+}
+
+typedef struct {
+    size_t wanted, seen;
+    PyObject *move;
+} NthJump;
+
+static int take_nth(void *context, const uint8_t *path, int length, Bitboard captured)
+{
+    (void)captured;
+    NthJump *nth = context;
+    if (nth->seen++ < nth->wanted)
+        return 0;
+    nth->move = path_tuple(path, length);
+    return nth->move == NULL ? -1 : 1;
+}
+
+/* Appends the `wanted`-th jump sequence of the position (counted from 0) to `record`. */
+static int append_nth_jump(PyObject *record, Bitboard own, Bitboard opp, size_t wanted)
+{
+    NthJump nth = {.wanted = wanted, .seen = 0, .move = NULL};
+    Walk walk = {.sink = take_nth, .context = &nth};
+    if (walk_jumps(&walk, own, opp) < 0)
+        return -1;
+    if (nth.move == NULL) { /* the same walk found fewer sequences: never, it is deterministic */
+        PyErr_SetString(PyExc_SystemError, "a jump sequence vanished between two walks");
+        return -1;
+    }
+    int status = PyList_Append(record, nth.move);
+    Py_DECREF(nth.move);
+    return status;
+}
+
+typedef struct {
+    Bitboard white, black;
+    int turn, opening, first_direction;
+    long long since_capture, limit, plies;
+} Game;
+
+/* The k-th slide of `targets`, direction by direction (the order of `legal_moves`). */
+static void nth_slide(const Bitboard targets[DIRECTIONS], uint64_t k, int *direction, int *end)
+{
+    for (*direction = 0;; (*direction)++) {
+        uint64_t here = (uint64_t)__builtin_popcountll(targets[*direction]);
+        if (k < here)
+            break;
+        k -= here;
+    }
+    Bitboard left = targets[*direction];
+    while (k--)
+        left &= left - 1;
+    *end = lowest_square(left);
+}
+
+/* One random legal move played on `game`, or 0 when it has none (then the game is over).
+ * Appends the move to `record` when it is not NULL. */
+static int play_random_move(Game *game, JumpList *jumps, uint64_t *rng, PyObject *record)
+{
+    Bitboard *own = game->turn ? &game->black : &game->white;
+    Bitboard *opp = game->turn ? &game->white : &game->black;
+    Bitboard targets[DIRECTIONS];
+    slide_targets(*own, *opp, game->opening, game->first_direction, targets);
+    uint64_t slides = 0;
+    for (int direction = 0; direction < DIRECTIONS; direction++)
+        slides += (uint64_t)__builtin_popcountll(targets[direction]);
+    jumps->count = 0;
+    if (game->opening == MIDGAME) {
+        Walk walk = {.sink = record_jump, .context = jumps};
+        if (walk_jumps(&walk, *own, *opp) < 0)
+            return -1;
+    }
+    uint64_t total = slides + jumps->count;
+    if (total == 0)
+        return 0;
+    uint64_t k = splitmix64_below(rng, total);
+    int first_direction = -1;
+    if (k < slides) {
+        int direction, end;
+        nth_slide(targets, k, &direction, &end);
+        *own ^= 1ULL << (end - DELTA[direction]) | 1ULL << end;
+        game->since_capture++;
+        if (game->opening == 0)
+            first_direction = direction;
+        if (record && PyList_Append(record, SLIDES[direction][end]) < 0)
+            return -1;
+    } else {
+        const JumpRecord *jump = &jumps->items[k - slides];
+        if (record && append_nth_jump(record, *own, *opp, (size_t)(k - slides)) < 0)
+            return -1;
+        /* not a toggle: a sequence may end on the square it left, after capturing */
+        *own = (*own & ~(1ULL << jump->start)) | 1ULL << jump->end;
+        *opp &= ~jump->captured;
+        game->since_capture = jump->captured ? 0 : game->since_capture + 1;
+    }
+    game->first_direction = first_direction;
+    game->turn ^= 1;
+    if (game->opening < MIDGAME)
+        game->opening++;
+    game->plies++;
+    return 1;
+}
+
+/* The end checks that need no move generation (kings_court.py's `_early_outcome`). */
+static int ended_early(const Game *game)
+{
+    Bitboard mover = game->turn ? game->black : game->white;
+    return (game->opening >= 2 && !(mover & COURT)) || game->since_capture > game->limit;
+}
+
+static PyObject *playout(PyObject *module, PyObject *const *args, Py_ssize_t count)
+{
+    (void)module;
+    Game game = {0};
+    long long turn, opening, direction, max_plies;
+    Bitboard seed;
+    if (check_count("playout", count, 10) || read_board(args[0], "white", &game.white) ||
+        read_board(args[1], "black", &game.black) ||
+        read_int(args[2], "turn", 0, 1, &turn) ||
+        read_int(args[3], "opening", 0, MIDGAME, &opening) ||
+        read_int(args[4], "first_direction", -1, DIRECTIONS - 1, &direction) ||
+        read_int(args[5], "since_capture", 0, LLONG_MAX / 2, &game.since_capture) ||
+        read_int(args[6], "limit", 1, LLONG_MAX / 2, &game.limit) ||
+        read_board(args[7], "seed", &seed) ||
+        read_int(args[8], "max_plies", 0, LLONG_MAX / 2, &max_plies))
+        return NULL;
+    PyObject *record = args[9] == Py_None ? NULL : args[9];
+    if (record != NULL && !PyList_Check(record)) {
+        PyErr_SetString(PyExc_TypeError, "record must be a list or None");
+        return NULL;
+    }
+    if (game.white & game.black) {
+        PyErr_SetString(PyExc_ValueError, "white and black share a square");
+        return NULL;
+    }
+    game.turn = (int)turn;
+    game.opening = (int)opening;
+    game.first_direction = (int)direction;
+    JumpList jumps = {NULL, 0, 0};
+    uint64_t rng = seed;
+    int status = 1;
+    while (game.plies < max_plies && !ended_early(&game)) {
+        status = play_random_move(&game, &jumps, &rng, record);
+        if (status <= 0)
+            break;
+    }
+    free(jumps.items);
+    if (status < 0)
+        return NULL;
+    return Py_BuildValue("(KKLLi)", (unsigned long long)game.white,
+                         (unsigned long long)game.black, game.plies, game.since_capture,
+                         game.first_direction);
+}
+
+/* -- the module --------------------------------------------------------------------------- */
+
+static int build_tables(void)
+{
+    static int built = 0;
+    if (built)
+        return 0;
+    for (int square = 0; square < SQUARES; square++) {
+        JUMP_COUNT[square] = 0;
+        int column = square % 8, row = square / 8;
+        const int steps[DIRECTIONS][2] = {{0, 1}, {0, -1}, {-1, 0}, {1, 0}};
+        for (int direction = 0; direction < DIRECTIONS; direction++) {
+            int c = column + 2 * steps[direction][0], r = row + 2 * steps[direction][1];
+            if (c < 0 || c >= 8 || r < 0 || r >= 8)
+                continue;
+            Jump *jump = &JUMPS[square][JUMP_COUNT[square]++];
+            jump->over = 1ULL << (square + DELTA[direction]);
+            jump->land = (uint8_t)(square + 2 * DELTA[direction]);
+        }
+        for (int direction = 0; direction < DIRECTIONS; direction++) {
+            int start = square - DELTA[direction];
+            int start_column = column - steps[direction][0];
+            if (start < 0 || start >= SQUARES || start_column < 0 || start_column >= 8)
+                continue;
+            Py_XSETREF(SLIDES[direction][square], Py_BuildValue("(ii)", start, square));
+            if (SLIDES[direction][square] == NULL)
+                return -1;
+        }
+    }
+    built = 1;
+    return 0;
+}
+
+static PyMethodDef METHODS[] = {
+    {"legal_moves", (PyCFunction)(void (*)(void))legal_moves, METH_FASTCALL,
+     "legal_moves(own, opp, opening, first_direction): every legal move of a position whose "
+     "game is not over, in kings_court.py's order."},
+    {"has_legal_move", (PyCFunction)(void (*)(void))has_legal_move, METH_FASTCALL,
+     "has_legal_move(own, opp, opening, first_direction): whether the mover has a move."},
+    {"playout", (PyCFunction)(void (*)(void))playout, METH_FASTCALL,
+     "playout(white, black, turn, opening, first_direction, since_capture, limit, seed, "
+     "max_plies, record): random moves, each uniform over the legal ones, until the game ends "
+     "or max_plies are played, each appended to `record` when it is a list; returns (white, "
+     "black, plies played, since_capture, first_direction)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef MODULE = {
+    PyModuleDef_HEAD_INIT, "_kings_court_c",
+    "King's Court's move generator and random playout, compiled; games/kings_court.py states "
+    "the rules.",
+    -1, METHODS, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__kings_court_c(void)
+{
+    if (build_tables() < 0)
+        return NULL;
+    return PyModule_Create(&MODULE);
+}
