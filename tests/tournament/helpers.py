@@ -90,6 +90,17 @@ async def status(connection: ClientConnection, name: str = "cup") -> protocol.To
     return await request(connection, protocol.TournamentStatus(tournament=name))
 
 
+async def finished(
+    connection: ClientConnection, name: str = "cup", within: float = 30.0
+) -> protocol.Tournament:
+    """The tournament's status once it is finished. The protocol announces no ending, and the
+    last game's players may leave before the tournament records its end: ask again."""
+    with trio.fail_after(within):
+        while (final := await status(connection, name)).status != "finished":  # noqa: ASYNC110
+            await trio.sleep(0.05)
+    return final
+
+
 class Steady:
     """Plays the first legal move, at once."""
 

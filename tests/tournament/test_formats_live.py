@@ -7,12 +7,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import trio
 
 from arbiter.client.connection import ServerError
 from arbiter.server.app import open_records, read_records, read_tournaments
 from tests.conftest import RunningServer
-from tests.tournament.helpers import arbiter, create, director, register, start, status, text
+from tests.tournament.helpers import (
+    arbiter,
+    create,
+    director,
+    finished,
+    register,
+    start,
+    text,
+)
 
 
 async def test_a_gauntlets_standings_are_its_stored_games(server: RunningServer) -> None:
@@ -27,11 +34,7 @@ async def test_a_gauntlets_standings_are_its_stored_games(server: RunningServer)
         assert created.format == "gauntlet"
         assert created.entrants == ["local-greedy", "local-random", "local-random-2"]
         await start(boss)
-        with trio.fail_after(90):
-            final = await status(boss)
-            while final.status != "finished":
-                await trio.sleep(0.2)
-                final = await status(boss)
+        final = await finished(boss, within=90)
 
     assert [(g["first"], g["second"]) for g in final.games] == [
         ("local-greedy", "local-random"), ("local-random", "local-greedy"),

@@ -14,7 +14,16 @@ from arbiter.server.storage.engine import open_read_only
 from arbiter.server.storage.records import read_records
 from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.e2e.helpers import seek
-from tests.tournament.helpers import HOST, create, director, play_as, register, start, status
+from tests.tournament.helpers import (
+    HOST,
+    create,
+    director,
+    finished,
+    play_as,
+    register,
+    start,
+    status,
+)
 
 ENTRANTS = ["steady", "crasher", "sleeper", "cheater"]
 
@@ -35,7 +44,7 @@ async def test_four_player_double_round_robin_with_a_crash_a_timeout_and_an_ille
             async with trio.open_nursery() as entrants:
                 for name in ENTRANTS:
                     entrants.start_soon(play_as, server.port, name, tokens[name], name)
-        final = await status(boss)
+        final = await finished(boss)
 
     assert final.status == "finished"
     assert [line["player"] for line in final.standings] == [
@@ -137,9 +146,7 @@ async def test_nobody_comes_both_forfeit_and_the_tournament_still_ends(
         await create(boss, players=["one", "two"], wait=0.1, concurrency=2)
         await start(boss)
         with trio.fail_after(10):
-            # The protocol answers a status when asked and announces no ending: ask again.
-            while (final := await status(boss)).status != "finished":  # noqa: ASYNC110
-                await trio.sleep(0.05)
+            final = await finished(boss)
     assert [game["result"] for game in final.games] == ["both_forfeit", "both_forfeit"]
     assert [game["defaults"] for game in final.games] == [["absent", "absent"]] * 2
     assert [line["points"] for line in final.standings] == [0.0, 0.0]
@@ -159,7 +166,7 @@ async def test_a_kept_seek_waits_for_the_start_and_is_never_paired_casually(
             await trio.sleep(0.3)
             assert (await status(boss)).status == "created"
             await start(boss)
-        final = await status(boss)
+        final = await finished(boss)
     assert final.status == "finished"
     assert sum(line["points"] for line in final.standings) <= 2.0
     assert all(game["match"] is not None for game in final.games)
