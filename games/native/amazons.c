@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "splitmix64.h"
 #define SIZE 10
 #define SQUARES (SIZE * SIZE)
 #define DIRECTIONS 8
@@ -174,28 +175,6 @@ static int reach(const uint8_t *cells, int square, uint8_t out[4 * (SIZE - 1)]) 
     return count;
 }
 
-/* -- splitmix64, and an unbiased draw below n by Lemire's multiply-and-reject -------------------- */
-
-static uint64_t next_random(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static int below(uint64_t *state, uint32_t n) {
-    uint64_t product = (uint64_t)(uint32_t)next_random(state) * n;
-    uint32_t low = (uint32_t)product;
-    if (low < n) {
-        uint32_t threshold = (uint32_t)(-n) % n;
-        while (low < threshold) {
-            product = (uint64_t)(uint32_t)next_random(state) * n;
-            low = (uint32_t)product;
-        }
-    }
-    return (int)(product >> 32);
-}
-
 /* -- the module's functions ---------------------------------------------------------------------- */
 
 static PyObject *move_tuple(int src, int dst, int arrow) {
@@ -278,13 +257,13 @@ static void play_random_move(Position *position, uint64_t *random, int move[3]) 
             movable[movable_count++] = (uint8_t)i;
         }
     }
-    int index = movable[below(random, (uint32_t)movable_count)];
+    int index = movable[splitmix64_below(random, (uint64_t)movable_count)];
     int src = mine[index];
     uint8_t squares[4 * (SIZE - 1)];
-    int dst = squares[below(random, (uint32_t)reach(position->cells, src, squares))];
+    int dst = squares[splitmix64_below(random, (uint64_t)reach(position->cells, src, squares))];
     position->cells[dst] = position->cells[src];
     position->cells[src] = EMPTY;
-    int arrow = squares[below(random, (uint32_t)reach(position->cells, dst, squares))];
+    int arrow = squares[splitmix64_below(random, (uint64_t)reach(position->cells, dst, squares))];
     position->cells[arrow] = ARROW;
     mine[index] = (uint8_t)dst;
     position->to_move = 1 - seat;

@@ -13,6 +13,7 @@
 #include <Python.h>
 #include <stdint.h>
 
+#include "splitmix64.h"
 typedef uint64_t Bits;
 
 enum { SQUARES = 64, DIRECTIONS = 8, VECTORS = 16, GROUPS = 32 };
@@ -184,30 +185,6 @@ static void make_turn(Bits *own, Bits *opp, long long *since, Turn turn)
         if (!beyond)
             *since = 0;
     }
-}
-
-/* --- the PRNG of playouts: splitmix64, and Lemire's unbiased draw below a bound ----------- */
-
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static uint64_t random_below(uint64_t *state, uint64_t bound)
-{
-    unsigned __int128 product = (unsigned __int128)next_random(state) * bound;
-    uint64_t low = (uint64_t)product;
-    if (low < bound) {
-        uint64_t threshold = -bound % bound;
-        while (low < threshold) {
-            product = (unsigned __int128)next_random(state) * bound;
-            low = (uint64_t)product;
-        }
-    }
-    return (uint64_t)(product >> 64);
 }
 
 /* --- states in and out -------------------------------------------------------------------- */
@@ -503,7 +480,7 @@ static PyObject *playout(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
         long long total = 0;
         for (int g = 0; g < count; g++)
             total += group_size(&groups[g]);
-        Turn turn = turn_at(groups, count, (long long)random_below(&seed, (uint64_t)total));
+        Turn turn = turn_at(groups, count, (long long)splitmix64_below(&seed, (uint64_t)total));
         if (record != Py_None) {
             PyObject *move = turn_tuple(turn);
             if (move == NULL || PyList_Append(record, move) < 0) {

@@ -12,6 +12,7 @@
 #include <Python.h>
 #include <stdint.h>
 
+#include "splitmix64.h"
 #define NOT_FILE_A 0xFEFEFEFEFEFEFEFEULL
 #define NOT_FILE_H 0x7F7F7F7F7F7F7F7FULL
 
@@ -59,28 +60,6 @@ static uint64_t touching(uint64_t board) {
 static uint64_t neighbours_of(int square) {
     uint64_t bit = 1ULL << square;
     return touching(bit) & ~bit;
-}
-
-/* -- splitmix64, and an unbiased draw below n by Lemire's multiply-and-reject -------------------- */
-
-static uint64_t next_random(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static int below(uint64_t *state, uint32_t n) {
-    uint64_t product = (uint64_t)(uint32_t)next_random(state) * n;
-    uint32_t low = (uint32_t)product;
-    if (low < n) {
-        uint32_t threshold = (uint32_t)(-n) % n;
-        while (low < threshold) {
-            product = (uint64_t)(uint32_t)next_random(state) * n;
-            low = (uint32_t)product;
-        }
-    }
-    return (int)(product >> 32);
 }
 
 /* -- the module's functions ---------------------------------------------------------------------- */
@@ -138,7 +117,7 @@ static PyObject *playout(PyObject *Py_UNUSED(module), PyObject *args) {
             count += __builtin_popcountll(neighbours_of(__builtin_ctzll(rest)) & empty);
         }
         /* The chosen move's index in source-then-target order; walk the sources to it. */
-        int index = below(&random, (uint32_t)count);
+        int index = (int)splitmix64_below(&random, (uint64_t)count);
         int source = 0;
         uint64_t targets = 0;
         for (uint64_t rest = *mine; rest; rest &= rest - 1) {

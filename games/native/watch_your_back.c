@@ -11,6 +11,7 @@
 #include <Python.h>
 #include <stdint.h>
 
+#include "arguments.h"
 #include "splitmix64.h"
 
 typedef uint64_t Bitboard;
@@ -147,48 +148,6 @@ static int keep_step(void *context, int start, const Step *step, int jumps)
 }
 
 /* -- reading arguments ------------------------------------------------------------------------ */
-
-static int read_board(PyObject *value, const char *name, Bitboard *board)
-{
-    if (!PyLong_Check(value)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int bitboard", name);
-        return -1;
-    }
-    *board = PyLong_AsUnsignedLongLong(value);
-    if (*board == (Bitboard)-1 && PyErr_Occurred()) {
-        PyErr_Format(PyExc_ValueError, "%s must be a bitboard of 64 squares (0 to 2**64 - 1)",
-                     name);
-        return -1;
-    }
-    return 0;
-}
-
-static int read_int(PyObject *value, const char *name, long long minimum, long long maximum,
-                    long long *number)
-{
-    if (!PyLong_Check(value)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int", name);
-        return -1;
-    }
-    int overflow;
-    *number = PyLong_AsLongLongAndOverflow(value, &overflow);
-    if (*number == -1 && PyErr_Occurred())
-        return -1;
-    if (overflow || *number < minimum || *number > maximum) {
-        PyErr_Format(PyExc_ValueError, "%s must be from %lld to %lld", name, minimum, maximum);
-        return -1;
-    }
-    return 0;
-}
-
-static int check_count(const char *function, Py_ssize_t given, Py_ssize_t wanted)
-{
-    if (given == wanted)
-        return 0;
-    PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", function, wanted,
-                 given);
-    return -1;
-}
 
 /* own, other, shrinks: a moving-phase position as `moves` and `can_move` take it. */
 static int read_pieces(PyObject *const *args, Bitboard *own, Bitboard *other, int *shrinks)
