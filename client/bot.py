@@ -61,8 +61,9 @@ def add_arguments(bot: argparse.ArgumentParser) -> None:
 
 def run_bot_command(args: argparse.Namespace) -> int:
     host, port = args.server
+    ladder = ladder_entry(args)
     if args.player:
-        return _run_player_bot(args)
+        return _run_player_bot(args, ladder)
     name = args.name or args.agent
 
     def agent_for(game: Any, number: int) -> Any:
@@ -85,21 +86,25 @@ def run_bot_command(args: argparse.Namespace) -> int:
             on_result=report,
             on_message=waiting_lines(say),
             tls=server_tls(args),
-            ladder=ladder_entry(args),
+            ladder=ladder,
         )
     )
     return 0
 
 
 def ladder_entry(args: argparse.Namespace) -> LadderEntry | None:
-    """The ladder `--ladder` (and `--section`) name; SystemExit with a sentence for a
-    `--section` without `--ladder`."""
+    """The ladder `--ladder` (and `--section`) name; a usage error (status 2) for a `--section`
+    without `--ladder`."""
     if args.section is not None and not args.ladder:
-        raise SystemExit("arbiter bot: --section names a section's ladder: give --ladder too")
+        print(
+            "arbiter bot: error: --section names a section's ladder: give --ladder too",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
     return LadderEntry(args.section) if args.ladder else None
 
 
-def _run_player_bot(args: argparse.Namespace) -> int:
+def _run_player_bot(args: argparse.Namespace, ladder: LadderEntry | None) -> int:
     host, port = args.server
     name = args.name or player_name(args.player)
 
@@ -120,7 +125,7 @@ def _run_player_bot(args: argparse.Namespace) -> int:
             on_message=waiting_lines(say),
             tls=server_tls(args),
             token=args.token,
-            ladder=ladder_entry(args),
+            ladder=ladder,
         )
     )
     return 0
