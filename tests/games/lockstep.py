@@ -22,7 +22,7 @@ from functools import partial
 from types import ModuleType
 from typing import Any
 
-from arbiter.games import amazons, kings_court, war_of_life, watch_your_back
+from arbiter.games import amazons, kings_court, shobu, war_of_life, watch_your_back
 
 PROBES_PER_PLY = 1
 AMAZONS_MOVE_LIST_STRIDE = 12
@@ -308,10 +308,20 @@ def replay_watch_your_back_playout(
         raise Drift(f"kernel playout ended on {end}, its moves replayed reach {replayed}")
 
 
+def shobu_game(seed: int) -> int:
+    """Shobu's compiled states are a subclass of the Python ones (`CompiledShobuState`), so its
+    lockstep checks are bench/shobu_lockstep.py's: one seeded game, every position asked both
+    ways, and one kernel playout replayed through the Python rules."""
+    from bench.shobu_lockstep import check_game, check_playout
+
+    return check_game(seed) + check_playout(seed)
+
+
 CHECKS: dict[str, tuple[ModuleType, Callable[[int], int]]] = {
     "amazons": (amazons, amazons_game),
     "war-of-life": (war_of_life, war_of_life_game),
     "kings-court": (kings_court, kings_court_game),
     "watch-your-back": (watch_your_back, watch_your_back_game),
+    "shobu": (shobu, shobu_game),
 }
 """Per game: its rules module (with `KERNEL`) and the lockstep check of one seeded game."""
