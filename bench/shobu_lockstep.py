@@ -19,8 +19,12 @@ import random
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 from arbiter.games.shobu import GAME, KERNEL, CompiledShobuState, Move, ShobuState
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, run as a script
+from tests.games.lockstep import perft
 
 NEAR_MISSES = 4
 """Illegal turns checked at each position, each a legal turn with one part changed: they reach
@@ -125,13 +129,6 @@ def check_playout(seed: int) -> int:
     assert state.outcome() == end.outcome(), f"playout {seed}'s outcome differs from its replay"
     assert len(turns) == max_plies or state.outcome() is not None, f"playout {seed} stopped early"
     return len(turns)
-
-
-def perft(state: ShobuState, depth: int) -> int:
-    """Positions `depth` turns ahead, counted through the state's own rules."""
-    if depth == 0:
-        return 1
-    return sum(perft(state.play(turn), depth - 1) for turn in state.legal_moves())
 
 
 def main() -> None:

@@ -104,6 +104,14 @@ def replay(module: ModuleType, start: Any, record: list[Any], max_plies: int) ->
     return state
 
 
+def perft(state: Any, depth: int) -> int:
+    """Positions `depth` moves ahead, counted through the state's own rules (leaves at game's
+    end count once)."""
+    if depth == 0:
+        return 1
+    return sum(perft(state.play(move), depth - 1) for move in state.legal_moves())
+
+
 def playout_length(rng: random.Random, longest: int) -> int:
     """`max_plies` for a replayed playout: cut short at a random length one time in four."""
     return rng.randrange(40) if rng.random() < 0.25 else longest

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from arbiter.games import Result, kings_court
 from arbiter.games.kings_court import GAME, KingsCourtState, Move
 from tests.conftest import VOLUME, volume_body
-from tests.games.lockstep import both, kernel_or_skip, kings_court_game, python_rules
+from tests.games.lockstep import both, kernel_or_skip, kings_court_game, perft, python_rules
+from tests.games.test_kings_court import QUIET
 
 FIXED_GAMES = 100
 
@@ -34,12 +35,6 @@ def kernel() -> kings_court.Kernel:
 
 def board(*rows: str, **kwargs: Any) -> KingsCourtState:
     return KingsCourtState.from_rows(rows, **kwargs)
-
-
-def perft(state: KingsCourtState, depth: int) -> int:
-    if depth == 0:
-        return 1
-    return sum(perft(state.play(move), depth - 1) for move in state.legal_moves())
 
 
 @VOLUME
@@ -73,19 +68,6 @@ def test_perft_from_positions_of_random_games_agrees(kernel: kings_court.Kernel)
                 break
             state = state.play(rng.choice(moves))
         both(kings_court, lambda: perft(state, 2), f"perft 2, seed {seed}", state)  # noqa: B023
-
-
-# A white capture (C4E4 over D4) and plenty of quiet slides; both keep a Court piece.
-QUIET = (
-    "b.......",
-    "........",
-    "....b...",
-    "........",
-    "..wb....",
-    "...w....",
-    "........",
-    "........",
-)
 
 
 def test_a_playout_ends_in_the_double_forfeit_exactly_where_the_rules_do(

@@ -27,11 +27,11 @@ from bench.shobu_lockstep import (
     check_playout,
     check_position,
     compiled,
-    perft,
     pure,
     random_position,
 )
 from tests.conftest import VOLUME, volume_body
+from tests.games.lockstep import perft
 
 pytestmark = pytest.mark.skipif(
     pure_python() or (KERNEL is None and os.environ.get("CI") != "true"),

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from arbiter.games import war_of_life
 from arbiter.games.war_of_life import GAME, MAX_PLY, Move, WarOfLifeState, crank
 from tests.conftest import VOLUME
-from tests.games.lockstep import both, kernel_or_skip, python_rules, war_of_life_game
+from tests.games.lockstep import both, kernel_or_skip, perft, python_rules, war_of_life_game
 
 FIXED_GAMES = 300
 
@@ -49,11 +49,6 @@ def test_random_boards_crank_alike(kernel: war_of_life.Kernel, blue: int, red: i
 
 
 def test_perft_to_depth_two_agrees(kernel: war_of_life.Kernel) -> None:
-    def perft(state: WarOfLifeState, depth: int) -> int:
-        if depth == 0:
-            return 1
-        return sum(perft(state.play(move), depth - 1) for move in state.legal_moves())
-
     for seed in range(5):
         start = GAME.new_game(seed=seed)
         assert both(war_of_life, lambda: perft(start, 2), "perft 2", start) > 1000  # noqa: B023

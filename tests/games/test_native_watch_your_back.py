@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from arbiter.games import watch_your_back
 from arbiter.games.watch_your_back import GAME, PASS, PLACEMENTS, Move, WatchYourBackState
 from tests.conftest import VOLUME, volume_body
-from tests.games.lockstep import both, kernel_or_skip, python_rules, watch_your_back_game
+from tests.games.lockstep import both, kernel_or_skip, perft, python_rules, watch_your_back_game
 
 FIXED_GAMES = 50
 
@@ -30,12 +30,6 @@ FIXED_GAMES = 50
 def kernel() -> watch_your_back.Kernel:
     found: watch_your_back.Kernel = kernel_or_skip(watch_your_back)
     return found
-
-
-def perft(state: WatchYourBackState, depth: int) -> int:
-    if depth == 0:
-        return 1
-    return sum(perft(state.play(move), depth - 1) for move in state.legal_moves())
 
 
 def board(rows: str, ply: int, since_capture: int = 0, limit: int = 64) -> WatchYourBackState:
