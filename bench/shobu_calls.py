@@ -9,7 +9,8 @@ same positions of random games. With `--agents T`, Shobu's searching agents (the
 alphabeta, mcts, mcts-eval) also choose a move in six positions with T seconds each, on each
 path: alpha-beta's nodes and MCTS's playouts per CPU second. Times are CPU time
 (`time.process_time`), so that on a busy machine the time spent waiting for a core is left out
-of both. Exits non-zero when the kernel is not built.
+of both. Exits non-zero when the kernel is not built, or when its whole playouts are under
+`GOAL` times the Python rules' (bench/rules.py's goal for every game).
 """
 
 from __future__ import annotations
@@ -89,6 +90,10 @@ def print_agents(budget: float) -> None:
         print(f"{name + ' ' + unit:<42} {python_rate:>9.0f} {compiled_rate:>9.0f} {ratio:>6.1f}x")
 
 
+GOAL = 10.0
+"""Whole random playouts per CPU second on the compiled path over the Python path's, at least."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="CPU time per playout rate")
@@ -133,6 +138,11 @@ def main() -> None:
         print(f"{label:<42} {python_figure:>9.2f} {compiled_figure:>9.2f} {higher / lower:>6.1f}x")
     if args.agents is not None:
         print_agents(args.agents)
+    _, python_playouts, compiled_playouts = rows[0]
+    ratio = compiled_playouts / python_playouts
+    if ratio < GOAL:
+        sys.exit(f"missed: compiled playouts {ratio:.1f}x the Python rules' (goal {GOAL:g}x)")
+    print(f"met: compiled playouts {ratio:.1f}x the Python rules' (goal {GOAL:g}x)")
 
 
 if __name__ == "__main__":
