@@ -19,7 +19,7 @@ with every time passed in; the server enforces them and the clients show them.
 """
 
 from arbiter.protocol import submission
-from arbiter.protocol._connection import Connection, Encoded
+from arbiter.protocol._connection import Connection, Encoded, Prepared, Trusted
 from arbiter.protocol._errors import (
     ERROR_CODES,
     FATAL_CODES,
@@ -181,6 +181,7 @@ __all__ = [
     "Ping",
     "Pong",
     "Position",
+    "Prepared",
     "ProtocolError",
     "Resign",
     "Resumed",
@@ -206,6 +207,7 @@ __all__ = [
     "TournamentCreate",
     "TournamentStart",
     "TournamentStatus",
+    "Trusted",
     "Watch",
     "Watching",
     "Welcome",

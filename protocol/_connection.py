@@ -17,6 +17,8 @@ frame for that version.
 
 from __future__ import annotations
 
+from typing import Any
+
 from arbiter.protocol._errors import ErrorCode, LocalProtocolError
 from arbiter.protocol._frames import (
     CLOSED,
@@ -40,28 +42,67 @@ from arbiter.protocol._messages import (
 from arbiter.protocol._session import Phase, Session
 
 
-class Encoded:
-    """A message encoded once per version, for many connections: `Connection.send` checks that
-    its role may send the message now, as for the message itself, and returns the frame for its
-    version. A snapshot every spectator of a match is shown is built and encoded once per move
-    this way; a version no receiver speaks is never encoded."""
+class Prepared:
+    """A message encoded once per version, however many connections it goes to: a version no
+    receiver speaks is never encoded. `Connection.send` checks that its role may send `kind`
+    now, as for a message itself, and returns the frame for its version."""
 
-    __slots__ = ("_frames", "message")
+    __slots__ = ("_frames", "kind")
 
-    def __init__(self, message: Message) -> None:
-        self.message = message
+    def __init__(self, kind: type[Message]) -> None:
+        self.kind = kind
         self._frames: dict[int, bytes] = {}
 
     def frame_for(self, version: int) -> bytes:
         frame = self._frames.get(version)
         if frame is None:
-            frame = self._frames[version] = encode_frame(self.message.to_wire(version))
+            frame = self._frames[version] = encode_frame(self._wire(version))
         return frame
 
     @property
     def frame(self) -> bytes:
         """The frame for the newest version."""
         return self.frame_for(VERSIONS[-1])
+
+    def _wire(self, version: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class Encoded(Prepared):
+    """A checked message, prepared for many connections: a snapshot every spectator of a
+    match is shown is built and encoded once per move this way."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(type(message))
+        self.message = message
+
+    def _wire(self, version: int) -> dict[str, Any]:
+        return self.message.to_wire(version)
+
+
+class Trusted(Prepared):
+    """A message of type `kind` that its sender builds from values it holds as the right types
+    already, sent without the message's checks: the server's own frames of every move (ints,
+    floats, the rules' move texts, a `Position` checked when built). Checking what we built
+    ourselves would cost each move three times over and catch nothing a test does not; what a
+    peer sends is always checked (`next_message`), and every client checks what it receives.
+    The frames are those of the checked message with the same values, byte for byte."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, kind: type[Message], **values: Any) -> None:
+        if not values.keys() <= kind._WIRE_NAMES[VERSIONS[-1]]:
+            unknown = sorted(values.keys() - kind._WIRE_NAMES[VERSIONS[-1]])
+            raise LocalProtocolError(
+                ErrorCode.UNKNOWN_FIELD, f"{kind.TYPE} has no field {', '.join(unknown)}"
+            )
+        super().__init__(kind)
+        self.values = values
+
+    def _wire(self, version: int) -> dict[str, Any]:
+        return self.kind.trusted_wire(self.values, version)
 
 
 class Connection:
@@ -136,36 +177,36 @@ class Connection:
             cls = message_class(payload)
             if self.version < cls.SINCE_VERSION:
                 raise _needs_version(cls, self.version)
-            self._session.check(self.their_role, cls)
+            after = self._session.after(self.their_role, cls)
             message = cls.from_wire(payload, self.version, self._lenient)
-            self._session.process(self.their_role, cls)
+            self._session.phase = after
         except LocalProtocolError as error:
             raise blame_peer(error, payload) from None
         if cls is Hello:
             self._negotiated(message)  # type: ignore[arg-type]  # the class says it is one
         return message
 
-    def send(self, message: Message | Encoded) -> bytes:
+    def send(self, message: Message | Prepared) -> bytes:
         """The frame for `message`; `LocalProtocolError` if our role may not send it now.
 
         `max_frame` limits what we accept, not what we send: the receiver sets its own limit, and
         a long game's `game_over` may exceed 64 KiB for a client that raised its limit to get it.
         """
-        if isinstance(message, Encoded):
-            cls: type[Message] = type(message.message)
+        if isinstance(message, Prepared):
+            cls: type[Message] = message.kind
             if self.version < cls.SINCE_VERSION:
                 raise _needs_version(cls, self.version)
-            self._session.check(self.our_role, cls)
+            after = self._session.after(self.our_role, cls)
             frame = message.frame_for(self.version)
         elif isinstance(message, Message):
             cls = type(message)
             if self.version < cls.SINCE_VERSION:
                 raise _needs_version(cls, self.version)
-            self._session.check(self.our_role, cls)
+            after = self._session.after(self.our_role, cls)
             frame = encode_frame(message.to_wire(self.version))
         else:
             raise TypeError(f"can only send protocol messages, not {message!r}")
-        self._session.process(self.our_role, cls)
+        self._session.phase = after
         if isinstance(message, Hello):
             self._negotiated(message)
         return frame

@@ -141,8 +141,13 @@ class Session:
 
     def process(self, sender: Role, message: type[Message]) -> None:
         """Check, then take the transition `sender` sending this type makes."""
+        self.phase = self.after(sender, message)
+
+    def after(self, sender: Role, message: type[Message]) -> Phase:
+        """The phase `sender` sending this type leads to, or `LocalProtocolError` unless it
+        may send it now; the phase is unchanged (a sender takes it once the frame is made)."""
         self.check(sender, message)
-        self.phase = TRANSITIONS[self.phase][sender][message.TYPE]
+        return TRANSITIONS[self.phase][sender][message.TYPE]
 
     def process_eof(self) -> None:
         self.phase = EOF_PHASE

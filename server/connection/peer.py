@@ -32,13 +32,13 @@ class Peer(Protocol):
     def closed(self) -> bool: ...
 
     def send(
-        self, message: protocol.Message | protocol.Encoded, on_written: OnWritten | None = None
+        self, message: protocol.Message | protocol.Prepared, on_written: OnWritten | None = None
     ) -> None:
         """Send one frame without blocking."""
         ...
 
     def send_many(
-        self, frames: Sequence[tuple[protocol.Message | protocol.Encoded, OnWritten | None]]
+        self, frames: Sequence[tuple[protocol.Message | protocol.Prepared, OnWritten | None]]
     ) -> None:
         """Send several frames in one write, in order."""
         ...

@@ -150,7 +150,7 @@ class Session:
     # -- frames out ----------------------------------------------------------------------
 
     def send(
-        self, message: protocol.Message | protocol.Encoded, on_written: OnWritten | None = None
+        self, message: protocol.Message | protocol.Prepared, on_written: OnWritten | None = None
     ) -> None:
         """Send one frame without blocking; a client too far behind is cut off."""
         if self.closed or self.wire.phase is protocol.Phase.CLOSED:
@@ -159,7 +159,7 @@ class Session:
             self.closed = True
 
     def send_many(
-        self, frames: Sequence[tuple[protocol.Message | protocol.Encoded, OnWritten | None]]
+        self, frames: Sequence[tuple[protocol.Message | protocol.Prepared, OnWritten | None]]
     ) -> None:
         """Send several frames in one write: what one turn tells a client (its opponent's move
         and its own `your_turn`) arrives in one segment and wakes it once."""

@@ -27,7 +27,7 @@ from arbiter.server.connection.peer import OnWritten, Peer
 if TYPE_CHECKING:
     from arbiter.server.storage.interface import PendingWrite, Storage
 
-Outgoing = tuple[Peer, protocol.Message | protocol.Encoded, OnWritten | None]
+Outgoing = tuple[Peer, protocol.Message | protocol.Prepared, OnWritten | None]
 OnReleased = Callable[[float], None]
 """Called with the time a step's frames were handed to the connections."""
 
@@ -69,7 +69,7 @@ class CommitGate:
     def tell(
         self,
         peer: Peer,
-        message: protocol.Message | protocol.Encoded,
+        message: protocol.Message | protocol.Prepared,
         on_written: OnWritten | None = None,
     ) -> None:
         """Say `message` to `peer` at the next flush."""
@@ -129,7 +129,7 @@ def _send_released(frames: list[Outgoing], released: list[OnReleased]) -> None:
         now = trio.current_time()
         for callback in released:
             callback(now)
-    by_peer: dict[Peer, list[tuple[protocol.Message | protocol.Encoded, OnWritten | None]]] = {}
+    by_peer: dict[Peer, list[tuple[protocol.Message | protocol.Prepared, OnWritten | None]]] = {}
     for peer, message, on_written in frames:
         by_peer.setdefault(peer, []).append((message, on_written))
     for peer, items in by_peer.items():

@@ -399,9 +399,7 @@ class Match(MatchTerms):
         clocks, position = wire_clocks(self.control, self.clocks), self._positions.of(self.state)
         played = (self.id, after.ply, notation, elapsed, compensation, clocks, position)
         self._gate.tell(self.sessions[seat], messages.move_accepted(*played))
-        message = messages.opponent_moved(name, *played)
-        # encoded once for all its watchers, not once a connection
-        moved = protocol.Encoded(message) if self.spectators else message
+        moved = messages.opponent_moved(name, *played)
         for session in (self.sessions[1 - seat], *self.spectators):
             self._gate.tell(session, moved)
         return None
@@ -466,7 +464,7 @@ class Match(MatchTerms):
         time, position = self.control.to_wire(), self._positions.of(self.state)
         return Table(self.id, self.game, self.players, self.options, time, position, self.moves)
 
-    def _your_turn_message(self, seat: Seat, turn: Turn) -> protocol.YourTurn:
+    def _your_turn_message(self, seat: Seat, turn: Turn) -> protocol.Trusted:
         legal = self._hints.offer(self.state) if self.hints[seat] else None
         time_left = turn.time_left(trio.current_time())
         position, clocks = self._positions.of(self.state), wire_clocks(self.control, self.clocks)

@@ -4,7 +4,10 @@ and a spectator's view of a match, each move, and its end.
 One builder per message, so a field the protocol gains is added in one place and every path
 that sends the message (a live match, a finished one read back, a tournament game its player
 missed) sends it alike, in every protocol version its receivers speak. A match is described to
-the builders as a `Table`; the per-move builders take plain values, as they run on every move.
+the builders as a `Table`; the per-move builders take plain values, as they run on every move,
+and build `protocol.Trusted` frames: every value in them is the server's own, of the right type
+(ids, plies, the clock's floats, the rules' move texts and hints, a checked `Position`), so
+they are encoded without the checks a message runs on what a peer sends.
 The position a frame shows is a `protocol.Position` built once per state (`position_of`) and
 shared by every frame that shows it.
 
@@ -259,8 +262,9 @@ def your_turn(
     legal: list[str] | None,
     time_left: float,
     clocks: list[float] | None,
-) -> protocol.YourTurn:
-    return protocol.YourTurn(
+) -> protocol.Trusted:
+    return protocol.Trusted(
+        protocol.YourTurn,
         match=match,
         ply=ply,
         state=position.state,
@@ -278,8 +282,9 @@ def move_accepted(
     compensation: float,
     clocks: list[float] | None,
     position: protocol.Position,
-) -> protocol.MoveAccepted:
-    return protocol.MoveAccepted(
+) -> protocol.Trusted:
+    return protocol.Trusted(
+        protocol.MoveAccepted,
         match=match,
         ply=ply,
         move=move,
@@ -299,8 +304,10 @@ def opponent_moved(
     compensation: float,
     clocks: list[float] | None,
     position: protocol.Position,
-) -> protocol.OpponentMoved:
-    return protocol.OpponentMoved(
+) -> protocol.Trusted:
+    """Encoded once per version for the opponent and every spectator."""
+    return protocol.Trusted(
+        protocol.OpponentMoved,
         match=match,
         ply=ply,
         seat=seat,

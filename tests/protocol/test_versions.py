@@ -28,6 +28,7 @@ from arbiter.protocol import (
     Position,
     Retire,
     SubmissionList,
+    Trusted,
     encode_frame,
 )
 from tests.protocol.test_connection import Pair
@@ -190,3 +191,38 @@ def test_a_version_1_client_is_told_a_type_needs_version_2_and_stays_open() -> N
     assert pair.server.phase is Phase.OPEN
     with pytest.raises(LocalProtocolError, match="needs protocol version 2"):
         pair.server.send(SubmissionList(submissions=[]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(message=server_messages_of_version_2())
+def test_a_trusted_frame_is_the_checked_messages_frame_byte_for_byte(message: Message) -> None:
+    values = {name: getattr(message, name) for name, _ in message.FIELDS}
+    trusted = Trusted(type(message), **values)
+    for version in VERSIONS:
+        if version < message.SINCE_VERSION:
+            continue
+        pair = Pair(version=version).ready_for(message)
+        try:
+            expected = encode_frame(message.to_wire(version))
+        except LocalProtocolError as refused:  # a later field left out
+            with pytest.raises(LocalProtocolError) as caught:
+                pair.server.send(trusted)
+            assert caught.value.code is refused.code
+            continue
+        assert pair.server.send(trusted) == expected
+
+
+def test_a_trusted_frame_takes_the_defaults_and_names_what_it_lacks() -> None:
+    position = Position({"board": ["w.", ".b"]}, "black")
+    left_out = Trusted(MoveAccepted, match=1, ply=1, move="A1B1", elapsed=0.5, position=position)
+    checked = MoveAccepted(match=1, ply=1, move="A1B1", elapsed=0.5, position=position)
+    assert all(left_out.frame_for(v) == encode_frame(checked.to_wire(v)) for v in VERSIONS)
+    with pytest.raises(LocalProtocolError) as caught:
+        Trusted(MoveAccepted, match=1, ply=1, move="A1B1", elapsed=0.5, speed=3)
+    assert caught.value.code is ErrorCode.UNKNOWN_FIELD and "speed" in str(caught.value)
+    with pytest.raises(LocalProtocolError) as caught:
+        Trusted(MoveAccepted, match=1, ply=1, elapsed=0.5).frame_for(1)
+    assert caught.value.code is ErrorCode.MISSING_FIELD and "move" in str(caught.value)
+    with pytest.raises(LocalProtocolError) as caught:  # the client never sends it
+        Pair(version=2).handshake().client.send(left_out)
+    assert caught.value.code is ErrorCode.WRONG_DIRECTION
