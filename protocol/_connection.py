@@ -93,13 +93,10 @@ class Trusted(Prepared):
     __slots__ = ("values",)
 
     def __init__(self, kind: type[Message], **values: Any) -> None:
-        if not values.keys() <= kind._WIRE_NAMES[VERSIONS[-1]]:
-            unknown = sorted(values.keys() - kind._WIRE_NAMES[VERSIONS[-1]])
-            raise LocalProtocolError(
-                ErrorCode.UNKNOWN_FIELD, f"{kind.TYPE} has no field {', '.join(unknown)}"
-            )
-        super().__init__(kind)
+        self.kind = kind
+        self._frames = {}
         self.values = values
+        """Checked against the fields `kind` has when first encoded (`trusted_wire`)."""
 
     def _wire(self, version: int) -> dict[str, Any]:
         return self.kind.trusted_wire(self.values, version)

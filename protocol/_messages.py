@@ -575,17 +575,24 @@ class Message:
     @classmethod
     def trusted_wire(cls, values: Mapping[str, Any], version: int = FIRST_VERSION) -> dict[str, Any]:
         """The map `to_wire` would give for a message of these `values` (a field left out
-        takes its default), built without the checks: for values the sender holds as the right
-        types already (`protocol.Trusted`), never for what a peer sent."""
+        takes its default), built without the checks of the values: for values the sender holds
+        as the right types already (`protocol.Trusted`), never for what a peer sent. A name the
+        type does not have, or a required field left out, is still refused."""
         wire: dict[str, Any] = {"type": cls.TYPE}
-        defaults = cls.DEFAULTS
-        try:
-            for name in cls._NAMES[version]:
-                wire[name] = values[name] if name in values else defaults[name]
-        except KeyError as error:
-            raise LocalProtocolError(
-                ErrorCode.MISSING_FIELD, f"{cls.TYPE} is missing required field {error}"
-            ) from None
+        defaults, given = cls.DEFAULTS, 0
+        for name in cls._NAMES[version]:
+            if name in values:
+                wire[name] = values[name]
+                given += 1
+            elif name in defaults:
+                wire[name] = defaults[name]
+            else:
+                raise LocalProtocolError(
+                    ErrorCode.MISSING_FIELD, f"{cls.TYPE} is missing required field {name!r}"
+                )
+        if given < len(values) and not values.keys() <= cls._WIRE_NAMES[VERSIONS[-1]]:
+            unknown = ", ".join(sorted(values.keys() - cls._WIRE_NAMES[VERSIONS[-1]]))
+            raise LocalProtocolError(ErrorCode.UNKNOWN_FIELD, f"{cls.TYPE} has no field {unknown}")
         return cls._with_later_fields(wire, version)
 
     @classmethod

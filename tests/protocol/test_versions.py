@@ -218,7 +218,7 @@ def test_a_trusted_frame_takes_the_defaults_and_names_what_it_lacks() -> None:
     checked = MoveAccepted(match=1, ply=1, move="A1B1", elapsed=0.5, position=position)
     assert all(left_out.frame_for(v) == encode_frame(checked.to_wire(v)) for v in VERSIONS)
     with pytest.raises(LocalProtocolError) as caught:
-        Trusted(MoveAccepted, match=1, ply=1, move="A1B1", elapsed=0.5, speed=3)
+        Trusted(MoveAccepted, match=1, ply=1, move="A1B1", elapsed=0.5, speed=3).frame_for(1)
     assert caught.value.code is ErrorCode.UNKNOWN_FIELD and "speed" in str(caught.value)
     with pytest.raises(LocalProtocolError) as caught:
         Trusted(MoveAccepted, match=1, ply=1, elapsed=0.5).frame_for(1)
