@@ -11,7 +11,9 @@ The layers, lowest first; each private module imports only the ones above it in 
 - `_messages`: one checked dataclass per message type, its direction, wire map <-> message, and
   the version that brought each field (1 or 2).
 - `_session`: the phase table (START -> GREETING -> OPEN, CLOSED) judging both directions.
-- `_connection`: `Connection`, which strings the layers together for one role.
+- `_connection`: `Connection`, which strings the layers together for one role, and the
+  messages it sends encoded once per version for many connections (`Prepared`: a checked
+  message `Encoded`, or a server frame built from `Trusted` values without the checks).
 
 Beside the layers, `_time_control`: time controls (the codec of a match's `time` option and of
 the command line's `move=5,clock=300+2`), game clocks and the lag allowance, as pure arithmetic

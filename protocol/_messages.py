@@ -2,6 +2,9 @@
 
 Checking in `__post_init__` means an invalid message cannot exist: the server cannot send a
 negative ply by accident, and a message decoded from the wire has passed the very same checks.
+The one way around them is `protocol.Trusted`, for the frames the server sends on every move,
+built from its own values of the right types (`trusted_wire`): the checks are for what a peer
+sends, and for what is built from what a peer sent.
 Each field carries a `FieldSpec` (its wire type, its limits in words, and the check itself), so
 the validator, the spec tables in docs/protocol.md and the hypothesis strategies in the tests
 all read one description and cannot disagree.
@@ -573,7 +576,9 @@ class Message:
         return self._with_later_fields(wire, version)
 
     @classmethod
-    def trusted_wire(cls, values: Mapping[str, Any], version: int = FIRST_VERSION) -> dict[str, Any]:
+    def trusted_wire(
+        cls, values: Mapping[str, Any], version: int = FIRST_VERSION
+    ) -> dict[str, Any]:
         """The map `to_wire` would give for a message of these `values` (a field left out
         takes its default), built without the checks of the values: for values the sender holds
         as the right types already (`protocol.Trusted`), never for what a peer sent. A name the
