@@ -115,7 +115,7 @@ class _CommitProcess:
                     stream = self._stream or await self._start()
                     if sent < len(message):
                         await stream.send_all(message[sent:])
-                    answer = await self._next_answer()
+                    answer = await self._next_answer(stream)
                     break
                 except (OSError, EOFError, trio.BrokenResourceError) as error:
                     await self.stop()
@@ -152,20 +152,11 @@ class _CommitProcess:
         self._answers = msgpack.Unpacker(raw=False)
         return self._stream
 
-    async def _next_answer(self) -> list[list[str] | int | None]:
-        """The answer to the batch just sent. It waits for the socket to be readable before
-        reading, where trio's `receive_some` reads first: the answer comes only after a commit,
-        so a read at once finds nothing nearly every time and costs a system call a batch."""
-        sock = self._socket
-        assert sock is not None, "a process is running: `_start` set its socket"
+    async def _next_answer(self, stream: trio.SocketStream) -> list[list[str] | int | None]:
         while True:
             for answer in self._answers:
                 return answer  # type: ignore[no-any-return]  # msgpack: untyped values
-            await trio.lowlevel.wait_readable(sock)
-            try:
-                data = sock.recv(1 << 16)
-            except BlockingIOError:
-                continue
+            data = await stream.receive_some(1 << 16)
             if not data:
                 raise EOFError("it closed its socket")
             self._answers.feed(data)
