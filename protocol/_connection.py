@@ -85,10 +85,11 @@ class Encoded(Prepared):
 class Trusted(Prepared):
     """A message of type `kind` that its sender builds from values it holds as the right types
     already, sent without the message's checks: the server's own frames of every move (ints,
-    floats, the rules' move texts, a `Position` checked when built). Checking what we built
-    ourselves would cost each move three times over and catch nothing a test does not; what a
-    peer sends is always checked (`next_message`), and every client checks what it receives.
-    The frames are those of the checked message with the same values, byte for byte."""
+    floats, the rules' move texts, a `Position` checked when built). The checks are for what a
+    peer sends (`next_message`), and every client checks what it receives, so a frame of ours
+    that broke a field's rule fails the tests that read it; checking values the server made
+    itself would cost every move three times over. The frames are those of the checked message
+    with the same values, byte for byte."""
 
     __slots__ = ("values",)
 

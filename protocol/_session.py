@@ -8,8 +8,9 @@ the row is `out_of_order`; a type the role never sends at all is `wrong_directio
 
 Two house rules, taken from h11's `_state.py`:
 
-- Every transition lives in this file. `Connection` asks `Session.process(sender, message)` for
-  every message it sends or receives and never decides order on its own.
+- Every transition lives in this file. `Connection` asks `Session.after(sender, message)` for
+  every message it sends or receives (and takes the phase once the frame is made or read) and
+  never decides order on its own.
 - The session never knows which side it is on. Our sends and the peer's messages go through the
   same table with the sender's role, so a client and a server judge one conversation alike, and a
   bug that makes us send out of order is caught by the same rule that catches a peer.
