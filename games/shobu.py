@@ -490,6 +490,9 @@ class ShobuKernel(Protocol):
     def playout(
         self, state: CompiledShobuState, seed: int, max_plies: int, record: list[Move] | None, /
     ) -> CompiledShobuState: ...
+    def balance(self, mine: Bitboard, theirs: Bitboard, my_turn: bool, tempo: float, /) -> float:
+        """agents/evaluations/shobu.py's `balance`: an evaluation's feature, computed here
+        because the search asks it at every leaf."""
 
 
 KERNEL = cast("ShobuKernel | None", kernel("shobu"))

@@ -11,7 +11,9 @@ bitboards with no square-by-square walk:
 
 The evaluation runs at every leaf of the search and at the end of every MCTS playout, so its
 speed is the searches' depth and playouts (`bench/amazons_search.py` measures it against the
-evaluation this one replaced). See `territory` for how the flood is made cheap.
+evaluation this one replaced). See `territory` for how the flood is made cheap. Where the game's
+kernel is built, the flood runs in it (`KERNEL.territory`, the same counts; the functions here
+stay the reference, and tests/agents/test_native_evaluations.py compares the two).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 from arbiter.agents.evaluation import Evaluation, MoveParts
 from arbiter.games import Seat
 from arbiter.games._bitboard import squares_of
-from arbiter.games.amazons import BIT, FULL, NEIGHBOURS, SIZE, AmazonsState, reach
+from arbiter.games.amazons import BIT, FULL, KERNEL, NEIGHBOURS, SIZE, AmazonsState, reach
 
 SQUARE = 10.0
 """One square of territory."""
@@ -73,6 +75,10 @@ def territory(mine: int, theirs: int, empty: int) -> tuple[int, int, int]:
     )
 
 
+_territory = territory if KERNEL is None else KERNEL.territory
+"""The flood the evaluation uses: compiled where the kernel is built."""
+
+
 def freedom(amazons: int, empty: int) -> float:
     """The amazons' worth by their free neighbours (`FREEDOM`), summed."""
     total = 0.0
@@ -86,7 +92,7 @@ def freedom(amazons: int, empty: int) -> float:
 def evaluate(state: AmazonsState, seat: Seat) -> float:
     mine, theirs = (state.black, state.white) if seat else (state.white, state.black)
     empty = FULL & ~(state.white | state.black | state.arrows)
-    owned_mine, owned_theirs, shared = territory(mine, theirs, empty)
+    owned_mine, owned_theirs, shared = _territory(mine, theirs, empty)
     lean = TEMPO * shared if state.to_move == seat else -TEMPO * shared
     score = SQUARE * (owned_mine - owned_theirs + lean)
     return score + freedom(mine, empty) - freedom(theirs, empty)
