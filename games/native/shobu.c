@@ -504,13 +504,21 @@ static PyObject *playout(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
 static PyObject *balance(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
     Bits mine, theirs;
-    if (check_count(nargs, 4, "balance") < 0 || read_bits(args[0], &mine) < 0 ||
-        read_bits(args[1], &theirs) < 0)
+    if (check_count(nargs, 4, "balance") < 0)
         return NULL;
+    if (!PyLong_Check(args[0]) || !PyLong_Check(args[1]) || !PyFloat_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "balance() takes int bitboards mine and theirs, "
+                                         "my_turn, and a float tempo");
+        return NULL;
+    }
+    if (read_bits(args[0], &mine) < 0 || read_bits(args[1], &theirs) < 0) {
+        PyErr_SetString(PyExc_ValueError, "mine and theirs must be bitboards of 64 squares");
+        return NULL;
+    }
     int my_turn = PyObject_IsTrue(args[2]);
-    double tempo = PyFloat_AsDouble(args[3]);
-    if (my_turn < 0 || (tempo == -1.0 && PyErr_Occurred()))
+    if (my_turn < 0)
         return NULL;
+    double tempo = PyFloat_AS_DOUBLE(args[3]);
     double total = 0.0;
     for (int board = 0; board < 4; board++) {
         int own = __builtin_popcountll((mine >> (16 * board)) & 0xFFFF);
