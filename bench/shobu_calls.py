@@ -8,10 +8,10 @@ timed on the Python rules (the kernel hidden, as the lockstep tests hide it) and
 ones over the same positions of random games. With `--agents T`, Shobu's searching agents (the
 three levels, alphabeta, mcts, mcts-eval) also choose a move in six positions with T seconds
 each, on each path of the rules: alpha-beta's nodes and MCTS's playouts per CPU second (their
-evaluation's compiled feature serves both; bench/search.py compares the whole paths). Times are CPU time
-(`time.process_time`), so that on a busy machine the time spent waiting for a core is left out
-of both. Exits non-zero when the kernel is not built, or when its whole playouts are under
-`GOAL` times the Python rules' (bench/rules.py's goal for every game).
+evaluation's compiled feature serves both; bench/search.py compares the whole paths). Times
+are CPU time (`time.process_time`), so that on a busy machine the time spent waiting for a core
+is left out of both. Exits non-zero when the kernel is not built, or when its whole playouts are
+under `GOAL` times the Python rules' (bench/rules.py's goal for every game).
 """
 
 from __future__ import annotations
@@ -95,16 +95,16 @@ def print_agents(budget: float) -> None:
     print(f"\n{'agent, per CPU second':<42} {'Python':>9} {'compiled':>9} {'ratio':>7}")
     for name in AGENTS:
         (python_rate, _), (compiled_rate, unit) = (
-            measured(path, lambda: agent_work(name, positions, budget))
-            for _, path in on_both_paths()
+            measured(path, agent_work, name, positions, budget) for _, path in on_both_paths()
         )
         ratio = compiled_rate / python_rate
         print(f"{name + ' ' + unit:<42} {python_rate:>9.0f} {compiled_rate:>9.0f} {ratio:>6.1f}x")
 
 
-def measured(path: AbstractContextManager[None], measure: Callable[[], Any]) -> Any:
+def measured(path: AbstractContextManager[None], measure: Callable[..., Any], *args: Any) -> Any:
+    """`measure(*args)` on one path of the rules."""
     with path:
-        return measure()
+        return measure(*args)
 
 
 GOAL = 10.0
@@ -137,8 +137,7 @@ def main() -> None:
         ("outcome/random_move/play loop, per CPU s", looped),
     ):
         python_rate, compiled_rate = (
-            measured(path, lambda: cpu_rate(args.seconds, make(start)))
-            for _, path in on_both_paths()
+            measured(path, cpu_rate, args.seconds, make(start)) for _, path in on_both_paths()
         )
         rows.append((label, python_rate, compiled_rate))
     calls: dict[str, Callable[[ShobuState, Move], Any]] = {
@@ -150,8 +149,7 @@ def main() -> None:
     }
     for label, call in calls.items():
         python_time, compiled_time = (
-            measured(path, lambda: per_call(positions, moves, call))
-            for _, path in on_both_paths()
+            measured(path, per_call, positions, moves, call) for _, path in on_both_paths()
         )
         rows.append((label, python_time, compiled_time))
     print(f"{'measure':<42} {'Python':>9} {'compiled':>9} {'ratio':>7}")

@@ -33,7 +33,6 @@ NEAR_MISSES = 4
 the checks a random tuple rarely does (a push into a stone, a passive move that passes one)."""
 
 
-
 def random_options(rng: random.Random) -> dict[str, int]:
     """Mostly the default limit; sometimes a short one, so that draws by the limit are common."""
     return {"no_capture_limit": rng.choice([100, 100, rng.randint(1, 30)])}

@@ -522,8 +522,6 @@ class ShobuState(State[Move]):
         ]
 
 
-
-
 BLOCK_WIDTH = 13
 GAP = 6
 

@@ -17,14 +17,12 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from arbiter.games._native import pure_python
 from arbiter.games import shobu
+from arbiter.games._native import pure_python
 from arbiter.games.shobu import GAME, KERNEL, ShobuState
-from bench.shobu_lockstep import check_game, check_playout, check_position, perfts, random_position
-from tests.conftest import VOLUME, volume_body
+from bench.shobu_lockstep import check_playout, check_position, perfts, random_position
+from tests.conftest import VOLUME
 from tests.games.lockstep import python_rules
 
 pytestmark = pytest.mark.skipif(
@@ -42,12 +40,6 @@ def test_the_kernel_compiles_without_a_warning() -> None:
     flags = ["-c", "-o", os.devnull, "-O2", "-Wall", "-Wextra", "-Werror", f"-I{include}"]
     done = subprocess.run([compiler, *flags, str(source)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-
-
-@VOLUME
-def test_a_fixed_batch_of_games_agrees_position_by_position() -> None:
-    for seed in range(12):
-        check_game(seed)
 
 
 @VOLUME
@@ -91,14 +83,6 @@ def test_positions_without_a_turn_agree(boards: dict[str, list[str]]) -> None:
     outcome = ShobuState.from_rows(boards).outcome()
     assert outcome is not None
     assert outcome.reason == "black has no legal turn"
-
-
-@settings(max_examples=8, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
-@volume_body
-def test_games_of_any_seed_agree(seed: int) -> None:
-    check_game(seed)
-    check_playout(seed)
 
 
 @VOLUME
