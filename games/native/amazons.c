@@ -384,6 +384,39 @@ static PyObject *territory(PyObject *Py_UNUSED(module), PyObject *args) {
                          count128(reached_mine & reached_theirs));
 }
 
+/* freedom(amazons, empty, worth): the amazons' worth by their free neighbours, each worth[n] for
+ * an amazon with n empty neighbours (0-8), summed as the Python `freedom` sums it. */
+static PyObject *freedom(PyObject *Py_UNUSED(module), PyObject *args) {
+    PyObject *amazons_int, *empty_int, *worth;
+    uint8_t amazons[BOARD_BYTES], empty[BOARD_BYTES];
+    if (!PyArg_ParseTuple(args, "OOO!:freedom", &amazons_int, &empty_int, &PyTuple_Type, &worth) ||
+        board_bytes(amazons_int, "amazons", amazons) < 0 ||
+        board_bytes(empty_int, "empty", empty) < 0) {
+        return NULL;
+    }
+    if (PyTuple_GET_SIZE(worth) != DIRECTIONS + 1) {
+        PyErr_SetString(PyExc_ValueError, "worth must hold 9 numbers, for 0 to 8 free neighbours");
+        return NULL;
+    }
+    double total = 0.0;
+    for (int square = 0; square < SQUARES; square++) {
+        if (!(amazons[square >> 3] & (1 << (square & 7)))) {
+            continue;
+        }
+        int free = 0;
+        for (int n = 0; n < NEIGHBOUR_COUNTS[square]; n++) {
+            int neighbour = NEIGHBOURS[square][n];
+            free += (empty[neighbour >> 3] >> (neighbour & 7)) & 1;
+        }
+        double value = PyFloat_AsDouble(PyTuple_GET_ITEM(worth, free));
+        if (value == -1.0 && PyErr_Occurred()) {
+            return NULL;
+        }
+        total += value;
+    }
+    return PyFloat_FromDouble(total);
+}
+
 static PyMethodDef METHODS[] = {
     {"legal_moves", legal_moves, METH_VARARGS,
      "legal_moves(white, black, arrows, to_move) -> list of (from, to, arrow), in the Python "
@@ -397,6 +430,9 @@ static PyMethodDef METHODS[] = {
     {"territory", territory, METH_VARARGS,
      "territory(mine, theirs, empty) -> (squares mine reach first, squares theirs reach first, "
      "squares both reach at once), as agents/evaluations/amazons.py's `territory`."},
+    {"freedom", freedom, METH_VARARGS,
+     "freedom(amazons, empty, worth) -> the amazons' worth by their free neighbours, as "
+     "agents/evaluations/amazons.py's `freedom`."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -27,7 +27,11 @@ GAMES_PER_CASE = 40
 RANDOM_BOARDS = 2000
 
 TWINS: dict[str, tuple[ModuleType, ModuleType, dict[str, str]]] = {
-    "amazons": (amazons, amazons_evaluation, {"_territory": "territory"}),
+    "amazons": (
+        amazons,
+        amazons_evaluation,
+        {"_territory": "territory", "_freedom": "freedom"},
+    ),
     "kings-court": (kings_court, kings_court_evaluation, {"_jumpable": "jumpable"}),
     "watch-your-back": (
         watch_your_back,
@@ -81,13 +85,15 @@ def agree(compiled: Callable[..., Any], reference: Callable[..., Any], arguments
     assert native == python, f"{arguments}: compiled {native!r}, Python {python!r}"
 
 
-def test_territory_floods_random_boards_alike() -> None:
+def test_territory_and_freedom_of_random_boards_alike() -> None:
     kernel = kernel_or_skip(amazons)
     rng = random.Random(1)
     for _ in range(RANDOM_BOARDS):
         mine, theirs, arrows = random_boards(rng, 3, amazons.SIZE**2)
         empty = amazons.FULL & ~(mine | theirs | arrows)
         agree(kernel.territory, amazons_evaluation.territory, (mine, theirs, empty))
+        worth = amazons_evaluation.FREEDOM
+        agree(kernel.freedom, amazons_evaluation.freedom, (mine | theirs, empty, worth))
 
 
 def test_jumpable_finds_random_threats_alike() -> None:
@@ -123,6 +129,8 @@ def test_balance_of_random_boards_alike() -> None:
     [
         (amazons, "territory", (-1, 0, 0), "mine must not be negative"),
         (amazons, "territory", (0, 1 << 100, 0), "theirs has a square beyond the board's 100"),
+        (amazons, "freedom", (1, 0, (0.0,) * 8), "worth must hold 9 numbers"),
+        (amazons, "freedom", (1, 0, [0.0] * 9), "must be tuple, not list"),
         (kings_court, "jumpable", (0, 1 << 64, 0), "attackers must be a bitboard of 64 squares"),
         (watch_your_back, "reach", (0, 0, "x"), "open_squares must be an int bitboard"),
         (watch_your_back, "in_danger", (0, 0), r"in_danger\(\) takes 3 arguments \(2 given\)"),
