@@ -9,7 +9,8 @@ iterations per second. Both paths are measured in the same run: the pure-Python 
 process under `ARBITER_PURE_PYTHON=1`, the compiled one here. A fixed-depth search visits the
 same nodes on both paths (the evaluations give the same values, tests/agents/
 test_native_evaluations.py), so its node count is checked equal: the ratio compares like with
-like. Printed per game: nodes, nodes/s of each path and their ratio, MCTS iterations/s of each
+like. Rates are per CPU second (`time.process_time`), so that on a busy machine the time spent
+waiting for a core is left out of both paths. Printed per game: nodes, nodes/s of each path and their ratio, MCTS iterations/s of each
 and their ratio, and the load average. Exits 1 if a node count differs, or if compiled alpha-beta
 is slower than pure Python's (MCTS's iterations, which a loaded machine moves most, are printed).
 """
@@ -48,24 +49,24 @@ def positions(name: str, count: int) -> list[Any]:
 
 
 def alphabeta_rate(name: str, states: list[Any]) -> tuple[int, float]:
-    """(nodes, nodes per second) of fixed-depth alpha-beta over `states`."""
-    game, nodes, start = get_game(name), 0, time.perf_counter()
+    """(nodes, nodes per CPU second) of fixed-depth alpha-beta over `states`."""
+    game, nodes, start = get_game(name), 0, time.process_time()
     for number, state in enumerate(states):
         agent = AlphaBetaAgent(game, number, max_depth=DEPTHS[name])
         agent.choose(state, 3600.0)
         assert agent.last is not None
         nodes += agent.last.nodes
-    return nodes, nodes / (time.perf_counter() - start)
+    return nodes, nodes / (time.process_time() - start)
 
 
 def mcts_rate(name: str, states: list[Any], seconds: float) -> float:
-    """MCTS iterations per second over `states`, `seconds` a move."""
-    game, iterations, start = get_game(name), 0, time.perf_counter()
+    """MCTS iterations per CPU second over `states`, `seconds` a move."""
+    game, iterations, start = get_game(name), 0, time.process_time()
     for number, state in enumerate(states):
         agent = MCTSAgent(game, number, cutoff=DEFAULT_CUTOFF)
         agent.choose(state, seconds)
         iterations += agent.iterations
-    return iterations / (time.perf_counter() - start)
+    return iterations / (time.process_time() - start)
 
 
 def measure(names: list[str], count: int, seconds: float) -> dict[str, list[float]]:
