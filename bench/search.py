@@ -10,9 +10,10 @@ process under `ARBITER_PURE_PYTHON=1`, the compiled one here. A fixed-depth sear
 same nodes on both paths (the evaluations give the same values, tests/agents/
 test_native_evaluations.py), so its node count is checked equal: the ratio compares like with
 like. Rates are per CPU second (`time.process_time`), so that on a busy machine the time spent
-waiting for a core is left out of both paths. Printed per game: nodes, nodes/s of each path and their ratio, MCTS iterations/s of each
-and their ratio, and the load average. Exits 1 if a node count differs, or if compiled alpha-beta
-is slower than pure Python's (MCTS's iterations, which a loaded machine moves most, are printed).
+waiting for a core is left out of both paths. Printed per game: nodes, nodes/s of each path and
+their ratio, MCTS iterations/s of each and their ratio; then the load average. Exits 1 if a node
+count differs, or if compiled alpha-beta is slower than pure Python's (MCTS's iterations, which a
+loaded machine moves most, are printed only).
 """
 
 from __future__ import annotations
