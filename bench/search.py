@@ -2,18 +2,18 @@
 
     python bench/search.py [--games NAME,...] [--positions 4] [--seconds 1]
 
-For each game, seeded middle-game positions (random moves from the start, stopped between plies
-10 and 30), then: alpha-beta to a fixed depth per game (`DEPTHS`) in each, timed, giving nodes
-per second; and MCTS (`mcts-eval`, heuristic playouts) given `--seconds` a move in each, giving
-iterations per second. Both paths are measured in the same run: the pure-Python one in a child
-process under `ARBITER_PURE_PYTHON=1`, the compiled one here. A fixed-depth search visits the
-same nodes on both paths (the evaluations give the same values, tests/agents/
-test_native_evaluations.py), so its node count is checked equal: the ratio compares like with
-like. Rates are per CPU second (`time.process_time`), so that on a busy machine the time spent
-waiting for a core is left out of both paths. Printed per game: nodes, nodes/s of each path and
-their ratio, MCTS iterations/s of each and their ratio; then the load average. Exits 1 if a node
-count differs, or if compiled alpha-beta is slower than pure Python's (MCTS's iterations, which a
-loaded machine moves most, are printed only).
+For each game, the seeded positions the agents' tests use (tests/agents/positions.py: the start,
+then points along random games), then: alpha-beta to a fixed depth per game (`DEPTHS`) in each,
+timed, giving nodes per second; and MCTS (`mcts-eval`, heuristic playouts) given `--seconds` a
+move in each, giving iterations per second. Both paths are measured in the same run: the
+pure-Python one in a child process under `ARBITER_PURE_PYTHON=1`, the compiled one here. A
+fixed-depth search visits the same nodes on both paths (the evaluations give the same values,
+tests/agents/test_native_evaluations.py), so its node count is checked equal: the ratio compares
+like with like. Rates are per CPU second (`time.process_time`), so that on a busy machine the
+time spent waiting for a core is left out of both paths. Printed per game: nodes, nodes/s of each
+path and their ratio, MCTS iterations/s of each and their ratio; then the load average. Exits 1
+if a node count differs, or if compiled alpha-beta is slower than pure Python's (MCTS's
+iterations, which a loaded machine moves most, are printed only).
 """
 
 from __future__ import annotations
@@ -21,32 +21,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from arbiter.agents.search import AlphaBetaAgent, MCTSAgent
 from arbiter.agents.search.mcts import DEFAULT_CUTOFF
 from arbiter.games import GAME_NAMES, get_game
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, run as a script
+from tests.agents.positions import sample
+
 DEPTHS = {"kings-court": 4, "watch-your-back": 4, "war-of-life": 4, "amazons": 2, "shobu": 4}
 """Fixed depths that take a few seconds per game on the pure-Python path."""
-
-
-def positions(name: str, count: int) -> list[Any]:
-    """`count` unfinished positions from seeded random games, stopped between plies 10 and 30."""
-    game, rng = get_game(name), random.Random(3)
-    found: list[Any] = []
-    while len(found) < count:
-        state = game.new_game(fresh_seed=lambda: rng.getrandbits(31))
-        stop = rng.randrange(10, 31)
-        while state.outcome() is None and state.ply < stop:
-            state = state.play(state.random_move(rng))
-        if state.outcome() is None:
-            found.append(state)
-    return found
 
 
 def alphabeta_rate(name: str, states: list[Any]) -> tuple[int, float]:
@@ -73,7 +62,7 @@ def mcts_rate(name: str, states: list[Any], seconds: float) -> float:
 def measure(names: list[str], count: int, seconds: float) -> dict[str, list[float]]:
     rates: dict[str, list[float]] = {}
     for name in names:
-        states = positions(name, count)
+        states = sample(name, count)
         nodes, rate = alphabeta_rate(name, states)
         rates[name] = [nodes, rate, mcts_rate(name, states, seconds)]
     return rates
