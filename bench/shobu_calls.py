@@ -4,13 +4,14 @@
 
 The server asks the rules `why_illegal`, `play`, `outcome` and `legal_moves` (the hints) on
 every move; playout-based agents ask `random_move` and `play`, or `random_playout` whole. Each is
-timed on the Python rules (`ShobuState`) and on the compiled ones (`CompiledShobuState`) over the
-same positions of random games. With `--agents T`, Shobu's searching agents (the three levels,
-alphabeta, mcts, mcts-eval) also choose a move in six positions with T seconds each, on each
-path: alpha-beta's nodes and MCTS's playouts per CPU second. Times are CPU time
-(`time.process_time`), so that on a busy machine the time spent waiting for a core is left out
-of both. Exits non-zero when the kernel is not built, or when its whole playouts are under
-`GOAL` times the Python rules' (bench/rules.py's goal for every game).
+timed on the Python rules (the kernel hidden, as the lockstep tests hide it) and on the compiled
+ones over the same positions of random games. With `--agents T`, Shobu's searching agents (the
+three levels, alphabeta, mcts, mcts-eval) also choose a move in six positions with T seconds
+each, on each path of the rules: alpha-beta's nodes and MCTS's playouts per CPU second (their
+evaluation's compiled feature serves both; bench/search.py compares the whole paths). Times
+are CPU time (`time.process_time`), so that on a busy machine the time spent waiting for a core
+is left out of both. Exits non-zero when the kernel is not built, or when its whole playouts are
+under `GOAL` times the Python rules' (bench/rules.py's goal for every game).
 """
 
 from __future__ import annotations
@@ -20,16 +21,25 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 from typing import Any
 
-from shobu_lockstep import compiled, pure  # bench/ comes first on the path
-
 from arbiter.agents import make_agent
+from arbiter.games import shobu
 from arbiter.games.shobu import GAME, KERNEL, Move, ShobuState
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, run as a script
+from tests.games.lockstep import python_rules
 
 POSITIONS = 200
 ROUNDS = 20
 AGENTS = ("easy", "medium", "hard", "alphabeta", "mcts", "mcts-eval")
+
+
+def on_both_paths() -> list[tuple[str, AbstractContextManager[None]]]:
+    """The two paths, each a context to measure it inside: the Python rules, then the kernel."""
+    return [("Python", python_rules(shobu)), ("compiled", nullcontext())]
 
 
 def cpu_rate(seconds: float, playout: Callable[[random.Random], Any]) -> float:
@@ -84,10 +94,17 @@ def print_agents(budget: float) -> None:
         state = state.play(state.random_move(rng))
     print(f"\n{'agent, per CPU second':<42} {'Python':>9} {'compiled':>9} {'ratio':>7}")
     for name in AGENTS:
-        python_rate, _ = agent_work(name, [pure(s) for s in positions], budget)
-        compiled_rate, unit = agent_work(name, positions, budget)
+        (python_rate, _), (compiled_rate, unit) = (
+            measured(path, agent_work, name, positions, budget) for _, path in on_both_paths()
+        )
         ratio = compiled_rate / python_rate
         print(f"{name + ' ' + unit:<42} {python_rate:>9.0f} {compiled_rate:>9.0f} {ratio:>6.1f}x")
+
+
+def measured(path: AbstractContextManager[None], measure: Callable[..., Any], *args: Any) -> Any:
+    """`measure(*args)` on one path of the rules."""
+    with path:
+        return measure(*args)
 
 
 GOAL = 10.0
@@ -102,11 +119,9 @@ def main() -> None:
     if KERNEL is None:
         sys.exit("no Shobu kernel is built (or ARBITER_PURE_PYTHON is set): nothing to compare")
     rng = random.Random(3)
-    native = game_positions()
-    python = [pure(state) for state in native]
-    moves = [state.random_move(rng) for state in native]
+    positions = game_positions()
+    moves = [state.random_move(rng) for state in positions]
     start = GAME.new_game()
-    paths = (("Python", pure(start)), ("compiled", compiled(start)))
 
     def looped(first: ShobuState) -> Callable[[random.Random], None]:
         def playout(rng: random.Random) -> None:
@@ -121,7 +136,9 @@ def main() -> None:
         ("random_playout, per CPU s", lambda s: lambda r: s.random_playout(r, 10**6)),
         ("outcome/random_move/play loop, per CPU s", looped),
     ):
-        python_rate, compiled_rate = (cpu_rate(args.seconds, make(first)) for _, first in paths)
+        python_rate, compiled_rate = (
+            measured(path, cpu_rate, args.seconds, make(start)) for _, path in on_both_paths()
+        )
         rows.append((label, python_rate, compiled_rate))
     calls: dict[str, Callable[[ShobuState, Move], Any]] = {
         "why_illegal of a legal turn, µs": lambda state, move: state.why_illegal(move),
@@ -131,7 +148,10 @@ def main() -> None:
         "random_move, µs": lambda state, move: state.random_move(rng),
     }
     for label, call in calls.items():
-        rows.append((label, per_call(python, moves, call), per_call(native, moves, call)))
+        python_time, compiled_time = (
+            measured(path, per_call, positions, moves, call) for _, path in on_both_paths()
+        )
+        rows.append((label, python_time, compiled_time))
     print(f"{'measure':<42} {'Python':>9} {'compiled':>9} {'ratio':>7}")
     for label, python_figure, compiled_figure in rows:
         higher, lower = sorted((python_figure, compiled_figure), reverse=True)

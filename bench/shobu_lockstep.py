@@ -19,34 +19,18 @@ import random
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
-from arbiter.games.shobu import GAME, KERNEL, CompiledShobuState, Move, ShobuState
+from arbiter.games import shobu
+from arbiter.games.shobu import GAME, KERNEL, Move, ShobuState
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, run as a script
-from tests.games.lockstep import perft
+from tests.games.lockstep import both, perft, python_rules, replay
 
 NEAR_MISSES = 4
 """Illegal turns checked at each position, each a legal turn with one part changed: they reach
 the checks a random tuple rarely does (a push into a stone, a passive move that passes one)."""
-
-
-def pure(state: ShobuState) -> ShobuState:
-    """The same position on the Python rules."""
-    return ShobuState(
-        state.black, state.white, state.ply, state.since_capture, state.no_capture_limit
-    )
-
-
-def compiled(state: ShobuState) -> CompiledShobuState:
-    """The same position on the compiled rules (the kernel must be built)."""
-    return CompiledShobuState(
-        state.black, state.white, state.ply, state.since_capture, state.no_capture_limit
-    )
-
-
-def fields(state: ShobuState) -> tuple[int, int, int, int, int]:
-    return state.black, state.white, state.ply, state.since_capture, state.no_capture_limit
 
 
 def random_options(rng: random.Random) -> dict[str, int]:
@@ -81,31 +65,25 @@ def illegal_candidates(rng: random.Random, moves: list[Move]) -> Iterator[Move]:
 
 def check_position(state: ShobuState, rng: random.Random) -> Move | None:
     """Asks both rules every question about `state`; the turn `random_move` drew, None once the
-    game is over. Raises AssertionError naming what differed."""
-    python, native = pure(state), compiled(state)
-    where = f"at {fields(state)}"
-    moves = python.legal_moves()
-    assert native.legal_moves() == moves, f"legal turns differ {where}"
-    assert native.has_turn() == python.has_turn(), f"has_turn differs {where}"
-    assert native.cleared_board() == python.cleared_board(), f"cleared_board differs {where}"
-    outcome = python.outcome()
-    assert native.outcome() == outcome, f"outcome differs {where}"
+    game is over. Raises AssertionError (`Drift`) naming what differed."""
+    moves = both(shobu, state.legal_moves, "legal turns", state)
+    both(shobu, state.has_turn, "has_turn", state)
+    both(shobu, state.cleared_board, "cleared_board", state)
+    outcome = both(shobu, state.outcome, "outcome", state)
     for turn in [*moves[:: max(1, len(moves) // 4)], *illegal_candidates(rng, moves)]:
-        reason = python.why_illegal(turn)
-        assert native.why_illegal(turn) == reason, f"why_illegal{turn} differs {where}"
+        both(shobu, partial(state.why_illegal, turn), f"why_illegal{turn}", state)
     if outcome is not None or not moves:
         return None
     seed = rng.getrandbits(32)
-    turn = python.random_move(random.Random(seed))
-    assert native.random_move(random.Random(seed)) == turn, f"random_move differs {where}"
-    assert fields(native.play(turn)) == fields(python.play(turn)), f"play{turn} differs {where}"
+    turn: Move = both(shobu, lambda: state.random_move(random.Random(seed)), "random_move", state)
+    both(shobu, partial(state.play, turn), f"play{turn}", state)
     return turn
 
 
 def check_game(seed: int) -> int:
     """One random game from the start, every position checked; its length in plies."""
     rng = random.Random(seed)
-    state: ShobuState = pure(GAME.new_game(**random_options(rng)))
+    state = GAME.new_game(**random_options(rng))
     while (turn := check_position(state, rng)) is not None:
         state = state.play(turn)
     return state.ply
@@ -115,20 +93,23 @@ def check_playout(seed: int) -> int:
     """One C playout (cut short now and then) replayed through the Python rules: every turn
     legal there, the same end. Its length in plies."""
     rng = random.Random(seed)
-    start = compiled(GAME.new_game(**random_options(rng)))
+    start = GAME.new_game(**random_options(rng))
     max_plies = rng.choice([10**6, rng.randint(0, 60)])
     turns: list[Move] = []
     assert KERNEL is not None
     end = KERNEL.playout(start, rng.getrandbits(64), max_plies, turns)
-    state = pure(start)
-    for turn in turns:
-        reason = state.why_illegal(turn)
-        assert reason is None, f"playout {seed} played {turn} at {fields(state)}: {reason}"
-        state = state.play(turn)
-    assert fields(state) == fields(end), f"playout {seed} ends elsewhere than its replay"
-    assert state.outcome() == end.outcome(), f"playout {seed}'s outcome differs from its replay"
-    assert len(turns) == max_plies or state.outcome() is not None, f"playout {seed} stopped early"
+    state = replay(shobu, start, turns, max_plies)
+    assert state == end, f"playout {seed} ends elsewhere than its replay"
+    with python_rules(shobu):
+        assert state.outcome() == end.outcome(), f"playout {seed}'s outcome differs"
     return len(turns)
+
+
+def perfts(state: ShobuState, depth: int) -> tuple[int, int]:
+    """Perft to `depth` on the Python rules and on the kernel."""
+    with python_rules(shobu):
+        python = perft(state, depth)
+    return python, perft(state, depth)
 
 
 def main() -> None:
@@ -152,7 +133,7 @@ def main() -> None:
                 flush=True,
             )
     start = GAME.new_game()
-    counts = perft(pure(start), args.perft), perft(compiled(start), args.perft)
+    counts = perfts(start, args.perft)
     if counts[0] != counts[1]:
         sys.exit(f"perft {args.perft} differs: {counts[0]} on the Python rules, {counts[1]} in C")
     print(

@@ -58,6 +58,11 @@ from arbiter.games import Game, Outcome, get_game  # noqa: E402
 
 OPENSPIEL = "openspiel-mcts"
 OPENSPIEL_GAMES = ("amazons",)
+SPIEL_LEAST_TIME = 0.01
+"""Seconds OpenSpiel's `MCTSBot` gets for one action at least: stopped before its first
+simulation (a few hundred microseconds on a loaded machine) its `Step` reads a child the root
+does not have and the process dies of a segmentation fault. A move is three actions, so a
+budget under about 0.1 s a move is raised to this."""
 DOC = _HERE.parent / "docs" / "agents.md"
 SPIN = "import os, sys\nparent = int(sys.argv[1])\nwhile os.getppid() == parent:\n    pass"
 """A busy process's program: one core's worth of pure Python work, until the bench is gone
@@ -423,7 +428,7 @@ class OpenSpielMCTS:
             self._seed,
             False,
             pyspiel.ChildSelectionPolicy.UCT,
-            clock.thinking_time(budget) / 3,
+            max(SPIEL_LEAST_TIME, clock.thinking_time(budget) / 3),
         )
         squares = []
         for _ in range(3):

@@ -103,6 +103,15 @@ class Kernel(Protocol):
         """The position after random moves drawn as `AmazonsState.random_move` draws them; each
         move played is appended to `record` when it is a list."""
 
+    def territory(
+        self, mine: Bitboard, theirs: Bitboard, empty: Bitboard, /
+    ) -> tuple[int, int, int]:
+        """agents/evaluations/amazons.py's `territory`: an evaluation's feature, computed here
+        because it is a flood over the board, which C does many times faster."""
+
+    def freedom(self, amazons: Bitboard, empty: Bitboard, worth: tuple[float, ...], /) -> float:
+        """agents/evaluations/amazons.py's `freedom`, likewise."""
+
 
 KERNEL: Kernel | None = cast("Kernel | None", kernel("amazons"))
 """The compiled rules, or None where they were not built: then the Python code below runs. The

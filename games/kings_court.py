@@ -246,6 +246,10 @@ class Kernel(Protocol):
         `record` when it is a list: (white, black, plies played, since_capture,
         first_direction)."""
 
+    def jumpable(self, victims: Bitboard, attackers: Bitboard, empty: Bitboard, /) -> Bitboard:
+        """agents/evaluations/kings_court.py's `jumpable`: an evaluation's feature, computed
+        here because the search asks it at every leaf."""
+
 
 KERNEL = cast(Kernel | None, kernel("kings_court"))
 """The compiled kernel, or None where it was not built: then the State's methods below run in

@@ -20,8 +20,8 @@ rules are independent, and the tests check that they agree on every candidate tu
 
 This module is the statement of the rules. games/native/shobu.c computes the same answers on the
 same bitsets (turns, the legality of one, making one, the end, whole random playouts) many times
-faster; where it is built, the game's states are `CompiledShobuState`s, which ask it, and
-tests/games/test_native_shobu.py plays it against `ShobuState` in lockstep.
+faster; where it is built, the state's methods ask it (`KERNEL`), and the tests play it against
+the Python rules in lockstep.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import functools
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, cast
+from typing import Any, Protocol, cast
 
 from arbiter.games._base import Game, InvalidMoveError, Option, Outcome, Seat, State, StateDataError
 from arbiter.games._bitboard import squares_of
@@ -183,6 +183,32 @@ def _aggressive_landings(own: Bitboard, opp: Bitboard, direction: int) -> tuple[
     return one & ~(opp & stone_ahead), two
 
 
+class Kernel(Protocol):
+    """games/native/shobu.c, which answers the hot questions of `ShobuState` on the same data.
+    Each function takes the state first and answers as the state's method of the same name
+    (`playout` as `random_playout`, from a seed, recording its turns in `record` if given), but
+    `is_legal` and `ongoing` answer yes or no where `why_illegal` and `outcome` explain."""
+
+    def legal_moves(self, state: ShobuState, /) -> list[Move]: ...
+    def cleared_board(self, state: ShobuState, /) -> tuple[Seat, int] | None: ...
+    def has_turn(self, state: ShobuState, /) -> bool: ...
+    def ongoing(self, state: ShobuState, /) -> bool: ...
+    def is_legal(self, state: ShobuState, move: Move, /) -> bool: ...
+    def random_move(self, state: ShobuState, randrange: Callable[[int], int], /) -> Move: ...
+    def play(self, state: ShobuState, move: Move, /) -> ShobuState: ...
+    def playout(
+        self, state: ShobuState, seed: int, max_plies: int, record: list[Move] | None, /
+    ) -> ShobuState: ...
+    def balance(self, mine: Bitboard, theirs: Bitboard, my_turn: bool, tempo: float, /) -> float:
+        """agents/evaluations/shobu.py's `balance`: an evaluation's feature, computed here
+        because the search asks it at every leaf."""
+
+
+KERNEL = cast("Kernel | None", kernel("shobu"))
+"""The compiled kernel, or None where it was not built: then the State's methods below run in
+Python. The differential tests set it to None for a while to play the Python rules beside it."""
+
+
 @dataclass(frozen=True, slots=True)
 class ShobuState(State[Move]):
     """A position: each colour's stones as a bitset over the 64 squares, plus the counters.
@@ -255,6 +281,8 @@ class ShobuState(State[Move]):
         The seat to move is asked first: its opponent just moved and is the one who clears
         boards in play. The other case only arises in a position built by hand.
         """
+        if KERNEL is not None:
+            return KERNEL.cleared_board(self)
         for loser in (self.ply & 1, 1 - (self.ply & 1)):
             bits = self.stones(loser)
             for board in range(4):
@@ -263,6 +291,8 @@ class ShobuState(State[Move]):
         return None
 
     def outcome(self) -> Outcome | None:
+        if KERNEL is not None and KERNEL.ongoing(self):
+            return None  # the reasons in words below are built only for an ended game
         cleared = self.cleared_board()
         if cleared is not None:
             loser, board = cleared
@@ -305,6 +335,8 @@ class ShobuState(State[Move]):
         return self.since_capture >= self.no_capture_limit or self.cleared_board() is not None
 
     def legal_moves(self) -> list[Move]:
+        if KERNEL is not None:
+            return KERNEL.legal_moves(self)
         if self._ended_by_stones_or_count():
             return []
         moves = []
@@ -318,11 +350,15 @@ class ShobuState(State[Move]):
 
     def has_turn(self) -> bool:
         """Whether the seat to move has any legal turn (not asking whether the game is over)."""
+        if KERNEL is not None:
+            return KERNEL.has_turn(self)
         return next(self._turn_groups(), None) is not None
 
     def random_move(self, rng: random.Random) -> Move:
         """Uniform over `legal_moves()` (it returns `legal_moves()[i]` for a random i) without
         building the list: each group's size is the product of its two lists."""
+        if KERNEL is not None:
+            return KERNEL.random_move(self, rng.randrange)
         groups = [(v, p, a, a.bit_count()) for v, p, a in self._turn_groups()]
         index = rng.randrange(sum(p.bit_count() * count for _, p, _, count in groups))
         for vector, passive, aggressive, count in groups:
@@ -336,6 +372,8 @@ class ShobuState(State[Move]):
         raise AssertionError("random index beyond the legal turns")
 
     def why_illegal(self, move: Move) -> str | None:
+        if KERNEL is not None and KERNEL.is_legal(self, move):
+            return None  # the reasons in words below are built only for an illegal turn
         if self._ended_by_stones_or_count():
             return "the game is over"
         reason = self._turn_problem(move)
@@ -413,6 +451,8 @@ class ShobuState(State[Move]):
     # --- making a turn ----------------------------------------------------------------------
 
     def play(self, move: Move) -> ShobuState:
+        if KERNEL is not None:
+            return KERNEL.play(self, move)
         passive, aggressive, direction, distance = move
         vector = direction * 2 + distance - 1
         landing = LANDING[vector]
@@ -428,6 +468,14 @@ class ShobuState(State[Move]):
         if self.ply & 1:
             own, opp = opp, own
         return ShobuState(own, opp, self.ply + 1, since_capture, self.no_capture_limit)
+
+    def random_playout(self, rng: random.Random, max_plies: int) -> ShobuState:
+        """The whole playout in the kernel when it is built, with its own generator seeded from
+        `rng`: the same distribution as `random_move` (uniform over the legal turns), not the
+        same turns."""
+        if KERNEL is None:
+            return State.random_playout(self, rng, max_plies)
+        return KERNEL.playout(self, rng.getrandbits(64), max_plies, None)
 
     # --- data and pictures ------------------------------------------------------------------
 
@@ -472,70 +520,6 @@ class ShobuState(State[Move]):
             f"ply {self.ply}, {self.since_capture} of {self.no_capture_limit} turns without a "
             f"capture: {state}",
         ]
-
-
-class ShobuKernel(Protocol):
-    """games/native/shobu.c, which answers the hot questions of `ShobuState` on the same data.
-    Each function takes the state first and answers as the state's method of the same name
-    (`playout` as `random_playout`, from a seed, recording its turns in `record` if given), but
-    `is_legal` and `ongoing` answer yes or no where `why_illegal` and `outcome` explain."""
-
-    def legal_moves(self, state: ShobuState, /) -> list[Move]: ...
-    def cleared_board(self, state: ShobuState, /) -> tuple[Seat, int] | None: ...
-    def has_turn(self, state: ShobuState, /) -> bool: ...
-    def ongoing(self, state: ShobuState, /) -> bool: ...
-    def is_legal(self, state: ShobuState, move: Move, /) -> bool: ...
-    def random_move(self, state: ShobuState, randrange: Callable[[int], int], /) -> Move: ...
-    def play(self, state: CompiledShobuState, move: Move, /) -> CompiledShobuState: ...
-    def playout(
-        self, state: CompiledShobuState, seed: int, max_plies: int, record: list[Move] | None, /
-    ) -> CompiledShobuState: ...
-
-
-KERNEL = cast("ShobuKernel | None", kernel("shobu"))
-"""The compiled kernel, or None where it was not built (or `ARBITER_PURE_PYTHON` is set)."""
-
-
-class CompiledShobuState(ShobuState):
-    """A `ShobuState` whose hot methods run in the kernel: the game's states are of this class
-    where the kernel is built. The rules stay in `ShobuState`, the reference the tests play this
-    class against; the reasons in words (an illegal turn's, an ended game's) come from there too,
-    asked only in the rare case that needs one."""
-
-    __slots__ = ()
-    kernel: ClassVar[ShobuKernel]
-
-    def legal_moves(self) -> list[Move]:
-        return self.kernel.legal_moves(self)
-
-    def has_turn(self) -> bool:
-        return self.kernel.has_turn(self)
-
-    def cleared_board(self) -> tuple[Seat, int] | None:
-        return self.kernel.cleared_board(self)
-
-    def outcome(self) -> Outcome | None:
-        return None if self.kernel.ongoing(self) else ShobuState.outcome(self)
-
-    def why_illegal(self, move: Move) -> str | None:
-        return None if self.kernel.is_legal(self, move) else ShobuState.why_illegal(self, move)
-
-    def random_move(self, rng: random.Random) -> Move:
-        return self.kernel.random_move(self, rng.randrange)
-
-    def play(self, move: Move) -> CompiledShobuState:
-        return self.kernel.play(self, move)
-
-    def random_playout(self, rng: random.Random, max_plies: int) -> CompiledShobuState:
-        """The whole playout in the kernel, with its own generator seeded from `rng`: the same
-        distribution as `random_move` (uniform over the legal turns), not the same turns."""
-        return self.kernel.playout(self, rng.getrandbits(64), max_plies, None)
-
-
-if KERNEL is not None:
-    CompiledShobuState.kernel = KERNEL
-STATE_CLASS: type[ShobuState] = ShobuState if KERNEL is None else CompiledShobuState
-"""The class of the game's states: compiled where the kernel is built."""
 
 
 BLOCK_WIDTH = 13
@@ -717,7 +701,7 @@ class ShobuGame(Game[ShobuState, Move]):
                 f"since_capture {since} must be at most ply {ply} and no_capture_limit {limit}, "
                 f"which must be at least 1"
             )
-        state = STATE_CLASS(*_boards_from_data(data["boards"]), ply, since, limit)
+        state = ShobuState(*_boards_from_data(data["boards"]), ply, since, limit)
         if 0 in state.board_counts(BLACK) and 0 in state.board_counts(WHITE):
             raise StateDataError(
                 "both players have a board cleared of the other's stones; a game ends at the first"

@@ -289,6 +289,13 @@ class Kernel(Protocol):
         `record` when it is a list (a pass as None): (white, black, ply, shrinks,
         since_capture)."""
 
+    def reach(self, pieces: Bitboard, occupied: Bitboard, open_squares: Bitboard, /) -> Bitboard:
+        """agents/evaluations/watch_your_back.py's `reach`: an evaluation's feature, computed
+        here because the search asks it at every leaf."""
+
+    def in_danger(self, pieces: Bitboard, hostile: Bitboard, arrivals: Bitboard, /) -> Bitboard:
+        """agents/evaluations/watch_your_back.py's `in_danger`, likewise."""
+
 
 KERNEL = cast(Kernel | None, kernel("watch_your_back"))
 """The compiled kernel, or None where it was not built: then the State's methods below run in

@@ -11,7 +11,10 @@ bitboards with no square-by-square walk:
 
 The evaluation runs at every leaf of the search and at the end of every MCTS playout, so its
 speed is the searches' depth and playouts (`bench/amazons_search.py` measures it against the
-evaluation this one replaced). See `territory` for how the flood is made cheap.
+evaluation this one replaced). See `territory` for how the flood is made cheap. Where the game's
+kernel is built, the flood and the freedom run in it (`KERNEL.territory` and `KERNEL.freedom`,
+the same values; the functions here stay the reference, and
+tests/agents/test_native_evaluations.py compares the two).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 from arbiter.agents.evaluation import Evaluation, MoveParts
 from arbiter.games import Seat
 from arbiter.games._bitboard import squares_of
-from arbiter.games.amazons import BIT, FULL, NEIGHBOURS, SIZE, AmazonsState, reach
+from arbiter.games.amazons import BIT, FULL, KERNEL, NEIGHBOURS, SIZE, AmazonsState, reach
 
 SQUARE = 10.0
 """One square of territory."""
@@ -73,23 +76,28 @@ def territory(mine: int, theirs: int, empty: int) -> tuple[int, int, int]:
     )
 
 
-def freedom(amazons: int, empty: int) -> float:
-    """The amazons' worth by their free neighbours (`FREEDOM`), summed."""
+def freedom(amazons: int, empty: int, worth: tuple[float, ...]) -> float:
+    """The amazons' worth by their free neighbours (`worth[n]` for n free ones), summed."""
     total = 0.0
     while amazons:
         low = amazons & -amazons
-        total += FREEDOM[(NEIGHBOURS[low.bit_length() - 1] & empty).bit_count()]
+        total += worth[(NEIGHBOURS[low.bit_length() - 1] & empty).bit_count()]
         amazons ^= low
     return total
+
+
+_territory = territory if KERNEL is None else KERNEL.territory
+_freedom = freedom if KERNEL is None else KERNEL.freedom
+"""The features the evaluation uses: compiled where the kernel is built."""
 
 
 def evaluate(state: AmazonsState, seat: Seat) -> float:
     mine, theirs = (state.black, state.white) if seat else (state.white, state.black)
     empty = FULL & ~(state.white | state.black | state.arrows)
-    owned_mine, owned_theirs, shared = territory(mine, theirs, empty)
+    owned_mine, owned_theirs, shared = _territory(mine, theirs, empty)
     lean = TEMPO * shared if state.to_move == seat else -TEMPO * shared
     score = SQUARE * (owned_mine - owned_theirs + lean)
-    return score + freedom(mine, empty) - freedom(theirs, empty)
+    return score + _freedom(mine, empty, FREEDOM) - _freedom(theirs, empty, FREEDOM)
 
 
 def part_choices(state: AmazonsState, prefix: tuple[int, ...]) -> list[int]:

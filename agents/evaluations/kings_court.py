@@ -7,7 +7,9 @@ opponent is to move, and a threat of ours matters little when they can answer it
 
 Threats are found for every piece at once with shifted bitboards: a piece can be jumped along a
 line when an enemy stands on one side of it and the other side is empty (one jump only; the
-search sees the chains).
+search sees the chains). Where the game's kernel is built, `jumpable` runs in it (the same
+bitboard; the function here stays the reference, and tests/agents/test_native_evaluations.py
+compares the two).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from arbiter.games.kings_court import (
     COURT_RULE_FROM_PLY,
     FILE_A,
     FULL,
+    KERNEL,
     KingsCourtState,
     Move,
 )
@@ -51,6 +54,10 @@ def jumpable(victims: int, attackers: int, empty: int) -> int:
     )
 
 
+_jumpable = jumpable if KERNEL is None else KERNEL.jumpable
+"""The threat finder the evaluation uses: compiled where the kernel is built."""
+
+
 def _court_worth(pieces: int) -> float:
     return COURT_WORTH[min((pieces & COURT).bit_count(), len(COURT_WORTH) - 1)]
 
@@ -60,8 +67,8 @@ def evaluate(state: KingsCourtState, seat: Seat) -> float:
     empty = FULL & ~(mine | theirs)
     score = PIECE * (mine.bit_count() - theirs.bit_count())
     score += _court_worth(mine) - _court_worth(theirs)
-    mine_hit = jumpable(mine, theirs, empty)
-    theirs_hit = jumpable(theirs, mine, empty)
+    mine_hit = _jumpable(mine, theirs, empty)
+    theirs_hit = _jumpable(theirs, mine, empty)
     if state.turn == seat:
         mine_weight, theirs_weight = THREAT_TO_MOVER, THREAT_TO_WAITER
     else:

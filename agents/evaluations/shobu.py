@@ -9,13 +9,16 @@ stone outweighs a small lead spread over all four. Per board, as the seed descri
 - behind: the mirror image, the deficit plus how few of our own stones are left;
 - level: a small edge to the side to move, growing with the stones on the board (the seed's
   "if White's turn, increase score based on how many pieces are in that board").
+
+Where the game's kernel is built, `balance` runs in it (the same sum; the function here stays the
+reference, and tests/agents/test_native_evaluations.py compares the two).
 """
 
 from __future__ import annotations
 
 from arbiter.agents.evaluation import Evaluation
 from arbiter.games import Seat
-from arbiter.games.shobu import BOARD_MASK, PATH, ShobuState
+from arbiter.games.shobu import BOARD_MASK, KERNEL, PATH, ShobuState
 
 UNIT = 10.0
 """Score of a board term of 1 (its square is 1)."""
@@ -23,23 +26,31 @@ TEMPO = 0.1
 """Per stone on a level board, for the side to move: less than a stone's worth in all."""
 
 
-def _board_term(mine: int, theirs: int, my_turn: bool) -> float:
+def _board_term(mine: int, theirs: int, my_turn: bool, tempo: float) -> float:
     lead = mine - theirs
     if lead > 0:
         return lead + (4 - theirs)
     if lead < 0:
         return lead - (4 - mine)
-    return TEMPO * (mine + theirs) if my_turn else -TEMPO * (mine + theirs)
+    return tempo * (mine + theirs) if my_turn else -tempo * (mine + theirs)
+
+
+def balance(mine: int, theirs: int, my_turn: bool, tempo: float) -> float:
+    """Each board's term for `mine`, summed as signed squares."""
+    total = 0.0
+    for mask in BOARD_MASK:
+        term = _board_term((mine & mask).bit_count(), (theirs & mask).bit_count(), my_turn, tempo)
+        total += term * abs(term)
+    return total
+
+
+_balance = balance if KERNEL is None else KERNEL.balance
+"""The sum the evaluation uses: compiled where the kernel is built."""
 
 
 def evaluate(state: ShobuState, seat: Seat) -> float:
     mine, theirs = (state.white, state.black) if seat else (state.black, state.white)
-    my_turn = state.turn == seat
-    total = 0.0
-    for mask in BOARD_MASK:
-        term = _board_term((mine & mask).bit_count(), (theirs & mask).bit_count(), my_turn)
-        total += term * abs(term)
-    return UNIT * total
+    return UNIT * _balance(mine, theirs, state.turn == seat, TEMPO)
 
 
 def order(state: ShobuState, moves: list[tuple[int, int, int, int]]) -> None:

@@ -12,6 +12,8 @@ a fraction of it:
 - the centre: inner squares are safe from shrinks and from corners, so they earn a little.
 
 Squares are bits `8 * row + column`, so every feature is a few shifted bitboards, no loops.
+Where the game's kernel is built, `reach` and `in_danger` run in it (the same bitboards; the
+functions here stay the reference, and tests/agents/test_native_evaluations.py compares the two).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from arbiter.games import Seat
 from arbiter.games.watch_your_back import (
     BLOCKED,
     CORNERS,
+    KERNEL,
     OFF_BOARD,
     PLACEMENTS,
     SHRINK_AFTER,
@@ -86,9 +89,12 @@ def arrivals(state: WatchYourBackState, seat: Seat) -> int:
     free = FULL & ~(state.white | state.black)
     if state.ply < PLACEMENTS:
         return free & ZONES[seat]
-    open_squares = free & ~BLOCKED[state.shrinks]
-    occupied = state.white | state.black
     pieces = state.black if seat else state.white
+    return _reach(pieces, state.white | state.black, free & ~BLOCKED[state.shrinks])
+
+
+def reach(pieces: int, occupied: int, open_squares: int) -> int:
+    """The open squares `pieces` reach with one slide, or one jump over an occupied square."""
     reached = 0
     for step, _ in _SHIFTS:
         reached |= step(pieces) & open_squares
@@ -104,9 +110,18 @@ def in_danger(pieces: int, hostile: int, enemy_arrivals: int) -> int:
     return pieces & danger
 
 
+_reach = reach if KERNEL is None else KERNEL.reach
+_in_danger = in_danger if KERNEL is None else KERNEL.in_danger
+"""The features the evaluation uses: compiled where the kernel is built."""
+
+
 def _centre(pieces: int) -> float:
-    return sum(
-        weight * (pieces & ring).bit_count() for weight, ring in zip(CENTRE, RINGS, strict=True)
+    edge, outer, inner, centre = RINGS
+    return (
+        CENTRE[0] * (pieces & edge).bit_count()
+        + CENTRE[1] * (pieces & outer).bit_count()
+        + CENTRE[2] * (pieces & inner).bit_count()
+        + CENTRE[3] * (pieces & centre).bit_count()
     )
 
 
@@ -124,8 +139,8 @@ def evaluate(state: WatchYourBackState, seat: Seat) -> float:
     mine, theirs = (state.black, state.white) if seat else (state.white, state.black)
     corners = CORNERS[state.shrinks]
     score = PIECE * (mine.bit_count() - theirs.bit_count()) + _centre(mine) - _centre(theirs)
-    mine_hit = in_danger(mine, theirs | corners, arrivals(state, 1 - seat)).bit_count()
-    theirs_hit = in_danger(theirs, mine | corners, arrivals(state, seat)).bit_count()
+    mine_hit = _in_danger(mine, theirs | corners, arrivals(state, 1 - seat)).bit_count()
+    theirs_hit = _in_danger(theirs, mine | corners, arrivals(state, seat)).bit_count()
     if state.turn == seat:
         score += DANGER_WAITING * theirs_hit - DANGER_MOVING * mine_hit
     else:

@@ -326,6 +326,97 @@ static PyObject *playout(PyObject *Py_UNUSED(module), PyObject *args) {
     return packed_position(&position);
 }
 
+/* Evaluation features (agents/evaluations/amazons.py states them and stays their reference; the
+ * search calls them at every leaf). A board is 100 bits of one 128-bit integer here. */
+
+typedef unsigned __int128 Board128;
+
+static int read_board128(PyObject *value, const char *name, Board128 *board) {
+    uint8_t bytes[BOARD_BYTES];
+    if (board_bytes(value, name, bytes) < 0) {
+        return -1;
+    }
+    *board = 0;
+    for (int byte = BOARD_BYTES - 1; byte >= 0; byte--) {
+        *board = *board << 8 | bytes[byte];
+    }
+    return 0;
+}
+
+static int count128(Board128 board) {
+    return __builtin_popcountll((uint64_t)board) + __builtin_popcountll((uint64_t)(board >> 64));
+}
+
+/* Every square one king step from `front` (some beyond the board: the caller masks them). */
+static Board128 king_steps(Board128 front, Board128 not_file_a, Board128 not_file_j) {
+    Board128 east = front & not_file_j, west = front & not_file_a;
+    return front << 10 | front >> 10 | east << 1 | east << 11 | east >> 9 | west >> 1 |
+           west << 9 | west >> 11;
+}
+
+/* territory(mine, theirs, empty): the squares each side reaches first in king steps and those
+ * both reach at the same step, flooding both sides a step a round as the Python flood does. */
+static PyObject *territory(PyObject *Py_UNUSED(module), PyObject *args) {
+    PyObject *mine_int, *theirs_int, *empty_int;
+    Board128 mine, theirs, empty;
+    if (!PyArg_ParseTuple(args, "OOO:territory", &mine_int, &theirs_int, &empty_int) ||
+        read_board128(mine_int, "mine", &mine) < 0 ||
+        read_board128(theirs_int, "theirs", &theirs) < 0 ||
+        read_board128(empty_int, "empty", &empty) < 0) {
+        return NULL;
+    }
+    Board128 file_a = 0;
+    for (int rank = 0; rank < SIZE; rank++) {
+        file_a |= (Board128)1 << (SIZE * rank);
+    }
+    Board128 not_file_a = ~file_a, not_file_j = ~(file_a << (SIZE - 1));
+    Board128 mine_front = mine, theirs_front = theirs, free = empty;
+    Board128 reached_mine = 0, reached_theirs = 0;
+    while (mine_front | theirs_front) {
+        mine_front = king_steps(mine_front, not_file_a, not_file_j) & free;
+        theirs_front = king_steps(theirs_front, not_file_a, not_file_j) & free;
+        free &= ~(mine_front | theirs_front);
+        reached_mine |= mine_front;
+        reached_theirs |= theirs_front;
+    }
+    return Py_BuildValue("(iii)", count128(reached_mine & ~reached_theirs),
+                         count128(reached_theirs & ~reached_mine),
+                         count128(reached_mine & reached_theirs));
+}
+
+/* freedom(amazons, empty, worth): the amazons' worth by their free neighbours, each worth[n] for
+ * an amazon with n empty neighbours (0-8), summed as the Python `freedom` sums it. */
+static PyObject *freedom(PyObject *Py_UNUSED(module), PyObject *args) {
+    PyObject *amazons_int, *empty_int, *worth;
+    uint8_t amazons[BOARD_BYTES], empty[BOARD_BYTES];
+    if (!PyArg_ParseTuple(args, "OOO!:freedom", &amazons_int, &empty_int, &PyTuple_Type, &worth) ||
+        board_bytes(amazons_int, "amazons", amazons) < 0 ||
+        board_bytes(empty_int, "empty", empty) < 0) {
+        return NULL;
+    }
+    if (PyTuple_GET_SIZE(worth) != DIRECTIONS + 1) {
+        PyErr_SetString(PyExc_ValueError, "worth must hold 9 numbers, for 0 to 8 free neighbours");
+        return NULL;
+    }
+    double total = 0.0;
+    for (int square = 0; square < SQUARES; square++) {
+        if (!(amazons[square >> 3] & (1 << (square & 7)))) {
+            continue;
+        }
+        int free = 0;
+        for (int n = 0; n < NEIGHBOUR_COUNTS[square]; n++) {
+            int neighbour = NEIGHBOURS[square][n];
+            free += (empty[neighbour >> 3] >> (neighbour & 7)) & 1;
+        }
+        double value = PyFloat_AsDouble(PyTuple_GET_ITEM(worth, free));
+        if (value == -1.0 && PyErr_Occurred()) {
+            return NULL;
+        }
+        total += value;
+    }
+    return PyFloat_FromDouble(total);
+}
+
 static PyMethodDef METHODS[] = {
     {"legal_moves", legal_moves, METH_VARARGS,
      "legal_moves(white, black, arrows, to_move) -> list of (from, to, arrow), in the Python "
@@ -336,6 +427,12 @@ static PyMethodDef METHODS[] = {
      "playout(white, black, arrows, to_move, seed, max_plies, record) -> (white, black, arrows, "
      "to_move) after random moves until no move is left or max_plies are played; each move is "
      "appended to `record` unless it is None."},
+    {"territory", territory, METH_VARARGS,
+     "territory(mine, theirs, empty) -> (squares mine reach first, squares theirs reach first, "
+     "squares both reach at once), as agents/evaluations/amazons.py's `territory`."},
+    {"freedom", freedom, METH_VARARGS,
+     "freedom(amazons, empty, worth) -> the amazons' worth by their free neighbours, as "
+     "agents/evaluations/amazons.py's `freedom`."},
     {NULL, NULL, 0, NULL},
 };
 

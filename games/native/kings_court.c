@@ -476,6 +476,26 @@ static int build_tables(void)
     return 0;
 }
 
+/* Evaluation features (agents/evaluations/kings_court.py states them and stays their reference;
+ * the search calls them at every leaf). */
+
+/* The victims with an attacker on one side and an empty square on the other, in a line. */
+static PyObject *jumpable(PyObject *module, PyObject *const *args, Py_ssize_t count)
+{
+    (void)module;
+    Bitboard victims, attackers, empty;
+    if (check_count("jumpable", count, 3) || read_board(args[0], "victims", &victims) ||
+        read_board(args[1], "attackers", &attackers) || read_board(args[2], "empty", &empty))
+        return NULL;
+    Bitboard west_attacker = (attackers << 1) & ~FILE_A, east_attacker = (attackers >> 1) & ~FILE_H;
+    Bitboard west_empty = (empty << 1) & ~FILE_A, east_empty = (empty >> 1) & ~FILE_H;
+    Bitboard south_attacker = attackers << 8, north_attacker = attackers >> 8;
+    Bitboard south_empty = empty << 8, north_empty = empty >> 8;
+    return PyLong_FromUnsignedLongLong(
+        victims & ((west_attacker & east_empty) | (east_attacker & west_empty) |
+                   (south_attacker & north_empty) | (north_attacker & south_empty)));
+}
+
 static PyMethodDef METHODS[] = {
     {"legal_moves", (PyCFunction)(void (*)(void))legal_moves, METH_FASTCALL,
      "legal_moves(own, opp, opening, first_direction): every legal move of a position whose "
@@ -487,6 +507,9 @@ static PyMethodDef METHODS[] = {
      "max_plies, record): random moves, each uniform over the legal ones, until the game ends "
      "or max_plies are played, each appended to `record` when it is a list; returns (white, "
      "black, plies played, since_capture, first_direction)."},
+    {"jumpable", (PyCFunction)(void (*)(void))jumpable, METH_FASTCALL,
+     "jumpable(victims, attackers, empty): the victims an attacker could jump over in one step, "
+     "as agents/evaluations/kings_court.py's `jumpable`."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,6 +11,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "splitmix64.h"
@@ -496,6 +497,42 @@ static PyObject *playout(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
     return new_state(args[0], &position);
 }
 
+/* Evaluation feature (agents/evaluations/shobu.py states it and stays its reference; the search
+ * calls it at every leaf). */
+
+/* balance(mine, theirs, my_turn, tempo): each board's term for `mine`, summed as signed squares. */
+static PyObject *balance(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    Bits mine, theirs;
+    if (check_count(nargs, 4, "balance") < 0)
+        return NULL;
+    if (!PyLong_Check(args[0]) || !PyLong_Check(args[1]) || !PyFloat_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "balance() takes int bitboards mine and theirs, "
+                                         "my_turn, and a float tempo");
+        return NULL;
+    }
+    if (read_bits(args[0], &mine) < 0 || read_bits(args[1], &theirs) < 0) {
+        PyErr_SetString(PyExc_ValueError, "mine and theirs must be bitboards of 64 squares");
+        return NULL;
+    }
+    int my_turn = PyObject_IsTrue(args[2]);
+    if (my_turn < 0)
+        return NULL;
+    double tempo = PyFloat_AS_DOUBLE(args[3]);
+    double total = 0.0;
+    for (int board = 0; board < 4; board++) {
+        int own = __builtin_popcountll((mine >> (16 * board)) & 0xFFFF);
+        int other = __builtin_popcountll((theirs >> (16 * board)) & 0xFFFF);
+        int lead = own - other;
+        double term = lead > 0   ? lead + (4 - other)
+                      : lead < 0 ? lead - (4 - own)
+                      : my_turn  ? tempo * (own + other)
+                                 : -tempo * (own + other);
+        total += term * fabs(term);
+    }
+    return PyFloat_FromDouble(total);
+}
+
 static PyMethodDef METHODS[] = {
     {"legal_moves", (PyCFunction)(void (*)(void))legal_moves, METH_FASTCALL,
      "legal_moves(state): every legal turn, in the Python rules' order"},
@@ -513,6 +550,8 @@ static PyMethodDef METHODS[] = {
      "play(state, move): the state after a legal turn"},
     {"playout", (PyCFunction)(void (*)(void))playout, METH_FASTCALL,
      "playout(state, seed, max_plies, record): the state a random playout ends in"},
+    {"balance", (PyCFunction)(void (*)(void))balance, METH_FASTCALL,
+     "balance(mine, theirs, my_turn, tempo): as agents/evaluations/shobu.py's `balance`"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -417,6 +417,57 @@ static int build_tables(void)
     return 0;
 }
 
+/* -- evaluation features (agents/evaluations/watch_your_back.py states them and stays their
+ * reference; the search calls them at every leaf) ----------------------------------------------- */
+
+#define NOT_COLUMN_0 (~0x0101010101010101ULL)
+#define NOT_COLUMN_7 (~0x8080808080808080ULL)
+
+static inline Bitboard east(Bitboard bits) { return (bits << 1) & NOT_COLUMN_0; }
+static inline Bitboard west(Bitboard bits) { return (bits >> 1) & NOT_COLUMN_7; }
+static inline Bitboard south(Bitboard bits) { return bits << SIZE; }
+static inline Bitboard north(Bitboard bits) { return bits >> SIZE; }
+
+static int read_boards(const char *function, PyObject *const *args, Py_ssize_t given,
+                       const char *const names[3], Bitboard boards[3])
+{
+    if (check_count(function, given, 3))
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (read_board(args[i], names[i], &boards[i]))
+            return -1;
+    return 0;
+}
+
+static PyObject *reach(PyObject *module, PyObject *const *args, Py_ssize_t given)
+{
+    (void)module;
+    static const char *const names[3] = {"pieces", "occupied", "open_squares"};
+    Bitboard b[3];
+    if (read_boards("reach", args, given, names, b))
+        return NULL;
+    Bitboard pieces = b[0], occupied = b[1], open_squares = b[2];
+    Bitboard stepped[DIRECTIONS] = {east(pieces), west(pieces), south(pieces), north(pieces)};
+    Bitboard reached = (stepped[0] | stepped[1] | stepped[2] | stepped[3]) & open_squares;
+    reached |= (east(stepped[0] & occupied) | west(stepped[1] & occupied) |
+                south(stepped[2] & occupied) | north(stepped[3] & occupied)) &
+               open_squares;
+    return PyLong_FromUnsignedLongLong(reached);
+}
+
+static PyObject *in_danger(PyObject *module, PyObject *const *args, Py_ssize_t given)
+{
+    (void)module;
+    static const char *const names[3] = {"pieces", "hostile", "enemy_arrivals"};
+    Bitboard b[3];
+    if (read_boards("in_danger", args, given, names, b))
+        return NULL;
+    Bitboard pieces = b[0], hostile = b[1], arrivals = b[2];
+    Bitboard danger = (east(hostile) & west(arrivals)) | (west(hostile) & east(arrivals)) |
+                      (south(hostile) & north(arrivals)) | (north(hostile) & south(arrivals));
+    return PyLong_FromUnsignedLongLong(pieces & danger);
+}
+
 static PyMethodDef METHODS[] = {
     {"moves", (PyCFunction)(void (*)(void))moves, METH_FASTCALL,
      "moves(own, other, shrinks): every slide and jump of the mover's pieces `own`, in "
@@ -430,6 +481,12 @@ static PyMethodDef METHODS[] = {
      "random moves, each uniform over the legal ones, until the game ends or max_plies are "
      "played, each appended to `record` when it is a list (a pass as None); returns (white, "
      "black, ply, shrinks, since_capture)."},
+    {"reach", (PyCFunction)(void (*)(void))reach, METH_FASTCALL,
+     "reach(pieces, occupied, open_squares): the open squares the pieces reach by one slide or "
+     "jump, as agents/evaluations/watch_your_back.py's `reach`."},
+    {"in_danger", (PyCFunction)(void (*)(void))in_danger, METH_FASTCALL,
+     "in_danger(pieces, hostile, enemy_arrivals): as agents/evaluations/watch_your_back.py's "
+     "`in_danger`."},
     {NULL, NULL, 0, NULL},
 };
 

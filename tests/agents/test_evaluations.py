@@ -267,7 +267,9 @@ def test_amazons_a_walled_in_amazon_is_a_lost_one() -> None:
     rows = ["xx........", "Wx.....B..", "xx........", *(["." * 10] * 3)]
     state = AmazonsState.from_rows([*rows, "W..B......", "..........", "W.....B...", "W.....B..."])
     empty = AMAZONS_FULL & ~state.occupied
-    assert amazons.freedom(1 << 80, empty) == amazons.FREEDOM[0]  # a9, arrows all round
+    assert (
+        amazons.freedom(1 << 80, empty, amazons.FREEDOM) == amazons.FREEDOM[0]
+    )  # a9, arrows all round
     assert amazons.FREEDOM[0] < -5 * amazons.SQUARE
 
 

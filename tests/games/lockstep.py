@@ -317,9 +317,9 @@ def replay_watch_your_back_playout(
 
 
 def shobu_game(seed: int) -> int:
-    """Shobu's compiled states are a subclass of the Python ones (`CompiledShobuState`), so its
-    lockstep checks are bench/shobu_lockstep.py's: one seeded game, every position asked both
-    ways, and one kernel playout replayed through the Python rules."""
+    """bench/shobu_lockstep.py's checks: one seeded game, every position asked both ways (near
+    misses among the illegal turns, and `random_move`'s draw), and one kernel playout replayed
+    through the Python rules."""
     from bench.shobu_lockstep import check_game, check_playout
 
     return check_game(seed) + check_playout(seed)

@@ -18,29 +18,14 @@ from hypothesis import strategies as st
 
 from arbiter.games import amazons
 from arbiter.games.amazons import GAME, MAX_PLY, AmazonsState
-from tests.conftest import VOLUME
-from tests.games.lockstep import amazons_game, both, kernel_or_skip, python_rules
+from tests.games.lockstep import both, kernel_or_skip, python_rules
 from tests.games.test_amazons import ONLY_VACATED_ARROW, position, random_position
-
-FIXED_GAMES = 100
 
 
 @pytest.fixture(scope="module")
 def kernel() -> amazons.Kernel:
     found: amazons.Kernel = kernel_or_skip(amazons)
     return found
-
-
-@VOLUME
-def test_a_fixed_batch_of_random_games_agrees_move_by_move(kernel: amazons.Kernel) -> None:
-    plies = sum(amazons_game(seed) for seed in range(FIXED_GAMES))
-    assert plies > 50 * FIXED_GAMES  # whole games, not a few moves each
-
-
-@settings(max_examples=20, deadline=None)
-@given(seed=st.integers(FIXED_GAMES, 2**32 - 1))
-def test_random_games_agree_move_by_move(kernel: amazons.Kernel, seed: int) -> None:
-    amazons_game(seed)
 
 
 @settings(max_examples=100, deadline=None)

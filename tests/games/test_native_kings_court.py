@@ -15,16 +15,12 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from arbiter.games import Result, kings_court
 from arbiter.games.kings_court import GAME, KingsCourtState, Move
-from tests.conftest import VOLUME, volume_body
-from tests.games.lockstep import both, kernel_or_skip, kings_court_game, perft, python_rules
+from tests.conftest import VOLUME
+from tests.games.lockstep import both, kernel_or_skip, perft, python_rules
 from tests.games.test_kings_court import QUIET
-
-FIXED_GAMES = 100
 
 
 @pytest.fixture(scope="module")
@@ -35,19 +31,6 @@ def kernel() -> kings_court.Kernel:
 
 def board(*rows: str, **kwargs: Any) -> KingsCourtState:
     return KingsCourtState.from_rows(rows, **kwargs)
-
-
-@VOLUME
-def test_a_fixed_batch_of_random_games_agrees_move_by_move(kernel: kings_court.Kernel) -> None:
-    plies = sum(kings_court_game(seed) for seed in range(FIXED_GAMES))
-    assert plies > 20 * FIXED_GAMES
-
-
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(FIXED_GAMES, 2**63 - 1))
-@volume_body
-def test_random_games_agree_move_by_move(kernel: kings_court.Kernel, seed: int) -> None:
-    kings_court_game(seed)
 
 
 @VOLUME

@@ -17,33 +17,18 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
+from arbiter.games import shobu
 from arbiter.games._native import pure_python
-from arbiter.games.shobu import GAME, KERNEL, STATE_CLASS, CompiledShobuState, ShobuState
-from bench.shobu_lockstep import (
-    check_game,
-    check_playout,
-    check_position,
-    compiled,
-    pure,
-    random_position,
-)
-from tests.conftest import VOLUME, volume_body
-from tests.games.lockstep import perft
+from arbiter.games.shobu import GAME, KERNEL, ShobuState
+from bench.shobu_lockstep import check_playout, check_position, perfts, random_position
+from tests.conftest import VOLUME
+from tests.games.lockstep import python_rules
 
 pytestmark = pytest.mark.skipif(
     pure_python() or (KERNEL is None and os.environ.get("CI") != "true"),
     reason="the Shobu kernel is not built, or ARBITER_PURE_PYTHON refuses it",
 )
-
-
-def test_the_games_states_are_compiled_where_the_kernel_is_built() -> None:
-    assert KERNEL is not None, "CI builds every kernel"
-    assert STATE_CLASS is CompiledShobuState
-    assert type(GAME.new_game()) is CompiledShobuState
-    assert type(GAME.new_game().play(GAME.parse_move("bda1 wla1 n1"))) is CompiledShobuState
 
 
 def test_the_kernel_compiles_without_a_warning() -> None:
@@ -58,12 +43,6 @@ def test_the_kernel_compiles_without_a_warning() -> None:
 
 
 @VOLUME
-def test_a_fixed_batch_of_games_agrees_position_by_position() -> None:
-    for seed in range(12):
-        check_game(seed)
-
-
-@VOLUME
 def test_c_playouts_replay_through_the_python_rules() -> None:
     for seed in range(150):
         check_playout(seed)
@@ -75,7 +54,8 @@ def test_random_positions_agree_including_ended_ones() -> None:
     for seed in range(300):
         state = random_position(random.Random(seed))
         check_position(state, random.Random(seed))
-        outcome = pure(state).outcome()
+        with python_rules(shobu):
+            outcome = state.outcome()
         ends.add(None if outcome is None else outcome.reason.split()[-1])
     assert ends == {None, "board", "stones"}  # going on, the limit, a cleared board
 
@@ -105,18 +85,10 @@ def test_positions_without_a_turn_agree(boards: dict[str, list[str]]) -> None:
     assert outcome.reason == "black has no legal turn"
 
 
-@settings(max_examples=8, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
-@volume_body
-def test_games_of_any_seed_agree(seed: int) -> None:
-    check_game(seed)
-    check_playout(seed)
-
-
 @VOLUME
 def test_perft_two_agrees_from_the_start_and_from_the_middle() -> None:
     positions = [GAME.new_game(), GAME.new_game().random_playout(random.Random(5), 40)]
-    counts = [(perft(pure(s), 2), perft(compiled(s), 2)) for s in positions]
+    counts = [perfts(state, 2) for state in positions]
     assert counts[0] == (50508, 50508)
     assert counts[1][0] == counts[1][1] > 0
 
@@ -125,17 +97,19 @@ def test_a_whole_playout_ends_the_game_or_stops_at_its_plies() -> None:
     start = GAME.new_game(no_capture_limit=30)
     ended = start.random_playout(random.Random(1), 10**6)
     assert ended.outcome() is not None
-    assert type(ended) is CompiledShobuState
+    assert type(ended) is ShobuState
     assert start.random_playout(random.Random(1), 7).ply == 7
     assert start.random_playout(random.Random(1), 0) == start
 
 
 def test_random_move_draws_as_the_python_rules_do_or_fails_as_they_do() -> None:
     state = GAME.new_game()
-    assert state.random_move(random.Random(9)) == pure(state).random_move(random.Random(9))
+    with python_rules(shobu):
+        python_draw = state.random_move(random.Random(9))
+    assert state.random_move(random.Random(9)) == python_draw
     turnless = ShobuState.from_rows({"black-dark": WALLED, "black-light": WALLED})
-    with pytest.raises(ValueError, match="empty range"):
-        pure(turnless).random_move(random.Random(1))
+    with python_rules(shobu), pytest.raises(ValueError, match="empty range"):
+        turnless.random_move(random.Random(1))
     with pytest.raises(ValueError, match="empty range"):
         turnless.random_move(random.Random(1))
 
@@ -145,8 +119,10 @@ def test_why_illegal_of_what_is_not_a_turn_tuple_is_the_python_rules_answer() ->
     as_list: list[int] = [0, 48, 0, 1]  # bda1 wla1 n1
     assert state.why_illegal(as_list) is None  # type: ignore[arg-type]
     off_board = GAME.parse_move("bdd1 wld1 e1")
-    assert state.why_illegal(off_board) == pure(state).why_illegal(off_board)
-    assert state.why_illegal(off_board) is not None
+    with python_rules(shobu):
+        python_reason = state.why_illegal(off_board)
+    assert state.why_illegal(off_board) == python_reason
+    assert python_reason is not None
 
 
 def test_play_refuses_a_turn_off_the_tables_instead_of_reading_past_them() -> None:

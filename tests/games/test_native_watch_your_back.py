@@ -15,15 +15,11 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from arbiter.games import watch_your_back
 from arbiter.games.watch_your_back import GAME, PASS, PLACEMENTS, Move, WatchYourBackState
-from tests.conftest import VOLUME, volume_body
-from tests.games.lockstep import both, kernel_or_skip, perft, python_rules, watch_your_back_game
-
-FIXED_GAMES = 50
+from tests.conftest import VOLUME
+from tests.games.lockstep import both, kernel_or_skip, perft, python_rules
 
 
 @pytest.fixture(scope="module")
@@ -44,19 +40,6 @@ def playout_record(
     counters = (state.ply, state.shrinks, state.since_capture, state.no_capture_limit)
     end = kernel.playout(state.white, state.black, *counters, seed, max_plies, record)
     return end, [PASS if move is None else move for move in record]
-
-
-@VOLUME
-def test_a_fixed_batch_of_random_games_agrees_move_by_move(kernel: watch_your_back.Kernel) -> None:
-    plies = sum(watch_your_back_game(seed) for seed in range(FIXED_GAMES))
-    assert plies > (PLACEMENTS + 128) * FIXED_GAMES
-
-
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(FIXED_GAMES, 2**63 - 1))
-@volume_body
-def test_random_games_agree_move_by_move(kernel: watch_your_back.Kernel, seed: int) -> None:
-    watch_your_back_game(seed)
 
 
 @VOLUME
