@@ -42,8 +42,10 @@ BOTH_BACKENDS = pytest.mark.parametrize("backend", BACKENDS)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests marked `long` first: xdist hands tests out in this
-    order, so a long test started last would run alone while the other process idles."""
+    """The tests marked `long` first: xdist hands tests out in this order, one at a time to the
+    process that is free (`--maxschedchunk=1` in pyproject.toml), so the long ones are shared
+    between the processes, and a long test started last does not run alone while the other
+    process idles."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 

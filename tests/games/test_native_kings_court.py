@@ -50,6 +50,7 @@ def test_random_games_agree_move_by_move(kernel: kings_court.Kernel, seed: int) 
     kings_court_game(seed)
 
 
+@pytest.mark.long
 @VOLUME
 def test_perft_from_the_start_to_the_first_jumps_agrees(kernel: kings_court.Kernel) -> None:
     start = GAME.new_game()
