@@ -61,6 +61,8 @@ LOAD_SHARE = 0.8
 LOAD_PROCESSES = 4
 SCALING_GOAL = 3.0
 SLOT_RETRY = 0.02
+STOP_SECONDS = 10.0
+"""How long a server or worker the bench started has to end on SIGTERM before it is killed."""
 AGENT = r"""
 import json, os, random, socket, struct, sys, time
 import msgpack
@@ -116,7 +118,9 @@ for message in frames():
 
 @contextlib.contextmanager
 def process(command: list[str], log: Path, **environment: str) -> Iterator[subprocess.Popen[str]]:
-    """`command` in a process group of its own, its stderr to `log`; killed with its group."""
+    """`command` in a process group of its own, its stderr to `log`; stopped with its group
+    (SIGTERM, as a server stops a worker: it ends its sandboxes and removes their folders and
+    its own), then killed with whatever of it is left."""
     with open(log, "a") as stderr:
         started = subprocess.Popen(
             command,
@@ -130,6 +134,10 @@ def process(command: list[str], log: Path, **environment: str) -> Iterator[subpr
     try:
         yield started
     finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(started.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            started.communicate(timeout=STOP_SECONDS)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(started.pid, signal.SIGKILL)
         started.communicate()

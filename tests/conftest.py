@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,10 +18,14 @@ import trio
 
 from arbiter.agents.search.clock import LATENESS
 from arbiter.server.app import Admission, bound_port, serve
+from tests.leftovers import nothing_left, own_temporary_folder
 from tests.node_client import node_client  # noqa: F401  (a fixture for every test folder)
 from tests.postgres import Cluster, throwaway_cluster
 
 HOST = "127.0.0.1"
+SYSTEM_TEMPORARY_FOLDER = Path(tempfile.gettempdir())
+"""Where the session's PostgreSQL cluster lives, outside the test process's own temporary folder
+(`temporary_folder`): it outlasts the test that starts it, and its own teardown removes it."""
 P = ParamSpec("P")
 
 BACKENDS = ("sqlite", "postgres")
@@ -37,9 +42,28 @@ BOTH_BACKENDS = pytest.mark.parametrize("backend", BACKENDS)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests marked `long` first: xdist hands tests out in this
-    order, so a long test started last would run alone while the other process idles."""
+    """The tests marked `long` first: xdist hands tests out in this order, one at a time to the
+    process that is free (`--maxschedchunk=1` in pyproject.toml), so the long ones are shared
+    between the processes, and a long test started last does not run alone while the other
+    process idles."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """This test process's own `TMPDIR` (`tests.leftovers`); pytest's `tmp_path` folders stay
+    where they are (their base is fixed first)."""
+    tmp_path_factory.getbasetemp()
+    with own_temporary_folder() as folder:
+        yield folder
+
+
+@pytest.fixture(autouse=True)
+def no_leftovers(temporary_folder: Path) -> Iterator[None]:
+    """The test fails if it leaves an `arbiter-*` entry in the temporary folder: whatever it
+    started is stopped by its end, and cleans up after itself (`tests.leftovers`)."""
+    with nothing_left(temporary_folder):
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -84,7 +108,7 @@ def volume_body(test: Callable[P, None]) -> Callable[P, None]:
 def postgres_cluster() -> Iterator[Cluster]:
     """One cluster for the session, started by the first test that needs it. Skipped without
     PostgreSQL's programs, except under `CI=true`: there they must be installed (`.ci/run`)."""
-    with throwaway_cluster() as cluster:
+    with throwaway_cluster(SYSTEM_TEMPORARY_FOLDER) as cluster:
         yield cluster
 
 

@@ -79,12 +79,13 @@ class Cluster:
     _watchdog: subprocess.Popen[bytes] | None = None
 
     @classmethod
-    def start(cls) -> Cluster:
-        """initdb and start a cluster; `RuntimeError` with the server's log if it fails."""
+    def start(cls, parent: Path | None = None) -> Cluster:
+        """initdb and start a cluster in a new folder of `parent` (default: the temporary
+        folder); `RuntimeError` with the server's log if it fails."""
         initdb, pg_ctl = find_program("initdb"), find_program("pg_ctl")
         if initdb is None or pg_ctl is None:
             raise FileNotFoundError("no initdb/pg_ctl on PATH or in /usr/lib/postgresql/*/bin")
-        folder = Path(tempfile.mkdtemp(prefix="arbiter-pg-"))
+        folder = Path(tempfile.mkdtemp(prefix="arbiter-pg-", dir=parent))
         cluster = cls(folder, _free_port(), pg_ctl)
         if os.geteuid() == 0:
             os.chown(folder, pwd.getpwnam(RUN_AS).pw_uid, -1)
@@ -148,11 +149,12 @@ class Cluster:
 
 
 @contextmanager
-def throwaway_cluster() -> Iterator[Cluster]:
-    """A cluster for a fixture, stopped and removed after it. Skipped without PostgreSQL's
-    programs, except under `CI=true`: there they must be installed (`.ci/run`)."""
+def throwaway_cluster(parent: Path | None = None) -> Iterator[Cluster]:
+    """A cluster for a fixture (in a folder of `parent`, as `Cluster.start`), stopped and removed
+    after it. Skipped without PostgreSQL's programs, except under `CI=true`: there they must be
+    installed (`.ci/run`)."""
     try:
-        cluster = Cluster.start()
+        cluster = Cluster.start(parent)
     except FileNotFoundError as missing:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true and PostgreSQL is not installed: {missing}")

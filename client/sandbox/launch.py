@@ -8,7 +8,8 @@ fresh network namespace has every port free), so a command that names the server
 command line, as `arbiter tournament play --server 127.0.0.1:PORT` does, reaches the relay
 unchanged. What the entrant prints is copied to stderr as it comes (up to the output limit),
 then a line says how it ended if that was not normal; the exit status is 0 only for a normal
-end.
+end. SIGTERM (what the server sends when it stops the entrant) ends the sandbox and removes its
+folders before the process exits.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from arbiter.client.sandbox.ending import Ending
 from arbiter.client.sandbox.limits import Limits
 from arbiter.client.sandbox.link import link
 from arbiter.client.sandbox.process import sandboxed
+from arbiter.client.sandbox.terminated import until_terminated
 from arbiter.client.sandbox.toolchain import SandboxUnavailable
 
 RELAY = Path(__file__).with_name("relay.py")
@@ -33,6 +35,8 @@ FIRST_FREE_PORT = 1024
 """Below it a port needs a privilege the sandbox does not have."""
 INSIDE_PORT = 7777
 """The relay's port when the server's cannot be used inside."""
+TERMINATED = 128 + 15
+"""The exit status after a SIGTERM, as a shell reports a process the signal ended."""
 
 
 def launch_command(command: list[str], code: list[Path]) -> list[str]:
@@ -99,10 +103,13 @@ def main(argv: list[str] | None = None) -> int:
     if not command:
         parser.error("name the command to run after --")
     try:
-        ended = trio.run(run_linked, command, _server_from_environment(), Limits(), args.code)
+        server = _server_from_environment()
+        ended = trio.run(until_terminated, lambda: run_linked(command, server, Limits(), args.code))
     except SandboxUnavailable as error:
         print(f"arbiter: {error}", file=sys.stderr)
         return 2
+    if ended is None:
+        return TERMINATED
     if not ended.normal:
         print(f"arbiter sandbox: {' '.join(command)}: {ended.sentence}", file=sys.stderr)
     return 0 if ended.normal else 1

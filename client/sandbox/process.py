@@ -179,8 +179,14 @@ class SandboxedProcess:
                     await self._output_read.wait()
                 nursery.cancel_scope.cancel()
         finally:
-            await self._stderr.aclose()
-            await self.channel.aclose()
+            # cancelled from outside (its owner asked to stop), the run still ends, is reaped
+            # and says so: `sandboxed` waits for that before it removes the staging folder
+            with trio.CancelScope(shield=True):
+                if self._process.returncode is None:
+                    self.stop()
+                    status = await _exited(self._process)
+                await self._stderr.aclose()
+                await self.channel.aclose()
             self._ending = ending(self.limits, status, self._stopped_for, bytes(self._output))
             self._ended.set()
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import ssl
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from pathlib import Path
 
 import trio
@@ -23,6 +22,7 @@ import trio
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection, ConnectionClosed, ServerError, TLSFailed
 from arbiter.client.options import add_server_option, player_name_arg, positive_int, server_tls
+from arbiter.client.sandbox.terminated import until_terminated
 from arbiter.client.sandbox.toolchain import SandboxUnavailable, find_bwrap
 from arbiter.client.worker.archives import Archives
 from arbiter.client.worker.seat import CannotRun, Hosted, host_seat
@@ -130,22 +130,6 @@ def _program(text: str) -> tuple[str, str]:
     if not equals or not name or not command:
         raise argparse.ArgumentTypeError(f"write NAME=COMMAND, not {text!r}")
     return name, command
-
-
-async def until_terminated(work: Callable[[], Awaitable[None]]) -> None:
-    """`work` until it ends or the process is asked to stop with SIGTERM (what a server stopping
-    the workers it started sends): then cancelled, so that its sandboxes are ended and their
-    folders and the worker's scratch folder removed, which dying of the signal would leave."""
-    async with trio.open_nursery() as nursery:
-
-        async def stop_when_asked() -> None:
-            with trio.open_signal_receiver(signal.SIGTERM) as signals:
-                async for _ in signals:
-                    nursery.cancel_scope.cancel()
-
-        nursery.start_soon(stop_when_asked)
-        await work()
-        nursery.cancel_scope.cancel()
 
 
 def run_worker_command(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ def points_of_first(names: tuple[str, str], games: int) -> float:
     return points
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(("higher", "lower"), [("medium", "easy"), ("hard", "medium")])
 def test_a_higher_level_beats_a_lower_one_in_most_games(higher: str, lower: str) -> None:
     assert points_of_first((higher, lower), GAMES) > GAMES / 2

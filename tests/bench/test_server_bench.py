@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.bench.runs import run_bench
 from tests.postgres import Cluster
 
@@ -23,6 +25,7 @@ def test_the_server_bench_measures_both_floors_and_arbiter() -> None:
     assert re.search(r"total\s+\d+\.\d", done.stdout)
 
 
+@pytest.mark.long
 def test_the_server_bench_runs_arbiter_on_postgres_beside_sqlite(postgres_cluster: Cluster) -> None:
     done = run_bench(
         "server.py", "--seconds", "0.5", "--matches", "3", "--db", postgres_cluster.database()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,7 @@ from arbiter.bridges.encodings.squares import squares_encoding
 from arbiter.games import GAME_NAMES, State, get_game
 
 
+@pytest.mark.long
 @settings(max_examples=20, deadline=None)
 @given(st.sampled_from(GAME_NAMES), st.integers(0, 10**6), st.integers(0, 60))
 def test_a_random_game_played_by_square_actions_follows_the_rules(

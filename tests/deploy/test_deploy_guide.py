@@ -140,6 +140,7 @@ def finished_games(db: Path | str) -> int:
         return int(row[0])
 
 
+@pytest.mark.long
 def test_a_term_on_sqlite_backed_up_while_running_and_restored(reader: Reader) -> None:
     reader.export(USE_SQLITE)
     server = play_a_term(reader)
@@ -169,6 +170,7 @@ def test_an_older_file_is_backed_up_and_upgraded_as_the_server_starts(reader: Re
     assert reader.run(VERSION) == f"{schema.VERSION}\n"
 
 
+@pytest.mark.long
 def test_a_term_on_postgresql_dumped_while_running_and_restored(
     reader: Reader, postgres_cluster: Cluster
 ) -> None:

@@ -87,6 +87,7 @@ async def answers_to(port: int, requests: list[protocol.Message]) -> list[dict[s
                     return seen
 
 
+@pytest.mark.long
 @settings(max_examples=150, deadline=None)
 @given(requests=REQUESTS)
 def test_any_requests_are_answered_and_none_fails_the_server(

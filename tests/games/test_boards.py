@@ -9,6 +9,7 @@ import json
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,6 +32,7 @@ def random_positions(name: str, seed: int, plies: int) -> list[tuple[State[Any],
     return found
 
 
+@pytest.mark.long
 @settings(max_examples=30, deadline=None)
 @given(st.sampled_from(GAME_NAMES), st.integers(0, 10**6), st.integers(0, 150))
 def test_every_position_of_random_games_is_described_and_drawn(

@@ -42,6 +42,7 @@ def test_random_positions_get_the_same_answers(
         both(amazons, lambda: state.why_illegal(probe), f"why_illegal{probe}", state)  # noqa: B023
 
 
+@pytest.mark.long
 def test_perft_to_depth_two_is_the_known_count_on_both_paths(kernel: amazons.Kernel) -> None:
     start = GAME.new_game()
 

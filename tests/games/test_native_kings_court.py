@@ -34,6 +34,7 @@ def board(*rows: str, **kwargs: Any) -> KingsCourtState:
 
 
 @VOLUME
+@pytest.mark.long
 def test_perft_from_the_start_to_the_first_jumps_agrees(kernel: kings_court.Kernel) -> None:
     start = GAME.new_game()
     counts = [both(kings_court, lambda: perft(start, d), f"perft {d}", start) for d in range(6)]  # noqa: B023

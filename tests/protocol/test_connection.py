@@ -519,6 +519,7 @@ def run_server_on(data: bytes, chunk: int, greet: bool) -> list[Any]:
     return outcomes
 
 
+@pytest.mark.long
 @settings(max_examples=300, deadline=None)
 @given(data=st.binary(max_size=400) | wire_soup(), chunk=st.integers(1, 64), greet=st.booleans())
 def test_any_bytes_give_messages_sentinels_or_peer_errors(

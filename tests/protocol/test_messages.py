@@ -505,6 +505,7 @@ def decoded(data: dict[Any, Any]) -> Message | PeerError:
         return error
 
 
+@pytest.mark.long
 @settings(max_examples=500, deadline=None)
 @given(kind=ANY_TYPE, fields=st.dictionaries(ANY_KEY, ANY_VALUE, max_size=8))
 def test_any_map_gives_a_message_or_a_schema_error(kind: Any, fields: dict[Any, Any]) -> None:

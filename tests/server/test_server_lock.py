@@ -9,6 +9,8 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import BOTH_BACKENDS
 from tests.postgres import Cluster
 from tests.processes import SERVER, start_server
@@ -20,6 +22,7 @@ def _stop(server: subprocess.Popen[str], how: signal.Signals = signal.SIGINT) ->
     server.communicate(timeout=30)
 
 
+@pytest.mark.long
 @BOTH_BACKENDS
 def test_a_second_server_on_one_store_is_refused_until_the_first_is_gone(
     db: Path | str,

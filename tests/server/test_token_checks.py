@@ -132,6 +132,7 @@ async def test_checks_not_remembered_are_paced_server_wide_trusted_addresses_fir
     assert trusted_at[0] < sorted(guessed)[3]  # ahead of all but the ones booked before it
 
 
+@pytest.mark.long
 @pytest.mark.admission(token_failures=2, token_backoff_seconds=0.2, token_checks=2)
 async def test_a_real_players_hello_stays_fast_while_many_addresses_guess(
     server: RunningServer,

@@ -76,6 +76,7 @@ def test_a_built_in_agent_never_takes_over_a_players_name(store: Connection) -> 
     assert verify(db, "random", second) == accounts.Account("random", "local")
 
 
+@pytest.mark.long
 def test_the_admin_command_adds_lists_renews_and_removes(db: Path | str) -> None:
     def verify_in_store(name: str, token: str) -> accounts.Account | None:
         with closing(open_database(db)) as store:

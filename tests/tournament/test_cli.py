@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import closing
 from pathlib import Path
 
+import pytest
 import trio
 
 from arbiter.server.storage.engine import open_read_only
@@ -13,6 +14,7 @@ from tests.conftest import BOTH_BACKENDS, RunningServer
 from tests.tournament.helpers import arbiter, register, text
 
 
+@pytest.mark.long
 @BOTH_BACKENDS
 async def test_create_start_play_and_read_the_standings_from_the_command_line(
     server: RunningServer,

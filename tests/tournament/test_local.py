@@ -147,6 +147,8 @@ def tournament_process(tmp_path: Path) -> Iterator[list[subprocess.Popen[str]]]:
 def start_local(
     started: list[subprocess.Popen[str]], cwd: Path, *args: str
 ) -> subprocess.Popen[str]:
+    """A tournament run in `cwd`, which is its temporary folder too: a run killed with SIGKILL
+    cannot remove its scratch folder, and `cwd` goes with the test's `tmp_path`."""
     process = subprocess.Popen(
         [*CLI, "tournament", "local", "kings-court", *THREE, *LONGER, *args],
         cwd=cwd,
@@ -154,6 +156,7 @@ def start_local(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        env={**os.environ, "TMPDIR": str(cwd)},
     )
     started.append(process)
     return process

@@ -129,6 +129,7 @@ async def test_a_program_that_speaks_garbage_stops_the_match_with_its_name(
     assert kept.sprt["stopped"] is not None
 
 
+@pytest.mark.long
 async def test_two_connected_players_play_an_sprt_match_on_a_server(
     server: RunningServer,
 ) -> None:

@@ -109,6 +109,7 @@ async def play_casually(connection: ClientConnection, told: Told, ended: dict[in
             )
 
 
+@pytest.mark.long
 @BOTH_BACKENDS
 async def test_sigkill_mid_tournament_loses_nothing_and_the_game_in_play_resumes(
     db: Path | str,

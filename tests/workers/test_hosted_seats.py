@@ -68,6 +68,7 @@ async def test_a_hosted_seat_plays_a_whole_game_against_a_connected_player(
         assert all((move["cpu"] is None) == (move["seat"] == "white") for move in moves)
 
 
+@pytest.mark.long
 async def test_sleeping_costs_a_cpu_clock_nothing(tmp_path: Path) -> None:
     """1.5 s of sleep a move on a 1 s CPU allowance is in time (the watchdog is at 4 s)."""
     with hosting(tmp_path, program("sleep", 1.5)) as server:
@@ -77,6 +78,7 @@ async def test_sleeping_costs_a_cpu_clock_nothing(tmp_path: Path) -> None:
         assert over.termination == "resignation", over.reason
 
 
+@pytest.mark.long
 async def test_an_agent_asleep_past_the_watchdog_loses_on_time(tmp_path: Path) -> None:
     with hosting(tmp_path, program("sleep", 8.0)) as server:  # past the watchdog and stalls
         with trio.fail_after(60):
@@ -108,6 +110,7 @@ async def lose_by_burning(port: int) -> None:
     assert 0.25 <= float(used[1]) < 0.25 + 0.2  # shown to two places
 
 
+@pytest.mark.long
 async def test_burning_cpu_past_the_allowance_loses_on_time_in_cpu_seconds(
     tmp_path: Path,
 ) -> None:
@@ -127,6 +130,7 @@ def busy_loops(count: int) -> Iterator[None]:
             loop.wait()
 
 
+@pytest.mark.long
 async def test_on_a_loaded_machine_a_burner_loses_on_cpu_and_a_thinker_in_time_plays(
     tmp_path: Path,
 ) -> None:

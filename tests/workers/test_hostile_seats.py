@@ -11,6 +11,7 @@ import statistics
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 
 from arbiter import protocol
@@ -90,6 +91,7 @@ async def beside(port: int, answers: list[float], stop: trio.Event) -> protocol.
     return ended[0]
 
 
+@pytest.mark.long
 async def test_hostile_seats_lose_naming_their_limit_and_the_match_beside_goes_on(
     tmp_path: Path,
 ) -> None:

@@ -74,9 +74,10 @@ async def test_a_server_ladder_plays_rates_stores_and_resumes(
         assert server.stdout is not None
         web = server.stdout.readline().split()[-1]
         address = f"127.0.0.1:{port}"
-        for author in AUTHORS:
-            upload = ["submit", "kings-court", str(tmp_path / "bot.py"), "--server", address]
+        upload = ["submit", "kings-court", str(tmp_path / "bot.py"), "--server", address]
+        for author in AUTHORS:  # all uploaded first: the workers validate them side by side
             text(await arbiter(*upload, "--author", author, token=tokens[author]))
+        for author in AUTHORS:
             await until(partial(validated, db, author), f"{author}'s version was not validated")
         await until(
             lambda: (

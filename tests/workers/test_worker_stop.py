@@ -1,32 +1,93 @@
 """A worker asked to stop (SIGTERM, what a server stopping its own workers sends) ends at once
-and cleanly: its scratch folder is removed, not left behind in the temporary folder."""
+and cleanly, idle or with a seat in play: its sandboxes end and its folders and theirs are
+removed, not left behind in the temporary folder."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
+import time
 from pathlib import Path
 
+import trio
+
+from arbiter.client.connection import ServerError
 from tests.processes import start_server, stop
 from tests.sandbox.helpers import need_bwrap
 from tests.tournament.helpers import register
-from tests.workers.hosting import kill_group, start_worker, wait_for_log
+from tests.workers.hosting import (
+    challenge,
+    kill_group,
+    program,
+    scratch_folder,
+    start_worker,
+    wait_for_log,
+)
 
 
 def test_a_worker_asked_to_stop_removes_its_folders(tmp_path: Path) -> None:
     need_bwrap()
-    db, log, scratch = tmp_path / "arbiter.db", tmp_path / "server.log", tmp_path / "scratch"
-    scratch.mkdir()
+    db, log = tmp_path / "arbiter.db", tmp_path / "server.log"
     token = register(db, "w1", role="worker")["w1"]
     server, address = start_server(db, log=log)
     try:
-        worker = start_worker(address, token, env={"TMPDIR": str(scratch)})
-        try:
-            wait_for_log(log, "worker_ready")
-            assert [path.name[:15] for path in scratch.iterdir()] == ["arbiter-worker-"]
-            worker.send_signal(signal.SIGTERM)
-            assert worker.wait(timeout=10) == 0
-        finally:
-            kill_group(worker)
+        with scratch_folder() as scratch:
+            worker = start_worker(address, token, env={"TMPDIR": str(scratch)})
+            try:
+                wait_for_log(log, "worker_ready")
+                assert [path.name[:15] for path in scratch.iterdir()] == ["arbiter-worker-"]
+                worker.send_signal(signal.SIGTERM)
+                assert worker.wait(timeout=10) == 0
+            finally:
+                kill_group(worker)
+            assert list(scratch.iterdir()) == []
     finally:
         stop(server)
-    assert list(scratch.iterdir()) == []
+
+
+async def test_a_worker_asked_to_stop_mid_game_ends_the_sandbox_and_removes_its_folder(
+    tmp_path: Path,
+) -> None:
+    need_bwrap()
+    db, log = tmp_path / "arbiter.db", tmp_path / "server.log"
+    token = register(db, "w1", role="worker")["w1"]
+    server, address = start_server(db, log=log)
+    try:
+        with scratch_folder() as scratch:
+            told = {"TMPDIR": str(scratch)}
+            worker = start_worker(address, token, program("sleep", 60), env=told)
+            try:
+                await trio.to_thread.run_sync(wait_for_log, log, "worker_ready")
+                async with trio.open_nursery() as nursery:
+                    port = int(address.rsplit(":", 1)[1])
+                    nursery.start_soon(seek_a_hosted_sleeper, port)
+                    await trio.to_thread.run_sync(wait_for_log, log, "seat_hosted")
+                    await until_sandboxed(scratch)
+                    worker.send_signal(signal.SIGTERM)
+                    assert await trio.to_thread.run_sync(lambda: worker.wait(timeout=15)) == 0
+                    nursery.cancel_scope.cancel()
+            finally:
+                kill_group(worker)
+            assert list(scratch.iterdir()) == []
+    finally:
+        stop(server)
+
+
+async def seek_a_hosted_sleeper(port: int) -> None:
+    """Have the worker host a seat that sleeps over its moves; the seek withdrawn once the
+    worker is gone is the end expected."""
+    with contextlib.suppress(ServerError):
+        await challenge(port, "sleep", "move=120")
+
+
+async def until_sandboxed(scratch: Path) -> None:
+    """Until the seat's sandbox has its staging folder (a root caller's), or a moment for the
+    sandbox to start (anyone else's, which needs none)."""
+    if os.geteuid() != 0:
+        await trio.sleep(1)
+        return
+    deadline = time.monotonic() + 20
+    while not any(name.startswith("arbiter-sandbox-") for name in os.listdir(scratch)):
+        assert time.monotonic() < deadline, "the seat's sandbox never started"
+        await trio.sleep(0.05)
