@@ -26,13 +26,15 @@ GAME = "kings-court"
 
 @dataclass
 class Hosting:
-    """A running server and one worker: their processes, the server's address and log."""
+    """A running server and one worker: their processes, the server's address and log, and the
+    worker's temporary folder."""
 
     server: subprocess.Popen[str]
     worker: subprocess.Popen[str]
     address: str
     log: Path
     db: Path
+    scratch: Path
 
     @property
     def port(self) -> int:
@@ -97,7 +99,7 @@ def hosting(tmp_path: Path, *programs: str, slots: int = 2) -> Iterator[Hosting]
             worker = start_worker(address, token, *programs, slots=slots, env=told)
             try:
                 wait_for_log(log, "worker_ready")
-                yield Hosting(server, worker, address, log, db)
+                yield Hosting(server, worker, address, log, db, scratch)
             finally:
                 kill_group(worker)
     finally:

@@ -13,65 +13,32 @@ from pathlib import Path
 import trio
 
 from arbiter.client.connection import ServerError
-from tests.processes import start_server, stop
 from tests.sandbox.helpers import need_bwrap
-from tests.tournament.helpers import register
-from tests.workers.hosting import (
-    challenge,
-    kill_group,
-    program,
-    scratch_folder,
-    start_worker,
-    wait_for_log,
-)
+from tests.workers.hosting import challenge, hosting, program, wait_for_log
 
 
 def test_a_worker_asked_to_stop_removes_its_folders(tmp_path: Path) -> None:
     need_bwrap()
-    db, log = tmp_path / "arbiter.db", tmp_path / "server.log"
-    token = register(db, "w1", role="worker")["w1"]
-    server, address = start_server(db, log=log)
-    try:
-        with scratch_folder() as scratch:
-            worker = start_worker(address, token, env={"TMPDIR": str(scratch)})
-            try:
-                wait_for_log(log, "worker_ready")
-                assert [path.name[:15] for path in scratch.iterdir()] == ["arbiter-worker-"]
-                worker.send_signal(signal.SIGTERM)
-                assert worker.wait(timeout=10) == 0
-            finally:
-                kill_group(worker)
-            assert list(scratch.iterdir()) == []
-    finally:
-        stop(server)
+    with hosting(tmp_path) as host:
+        assert [path.name[:15] for path in host.scratch.iterdir()] == ["arbiter-worker-"]
+        host.worker.send_signal(signal.SIGTERM)
+        assert host.worker.wait(timeout=10) == 0
+        assert list(host.scratch.iterdir()) == []
 
 
 async def test_a_worker_asked_to_stop_mid_game_ends_the_sandbox_and_removes_its_folder(
     tmp_path: Path,
 ) -> None:
     need_bwrap()
-    db, log = tmp_path / "arbiter.db", tmp_path / "server.log"
-    token = register(db, "w1", role="worker")["w1"]
-    server, address = start_server(db, log=log)
-    try:
-        with scratch_folder() as scratch:
-            told = {"TMPDIR": str(scratch)}
-            worker = start_worker(address, token, program("sleep", 60), env=told)
-            try:
-                await trio.to_thread.run_sync(wait_for_log, log, "worker_ready")
-                async with trio.open_nursery() as nursery:
-                    port = int(address.rsplit(":", 1)[1])
-                    nursery.start_soon(seek_a_hosted_sleeper, port)
-                    await trio.to_thread.run_sync(wait_for_log, log, "seat_hosted")
-                    await until_sandboxed(scratch)
-                    worker.send_signal(signal.SIGTERM)
-                    assert await trio.to_thread.run_sync(lambda: worker.wait(timeout=15)) == 0
-                    nursery.cancel_scope.cancel()
-            finally:
-                kill_group(worker)
-            assert list(scratch.iterdir()) == []
-    finally:
-        stop(server)
+    with hosting(tmp_path, program("sleep", 60)) as host:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(seek_a_hosted_sleeper, host.port)
+            await trio.to_thread.run_sync(wait_for_log, host.log, "seat_hosted")
+            await until_sandboxed(host.scratch)
+            host.worker.send_signal(signal.SIGTERM)
+            assert await trio.to_thread.run_sync(lambda: host.worker.wait(timeout=15)) == 0
+            nursery.cancel_scope.cancel()
+        assert list(host.scratch.iterdir()) == []
 
 
 async def seek_a_hosted_sleeper(port: int) -> None:
