@@ -62,6 +62,9 @@ class WebSocketStream(trio.abc.Stream):
         self._sending = False
         """The pump is in a send: hypercorn may be stuck on a page that does not read."""
         self._broken = False
+        self._page_left = False
+        """The page's close (or its connection's end) has come: nothing more can reach it, and
+        hypercorn would only refuse each message, at the cost of a repr of its text."""
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
         """The next frame the page sent (or its rest, past `max_bytes`); b"" once it left."""
@@ -77,8 +80,10 @@ class WebSocketStream(trio.abc.Stream):
         try:
             message: MutableMapping[str, Any] = await self._socket.receive()
         except GONE:
+            self._page_left = True
             return b""
         if message["type"] == "websocket.disconnect":
+            self._page_left = True
             return b""
         text = message.get("text")
         page_sent = text if text is not None else message.get("bytes") or b""
@@ -114,7 +119,7 @@ class WebSocketStream(trio.abc.Stream):
         async for texts, sent in self._to_send:
             try:
                 for text in texts:
-                    if self._closed:
+                    if self._closed or self._page_left:
                         break
                     self._sending = True
                     await self._socket.send_text(text)
