@@ -4,6 +4,8 @@ holding the most, so a few addresses cannot keep everyone else from seeking."""
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
+
 import pytest
 import trio
 
@@ -77,9 +79,13 @@ def test_kept_seeks_are_never_withdrawn_for_a_newcomer() -> None:
     assert not entrant.sent
 
 
-async def seeker(port: int, address: str, name: str) -> Raw:
-    """A raw client from `address` (a loopback address standing for a machine), welcomed."""
-    client = Raw(await trio.open_tcp_stream(HOST, port, local_address=address))
+async def seeker(opened: AsyncExitStack, port: int, address: str, name: str) -> Raw:
+    """A raw client from `address` (a loopback address standing for a machine), welcomed, and
+    closed when `opened` is."""
+    stream = await opened.enter_async_context(
+        await trio.open_tcp_stream(HOST, port, local_address=address)
+    )
+    client = Raw(stream)
     assert isinstance(await client.hello(name), protocol.Welcome)
     return client
 
@@ -94,30 +100,33 @@ def a_seek_for(limit: int) -> protocol.Seek:
 async def test_three_addresses_that_fill_the_table_cannot_keep_a_bystander_from_playing(
     server: RunningServer,
 ) -> None:
-    attackers = []
-    limit = 1
-    for machine in range(1, 4):
-        address = f"127.0.5.{machine}"
-        for connection in range(2):
-            attacker = await seeker(server.port, address, f"hoarder{machine}-{connection}")
-            attackers.append(attacker)
-            for _ in range(4 if connection == 0 else 2):
-                await attacker.send(a_seek_for(limit))
-                assert isinstance(await attacker.receive(), protocol.Seeking)
-                limit += 1
-        await attacker.send(a_seek_for(limit))  # the address's 7th, on a connection with 2
-        refusal = await attacker.receive()
-        assert error_code(refusal) == ErrorCode.TOO_MANY_SEEKS
-        assert isinstance(refusal, protocol.Error)
-        assert f"your address {address} holds 6 open seeks" in refusal.message
-    bystander = await seeker(server.port, "127.0.9.1", "bystander")
-    await bystander.send(a_seek_for(900))  # the table is full: an attacker's newest goes
-    assert isinstance(await bystander.receive(), protocol.Seeking)
-    why = await attackers[1].receive()  # 127.0.5.1's newest, on its second connection
-    assert isinstance(why, protocol.Error)
-    assert why.code == ErrorCode.TOO_MANY_SEEKS
-    assert isinstance(await attackers[1].receive(), protocol.SeekCancelled)
-    partner = await seeker(server.port, "127.0.9.2", "partner")
-    await partner.send(a_seek_for(900))
-    assert isinstance(await partner.receive(), protocol.MatchStarted)
-    assert isinstance(await bystander.receive(), protocol.MatchStarted)
+    async with AsyncExitStack() as opened:
+        attackers = []
+        limit = 1
+        for machine in range(1, 4):
+            address = f"127.0.5.{machine}"
+            for connection in range(2):
+                attacker = await seeker(
+                    opened, server.port, address, f"hoarder{machine}-{connection}"
+                )
+                attackers.append(attacker)
+                for _ in range(4 if connection == 0 else 2):
+                    await attacker.send(a_seek_for(limit))
+                    assert isinstance(await attacker.receive(), protocol.Seeking)
+                    limit += 1
+            await attacker.send(a_seek_for(limit))  # the address's 7th, on a connection with 2
+            refusal = await attacker.receive()
+            assert error_code(refusal) == ErrorCode.TOO_MANY_SEEKS
+            assert isinstance(refusal, protocol.Error)
+            assert f"your address {address} holds 6 open seeks" in refusal.message
+        bystander = await seeker(opened, server.port, "127.0.9.1", "bystander")
+        await bystander.send(a_seek_for(900))  # the table is full: an attacker's newest goes
+        assert isinstance(await bystander.receive(), protocol.Seeking)
+        why = await attackers[1].receive()  # 127.0.5.1's newest, on its second connection
+        assert isinstance(why, protocol.Error)
+        assert why.code == ErrorCode.TOO_MANY_SEEKS
+        assert isinstance(await attackers[1].receive(), protocol.SeekCancelled)
+        partner = await seeker(opened, server.port, "127.0.9.2", "partner")
+        await partner.send(a_seek_for(900))
+        assert isinstance(await partner.receive(), protocol.MatchStarted)
+        assert isinstance(await bystander.receive(), protocol.MatchStarted)

@@ -148,9 +148,8 @@ async def test_a_real_players_hello_stays_fast_while_many_addresses_guess(
 
     async def guess(address: str) -> None:
         while True:
-            client = Raw(await trio.open_tcp_stream(HOST, server.port, local_address=address))
-            answer = await client.hello("ann", token="guess")
-            await client.stream.aclose()
+            async with await trio.open_tcp_stream(HOST, server.port, local_address=address) as s:
+                answer = await Raw(s).hello("ann", token="guess")
             assert isinstance(answer, protocol.Error), answer
             if answer.code == ErrorCode.BAD_NAME:  # a check was made, and failed
                 failed.add(address)
@@ -163,9 +162,8 @@ async def test_a_real_players_hello_stays_fast_while_many_addresses_guess(
 
     async def hello_time(address: str, name: str, token: str) -> float:
         began = trio.current_time()
-        client = Raw(await trio.open_tcp_stream(HOST, server.port, local_address=address))
-        assert isinstance(await client.hello(name, token=token), protocol.Welcome)
-        await client.stream.aclose()
+        async with await trio.open_tcp_stream(HOST, server.port, local_address=address) as s:
+            assert isinstance(await Raw(s).hello(name, token=token), protocol.Welcome)
         return trio.current_time() - began
 
     alone = sorted([await hello_time("127.0.7.9", *player) for player in quiet.items()])[1]
