@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import resource
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,16 @@ from tests.e2e.helpers import connect, until
 from tests.processes import ROOT, SERVER
 
 KINGS_COURT = protocol.Seek(game="kings-court", options={}, time={"move": 30.0}, hints=True)
+OPENED: list[trio.SocketStream] = []
+"""Every raw client's stream: a test may keep one open to hold a slot to its end, and each is
+closed when its test ends."""
+
+
+@pytest.fixture(autouse=True)
+def close_raw_clients() -> Iterator[None]:
+    yield
+    while OPENED:
+        OPENED.pop().socket.close()
 
 
 class Raw:
@@ -40,6 +51,7 @@ class Raw:
     def __init__(self, stream: trio.SocketStream) -> None:
         self.stream = stream
         self.wire = protocol.Connection(protocol.CLIENT)
+        OPENED.append(stream)
 
     @classmethod
     async def open(cls, port: int, source: str | None = None) -> Raw:
