@@ -46,27 +46,26 @@ class Threaded:
     async def _play(self, name: str, seed: int, seek: protocol.Seek, pause: float) -> None:
         """Seek, then play random legal moves (from the hints) until the game is over."""
         rng = random.Random(seed)
-        connection = await ClientConnection.open("127.0.0.1", self.port, name)
-        await connection.send(seek)
-        while True:
-            message = await connection.receive()
-            if isinstance(message, protocol.Seeking):
-                self.seeking.set()
-            elif isinstance(message, protocol.MatchStarted):
-                self.match = message.match
-                self.seeking.set()
-                self.started.set()
-            elif isinstance(message, protocol.MoveAccepted):
-                self.moves.append(message.move)
-            elif isinstance(message, protocol.YourTurn):
-                assert message.legal is not None
-                await trio.sleep(pause)
-                move = rng.choice(message.legal)
-                await connection.send(protocol.Move(match=message.match, move=move))
-            elif isinstance(message, protocol.GameOver):
-                self.over = message
-                await connection.aclose()
-                return
+        async with await ClientConnection.open("127.0.0.1", self.port, name) as connection:
+            await connection.send(seek)
+            while True:
+                message = await connection.receive()
+                if isinstance(message, protocol.Seeking):
+                    self.seeking.set()
+                elif isinstance(message, protocol.MatchStarted):
+                    self.match = message.match
+                    self.seeking.set()
+                    self.started.set()
+                elif isinstance(message, protocol.MoveAccepted):
+                    self.moves.append(message.move)
+                elif isinstance(message, protocol.YourTurn):
+                    assert message.legal is not None
+                    await trio.sleep(pause)
+                    move = rng.choice(message.legal)
+                    await connection.send(protocol.Move(match=message.match, move=move))
+                elif isinstance(message, protocol.GameOver):
+                    self.over = message
+                    return
 
 
 class PacedMatch(Threaded):
