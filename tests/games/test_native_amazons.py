@@ -9,7 +9,6 @@ replayed through the Python rules. The skip when no kernel is built turns into a
 from __future__ import annotations
 
 import random
-import tracemalloc
 from collections import Counter
 
 import pytest
@@ -18,7 +17,7 @@ from hypothesis import strategies as st
 
 from arbiter.games import amazons
 from arbiter.games.amazons import GAME, MAX_PLY, AmazonsState
-from tests.games.lockstep import both, kernel_or_skip, python_rules
+from tests.games.lockstep import both, kernel_or_skip, memory_held, python_rules
 from tests.games.test_amazons import ONLY_VACATED_ARROW, position, random_position
 
 
@@ -128,12 +127,4 @@ def test_ten_thousand_playouts_hold_no_memory(kernel: amazons.Kernel) -> None:
             if seed % 100 == 0:
                 kernel.legal_moves(*board)
 
-    tracemalloc.start()
-    try:
-        run(1000)  # traced: tuples CPython keeps on its free lists are counted before `before`
-        before = tracemalloc.get_traced_memory()[0]
-        run(10_000)
-        growth = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    assert growth < 64 * 1024
+    assert memory_held(run) < 64 * 1024

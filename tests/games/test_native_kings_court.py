@@ -10,7 +10,6 @@ under `CI`, where a compiler is present.
 from __future__ import annotations
 
 import random
-import tracemalloc
 from collections import Counter
 from typing import Any
 
@@ -19,7 +18,7 @@ import pytest
 from arbiter.games import Result, kings_court
 from arbiter.games.kings_court import GAME, KingsCourtState, Move
 from tests.conftest import VOLUME
-from tests.games.lockstep import both, kernel_or_skip, perft, python_rules
+from tests.games.lockstep import both, kernel_or_skip, memory_held, perft, python_rules
 from tests.games.test_kings_court import QUIET
 
 
@@ -213,12 +212,4 @@ def test_ten_thousand_playouts_hold_no_memory(kernel: kings_court.Kernel) -> Non
                 if state.outcome() is None:
                     state.legal_moves()
 
-    tracemalloc.start()
-    try:
-        run(1000)  # traced: tuples CPython keeps on its free lists are counted before `before`
-        before = tracemalloc.get_traced_memory()[0]
-        run(10_000)
-        growth = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    assert growth < 64 * 1024
+    assert memory_held(run) < 64 * 1024

@@ -13,7 +13,6 @@ import random
 import shutil
 import subprocess
 import sysconfig
-import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ from arbiter.games._native import pure_python
 from arbiter.games.shobu import GAME, KERNEL, ShobuState
 from bench.shobu_lockstep import check_playout, check_position, perfts, random_position
 from tests.conftest import VOLUME
-from tests.games.lockstep import python_rules
+from tests.games.lockstep import memory_held, python_rules
 
 pytestmark = pytest.mark.skipif(
     pure_python() or (KERNEL is None and os.environ.get("CI") != "true"),
@@ -160,11 +159,5 @@ def test_ten_thousand_calls_of_each_kernel_function_hold_no_memory() -> None:
             state.outcome()
             KERNEL.playout(state, n, 4, [])
 
-    calls(500)  # caches warmed: the reasons' sentences, the Random's state
-    tracemalloc.start()
-    try:
-        calls(10_000)
-        grown = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
+    grown = memory_held(calls)  # its warm-up fills the reasons' sentences, the Random's state
     assert grown < 16_000, f"{grown} bytes still held after 10,000 calls of each"

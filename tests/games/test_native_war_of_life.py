@@ -8,7 +8,6 @@ The skip when no kernel is built turns into a failure under `CI`, where a compil
 from __future__ import annotations
 
 import random
-import tracemalloc
 from collections import Counter
 
 import pytest
@@ -17,7 +16,7 @@ from hypothesis import strategies as st
 
 from arbiter.games import war_of_life
 from arbiter.games.war_of_life import GAME, MAX_PLY, Move, WarOfLifeState, crank
-from tests.games.lockstep import both, kernel_or_skip, perft, python_rules
+from tests.games.lockstep import both, kernel_or_skip, memory_held, perft, python_rules
 
 
 @pytest.fixture(scope="module")
@@ -107,12 +106,4 @@ def test_ten_thousand_playouts_hold_no_memory(kernel: war_of_life.Kernel) -> Non
             )
             kernel.crank(start.blue, start.red)
 
-    tracemalloc.start()
-    try:
-        run(1000)  # traced: tuples CPython keeps on its free lists are counted before `before`
-        before = tracemalloc.get_traced_memory()[0]
-        run(10_000)
-        growth = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    assert growth < 64 * 1024
+    assert memory_held(run) < 64 * 1024

@@ -10,7 +10,6 @@ where a compiler is present.
 from __future__ import annotations
 
 import random
-import tracemalloc
 from collections import Counter
 from typing import Any
 
@@ -19,7 +18,7 @@ import pytest
 from arbiter.games import watch_your_back
 from arbiter.games.watch_your_back import GAME, PASS, PLACEMENTS, Move, WatchYourBackState
 from tests.conftest import VOLUME
-from tests.games.lockstep import both, kernel_or_skip, perft, python_rules
+from tests.games.lockstep import both, kernel_or_skip, memory_held, perft, python_rules
 
 
 @pytest.fixture(scope="module")
@@ -210,12 +209,4 @@ def test_ten_thousand_playouts_hold_no_memory(kernel: watch_your_back.Kernel) ->
                 kernel.moves(state.white, state.black, state.shrinks)
                 kernel.squares(state.white)
 
-    tracemalloc.start()
-    try:
-        run(1000)  # traced: tuples CPython keeps on its free lists are counted before `before`
-        before = tracemalloc.get_traced_memory()[0]
-        run(10_000)
-        growth = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    assert growth < 64 * 1024
+    assert memory_held(run) < 64 * 1024
