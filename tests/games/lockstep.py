@@ -127,6 +127,22 @@ def memory_held(calls: Callable[[int], None], count: int = 10_000) -> int:
         tracemalloc.stop()
 
 
+def limited_game(
+    module: ModuleType,
+    limits: tuple[int, ...],
+    probe: Callable[[random.Random], Any],
+    replay_playout: Callable[[Any, random.Random], None],
+    seed: int,
+) -> int:
+    """One random game in lockstep under a no-capture limit the seed picks from `limits`, then a
+    kernel playout replayed from one of its positions (any but the last); returns its plies."""
+    rng = random.Random(seed)
+    start = module.GAME.new_game(no_capture_limit=limits[seed % len(limits)])
+    passed = lockstep_game(module, start, seed, partial(probe, rng))
+    replay_playout(rng.choice(passed[:-1]), rng)
+    return len(passed) - 1
+
+
 def playout_length(rng: random.Random, longest: int) -> int:
     """`max_plies` for a replayed playout: cut short at a random length one time in four."""
     return rng.randrange(40) if rng.random() < 0.25 else longest
@@ -164,26 +180,16 @@ def amazons_probe(rng: random.Random) -> amazons.Move:
 
 
 def replay_amazons_playout(start: amazons.AmazonsState, rng: random.Random) -> None:
-    """A kernel playout from `start`, cut short at a random length one time in four."""
     kernel = amazons.KERNEL
     assert kernel is not None
-    max_plies = rng.randrange(40) if rng.random() < 0.25 else amazons.MAX_PLY
+    max_plies = playout_length(rng, amazons.MAX_PLY)
     record: list[amazons.Move] = []
     board = (start.white, start.black, start.arrows, start.to_move)
     end = kernel.playout(*board, rng.getrandbits(64), max_plies, record)
-    with python_rules(amazons):
-        state = start
-        for move in record:
-            reason = state.why_illegal(move)
-            if reason is not None:
-                raise Drift(f"kernel playout move {move} at {state!r} is illegal: {reason}")
-            state = state.play(move)
-        replayed = (state.white, state.black, state.arrows, state.to_move)
-        over = state.outcome() is not None
+    state = replay(amazons, start, record, max_plies)
+    replayed = (state.white, state.black, state.arrows, state.to_move)
     if replayed != end:
         raise Drift(f"kernel playout ended on {end}, its moves replayed reach {replayed}")
-    if len(record) < max_plies and not over:
-        raise Drift(f"kernel playout stopped after {len(record)} of {max_plies}, game over: {over}")
 
 
 # -- War of Life -----------------------------------------------------------------------------------
@@ -216,22 +222,14 @@ def war_of_life_game(seed: int) -> int:
 def replay_war_of_life_playout(start: war_of_life.WarOfLifeState, rng: random.Random) -> None:
     kernel = war_of_life.KERNEL
     assert kernel is not None
-    max_plies = rng.randrange(100) if rng.random() < 0.25 else war_of_life.MAX_PLY
+    max_plies = playout_length(rng, war_of_life.MAX_PLY)
     record: list[tuple[int, int]] = []
     board = (start.blue, start.red, start.ply, war_of_life.MAX_PLY)
     end = kernel.playout(*board, rng.getrandbits(64), max_plies, record)
-    with python_rules(war_of_life):
-        state = start
-        for source, target in record:
-            move = war_of_life.Move(source, target)
-            if move not in state.legal_moves():
-                raise Drift(f"kernel playout move {move!r} at {state!r} is not a legal move")
-            state = state.play(move)
-        over = state.outcome() is not None
+    moves = [war_of_life.Move(source, target) for source, target in record]
+    state = replay(war_of_life, start, moves, max_plies)
     if (state.blue, state.red, state.ply) != end:
         raise Drift(f"kernel playout ended on {end}, its moves replayed reach {state!r}")
-    if len(record) < max_plies and not over:
-        raise Drift(f"kernel playout stopped after {len(record)} of {max_plies}, game over: {over}")
 
 
 # -- King's Court ---------------------------------------------------------------------------------
@@ -241,14 +239,9 @@ KINGS_COURT_LIMITS = (3, 12, kings_court.DEFAULT_NO_CAPTURE_LIMIT)
 
 
 def kings_court_game(seed: int) -> int:
-    """One random King's Court game in lockstep, then a kernel playout replayed from one of its
-    positions (any but the last); returns its plies."""
-    rng = random.Random(seed)
-    limit = KINGS_COURT_LIMITS[seed % len(KINGS_COURT_LIMITS)]
-    start = kings_court.GAME.new_game(no_capture_limit=limit)
-    passed = lockstep_game(kings_court, start, seed, partial(kings_court_probe, rng))
-    replay_kings_court_playout(rng.choice(passed[:-1]), rng)
-    return len(passed) - 1
+    return limited_game(
+        kings_court, KINGS_COURT_LIMITS, kings_court_probe, replay_kings_court_playout, seed
+    )
 
 
 def kings_court_probe(rng: random.Random) -> kings_court.Move:
@@ -293,14 +286,13 @@ WATCH_YOUR_BACK_LIMITS = (2, 8, watch_your_back.NO_CAPTURE_LIMIT)
 
 
 def watch_your_back_game(seed: int) -> int:
-    """One random Watch Your Back! game in lockstep, then a kernel playout replayed from one of
-    its positions (any but the last); returns its plies."""
-    rng = random.Random(seed)
-    limit = WATCH_YOUR_BACK_LIMITS[seed % len(WATCH_YOUR_BACK_LIMITS)]
-    start = watch_your_back.GAME.new_game(no_capture_limit=limit)
-    passed = lockstep_game(watch_your_back, start, seed, partial(watch_your_back_probe, rng))
-    replay_watch_your_back_playout(rng.choice(passed[:-1]), rng)
-    return len(passed) - 1
+    return limited_game(
+        watch_your_back,
+        WATCH_YOUR_BACK_LIMITS,
+        watch_your_back_probe,
+        replay_watch_your_back_playout,
+        seed,
+    )
 
 
 def watch_your_back_probe(rng: random.Random) -> watch_your_back.Move:
