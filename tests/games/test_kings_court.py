@@ -488,19 +488,22 @@ def test_a_player_with_no_legal_move_loses() -> None:
     assert after.why_illegal(GAME.parse_move("D4E4")) == "the game is over"
 
 
+BOXED_IN = (
+    "........",
+    "........",
+    "........",
+    "........",
+    "..b.....",
+    ".bwb....",
+    "..b.....",
+    "........",
+)
+"""White's only piece could jump (C3C5 and three more) but not slide: before move 5, when jumps
+begin, it has no move."""
+
+
 def test_regression_a_jump_before_move_five_is_not_a_legal_move_for_the_end_check() -> None:
-    # White's only piece could jump (C3C5 and three more) but not slide; jumps begin at move 5.
-    state = board(
-        "........",
-        "........",
-        "........",
-        "........",
-        "..b.....",
-        ".bwb....",
-        "..b.....",
-        "........",
-        ply=2,
-    )
+    state = board(*BOXED_IN, ply=2)
     assert state.legal_moves() == []
     outcome = state.outcome()
     assert outcome is not None

@@ -19,7 +19,7 @@ from arbiter.games import Result, kings_court
 from arbiter.games.kings_court import GAME, KingsCourtState, Move
 from tests.conftest import VOLUME
 from tests.games.lockstep import both, kernel_or_skip, memory_held, perft, python_rules
-from tests.games.test_kings_court import QUIET
+from tests.games.test_kings_court import BOXED_IN, QUIET
 
 
 @pytest.fixture(scope="module")
@@ -77,18 +77,6 @@ def test_a_playout_ends_in_the_double_forfeit_exactly_where_the_rules_do(
 
 # White to move with no piece in the Court (black's E6 is).
 OUT_OF_COURT = ("........", "........", "....b...", *(["........"] * 4), "w.......")
-
-# White to move at move 3 (no jumps yet): its one piece is boxed in, with nowhere to slide.
-BOXED_IN = (
-    "........",
-    "........",
-    "........",
-    "........",
-    "..b.....",
-    ".bwb....",
-    "..b.....",
-    "........",
-)
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from arbiter.games import watch_your_back
 from arbiter.games.watch_your_back import GAME, PASS, PLACEMENTS, Move, WatchYourBackState
 from tests.conftest import VOLUME
 from tests.games.lockstep import both, kernel_or_skip, memory_held, perft, python_rules
+from tests.games.test_watch_your_back import BEFORE_FIRST_SHRINK
 
 
 @pytest.fixture(scope="module")
@@ -53,16 +54,6 @@ def test_perft_agrees_from_the_start_and_the_moving_phase(kernel: watch_your_bac
         both(watch_your_back, lambda: perft(state, 2), f"perft 2, seed {seed}", state)  # noqa: B023
 
 
-BEFORE_FIRST_SHRINK = """
-    X--@---X
-    -OO@----
-    -O--O---
-    -O------
-    ----@-O-
-    ------@-
-    --------
-    X------X
-"""
 BEFORE_SECOND_SHRINK = """
     ########
     #X----X#
