@@ -94,8 +94,7 @@ class Trusted(Prepared):
     __slots__ = ("values",)
 
     def __init__(self, kind: type[Message], **values: Any) -> None:
-        self.kind = kind
-        self._frames = {}
+        super().__init__(kind)
         self.values = values
         """Checked against the fields `kind` has when first encoded (`trusted_wire`)."""
 
@@ -192,18 +191,17 @@ class Connection:
         """
         if isinstance(message, Prepared):
             cls: type[Message] = message.kind
-            if self.version < cls.SINCE_VERSION:
-                raise _needs_version(cls, self.version)
-            after = self._session.after(self.our_role, cls)
-            frame = message.frame_for(self.version)
         elif isinstance(message, Message):
             cls = type(message)
-            if self.version < cls.SINCE_VERSION:
-                raise _needs_version(cls, self.version)
-            after = self._session.after(self.our_role, cls)
-            frame = encode_frame(message.to_wire(self.version))
         else:
             raise TypeError(f"can only send protocol messages, not {message!r}")
+        if self.version < cls.SINCE_VERSION:
+            raise _needs_version(cls, self.version)
+        after = self._session.after(self.our_role, cls)
+        if isinstance(message, Prepared):
+            frame = message.frame_for(self.version)
+        else:
+            frame = encode_frame(message.to_wire(self.version))
         self._session.phase = after
         if isinstance(message, Hello):
             self._negotiated(message)
