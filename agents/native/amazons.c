@@ -1,0 +1,115 @@
+/* The Game of the Amazons' alpha-beta search below the root, compiled
+ * (`arbiter.agents._search_amazons_c`): the engine of negamax.h on the rules of
+ * games/native/amazons.h, with agents/evaluations/amazons.py's evaluation, which stays its
+ * reference (its constants are read from that module, so there is one statement of them). */
+#include "amazons.h"
+
+#define KEY_WORDS 4         /* two bits a square, 32 squares a word; the mover in the last bit */
+#define HISTORY_SIZE 1000000 /* a move as src * 10000 + dst * 100 + arrow */
+#define NO_ORDER
+#define SEARCH_MODULE "arbiter.agents._search_amazons_c"
+#define SEARCH_INIT PyInit__search_amazons_c
+
+#include "negamax.h"
+
+static double SQUARE_WORTH, TEMPO_WORTH, FREEDOM_WORTH[DIRECTIONS + 1];
+
+static void position_key(const Position *position, uint64_t key[KEY_WORDS])
+{
+    memset(key, 0, KEY_WORDS * sizeof *key);
+    for (int square = 0; square < SQUARES; square++) {
+        key[square >> 5] |= (uint64_t)position->cells[square] << (2 * (square & 31));
+    }
+    key[KEY_WORDS - 1] |= (uint64_t)position->to_move << 63;
+}
+
+static int same_move(Move a, Move b)
+{
+    return a.src == b.src && a.dst == b.dst && a.arrow == b.arrow;
+}
+
+static size_t history_index(Move move)
+{
+    return (size_t)move.src * 10000 + (size_t)move.dst * 100 + move.arrow;
+}
+
+/* agents/evaluations/amazons.py's `evaluate` for the side to move, each sum in its order. */
+static double evaluate(const Position *position)
+{
+    Board128 mine = amazons_board(position, position->to_move);
+    Board128 theirs = amazons_board(position, 1 - position->to_move);
+    Board128 empty = empty_board(position);
+    int owned[3];
+    territory_counts(mine, theirs, empty, owned);
+    double lean = TEMPO_WORTH * owned[2]; /* the seat evaluated is the side to move */
+    double score = SQUARE_WORTH * ((double)(owned[0] - owned[1]) + lean);
+    return score + freedom_sum(mine, empty, FREEDOM_WORTH) -
+           freedom_sum(theirs, empty, FREEDOM_WORTH);
+}
+
+/* The game's one end: the side to move has no move, and loses. */
+static int quick_result(const Position *position, double *result)
+{
+    if (mover_can_move(position)) {
+        return 0;
+    }
+    *result = -1.0;
+    return 1;
+}
+
+static double final_result(const Position *position)
+{
+    double result;
+    return quick_result(position, &result) ? result : 0.0;
+}
+
+static int read_state(PyObject *state, Position *position)
+{
+    static const char *const FIELDS[] = {"white", "black", "arrows", "to_move"};
+    PyObject *values[4] = {NULL, NULL, NULL, NULL};
+    int status = -1;
+    for (int i = 0; i < 4; i++) {
+        values[i] = state_field(state, FIELDS[i], "an AmazonsState");
+        if (values[i] == NULL) {
+            goto done;
+        }
+    }
+    long to_move = PyLong_Check(values[3]) ? PyLong_AsLong(values[3]) : -1;
+    if (to_move == -1 && PyErr_Occurred()) {
+        goto done;
+    }
+    status = unpack(values[0], values[1], values[2], (int)to_move, position);
+done:
+    for (int i = 0; i < 4; i++) {
+        Py_XDECREF(values[i]);
+    }
+    return status;
+}
+
+static int load_weights(void)
+{
+    static const char *const MODULE = "arbiter.agents.evaluations.amazons";
+    if (module_float(MODULE, "SQUARE", &SQUARE_WORTH) < 0 ||
+        module_float(MODULE, "TEMPO", &TEMPO_WORTH) < 0) {
+        return -1;
+    }
+    PyObject *module = PyImport_ImportModule(MODULE);
+    PyObject *freedom = module == NULL ? NULL : PyObject_GetAttrString(module, "FREEDOM");
+    Py_XDECREF(module);
+    if (freedom == NULL) {
+        return -1;
+    }
+    int status = PyTuple_Check(freedom) && PyTuple_GET_SIZE(freedom) == DIRECTIONS + 1 ? 0 : -1;
+    for (int free = 0; status == 0 && free <= DIRECTIONS; free++) {
+        FREEDOM_WORTH[free] = PyFloat_AsDouble(PyTuple_GET_ITEM(freedom, free));
+        if (FREEDOM_WORTH[free] == -1.0 && PyErr_Occurred()) {
+            status = -1;
+        }
+    }
+    if (status < 0 && !PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "FREEDOM must be a tuple of 9 numbers");
+    }
+    Py_DECREF(freedom);
+    build_tables();
+    return status;
+}
