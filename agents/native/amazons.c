@@ -86,6 +86,27 @@ done:
     return status;
 }
 
+static int read_move(PyObject *value, Move *move)
+{
+    if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != 3) {
+        PyErr_Format(PyExc_TypeError, "move must be a tuple (from, to, arrow), not %R", value);
+        return -1;
+    }
+    uint8_t squares[3];
+    for (int i = 0; i < 3; i++) {
+        PyObject *item = PyTuple_GET_ITEM(value, i);
+        long square = PyLong_Check(item) ? PyLong_AsLong(item) : -1;
+        if (square < 0 || square >= SQUARES) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "move %R must hold three squares from 0 to 99", value);
+            return -1;
+        }
+        squares[i] = (uint8_t)square;
+    }
+    *move = (Move){squares[0], squares[1], squares[2]};
+    return 0;
+}
+
 static int load_weights(void)
 {
     static const char *const MODULE = "arbiter.agents.evaluations.amazons";

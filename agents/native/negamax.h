@@ -52,6 +52,8 @@ static int quick_result(const Position *position, double *result);
 static double final_result(const Position *position);
 /* The position of a Python state; -1 with an error set when it is not one of the game's. */
 static int read_state(PyObject *state, Position *position);
+/* A Python move in the game's move form; -1 with an error set when it is not one. */
+static int read_move(PyObject *value, Move *move);
 /* Reads the evaluation's constants from its Python module; -1 with an error set if it cannot. */
 static int load_weights(void);
 
@@ -81,6 +83,8 @@ typedef struct {
     Move *moves;        /* MOVES_CAPACITY per ply: the moves each node on the path searches */
     Move *move_scratch; /* a sort's scratch */
     int64_t *keys, *key_scratch;
+    PyObject *parent; /* the last root position asked about, and its unpacked form */
+    Position parent_position;
     long long nodes;
     double expansion; /* the longest a node took to list and sort its moves */
     double checked, stall;
@@ -413,6 +417,7 @@ static double node(Search *search, const Position *position, int depth, double a
 
 static void search_dealloc(Search *search)
 {
+    Py_XDECREF(search->parent);
     PyMem_Free(search->entries);
     PyMem_Free(search->history);
     PyMem_Free(search->moves);
@@ -464,14 +469,32 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     return (PyObject *)search;
 }
 
+/* The root position `state` unpacked: the root's moves all come from one, so it is read once. */
+static int read_parent(Search *search, PyObject *state)
+{
+    if (state == search->parent) {
+        return 0;
+    }
+    if (read_state(state, &search->parent_position) < 0) {
+        return -1;
+    }
+    Py_INCREF(state);
+    Py_XSETREF(search->parent, state);
+    return 0;
+}
+
 static PyObject *search_child(Search *search, PyObject *args)
 {
-    PyObject *state;
+    PyObject *state, *move_value;
     int depth, first;
     double alpha;
-    Position position;
-    if (!PyArg_ParseTuple(args, "Oidp:child", &state, &depth, &alpha, &first) ||
-        read_state(state, &position) < 0) {
+    Move move;
+    if (!PyArg_ParseTuple(args, "OOidp:child", &state, &move_value, &depth, &alpha, &first) ||
+        read_parent(search, state) < 0 || read_move(move_value, &move) < 0) {
+        return NULL;
+    }
+    if (!is_legal(&search->parent_position, move)) {
+        PyErr_Format(PyExc_ValueError, "move %R is not legal in the state given", move_value);
         return NULL;
     }
     if (depth < 0 || depth >= MAX_DEPTH) {
@@ -485,6 +508,8 @@ static PyObject *search_child(Search *search, PyObject *args)
     if (search->count > (size_t)search->table_limit) {
         table_clear(search);
     }
+    Position position = search->parent_position;
+    play(&position, move);
     search->out_of_time = 0;
     search->checked = monotonic();
     double value = child(search, &position, depth, alpha, INFINITY, 1, first);
@@ -511,10 +536,10 @@ static PyObject *search_entries(Search *search, void *Py_UNUSED(closure))
 
 static PyMethodDef SEARCH_METHODS[] = {
     {"child", (PyCFunction)search_child, METH_VARARGS,
-     "child(state, depth, alpha, first) -> the score for the root's mover of the root move that "
-     "led to `state`, searched `depth` plies deeper with the window (alpha, inf) at ply 1 (a full "
-     "window if `first`, else a null window first); None when the deadline passed. Clears the "
-     "table first when it holds more than table_limit entries."},
+     "child(state, move, depth, alpha, first) -> the score for the mover in `state` of its legal "
+     "`move`, the position after it searched `depth` plies deep at ply 1 with the window "
+     "(alpha, inf) (a full window if `first`, else a null window first); None when the deadline "
+     "passed. Clears the table first when it holds more than table_limit entries."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -89,7 +89,9 @@ class CompiledSearch(Protocol):
     def entries(self) -> int:
         """Positions its transposition table holds."""
 
-    def child(self, state: Any, depth: int, alpha: float, first: bool, /) -> float | None:
+    def child(
+        self, state: Any, move: Any, depth: int, alpha: float, first: bool, /
+    ) -> float | None:
         """`_Tree.root_child`'s score, or None when the deadline passed."""
 
 
@@ -195,7 +197,7 @@ class _Search:
         alpha, best = -INFINITY, moves[0]
         scores: dict[Any, float] = {}
         for index, move in enumerate(moves):
-            value = self.below.root_child(state.play(move), depth - 1, alpha, index == 0)
+            value = self.below.root_child(state, move, depth - 1, alpha, index == 0)
             scores[move] = value
             if value > alpha:
                 alpha, best = value, move
@@ -218,8 +220,10 @@ class _CompiledTree:
     def nodes(self) -> int:
         return self._search.nodes
 
-    def root_child(self, state: State[Any], depth: int, alpha: float, first: bool) -> float:
-        value = self._search.child(state, depth, alpha, first)
+    def root_child(
+        self, state: State[Any], move: Any, depth: int, alpha: float, first: bool
+    ) -> float:
+        value = self._search.child(state, move, depth, alpha, first)
         self._time.stalled(self._search.stall)
         if value is None:
             raise clock.OutOfTime
@@ -264,13 +268,15 @@ class _Tree:
         self.killers: list[list[Any]] = [[] for _ in range(UNLIMITED_DEPTH + 1)]
         self.nodes = 0
 
-    def root_child(self, state: State[Any], depth: int, alpha: float, first: bool) -> float:
-        """A root move's score, `state` being the position it led to: searched `depth` plies
-        deeper at ply 1 with the window (alpha, infinity). The table starts again empty first
-        when it has grown past `TABLE_LIMIT`."""
+    def root_child(
+        self, state: State[Any], move: Any, depth: int, alpha: float, first: bool
+    ) -> float:
+        """The score of the root `state`'s `move`: the position it leads to searched `depth`
+        plies deep at ply 1 with the window (alpha, infinity). The table starts again empty
+        first when it has grown past `TABLE_LIMIT`."""
         if len(self.table) > TABLE_LIMIT:
             self.table.clear()
-        return self.child(state, depth, alpha, INFINITY, 1, first)
+        return self.child(state.play(move), depth, alpha, INFINITY, 1, first)
 
     def leaf(self, state: State[Any], ply: int) -> float:
         """A position at the horizon: its result if it has ended, else its evaluation."""
