@@ -8,14 +8,14 @@ timed, giving nodes per second; and MCTS (`mcts-eval`, heuristic playouts) given
 move in each, giving iterations per second. Both paths are measured in the same run: the
 pure-Python one in a child process under `ARBITER_PURE_PYTHON=1`, the compiled one here. A
 fixed-depth search visits the same nodes on both paths (the evaluations give the same values,
-tests/agents/test_native_evaluations.py) and the compiled search below the root makes the
-Python one's choices (tests/agents/test_native_search.py), so its node count is checked equal:
-the ratio compares like with like. Rates are per CPU second (`time.process_time`), so that on a busy machine the
-time spent waiting for a core is left out of both paths. Printed per game: nodes, nodes/s of each
-path and their ratio, MCTS iterations/s of each and their ratio; then the load average. Exits 1
-if a node count differs, or if compiled alpha-beta is under `GOAL` times pure Python's for a game
-with a compiled search (agents/native/), or slower than it for another (MCTS's iterations, which
-a loaded machine moves most, are printed only).
+tests/agents/test_native_evaluations.py, and the compiled search below the root makes the Python
+one's choices, tests/agents/test_native_search.py), so its node count is checked equal: the
+ratio compares like with like. Rates are per CPU second (`time.process_time`), so that on a busy
+machine the time spent waiting for a core is left out of both paths. Printed per game: nodes,
+nodes/s of each path and their ratio, MCTS iterations/s of each and their ratio; then the load
+average. Exits 1 if a node count differs, or if compiled alpha-beta is under `GOAL` times pure
+Python's for a game with a compiled search (agents/native/), or slower than it for another
+(MCTS's iterations, which a loaded machine moves most, are printed only).
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ class CompiledSearch(Protocol):
 class CompiledModule(Protocol):
     """An `arbiter.agents._search_NAME_c` module."""
 
-    def Search(  # noqa: N802 (a C type, called to make one)
+    def Search(
         self, deadline: float, table_limit: int, null_window: float, /
     ) -> CompiledSearch: ...
 
