@@ -107,7 +107,7 @@ static int read_move(PyObject *value, Move *move)
     return 0;
 }
 
-static int load_weights(void)
+static int prepare_game(void)
 {
     static const char *const MODULE = "arbiter.agents.evaluations.amazons";
     if (module_float(MODULE, "SQUARE", &SQUARE_WORTH) < 0 ||

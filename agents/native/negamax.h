@@ -54,8 +54,9 @@ static double final_result(const Position *position);
 static int read_state(PyObject *state, Position *position);
 /* A Python move in the game's move form; -1 with an error set when it is not one. */
 static int read_move(PyObject *value, Move *move);
-/* Reads the evaluation's constants from its Python module; -1 with an error set if it cannot. */
-static int load_weights(void);
+/* Readies the game at import: its tables, and the constants of its rules and evaluation read from
+ * their Python modules (one statement of each); -1 with an error set if it cannot. */
+static int prepare_game(void);
 
 /* The evaluation's scale (`agents.evaluation.WIN` and `HEURISTIC`), read at import. */
 static double WIN_SCORE, HEURISTIC_SCORE;
@@ -603,7 +604,7 @@ PyMODINIT_FUNC SEARCH_INIT(void)
 {
     if (module_float("arbiter.agents.evaluation", "WIN", &WIN_SCORE) < 0 ||
         module_float("arbiter.agents.evaluation", "HEURISTIC", &HEURISTIC_SCORE) < 0 ||
-        load_weights() < 0 || PyType_Ready(&SEARCH_TYPE) < 0) {
+        prepare_game() < 0 || PyType_Ready(&SEARCH_TYPE) < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&SEARCH_MODULE_DEF);

@@ -1,0 +1,117 @@
+/* War of Life's alpha-beta search below the root, compiled (`arbiter.agents._search_war_of_life_c`):
+ * the engine of negamax.h on the rules of games/native/war_of_life.h, with
+ * agents/evaluations/war_of_life.py's evaluation, which stays its reference (its constant and the
+ * rules' move limit are read from their modules, so there is one statement of each). */
+#include <Python.h>
+
+#include "arguments.h"
+#include "war_of_life.h"
+
+#define KEY_WORDS 3       /* blue, red, and the ply: the exhausted draw comes at a fixed count */
+#define HISTORY_SIZE 4096 /* a move as source * 64 + target */
+#define NO_ORDER
+#define SEARCH_MODULE "arbiter.agents._search_war_of_life_c"
+#define SEARCH_INIT PyInit__search_war_of_life_c
+
+static int EXHAUSTED_AT; /* games/war_of_life.py's MAX_PLY */
+
+static int list_moves(const Position *position, Move *out)
+{
+    return list_moves_until(position, EXHAUSTED_AT, out);
+}
+
+static int is_legal(const Position *position, Move move)
+{
+    return is_legal_until(position, EXHAUSTED_AT, move);
+}
+
+#include "negamax.h"
+
+static double PIECE_WORTH;
+
+static void position_key(const Position *position, uint64_t key[KEY_WORDS])
+{
+    key[0] = position->boards[0];
+    key[1] = position->boards[1];
+    key[2] = (uint64_t)position->ply;
+}
+
+static int same_move(Move a, Move b) { return a.source == b.source && a.target == b.target; }
+
+static size_t history_index(Move move) { return (size_t)move.source * 64 + move.target; }
+
+/* agents/evaluations/war_of_life.py's `evaluate` for the side to move. */
+static double evaluate(const Position *position)
+{
+    int seat = position->ply & 1;
+    return PIECE_WORTH * (__builtin_popcountll(position->boards[seat]) -
+                          __builtin_popcountll(position->boards[1 - seat]));
+}
+
+/* `WarOfLifeState.outcome` for the side to move, in its order: no pieces at all, the exhausted
+ * draw, a side wiped out, a stalemate. */
+static int quick_result(const Position *position, double *result)
+{
+    uint64_t blue = position->boards[0], red = position->boards[1];
+    int seat = position->ply & 1;
+    if (!(blue || red) || position->ply >= EXHAUSTED_AT) {
+        *result = 0.0;
+    } else if (!(blue && red)) {
+        *result = position->boards[seat] ? 1.0 : -1.0;
+    } else if (!(position->boards[seat] & touching(~(blue | red)))) {
+        *result = 0.0;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static double final_result(const Position *position)
+{
+    double result;
+    return quick_result(position, &result) ? result : 0.0;
+}
+
+static int read_state(PyObject *state, Position *position)
+{
+    PyObject *blue = state_field(state, "blue", "a WarOfLifeState");
+    PyObject *red = blue == NULL ? NULL : state_field(state, "red", "a WarOfLifeState");
+    PyObject *ply = red == NULL ? NULL : state_field(state, "ply", "a WarOfLifeState");
+    long long plies = 0;
+    int status = ply == NULL || read_board(blue, "blue", &position->boards[0]) < 0 ||
+                         read_board(red, "red", &position->boards[1]) < 0 ||
+                         read_int(ply, "ply", 0, EXHAUSTED_AT, &plies) < 0
+                     ? -1
+                     : 0;
+    position->ply = (int)plies;
+    Py_XDECREF(blue);
+    Py_XDECREF(red);
+    Py_XDECREF(ply);
+    return status;
+}
+
+static int read_move(PyObject *value, Move *move)
+{
+    if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != 2) {
+        PyErr_Format(PyExc_TypeError, "move must be a (source, target) tuple, not %R", value);
+        return -1;
+    }
+    long long source, target;
+    if (read_int(PyTuple_GET_ITEM(value, 0), "source", 0, 63, &source) < 0 ||
+        read_int(PyTuple_GET_ITEM(value, 1), "target", 0, 63, &target) < 0) {
+        return -1;
+    }
+    *move = (Move){(uint8_t)source, (uint8_t)target};
+    return 0;
+}
+
+static int prepare_game(void)
+{
+    double exhausted_at;
+    if (module_float("arbiter.games.war_of_life", "MAX_PLY", &exhausted_at) < 0 ||
+        module_float("arbiter.agents.evaluations.war_of_life", "PIECE", &PIECE_WORTH) < 0) {
+        return -1;
+    }
+    EXHAUSTED_AT = (int)exhausted_at;
+    return 0;
+}
