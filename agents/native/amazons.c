@@ -7,6 +7,7 @@
 #define KEY_WORDS 4         /* two bits a square, 32 squares a word; the mover in the last bit */
 #define HISTORY_SIZE 1000000 /* a move as src * 10000 + dst * 100 + arrow */
 #define NO_ORDER
+#define RESULT_IS_QUICK
 #define SEARCH_MODULE "arbiter.agents._search_amazons_c"
 #define SEARCH_INIT PyInit__search_amazons_c
 
@@ -57,32 +58,18 @@ static int quick_result(const Position *position, double *result)
     return 1;
 }
 
-static double final_result(const Position *position)
-{
-    double result;
-    return quick_result(position, &result) ? result : 0.0;
-}
-
 static int read_state(PyObject *state, Position *position)
 {
     static const char *const FIELDS[] = {"white", "black", "arrows", "to_move"};
-    PyObject *values[4] = {NULL, NULL, NULL, NULL};
-    int status = -1;
-    for (int i = 0; i < 4; i++) {
-        values[i] = state_field(state, FIELDS[i], "an AmazonsState");
-        if (values[i] == NULL) {
-            goto done;
-        }
+    PyObject *values[4];
+    if (read_fields(state, FIELDS, 4, "an AmazonsState", values) < 0) {
+        return -1;
     }
     long to_move = PyLong_Check(values[3]) ? PyLong_AsLong(values[3]) : -1;
-    if (to_move == -1 && PyErr_Occurred()) {
-        goto done;
-    }
-    status = unpack(values[0], values[1], values[2], (int)to_move, position);
-done:
-    for (int i = 0; i < 4; i++) {
-        Py_XDECREF(values[i]);
-    }
+    int status = to_move == -1 && PyErr_Occurred()
+                     ? -1
+                     : unpack(values[0], values[1], values[2], (int)to_move, position);
+    release_fields(values, 4);
     return status;
 }
 

@@ -16,6 +16,10 @@
  *   KEY_WORDS                       the words of a position's exact key;
  *   HISTORY_SIZE                    how many distinct `history_index` values there are;
  *   NO_ORDER                        defined when the game's evaluation has no `order`;
+ *   RESULT_IS_QUICK                 defined when the evaluation has no `quick_result`, so the
+ *                                   reference calls `result` at the horizon too: then
+ *                                   `quick_result` is the full end check and serves as
+ *                                   `final_result`, which this file defines;
  *   SEARCH_MODULE, SEARCH_INIT      the module's name as a string and its init function's name.
  * After including it, the functions declared under "the game's hooks" below. */
 #ifndef ARBITER_NEGAMAX_H
@@ -48,8 +52,17 @@ static double evaluate(const Position *position);
 /* 1 with the result for the side to move (1, 0 or -1) in `result` when the evaluation's
  * `quick_result` (or, without one, `result`) sees an end; else 0. */
 static int quick_result(const Position *position, double *result);
+#ifdef RESULT_IS_QUICK
+/* `result(state) or 0.0`: the full end check, for a node without a move. */
+static double final_result(const Position *position)
+{
+    double result;
+    return quick_result(position, &result) ? result : 0.0;
+}
+#else
 /* `result(state) or 0.0`: the full end check, for a node without a move. */
 static double final_result(const Position *position);
+#endif
 /* The position of a Python state; -1 with an error set when it is not one of the game's. */
 static int read_state(PyObject *state, Position *position);
 /* A Python move in the game's move form; -1 with an error set when it is not one. */
@@ -582,15 +595,32 @@ static int module_float(const char *module_name, const char *name, double *value
     return *value == -1.0 && PyErr_Occurred() ? -1 : 0;
 }
 
-/* A field of a Python state, or NULL with a TypeError naming what the state lacks. */
-static PyObject *state_field(PyObject *state, const char *name, const char *expected)
+/* The fields `names` of a Python state into `values` (new references, for `release_fields`);
+ * -1 with a TypeError naming what the state lacks, and none kept, when it is not `expected`. */
+static int read_fields(PyObject *state, const char *const names[], int count,
+                       const char *expected, PyObject *values[])
 {
-    PyObject *value = PyObject_GetAttrString(state, name);
-    if (value == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
-        PyErr_Format(PyExc_TypeError, "state must be %s, not %.100s (it has no %s)", expected,
-                     Py_TYPE(state)->tp_name, name);
+    for (int i = 0; i < count; i++) {
+        values[i] = PyObject_GetAttrString(state, names[i]);
+        if (values[i] == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                PyErr_Format(PyExc_TypeError, "state must be %s, not %.100s (it has no %s)",
+                             expected, Py_TYPE(state)->tp_name, names[i]);
+            }
+            while (i-- > 0) {
+                Py_DECREF(values[i]);
+            }
+            return -1;
+        }
     }
-    return value;
+    return 0;
+}
+
+static void release_fields(PyObject *values[], int count)
+{
+    for (int i = 0; i < count; i++) {
+        Py_DECREF(values[i]);
+    }
 }
 
 static struct PyModuleDef SEARCH_MODULE_DEF = {

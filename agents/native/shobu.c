@@ -106,30 +106,19 @@ static int read_state(PyObject *state, Position *position)
 {
     static const char *const FIELDS[] = {"black", "white", "ply", "since_capture",
                                          "no_capture_limit"};
-    PyObject *values[5] = {NULL, NULL, NULL, NULL, NULL};
-    int status = -1;
-    for (int i = 0; i < 5; i++) {
-        values[i] = state_field(state, FIELDS[i], "a ShobuState");
-        if (values[i] == NULL) {
-            goto done;
-        }
+    PyObject *values[5];
+    if (read_fields(state, FIELDS, 5, "a ShobuState", values) < 0) {
+        return -1;
     }
-    long long ply, since, limit;
-    if (read_board(values[0], "black", &position->black) < 0 ||
-        read_board(values[1], "white", &position->white) < 0 ||
-        read_int(values[2], "ply", 0, INT32_MAX, &ply) < 0 ||
-        read_int(values[3], "since_capture", 0, INT32_MAX, &since) < 0 ||
-        read_int(values[4], "no_capture_limit", 0, INT32_MAX, &limit) < 0) {
-        goto done;
-    }
-    position->ply = ply;
-    position->since = since;
-    position->limit = limit;
-    status = 0;
-done:
-    for (int i = 0; i < 5; i++) {
-        Py_XDECREF(values[i]);
-    }
+    int status = read_board(values[0], "black", &position->black) < 0 ||
+                         read_board(values[1], "white", &position->white) < 0 ||
+                         read_int(values[2], "ply", 0, INT32_MAX, &position->ply) < 0 ||
+                         read_int(values[3], "since_capture", 0, INT32_MAX, &position->since) < 0 ||
+                         read_int(values[4], "no_capture_limit", 0, INT32_MAX,
+                                  &position->limit) < 0
+                     ? -1
+                     : 0;
+    release_fields(values, 5);
     return status;
 }
 

@@ -10,6 +10,7 @@
 #define KEY_WORDS 3       /* blue, red, and the ply: the exhausted draw comes at a fixed count */
 #define HISTORY_SIZE 4096 /* a move as source * 64 + target */
 #define NO_ORDER
+#define RESULT_IS_QUICK
 #define SEARCH_MODULE "arbiter.agents._search_war_of_life_c"
 #define SEARCH_INIT PyInit__search_war_of_life_c
 
@@ -66,27 +67,21 @@ static int quick_result(const Position *position, double *result)
     return 1;
 }
 
-static double final_result(const Position *position)
-{
-    double result;
-    return quick_result(position, &result) ? result : 0.0;
-}
-
 static int read_state(PyObject *state, Position *position)
 {
-    PyObject *blue = state_field(state, "blue", "a WarOfLifeState");
-    PyObject *red = blue == NULL ? NULL : state_field(state, "red", "a WarOfLifeState");
-    PyObject *ply = red == NULL ? NULL : state_field(state, "ply", "a WarOfLifeState");
-    long long plies = 0;
-    int status = ply == NULL || read_board(blue, "blue", &position->boards[0]) < 0 ||
-                         read_board(red, "red", &position->boards[1]) < 0 ||
-                         read_int(ply, "ply", 0, EXHAUSTED_AT, &plies) < 0
+    static const char *const FIELDS[] = {"blue", "red", "ply"};
+    PyObject *values[3];
+    if (read_fields(state, FIELDS, 3, "a WarOfLifeState", values) < 0) {
+        return -1;
+    }
+    long long ply = 0;
+    int status = read_board(values[0], "blue", &position->boards[0]) < 0 ||
+                         read_board(values[1], "red", &position->boards[1]) < 0 ||
+                         read_int(values[2], "ply", 0, EXHAUSTED_AT, &ply) < 0
                      ? -1
                      : 0;
-    position->ply = (int)plies;
-    Py_XDECREF(blue);
-    Py_XDECREF(red);
-    Py_XDECREF(ply);
+    position->ply = (int)ply;
+    release_fields(values, 3);
     return status;
 }
 

@@ -11,6 +11,7 @@
 #define KEY_WORDS 3 /* white, black, and the counters (`WatchYourBackState.key`) */
 #define HISTORY_SIZE (3 * SQUARES * SQUARES) /* a move as (kind * 64 + start) * 64 + end */
 #define NO_ORDER
+#define RESULT_IS_QUICK
 #define SEARCH_MODULE "arbiter.agents._search_watch_your_back_c"
 #define SEARCH_INIT PyInit__search_watch_your_back_c
 
@@ -104,39 +105,26 @@ static int quick_result(const Position *position, double *result)
     return is_over(position);
 }
 
-static double final_result(const Position *position)
-{
-    double result;
-    return quick_result(position, &result) ? result : 0.0;
-}
-
 static int read_state(PyObject *state, Position *position)
 {
     static const char *const FIELDS[] = {"white",         "black",           "ply", "shrinks",
                                          "since_capture", "no_capture_limit"};
-    PyObject *values[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
-    int status = -1;
-    for (int i = 0; i < 6; i++) {
-        values[i] = state_field(state, FIELDS[i], "a WatchYourBackState");
-        if (values[i] == NULL) {
-            goto done;
-        }
+    PyObject *values[6];
+    if (read_fields(state, FIELDS, 6, "a WatchYourBackState", values) < 0) {
+        return -1;
     }
-    long long shrinks;
-    if (read_board(values[0], "white", &position->white) < 0 ||
-        read_board(values[1], "black", &position->black) < 0 ||
-        read_int(values[2], "ply", 0, 1 << 13, &position->ply) < 0 ||
-        read_int(values[3], "shrinks", 0, FINAL_SHRINKS, &shrinks) < 0 ||
-        read_int(values[4], "since_capture", 0, 1 << 13, &position->since_capture) < 0 ||
-        read_int(values[5], "no_capture_limit", 1, 1 << 13, &position->limit) < 0) {
-        goto done;
-    }
+    long long shrinks = 0;
+    int status = read_board(values[0], "white", &position->white) < 0 ||
+                         read_board(values[1], "black", &position->black) < 0 ||
+                         read_int(values[2], "ply", 0, 1 << 13, &position->ply) < 0 ||
+                         read_int(values[3], "shrinks", 0, FINAL_SHRINKS, &shrinks) < 0 ||
+                         read_int(values[4], "since_capture", 0, 1 << 13,
+                                  &position->since_capture) < 0 ||
+                         read_int(values[5], "no_capture_limit", 1, 1 << 13, &position->limit) < 0
+                     ? -1
+                     : 0;
     position->shrinks = (int)shrinks;
-    status = 0;
-done:
-    for (int i = 0; i < 6; i++) {
-        Py_XDECREF(values[i]);
-    }
+    release_fields(values, 6);
     return status;
 }
 
