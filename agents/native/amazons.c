@@ -5,7 +5,6 @@
 #include "amazons.h"
 
 #define KEY_WORDS 4         /* two bits a square, 32 squares a word; the mover in the last bit */
-#define HISTORY_SIZE 1000000 /* a move as src * 10000 + dst * 100 + arrow */
 #define NO_ORDER
 #define RESULT_IS_QUICK
 #define SEARCH_MODULE "arbiter.agents._search_amazons_c"
@@ -24,14 +23,9 @@ static void position_key(const Position *position, uint64_t key[KEY_WORDS])
     key[KEY_WORDS - 1] |= (uint64_t)position->to_move << 63;
 }
 
-static int same_move(Move a, Move b)
+static uint64_t move_code(Move move)
 {
-    return a.src == b.src && a.dst == b.dst && a.arrow == b.arrow;
-}
-
-static size_t history_index(Move move)
-{
-    return (size_t)move.src * 10000 + (size_t)move.dst * 100 + move.arrow;
+    return (uint64_t)move.src * 10000 + (uint64_t)move.dst * 100 + move.arrow;
 }
 
 /* agents/evaluations/amazons.py's `evaluate` for the side to move, each sum in its order. */

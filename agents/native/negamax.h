@@ -14,7 +14,6 @@
  * list_moves, is_legal and play (from its rules' header), and these macros:
  *   MOVES_CAPACITY                  the most moves a position can have;
  *   KEY_WORDS                       the words of a position's exact key;
- *   HISTORY_SIZE                    how many distinct `history_index` values there are;
  *   NO_ORDER                        defined when the game's evaluation has no `order`;
  *   RESULT_IS_QUICK                 defined when the evaluation has no `quick_result`, so the
  *                                   reference calls `result` at the horizon too: then
@@ -40,9 +39,10 @@ enum { EXACT, LOWER, UPPER };
 
 /* The position as KEY_WORDS words, exactly: equal keys are equal positions, as `State.key()`. */
 static void position_key(const Position *position, uint64_t key[KEY_WORDS]);
-static int same_move(Move a, Move b);
-/* A distinct index below HISTORY_SIZE for every move. */
-static size_t history_index(Move move);
+/* A distinct code for every move, so that equal codes are equal moves. */
+static uint64_t move_code(Move move);
+
+static int same_move(Move a, Move b) { return move_code(a) == move_code(b); }
 #ifndef NO_ORDER
 /* The game's `order` as a stable sort by this key, largest first. */
 static int64_t order_key(const Position *position, Move move);
@@ -83,6 +83,12 @@ typedef struct {
     uint8_t used;
 } Entry;
 
+/* A move's history score; `used` is the move's code plus one, 0 for an empty slot. */
+typedef struct {
+    uint64_t used;
+    int64_t score;
+} HistoryEntry;
+
 typedef struct {
     PyObject_HEAD
     double deadline;
@@ -90,19 +96,20 @@ typedef struct {
     double null_window;
     Entry *entries; /* open addressing, linear probing, a power of two long */
     size_t capacity, count;
-    int64_t *history;
-    int history_used; /* the reference sorts by history only once it holds a move */
+    HistoryEntry *history; /* open addressing by move code, a power of two long */
+    size_t history_capacity, history_count;
     Move killers[MAX_DEPTH + 1][KILLERS];
     int killer_counts[MAX_DEPTH + 1];
     Move *moves;        /* MOVES_CAPACITY per ply: the moves each node on the path searches */
     Move *move_scratch; /* a sort's scratch */
     int64_t *keys, *key_scratch;
-    PyObject *parent; /* the last root position asked about, and its unpacked form */
+    PyObject *out_of_time; /* the exception raised when the deadline passes */
+    PyObject *parent;      /* the last root position asked about, and its unpacked form */
     Position parent_position;
     long long nodes;
     double expansion; /* the longest a node took to list and sort its moves */
     double checked, stall;
-    int out_of_time;
+    int stopped; /* the deadline passed, or memory ran out (with the Python error set) */
 } Search;
 
 /* The clock `time.perf_counter` reads on Linux, so a deadline from Python compares directly. */
@@ -168,12 +175,14 @@ static int table_grow(Search *search)
     return 0;
 }
 
-/* Stores an entry over any for the same key, as the reference's dict assignment does; an entry
- * that finds no memory is dropped, which changes no score, only what later nodes try first. */
+/* Stores an entry over any for the same key, as the reference's dict assignment does; stops
+ * the search with a MemoryError when the table cannot grow. */
 static void table_store(Search *search, const uint64_t key[KEY_WORDS], int depth, int kind,
                         double score, Move move)
 {
     if (2 * (search->count + 1) > search->capacity && table_grow(search) < 0) {
+        PyErr_NoMemory();
+        search->stopped = 1;
         return;
     }
     Entry *entry = table_slot(search, key);
@@ -209,6 +218,53 @@ static double from_table(double score, int ply)
         return score - ply;
     }
     return score < -HEURISTIC_SCORE ? score + ply : score;
+}
+
+/* -- the history -------------------------------------------------------------------------------- */
+
+static HistoryEntry *history_slot(HistoryEntry *entries, size_t capacity, uint64_t code)
+{
+    size_t mask = capacity - 1;
+    uint64_t hash = (code + 1) * 0x9E3779B97F4A7C15ULL;
+    for (size_t slot = (size_t)(hash ^ hash >> 32) & mask;; slot = (slot + 1) & mask) {
+        if (!entries[slot].used || entries[slot].used == code + 1) {
+            return &entries[slot];
+        }
+    }
+}
+
+static int64_t history_score(const Search *search, Move move)
+{
+    return history_slot(search->history, search->history_capacity, move_code(move))->score;
+}
+
+/* Adds to a move's history score; stops the search with a MemoryError when it cannot grow. */
+static void history_add(Search *search, Move move, int64_t amount)
+{
+    if (2 * (search->history_count + 1) > search->history_capacity) {
+        size_t capacity = 2 * search->history_capacity;
+        HistoryEntry *entries = PyMem_Calloc(capacity, sizeof *entries);
+        if (entries == NULL) {
+            PyErr_NoMemory();
+            search->stopped = 1;
+            return;
+        }
+        for (size_t i = 0; i < search->history_capacity; i++) {
+            if (search->history[i].used) {
+                *history_slot(entries, capacity, search->history[i].used - 1) = search->history[i];
+            }
+        }
+        PyMem_Free(search->history);
+        search->history = entries;
+        search->history_capacity = capacity;
+    }
+    uint64_t code = move_code(move);
+    HistoryEntry *entry = history_slot(search->history, search->history_capacity, code);
+    if (!entry->used) {
+        entry->used = code + 1;
+        search->history_count++;
+    }
+    entry->score += amount;
 }
 
 /* -- move ordering ---------------------------------------------------------------------------- */
@@ -249,9 +305,9 @@ static int expand(Search *search, const Position *position, int ply)
     double listed_at = monotonic();
     Move *moves = search->moves + (size_t)ply * MOVES_CAPACITY;
     int count = list_moves(position, moves);
-    if (search->history_used) {
+    if (search->history_count) { /* the reference sorts by history once it holds a move */
         for (int i = 0; i < count; i++) {
-            search->keys[i] = search->history[history_index(moves[i])];
+            search->keys[i] = history_score(search, moves[i]);
         }
         stable_sort(moves, search->keys, count, search->move_scratch, search->key_scratch);
     }
@@ -271,8 +327,7 @@ static int expand(Search *search, const Position *position, int ply)
 /* A move that caused a cut-off: a killer at this ply, and worth more in the history. */
 static void reward(Search *search, Move move, int depth, int ply)
 {
-    search->history[history_index(move)] += (int64_t)depth * depth;
-    search->history_used = 1;
+    history_add(search, move, (int64_t)depth * depth);
     Move *killers = search->killers[ply];
     int count = search->killer_counts[ply];
     for (int i = 0; i < count; i++) {
@@ -310,7 +365,7 @@ static double child(Search *search, const Position *position, int depth, double 
         return -node(search, position, depth, -beta, -alpha, ply);
     }
     double value = -node(search, position, depth, -alpha - search->null_window, -alpha, ply);
-    if (!search->out_of_time && alpha < value && value < beta) {
+    if (!search->stopped && alpha < value && value < beta) {
         value = -node(search, position, depth, -beta, -value, ply);
     }
     return value;
@@ -323,7 +378,8 @@ typedef struct {
     int depth, ply;
 } Window;
 
-/* Searches one move of the node; 1 when it cuts the node off, -1 out of time, else 0. */
+/* Searches one move of the node; 1 when it cuts the node off, -1 when the search stopped, else
+ * 0. */
 static int visit(Search *search, const Position *position, Move move, Window *window)
 {
     Position next = *position;
@@ -332,13 +388,13 @@ static int visit(Search *search, const Position *position, Move move, Window *wi
     if (window->depth > 1) {
         value = child(search, &next, window->depth - 1, window->alpha, window->beta,
                       window->ply + 1, window->best == -INFINITY);
-        if (search->out_of_time) {
+        if (search->stopped) {
             return -1;
         }
     } else { /* the leaves, inlined as the reference inlines them */
         search->nodes++;
         if (check_clock(search) > search->deadline) {
-            search->out_of_time = 1;
+            search->stopped = 1;
             return -1;
         }
         value = -leaf(&next, window->ply + 1);
@@ -368,13 +424,13 @@ static int among(const Move *moves, int count, Move move)
 }
 
 /* The negamax score of `position` for its side to move, searched `depth` plies deep; with
- * `out_of_time` set (and any score) when the deadline passed. */
+ * `stopped` set (and any score) when the deadline passed or memory ran out. */
 static double node(Search *search, const Position *position, int depth, double alpha,
                    double beta, int ply)
 {
     search->nodes++;
     if (check_clock(search) + search->expansion > search->deadline) {
-        search->out_of_time = 1;
+        search->stopped = 1;
         return 0.0;
     }
     if (depth <= 0) {
@@ -432,6 +488,7 @@ static double node(Search *search, const Position *position, int depth, double a
 static void search_dealloc(Search *search)
 {
     Py_XDECREF(search->parent);
+    Py_XDECREF(search->out_of_time);
     PyMem_Free(search->entries);
     PyMem_Free(search->history);
     PyMem_Free(search->moves);
@@ -445,11 +502,17 @@ static void search_dealloc(Search *search)
 
 static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *names[] = {"deadline", "table_limit", "null_window", NULL};
+    static char *names[] = {"deadline", "table_limit", "null_window", "out_of_time", NULL};
     double deadline, null_window;
     Py_ssize_t table_limit;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "dnd:Search", names, &deadline, &table_limit,
-                                     &null_window)) {
+    PyObject *out_of_time;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "dndO:Search", names, &deadline, &table_limit,
+                                     &null_window, &out_of_time)) {
+        return NULL;
+    }
+    if (!PyExceptionClass_Check(out_of_time)) {
+        PyErr_Format(PyExc_TypeError, "out_of_time must be an exception class, not %R",
+                     out_of_time);
         return NULL;
     }
     if (table_limit < 0) {
@@ -465,11 +528,14 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         return NULL;
     }
     search->deadline = deadline;
+    Py_INCREF(out_of_time);
+    search->out_of_time = out_of_time;
     search->table_limit = table_limit;
     search->null_window = null_window;
     search->capacity = FIRST_CAPACITY;
     search->entries = PyMem_Calloc(FIRST_CAPACITY, sizeof *search->entries);
-    search->history = PyMem_Calloc(HISTORY_SIZE, sizeof *search->history);
+    search->history_capacity = FIRST_CAPACITY;
+    search->history = PyMem_Calloc(FIRST_CAPACITY, sizeof *search->history);
     search->moves = PyMem_Malloc((MAX_DEPTH + 1) * (size_t)MOVES_CAPACITY * sizeof(Move));
     search->move_scratch = PyMem_Malloc(MOVES_CAPACITY * sizeof(Move));
     search->keys = PyMem_Malloc(MOVES_CAPACITY * sizeof(int64_t));
@@ -524,11 +590,14 @@ static PyObject *search_child(Search *search, PyObject *args)
     }
     Position position = search->parent_position;
     play(&position, move);
-    search->out_of_time = 0;
+    search->stopped = 0;
     search->checked = monotonic();
     double value = child(search, &position, depth, alpha, INFINITY, 1, first);
-    if (search->out_of_time) {
-        Py_RETURN_NONE;
+    if (search->stopped) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetNone(search->out_of_time);
+        }
+        return NULL;
     }
     return PyFloat_FromDouble(value);
 }
@@ -552,8 +621,9 @@ static PyMethodDef SEARCH_METHODS[] = {
     {"child", (PyCFunction)search_child, METH_VARARGS,
      "child(state, move, depth, alpha, first) -> the score for the mover in `state` of its legal "
      "`move`, the position after it searched `depth` plies deep at ply 1 with the window "
-     "(alpha, inf) (a full window if `first`, else a null window first); None when the deadline "
-     "passed. Clears the table first when it holds more than table_limit entries."},
+     "(alpha, inf) (a full window if `first`, else a null window first); raises out_of_time "
+     "when the deadline passes. Clears the table first when it holds more than table_limit "
+     "entries."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -569,9 +639,9 @@ static PyTypeObject SEARCH_TYPE = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = SEARCH_MODULE ".Search",
     .tp_basicsize = sizeof(Search),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Search(deadline, table_limit, null_window): one move's alpha-beta below the "
-              "root, its tables kept across that move's iterations; `deadline` is in "
-              "time.perf_counter's seconds.",
+    .tp_doc = "Search(deadline, table_limit, null_window, out_of_time): one move's alpha-beta "
+              "below the root, its tables kept across that move's iterations; `deadline` is in "
+              "time.perf_counter's seconds, and `out_of_time` the exception raised past it.",
     .tp_new = search_new,
     .tp_dealloc = (destructor)search_dealloc,
     .tp_methods = SEARCH_METHODS,

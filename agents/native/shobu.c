@@ -10,8 +10,6 @@
 typedef Turn Move;
 #define MOVES_CAPACITY TURNS_CAPACITY
 #define KEY_WORDS 3 /* black, white, and the mover with the turns since a capture */
-/* A turn as ((passive * 64 + aggressive) * 8 + direction) * 2 + distance - 1. */
-#define HISTORY_SIZE (64 * 64 * 8 * 2)
 #define SEARCH_MODULE "arbiter.agents._search_shobu_c"
 #define SEARCH_INIT PyInit__search_shobu_c
 
@@ -33,17 +31,11 @@ static void position_key(const Position *position, uint64_t key[KEY_WORDS])
     key[2] = (uint64_t)(position->ply & 1) | (uint64_t)position->since << 1;
 }
 
-static int same_move(Move a, Move b)
+static uint64_t move_code(Move move)
 {
-    return a.passive == b.passive && a.aggressive == b.aggressive &&
-           a.direction == b.direction && a.distance == b.distance;
-}
-
-static size_t history_index(Move move)
-{
-    return (((size_t)move.passive * 64 + (size_t)move.aggressive) * 8 + (size_t)move.direction) *
+    return (((uint64_t)move.passive * 64 + (uint64_t)move.aggressive) * 8 + (uint64_t)move.direction) *
                2 +
-           (size_t)move.distance - 1;
+           (uint64_t)move.distance - 1;
 }
 
 /* agents/evaluations/shobu.py's `order`: turns whose aggressive half pushes a stone first. */

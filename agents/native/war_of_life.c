@@ -8,7 +8,6 @@
 #include "war_of_life.h"
 
 #define KEY_WORDS 3       /* blue, red, and the ply: the exhausted draw comes at a fixed count */
-#define HISTORY_SIZE 4096 /* a move as source * 64 + target */
 #define NO_ORDER
 #define RESULT_IS_QUICK
 #define SEARCH_MODULE "arbiter.agents._search_war_of_life_c"
@@ -37,9 +36,7 @@ static void position_key(const Position *position, uint64_t key[KEY_WORDS])
     key[2] = (uint64_t)position->ply;
 }
 
-static int same_move(Move a, Move b) { return a.source == b.source && a.target == b.target; }
-
-static size_t history_index(Move move) { return (size_t)move.source * 64 + move.target; }
+static uint64_t move_code(Move move) { return (uint64_t)move.source * 64 + move.target; }
 
 /* agents/evaluations/war_of_life.py's `evaluate` for the side to move. */
 static double evaluate(const Position *position)

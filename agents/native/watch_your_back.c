@@ -9,7 +9,6 @@
 #include "watch_your_back.h"
 
 #define KEY_WORDS 3 /* white, black, and the counters (`WatchYourBackState.key`) */
-#define HISTORY_SIZE (3 * SQUARES * SQUARES) /* a move as (kind * 64 + start) * 64 + end */
 #define NO_ORDER
 #define RESULT_IS_QUICK
 #define SEARCH_MODULE "arbiter.agents._search_watch_your_back_c"
@@ -32,14 +31,9 @@ static void position_key(const Position *position, uint64_t key[KEY_WORDS])
              (uint64_t)position->since_capture << 16;
 }
 
-static int same_move(Move a, Move b)
+static uint64_t move_code(Move move)
 {
-    return a.kind == b.kind && a.start == b.start && a.end == b.end;
-}
-
-static size_t history_index(Move move)
-{
-    return ((size_t)move.kind * SQUARES + move.start) * SQUARES + move.end;
+    return ((uint64_t)move.kind * SQUARES + move.start) * SQUARES + move.end;
 }
 
 static double centre(Bitboard pieces)

@@ -89,17 +89,20 @@ class CompiledSearch(Protocol):
     def entries(self) -> int:
         """Positions its transposition table holds."""
 
-    def child(
-        self, state: Any, move: Any, depth: int, alpha: float, first: bool, /
-    ) -> float | None:
-        """`_Tree.root_child`'s score, or None when the deadline passed."""
+    def child(self, state: Any, move: Any, depth: int, alpha: float, first: bool, /) -> float:
+        """`_Tree.root_child`'s score; raises the search's `out_of_time` past its deadline."""
 
 
 class CompiledModule(Protocol):
     """An `arbiter.agents._search_NAME_c` module."""
 
     def Search(
-        self, deadline: float, table_limit: int, null_window: float, /
+        self,
+        deadline: float,
+        table_limit: int,
+        null_window: float,
+        out_of_time: type[Exception],
+        /,
     ) -> CompiledSearch: ...
 
 
@@ -161,7 +164,7 @@ class AlphaBetaAgent:
         if self._compiled is None:
             below = _Tree(self._evaluation, {}, deadline, self._time.now)
         else:
-            below = _CompiledTree(self._compiled, deadline, self._time)
+            below = _CompiledTree(self._compiled, deadline)
         search = _Search(below)
         self._rng.shuffle(moves)  # equal scores then fall to a seeded draw, not to list order
         best, score, depth = moves[0], 0.0, 0
@@ -176,6 +179,7 @@ class AlphaBetaAgent:
             depth += 1
             if abs(score) > HEURISTIC or time.perf_counter() > stop_deepening:
                 break
+        self._time.stalled(below.stall)
         self.last = SearchReport(best, score, depth, below.nodes, time.perf_counter() - start)
         return best
 
@@ -210,24 +214,21 @@ class _Search:
 class _CompiledTree:
     """The game's compiled search below the root, answering as `_Tree` does."""
 
-    __slots__ = ("_search", "_time")
+    __slots__ = ("_search", "root_child")
 
-    def __init__(self, module: CompiledModule, deadline: float, keeper: clock.TimeKeeper) -> None:
-        self._search = module.Search(deadline, TABLE_LIMIT, NULL_WINDOW)
-        self._time = keeper
+    def __init__(self, module: CompiledModule, deadline: float) -> None:
+        self._search = module.Search(deadline, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+        self.root_child = self._search.child
+        """`_Tree.root_child`, compiled."""
 
     @property
     def nodes(self) -> int:
         return self._search.nodes
 
-    def root_child(
-        self, state: State[Any], move: Any, depth: int, alpha: float, first: bool
-    ) -> float:
-        value = self._search.child(state, move, depth, alpha, first)
-        self._time.stalled(self._search.stall)
-        if value is None:
-            raise clock.OutOfTime
-        return value
+    @property
+    def stall(self) -> float:
+        """The longest stretch between two of its deadline checks: it reads the clock itself."""
+        return self._search.stall
 
 
 class _Tree:
@@ -267,6 +268,11 @@ class _Tree:
         self.history: defaultdict[Any, int] = defaultdict(int)
         self.killers: list[list[Any]] = [[] for _ in range(UNLIMITED_DEPTH + 1)]
         self.nodes = 0
+
+    @property
+    def stall(self) -> float:
+        """None to report: its checks read the clock through `now`, which times them."""
+        return 0.0
 
     def root_child(
         self, state: State[Any], move: Any, depth: int, alpha: float, first: bool

@@ -125,8 +125,9 @@ def test_a_deadline_already_past_stops_both_at_the_first_node(name: str) -> None
     state = sample(name, 2, seed=7)[1]
     move = state.legal_moves()[0]
     past = time.perf_counter() - 1.0
-    search = module.Search(past, TABLE_LIMIT, NULL_WINDOW)
-    assert search.child(state, move, 3, -INFINITY, True) is None
+    search = module.Search(past, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    with pytest.raises(clock.OutOfTime):
+        search.child(state, move, 3, -INFINITY, True)
     reference = _Tree(evaluation_for(game), {}, past, time.perf_counter)
     with pytest.raises(clock.OutOfTime):
         reference.root_child(state, move, 3, -INFINITY, True)
@@ -152,8 +153,9 @@ def test_the_compiled_search_stops_near_its_deadline(name: str) -> None:
     module = compiled_or_skip(get_game(name))
     state = sample(name, 1)[0]
     started = time.perf_counter()
-    search = module.Search(started + 0.2, TABLE_LIMIT, NULL_WINDOW)
-    assert search.child(state, state.legal_moves()[0], 40, -INFINITY, True) is None
+    search = module.Search(started + 0.2, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    with pytest.raises(clock.OutOfTime):
+        search.child(state, state.legal_moves()[0], 40, -INFINITY, True)
     assert 0.15 <= time.perf_counter() - started < 0.45  # it may stop one expansion early
     assert search.stall < 0.2
 
@@ -180,12 +182,14 @@ def test_bad_arguments_are_refused_by_name(name: str) -> None:
     move = state.legal_moves()[0]
     later = time.perf_counter() + 60.0
     with pytest.raises(TypeError, match="must be real number, not str"):
-        module.Search("soon", TABLE_LIMIT, NULL_WINDOW)  # type: ignore[arg-type]
+        module.Search("soon", TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="table_limit must be at least 0, not -1"):
-        module.Search(later, -1, NULL_WINDOW)
+        module.Search(later, -1, NULL_WINDOW, clock.OutOfTime)
     with pytest.raises(ValueError, match="null_window must be above 0"):
-        module.Search(later, TABLE_LIMIT, 0.0)
-    search = module.Search(later, TABLE_LIMIT, NULL_WINDOW)
+        module.Search(later, TABLE_LIMIT, 0.0, clock.OutOfTime)
+    with pytest.raises(TypeError, match="out_of_time must be an exception class, not 3"):
+        module.Search(later, TABLE_LIMIT, NULL_WINDOW, 3)  # type: ignore[arg-type]
+    search = module.Search(later, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
     with pytest.raises(TypeError, match=r"state must be an? \w+State, not int"):
         search.child(3, move, 1, -INFINITY, True)
     with pytest.raises(TypeError, match="move must be"):
