@@ -612,11 +612,6 @@ static PyObject *search_stall(Search *search, void *Py_UNUSED(closure))
     return PyFloat_FromDouble(search->stall);
 }
 
-static PyObject *search_entries(Search *search, void *Py_UNUSED(closure))
-{
-    return PyLong_FromSize_t(search->count);
-}
-
 static PyMethodDef SEARCH_METHODS[] = {
     {"child", (PyCFunction)search_child, METH_VARARGS,
      "child(state, move, depth, alpha, first) -> the score for the mover in `state` of its legal "
@@ -631,7 +626,6 @@ static PyGetSetDef SEARCH_FIELDS[] = {
     {"nodes", (getter)search_nodes, NULL, "Nodes visited, counted as the reference counts.", NULL},
     {"stall", (getter)search_stall, NULL,
      "The longest stretch in seconds between two of its clock checks.", NULL},
-    {"entries", (getter)search_entries, NULL, "Positions the transposition table holds.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

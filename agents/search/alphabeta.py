@@ -85,10 +85,6 @@ class CompiledSearch(Protocol):
     def stall(self) -> float:
         """The longest stretch in seconds between two of its clock checks."""
 
-    @property
-    def entries(self) -> int:
-        """Positions its transposition table holds."""
-
     def child(self, state: Any, move: Any, depth: int, alpha: float, first: bool, /) -> float:
         """`_Tree.root_child`'s score; raises the search's `out_of_time` past its deadline."""
 
