@@ -11,7 +11,9 @@
  * `Search.child` once for each root move.
  *
  * What a game's file provides. Before including this file: the types Position and Move, and
- * list_moves, is_legal and play (from its rules' header), and these macros:
+ * list_moves, is_legal and play (from its rules' header; list_moves may answer -1 with an
+ * OverflowError set for a position beyond the game's fixed sizes, which stops the search), and
+ * these macros:
  *   MOVES_CAPACITY                  the most moves a position can have;
  *   KEY_WORDS                       the words of a position's exact key;
  *   NO_ORDER                        defined when the game's evaluation has no `order`;
@@ -299,12 +301,18 @@ static void stable_sort(Move *moves, int64_t *keys, int count, Move *move_scratc
 }
 
 /* Lists the node's moves into its ply's buffer, sorted by history, then by the game's order;
- * returns how many. Times itself into `expansion`: no deadline check runs meanwhile. */
+ * returns how many, or -1 with the search stopped when the game could not list them (an
+ * OverflowError set: more than the compiled search holds). Times itself into `expansion`: no
+ * deadline check runs meanwhile. */
 static int expand(Search *search, const Position *position, int ply)
 {
     double listed_at = monotonic();
     Move *moves = search->moves + (size_t)ply * MOVES_CAPACITY;
     int count = list_moves(position, moves);
+    if (count < 0) {
+        search->stopped = 1;
+        return -1;
+    }
     if (search->history_count) { /* the reference sorts by history once it holds a move */
         for (int i = 0; i < count; i++) {
             search->keys[i] = history_score(search, moves[i]);
@@ -465,6 +473,7 @@ static double node(Search *search, const Position *position, int depth, double a
     }
     if (!cut) {
         int count = expand(search, position, ply);
+        cut = count < 0 ? -1 : 0;
         const Move *moves = search->moves + (size_t)ply * MOVES_CAPACITY;
         for (int i = 0; i < count && !cut; i++) {
             if (!among(first, searched, moves[i])) {

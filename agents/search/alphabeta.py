@@ -24,7 +24,9 @@ same choices as `_Tree` here, which stays the readable reference, and computes t
 so a fixed-depth search answers the same move, score, depth and node count on both paths
 (tests/agents/test_native_search.py). The compiled search runs when the game's kernel is loaded
 (`ARBITER_PURE_PYTHON=1` refuses both) and the evaluation is the game's own: a caller's
-`evaluation=` is Python code, so the search stays in Python to call it.
+`evaluation=` is Python code, so the search stays in Python to call it. A position beyond the
+compiled search's fixed sizes (a King's Court jump sequence too long for its moves) makes it
+raise OverflowError, and that move is searched again in Python, with the same answer.
 
 The evaluation comes from `agents.evaluation`, from the side to move's point of view (negamax).
 A finished game scores `WIN` less the plies to reach it, so the search prefers a quicker win and
@@ -155,14 +157,28 @@ class AlphaBetaAgent:
         start = time.perf_counter()
         allotted = self._time.allot(budget)
         moves = state.legal_moves()
+        self._rng.shuffle(moves)  # equal scores then fall to a seeded draw, not to list order
         deadline = start + allotted
         below: _Tree | _CompiledTree
-        if self._compiled is None:
-            below = _Tree(self._evaluation, {}, deadline, self._time.now)
-        else:
+        if self._compiled is not None:
             below = _CompiledTree(self._compiled, deadline)
+            try:
+                return self._deepen(state, moves, below, start, allotted)
+            except OverflowError:  # a position beyond its fixed sizes: the reference searches
+                pass
+        below = _Tree(self._evaluation, {}, deadline, self._time.now)
+        return self._deepen(state, moves, below, start, allotted)
+
+    def _deepen(
+        self,
+        state: State[Any],
+        moves: list[Any],
+        below: _Tree | _CompiledTree,
+        start: float,
+        allotted: float,
+    ) -> Any:
+        """Iterative deepening over the root `moves` (shuffled) until the clock says stop."""
         search = _Search(below)
-        self._rng.shuffle(moves)  # equal scores then fall to a seeded draw, not to list order
         best, score, depth = moves[0], 0.0, 0
         stop_deepening = start + allotted * clock.NEXT_ITERATION_SHARE
         while depth < self.max_depth and len(moves) > 1:

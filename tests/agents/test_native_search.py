@@ -31,7 +31,7 @@ from arbiter.agents.search.alphabeta import (
     compiled_search,
 )
 from arbiter.games import Game, get_game
-from tests.agents.positions import sample
+from tests.agents.positions import KINGS_COURT_LONG_JUMP, sample
 from tests.conftest import TIMED
 
 NATIVE = sorted(
@@ -132,6 +132,17 @@ def test_a_deadline_already_past_stops_both_at_the_first_node(name: str) -> None
     with pytest.raises(clock.OutOfTime):
         reference.root_child(state, move, 3, -INFINITY, True)
     assert search.nodes == reference.nodes == 1
+
+
+def test_a_move_beyond_the_compiled_search_is_searched_in_python_alike() -> None:
+    state = KINGS_COURT_LONG_JUMP
+    module = compiled_or_skip(state.game)
+    longest = max(state.legal_moves(), key=len)
+    search = module.Search(time.perf_counter() + 60.0, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    with pytest.raises(OverflowError, match="more than the compiled search's 10 squares"):
+        search.child(state, longest, 1, -INFINITY, True)
+    for depth in (1, 2, 3):
+        assert_alike(state, depth, depth)
 
 
 def test_the_agent_searches_compiled_only_with_the_games_own_evaluation(
