@@ -91,27 +91,10 @@ static int read_move(PyObject *value, Move *move)
 static int prepare_game(void)
 {
     static const char *const MODULE = "arbiter.agents.evaluations.amazons";
-    if (module_float(MODULE, "SQUARE", &SQUARE_WORTH) < 0 ||
-        module_float(MODULE, "TEMPO", &TEMPO_WORTH) < 0) {
-        return -1;
-    }
-    PyObject *module = PyImport_ImportModule(MODULE);
-    PyObject *freedom = module == NULL ? NULL : PyObject_GetAttrString(module, "FREEDOM");
-    Py_XDECREF(module);
-    if (freedom == NULL) {
-        return -1;
-    }
-    int status = PyTuple_Check(freedom) && PyTuple_GET_SIZE(freedom) == DIRECTIONS + 1 ? 0 : -1;
-    for (int free = 0; status == 0 && free <= DIRECTIONS; free++) {
-        FREEDOM_WORTH[free] = PyFloat_AsDouble(PyTuple_GET_ITEM(freedom, free));
-        if (FREEDOM_WORTH[free] == -1.0 && PyErr_Occurred()) {
-            status = -1;
-        }
-    }
-    if (status < 0 && !PyErr_Occurred()) {
-        PyErr_SetString(PyExc_ValueError, "FREEDOM must be a tuple of 9 numbers");
-    }
-    Py_DECREF(freedom);
     build_tables();
-    return status;
+    return module_float(MODULE, "SQUARE", &SQUARE_WORTH) < 0 ||
+                   module_float(MODULE, "TEMPO", &TEMPO_WORTH) < 0 ||
+                   module_floats(MODULE, "FREEDOM", DIRECTIONS + 1, FREEDOM_WORTH) < 0
+               ? -1
+               : 0;
 }

@@ -357,26 +357,11 @@ static int read_move(PyObject *value, Move *move)
 static int prepare_game(void)
 {
     static const char *const MODULE = "arbiter.agents.evaluations.kings_court";
-    if (module_float(MODULE, "PIECE", &PIECE_WORTH) < 0 ||
-        module_float(MODULE, "THREAT_TO_MOVER", &THREAT_TO_MOVER) < 0 ||
-        module_float(MODULE, "THREAT_TO_WAITER", &THREAT_TO_WAITER) < 0) {
-        return -1;
-    }
-    PyObject *module = PyImport_ImportModule(MODULE);
-    PyObject *worth = module == NULL ? NULL : PyObject_GetAttrString(module, "COURT_WORTH");
-    Py_XDECREF(module);
-    if (worth == NULL) {
-        return -1;
-    }
-    int status = PyTuple_Check(worth) && PyTuple_GET_SIZE(worth) == 7 ? 0 : -1;
-    for (int held = 0; status == 0 && held < 7; held++) {
-        COURT_WORTH[held] = PyFloat_AsDouble(PyTuple_GET_ITEM(worth, held));
-        status = COURT_WORTH[held] == -1.0 && PyErr_Occurred() ? -1 : 0;
-    }
-    if (status < 0 && !PyErr_Occurred()) {
-        PyErr_SetString(PyExc_ValueError, "COURT_WORTH must be a tuple of 7 numbers");
-    }
-    Py_DECREF(worth);
     build_jump_tables();
-    return status;
+    return module_float(MODULE, "PIECE", &PIECE_WORTH) < 0 ||
+                   module_float(MODULE, "THREAT_TO_MOVER", &THREAT_TO_MOVER) < 0 ||
+                   module_float(MODULE, "THREAT_TO_WAITER", &THREAT_TO_WAITER) < 0 ||
+                   module_floats(MODULE, "COURT_WORTH", 7, COURT_WORTH) < 0
+               ? -1
+               : 0;
 }

@@ -1,7 +1,7 @@
 /* Alpha-beta below the root, compiled once for every game (agents/search/alphabeta.py's `_Tree`
  * states it and stays its reference). A game's file in agents/native/ includes its rules' header
- * from games/native/, defines the hooks below, and then includes this file, which defines the
- * Python type `Search` and the module `SEARCH_MODULE`.
+ * from games/native/ and this file, which defines the Python type `Search` and the module
+ * `SEARCH_MODULE`, and defines the game's hooks this file declares.
  *
  * Every choice is the reference's, so both visit the same nodes in the same order and compute
  * the same scores as doubles in the same order: the table's move and the killers first (each
@@ -43,7 +43,6 @@ enum { EXACT, LOWER, UPPER };
 static void position_key(const Position *position, uint64_t key[KEY_WORDS]);
 /* A distinct code for every move, so that equal codes are equal moves. */
 static uint64_t move_code(Move move);
-
 static int same_move(Move a, Move b) { return move_code(a) == move_code(b); }
 #ifndef NO_ORDER
 /* The game's `order` as a stable sort by this key, largest first. */
@@ -651,21 +650,49 @@ static PyTypeObject SEARCH_TYPE = {
     .tp_getset = SEARCH_FIELDS,
 };
 
-/* A float constant of a Python module, or -1 with an error set. */
-static int module_float(const char *module_name, const char *name, double *value)
+/* A Python module's constant `name`, or NULL with an error set. */
+static PyObject *module_constant(const char *module_name, const char *name)
 {
     PyObject *module = PyImport_ImportModule(module_name);
     if (module == NULL) {
-        return -1;
+        return NULL;
     }
-    PyObject *number = PyObject_GetAttrString(module, name);
+    PyObject *value = PyObject_GetAttrString(module, name);
     Py_DECREF(module);
+    return value;
+}
+
+/* A float constant of a Python module, or -1 with an error set. */
+static int module_float(const char *module_name, const char *name, double *value)
+{
+    PyObject *number = module_constant(module_name, name);
     if (number == NULL) {
         return -1;
     }
     *value = PyFloat_AsDouble(number);
     Py_DECREF(number);
     return *value == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* A Python module's tuple of `count` numbers, or -1 with an error set. */
+static inline int module_floats(const char *module_name, const char *name, int count, double values[])
+{
+    PyObject *tuple = module_constant(module_name, name);
+    if (tuple == NULL) {
+        return -1;
+    }
+    int status = 0;
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != count) {
+        PyErr_Format(PyExc_ValueError, "%s.%s must be a tuple of %d numbers", module_name, name,
+                     count);
+        status = -1;
+    }
+    for (int i = 0; status == 0 && i < count; i++) {
+        values[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, i));
+        status = values[i] == -1.0 && PyErr_Occurred() ? -1 : 0;
+    }
+    Py_DECREF(tuple);
+    return status;
 }
 
 /* The fields `names` of a Python state into `values` (new references, for `release_fields`);

@@ -167,60 +167,26 @@ static int read_move(PyObject *value, Move *move)
     return -1;
 }
 
-/* A number of a Python tuple constant of `module`, or -1 with an error set. */
-static int tuple_item(PyObject *module, const char *name, Py_ssize_t index, double *value)
-{
-    PyObject *tuple = PyObject_GetAttrString(module, name);
-    if (tuple == NULL) {
-        return -1;
-    }
-    int status = -1;
-    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) <= index) {
-        PyErr_Format(PyExc_ValueError, "%s must be a tuple of at least %zd numbers", name,
-                     index + 1);
-    } else {
-        *value = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, index));
-        status = *value == -1.0 && PyErr_Occurred() ? -1 : 0;
-    }
-    Py_DECREF(tuple);
-    return status;
-}
-
 static int prepare_game(void)
 {
     static const char *const MODULE = "arbiter.agents.evaluations.watch_your_back";
-    if (module_float(MODULE, "PIECE", &PIECE_WORTH) < 0 ||
-        module_float(MODULE, "DANGER_WAITING", &DANGER_WAITING) < 0 ||
-        module_float(MODULE, "DANGER_MOVING", &DANGER_MOVING) < 0 ||
-        module_float(MODULE, "DOOM", &DOOM_WORTH) < 0 ||
-        module_float(MODULE, "DOOM_HORIZON", &DOOM_HORIZON) < 0) {
-        return -1;
-    }
-    PyObject *module = PyImport_ImportModule(MODULE);
-    if (module == NULL) {
-        return -1;
-    }
-    int status = 0;
-    for (int ring = 0; status == 0 && ring < 4; ring++) {
-        status = tuple_item(module, "CENTRE", ring, &CENTRE_WORTH[ring]);
-    }
-    for (int shrinks = 0; status == 0 && shrinks < FINAL_SHRINKS; shrinks++) {
-        double at;
-        status = tuple_item(module, "SHRINK_AT", shrinks, &at);
-        SHRINK_AT[shrinks] = (long long)at;
-    }
-    Py_DECREF(module);
-    PyObject *rules = status == 0 ? PyImport_ImportModule("arbiter.games.watch_your_back") : NULL;
-    if (rules != NULL) {
-        PASS_VALUE = PyObject_GetAttrString(rules, "PASS"); /* kept for the module's life */
-        Py_DECREF(rules);
-    }
-    if (PASS_VALUE == NULL) {
-        return -1;
-    }
     build_rules_tables();
     for (int square = 0; square < SQUARES; square++) {
         RINGS[ring_depth(square % SIZE, square / SIZE)] |= 1ULL << square;
     }
-    return status;
+    double shrink_at[FINAL_SHRINKS];
+    if (module_float(MODULE, "PIECE", &PIECE_WORTH) < 0 ||
+        module_float(MODULE, "DANGER_WAITING", &DANGER_WAITING) < 0 ||
+        module_float(MODULE, "DANGER_MOVING", &DANGER_MOVING) < 0 ||
+        module_float(MODULE, "DOOM", &DOOM_WORTH) < 0 ||
+        module_float(MODULE, "DOOM_HORIZON", &DOOM_HORIZON) < 0 ||
+        module_floats(MODULE, "CENTRE", 4, CENTRE_WORTH) < 0 ||
+        module_floats(MODULE, "SHRINK_AT", FINAL_SHRINKS, shrink_at) < 0) {
+        return -1;
+    }
+    for (int shrinks = 0; shrinks < FINAL_SHRINKS; shrinks++) {
+        SHRINK_AT[shrinks] = (long long)shrink_at[shrinks];
+    }
+    PASS_VALUE = module_constant("arbiter.games.watch_your_back", "PASS"); /* kept for good */
+    return PASS_VALUE == NULL ? -1 : 0;
 }
