@@ -13,6 +13,9 @@ from setuptools import Extension, setup
 KERNELS = sorted(Path("games/native").glob("*.c"))
 SEARCHES = sorted(Path("agents/native").glob("*.c"))
 HEADERS = ["games/native", "agents/native"]
+RULES_HEADERS = sorted(str(header) for header in Path("games/native").glob("*.h"))
+SEARCH_HEADERS = RULES_HEADERS + sorted(str(header) for header in Path("agents/native").glob("*.h"))
+"""What each extension includes, so that a changed header rebuilds it."""
 
 setup(
     ext_modules=[
@@ -20,6 +23,7 @@ setup(
             Extension(
                 f"arbiter.games._{source.stem}_c",
                 sources=[str(source)],
+                depends=RULES_HEADERS,
                 extra_compile_args=["-O2"],
                 optional=True,
             )
@@ -30,6 +34,7 @@ setup(
                 f"arbiter.agents._search_{source.stem}_c",
                 sources=[str(source)],
                 include_dirs=HEADERS,
+                depends=SEARCH_HEADERS,
                 extra_compile_args=["-O2"],
                 optional=True,
             )

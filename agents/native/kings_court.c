@@ -65,11 +65,7 @@ static int list_jump(void *context, const uint8_t *path, int length, Bitboard ca
     (void)captured;
     Listing *listing = context;
     if (length > PATH_LIMIT || listing->count == MOVES_CAPACITY) {
-        PyErr_Format(PyExc_OverflowError,
-                     "a King's Court position with a move of %d squares or over %d moves is "
-                     "beyond the compiled search (%d squares a move)",
-                     length, MOVES_CAPACITY, PATH_LIMIT);
-        return -1;
+        return -1; /* beyond the compiled search: the walk stops */
     }
     Move *move = &listing->out[listing->count++];
     move->length = (uint8_t)length;

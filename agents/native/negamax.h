@@ -11,9 +11,10 @@
  * `Search.child` once for each root move.
  *
  * What a game's file provides. Before including this file: the types Position and Move, and
- * list_moves, is_legal and play (from its rules' header; list_moves may answer -1 with an
- * OverflowError set for a position beyond the game's fixed sizes, which stops the search), and
- * these macros:
+ * list_moves, is_legal and play (from its rules' header; list_moves may answer -1 for a
+ * position beyond the game's fixed sizes, which stops the search with an OverflowError; none of
+ * them may touch a Python object, as the search runs without the interpreter lock), and these
+ * macros:
  *   MOVES_CAPACITY                  the most moves a position can have;
  *   KEY_WORDS                       the words of a position's exact key;
  *   NO_ORDER                        defined when the game's evaluation has no `order`;
@@ -36,6 +37,10 @@
 #define KILLERS 2
 
 enum { EXACT, LOWER, UPPER };
+
+/* Why a search stopped before its answer. It runs without the interpreter lock, so it sets no
+ * Python error itself: `Search.child` raises the one that fits once it holds the lock again. */
+enum { RUNNING, OUT_OF_TIME, OUT_OF_MEMORY, BEYOND_CAPACITY };
 
 /* -- the game's hooks ------------------------------------------------------------------------ */
 
@@ -110,7 +115,7 @@ typedef struct {
     long long nodes;
     double expansion; /* the longest a node took to list and sort its moves */
     double checked, stall;
-    int stopped; /* the deadline passed, or memory ran out (with the Python error set) */
+    int stopped; /* why the search stopped early (a Stop), 0 while it runs */
 } Search;
 
 /* The clock `time.perf_counter` reads on Linux, so a deadline from Python compares directly. */
@@ -161,7 +166,7 @@ static int table_grow(Search *search)
 {
     Entry *old = search->entries;
     size_t old_capacity = search->capacity;
-    Entry *entries = PyMem_Calloc(old_capacity * 2, sizeof *entries);
+    Entry *entries = PyMem_RawCalloc(old_capacity * 2, sizeof *entries);
     if (entries == NULL) {
         return -1;
     }
@@ -172,7 +177,7 @@ static int table_grow(Search *search)
             *table_slot(search, old[i].key) = old[i];
         }
     }
-    PyMem_Free(old);
+    PyMem_RawFree(old);
     return 0;
 }
 
@@ -182,8 +187,7 @@ static void table_store(Search *search, const uint64_t key[KEY_WORDS], int depth
                         double score, Move move)
 {
     if (2 * (search->count + 1) > search->capacity && table_grow(search) < 0) {
-        PyErr_NoMemory();
-        search->stopped = 1;
+        search->stopped = OUT_OF_MEMORY;
         return;
     }
     Entry *entry = table_slot(search, key);
@@ -244,10 +248,9 @@ static void history_add(Search *search, Move move, int64_t amount)
 {
     if (2 * (search->history_count + 1) > search->history_capacity) {
         size_t capacity = 2 * search->history_capacity;
-        HistoryEntry *entries = PyMem_Calloc(capacity, sizeof *entries);
+        HistoryEntry *entries = PyMem_RawCalloc(capacity, sizeof *entries);
         if (entries == NULL) {
-            PyErr_NoMemory();
-            search->stopped = 1;
+            search->stopped = OUT_OF_MEMORY;
             return;
         }
         for (size_t i = 0; i < search->history_capacity; i++) {
@@ -255,7 +258,7 @@ static void history_add(Search *search, Move move, int64_t amount)
                 *history_slot(entries, capacity, search->history[i].used - 1) = search->history[i];
             }
         }
-        PyMem_Free(search->history);
+        PyMem_RawFree(search->history);
         search->history = entries;
         search->history_capacity = capacity;
     }
@@ -300,16 +303,15 @@ static void stable_sort(Move *moves, int64_t *keys, int count, Move *move_scratc
 }
 
 /* Lists the node's moves into its ply's buffer, sorted by history, then by the game's order;
- * returns how many, or -1 with the search stopped when the game could not list them (an
- * OverflowError set: more than the compiled search holds). Times itself into `expansion`: no
- * deadline check runs meanwhile. */
+ * returns how many, or -1 with the search stopped when the game could not list them (more than
+ * the compiled search holds). Times itself into `expansion`: no deadline check runs meanwhile. */
 static int expand(Search *search, const Position *position, int ply)
 {
     double listed_at = monotonic();
     Move *moves = search->moves + (size_t)ply * MOVES_CAPACITY;
     int count = list_moves(position, moves);
     if (count < 0) {
-        search->stopped = 1;
+        search->stopped = BEYOND_CAPACITY;
         return -1;
     }
     if (search->history_count) { /* the reference sorts by history once it holds a move */
@@ -401,7 +403,7 @@ static int visit(Search *search, const Position *position, Move move, Window *wi
     } else { /* the leaves, inlined as the reference inlines them */
         search->nodes++;
         if (check_clock(search) > search->deadline) {
-            search->stopped = 1;
+            search->stopped = OUT_OF_TIME;
             return -1;
         }
         value = -leaf(&next, window->ply + 1);
@@ -431,13 +433,13 @@ static int among(const Move *moves, int count, Move move)
 }
 
 /* The negamax score of `position` for its side to move, searched `depth` plies deep; with
- * `stopped` set (and any score) when the deadline passed or memory ran out. */
+ * `stopped` set (and any score) when it could not finish. */
 static double node(Search *search, const Position *position, int depth, double alpha,
                    double beta, int ply)
 {
     search->nodes++;
     if (check_clock(search) + search->expansion > search->deadline) {
-        search->stopped = 1;
+        search->stopped = OUT_OF_TIME;
         return 0.0;
     }
     if (depth <= 0) {
@@ -497,12 +499,12 @@ static void search_dealloc(Search *search)
 {
     Py_XDECREF(search->parent);
     Py_XDECREF(search->out_of_time);
-    PyMem_Free(search->entries);
-    PyMem_Free(search->history);
-    PyMem_Free(search->moves);
-    PyMem_Free(search->move_scratch);
-    PyMem_Free(search->keys);
-    PyMem_Free(search->key_scratch);
+    PyMem_RawFree(search->entries);
+    PyMem_RawFree(search->history);
+    PyMem_RawFree(search->moves);
+    PyMem_RawFree(search->move_scratch);
+    PyMem_RawFree(search->keys);
+    PyMem_RawFree(search->key_scratch);
     Py_TYPE(search)->tp_free((PyObject *)search);
 }
 
@@ -541,13 +543,13 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     search->table_limit = table_limit;
     search->null_window = null_window;
     search->capacity = FIRST_CAPACITY;
-    search->entries = PyMem_Calloc(FIRST_CAPACITY, sizeof *search->entries);
+    search->entries = PyMem_RawCalloc(FIRST_CAPACITY, sizeof *search->entries);
     search->history_capacity = FIRST_CAPACITY;
-    search->history = PyMem_Calloc(FIRST_CAPACITY, sizeof *search->history);
-    search->moves = PyMem_Malloc((MAX_DEPTH + 1) * (size_t)MOVES_CAPACITY * sizeof(Move));
-    search->move_scratch = PyMem_Malloc(MOVES_CAPACITY * sizeof(Move));
-    search->keys = PyMem_Malloc(MOVES_CAPACITY * sizeof(int64_t));
-    search->key_scratch = PyMem_Malloc(MOVES_CAPACITY * sizeof(int64_t));
+    search->history = PyMem_RawCalloc(FIRST_CAPACITY, sizeof *search->history);
+    search->moves = PyMem_RawMalloc((MAX_DEPTH + 1) * (size_t)MOVES_CAPACITY * sizeof(Move));
+    search->move_scratch = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(Move));
+    search->keys = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(int64_t));
+    search->key_scratch = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(int64_t));
     if (search->entries == NULL || search->history == NULL || search->moves == NULL ||
         search->move_scratch == NULL || search->keys == NULL || search->key_scratch == NULL) {
         Py_DECREF(search);
@@ -598,13 +600,23 @@ static PyObject *search_child(Search *search, PyObject *args)
     }
     Position position = search->parent_position;
     play(&position, move);
-    search->stopped = 0;
+    search->stopped = RUNNING;
     search->checked = monotonic();
-    double value = child(search, &position, depth, alpha, INFINITY, 1, first);
-    if (search->stopped) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetNone(search->out_of_time);
-        }
+    double value;
+    Py_BEGIN_ALLOW_THREADS /* it reads and writes only its own C data below the root */
+    value = child(search, &position, depth, alpha, INFINITY, 1, first);
+    Py_END_ALLOW_THREADS
+    switch (search->stopped) {
+    case OUT_OF_TIME:
+        PyErr_SetNone(search->out_of_time);
+        return NULL;
+    case OUT_OF_MEMORY:
+        return PyErr_NoMemory();
+    case BEYOND_CAPACITY:
+        PyErr_Format(PyExc_OverflowError,
+                     "a position below has more moves, or longer ones, than the compiled search "
+                     "holds (%d moves)",
+                     MOVES_CAPACITY);
         return NULL;
     }
     return PyFloat_FromDouble(value);
@@ -626,7 +638,8 @@ static PyMethodDef SEARCH_METHODS[] = {
      "`move`, the position after it searched `depth` plies deep at ply 1 with the window "
      "(alpha, inf) (a full window if `first`, else a null window first); raises out_of_time "
      "when the deadline passes. Clears the table first when it holds more than table_limit "
-     "entries."},
+     "entries. Searches without the interpreter lock, so other threads run meanwhile; one call "
+     "at a time per Search."},
     {NULL, NULL, 0, NULL},
 };
 

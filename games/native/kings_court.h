@@ -82,7 +82,7 @@ static void slide_targets(Bitboard own, Bitboard opp, int opening, int first_dir
 /* -- jumps -------------------------------------------------------------------------------- */
 
 /* What a walk does with each legal jump sequence: returns 0 to go on, above 0 to stop, below 0
- * on a Python error (already set). */
+ * to stop on a failure (the sink's caller knows which: a Python error it set, or a list full). */
 typedef int (*JumpSink)(void *context, const uint8_t *path, int length, Bitboard captured);
 
 typedef struct {
