@@ -115,7 +115,7 @@ typedef struct {
     long long nodes;
     double expansion; /* the longest a node took to list and sort its moves */
     double checked, stall;
-    int stopped; /* why the search stopped early (a Stop), 0 while it runs */
+    int stopped; /* why the search stopped early, RUNNING while it runs */
 } Search;
 
 /* The clock `time.perf_counter` reads on Linux, so a deadline from Python compares directly. */
