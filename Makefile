@@ -11,7 +11,7 @@ TREE := $(VENV)/typecheck
 
 .PHONY: demo test lint bench clean
 
-$(STAMP): pyproject.toml setup.py $(wildcard games/native/*.c)
+$(STAMP): pyproject.toml setup.py $(wildcard games/native/*.[ch] agents/native/*.[ch])
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,postgres,openspiel]'

@@ -17,6 +17,17 @@ Pruning works best when the best move is tried first, so every node orders its m
 Moves after the first are searched with a null window (principal variation search): most only
 need proving no better than the best so far, which is cheaper than finding their exact score.
 
+The root, the deepening and the clock's policy are Python's (`AlphaBetaAgent`, `_Search`); below
+the root, where nearly all the nodes are, a game with a compiled search runs it
+(agents/native/NAME.c, the engine agents/native/negamax.h written once for all games): it makes the
+same choices as `_Tree` here, which stays the readable reference, and computes the same scores,
+so a fixed-depth search answers the same move, score, depth and node count on both paths
+(tests/agents/test_native_search.py). The compiled search runs when the game's kernel is loaded
+(`ARBITER_PURE_PYTHON=1` refuses both) and the evaluation is the game's own: a caller's
+`evaluation=` is Python code, so the search stays in Python to call it. A position beyond the
+compiled search's fixed sizes (a King's Court jump sequence too long for its moves) makes it
+raise OverflowError, and that move is searched again in Python, with the same answer.
+
 The evaluation comes from `agents.evaluation`, from the side to move's point of view (negamax).
 A finished game scores `WIN` less the plies to reach it, so the search prefers a quicker win and
 a slower loss; scores beyond `HEURISTIC` are results, stored in the table relative to the node.
@@ -24,12 +35,13 @@ a slower loss; scores beyond `HEURISTIC` are results, stored in the table relati
 
 from __future__ import annotations
 
+import importlib
 import random
 import time
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, cast
 
 from arbiter.agents.evaluation import (
     HEURISTIC,
@@ -40,6 +52,7 @@ from arbiter.agents.evaluation import (
 )
 from arbiter.agents.search import clock
 from arbiter.games import Game, State
+from arbiter.games._native import kernel
 
 INFINITY = float("inf")
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -61,6 +74,46 @@ class SearchReport:
     """The deepest search finished (0: not even depth 1)."""
     nodes: int
     seconds: float
+
+
+class CompiledSearch(Protocol):
+    """A game's compiled search below the root (agents/native/negamax.h's `Search`): one move's
+    tables, kept across its iterations."""
+
+    @property
+    def nodes(self) -> int: ...
+
+    @property
+    def stall(self) -> float:
+        """The longest stretch in seconds between two of its clock checks."""
+
+    def child(self, state: Any, move: Any, depth: int, alpha: float, first: bool, /) -> float:
+        """`_Tree.root_child`'s score; raises the search's `out_of_time` past its deadline."""
+
+
+class CompiledModule(Protocol):
+    """An `arbiter.agents._search_NAME_c` module."""
+
+    def Search(
+        self,
+        deadline: float,
+        table_limit: int,
+        null_window: float,
+        out_of_time: type[Exception],
+        /,
+    ) -> CompiledSearch: ...
+
+
+def compiled_search(game: Game[Any, Any]) -> CompiledModule | None:
+    """The game's compiled search, where it and the game's rules kernel are built and loaded;
+    else None (the Python search runs)."""
+    name = game.name.replace("-", "_")
+    if kernel(name) is None:
+        return None
+    try:
+        return cast(CompiledModule, importlib.import_module(f"arbiter.agents._search_{name}_c"))
+    except ImportError:
+        return None
 
 
 def _to_table(score: float, ply: int) -> float:
@@ -89,6 +142,7 @@ class AlphaBetaAgent:
     ) -> None:
         self.max_depth = max_depth or UNLIMITED_DEPTH
         self._evaluation = evaluation or evaluation_for(game)
+        self._compiled = None if evaluation is not None else compiled_search(game)
         self._rng = random.Random(seed)
         self._time = clock.TimeKeeper()
         self.last: SearchReport | None = None
@@ -103,8 +157,28 @@ class AlphaBetaAgent:
         start = time.perf_counter()
         allotted = self._time.allot(budget)
         moves = state.legal_moves()
-        search = _Search(self._evaluation, {}, start + allotted, self._time.now)
         self._rng.shuffle(moves)  # equal scores then fall to a seeded draw, not to list order
+        deadline = start + allotted
+        below: _Tree | _CompiledTree
+        if self._compiled is not None:
+            below = _CompiledTree(self._compiled, deadline)
+            try:
+                return self._deepen(state, moves, below, start, allotted)
+            except OverflowError:  # a position beyond its fixed sizes: the reference searches
+                pass
+        below = _Tree(self._evaluation, {}, deadline, self._time.now)
+        return self._deepen(state, moves, below, start, allotted)
+
+    def _deepen(
+        self,
+        state: State[Any],
+        moves: list[Any],
+        below: _Tree | _CompiledTree,
+        start: float,
+        allotted: float,
+    ) -> Any:
+        """Iterative deepening over the root `moves` (shuffled) until the clock says stop."""
+        search = _Search(below)
         best, score, depth = moves[0], 0.0, 0
         stop_deepening = start + allotted * clock.NEXT_ITERATION_SHARE
         while depth < self.max_depth and len(moves) > 1:
@@ -117,19 +191,66 @@ class AlphaBetaAgent:
             depth += 1
             if abs(score) > HEURISTIC or time.perf_counter() > stop_deepening:
                 break
-        self.last = SearchReport(best, score, depth, search.nodes, time.perf_counter() - start)
+        self._time.stalled(below.stall)
+        self.last = SearchReport(best, score, depth, below.nodes, time.perf_counter() - start)
         return best
 
 
 class _Search:
-    """One move's search: the deadline, the tables, and the recursion."""
+    """One iteration at the root, over a search below it (`_Tree` or `_CompiledTree`)."""
+
+    __slots__ = ("below", "improved")
+
+    def __init__(self, below: _Tree | _CompiledTree) -> None:
+        self.below = below
+        self.improved: tuple[Any, float] | None = None
+        """The best move of the unfinished iteration, once it beats the finished one's."""
+
+    def root(self, state: State[Any], moves: list[Any], depth: int) -> tuple[Any, float, list[Any]]:
+        """Search every root move to `depth`; return the best, its score, and the moves sorted
+        best first for the next iteration (previous scores break ties, keeping the order)."""
+        self.improved = None
+        alpha, best = -INFINITY, moves[0]
+        scores: dict[Any, float] = {}
+        for index, move in enumerate(moves):
+            value = self.below.root_child(state, move, depth - 1, alpha, index == 0)
+            scores[move] = value
+            if value > alpha:
+                alpha, best = value, move
+                if index > 0:
+                    self.improved = (best, alpha)
+        moves = sorted(moves, key=scores.__getitem__, reverse=True)
+        return best, alpha, moves
+
+
+class _CompiledTree:
+    """The game's compiled search below the root, answering as `_Tree` does."""
+
+    __slots__ = ("_search", "root_child")
+
+    def __init__(self, module: CompiledModule, deadline: float) -> None:
+        self._search = module.Search(deadline, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+        self.root_child = self._search.child
+        """`_Tree.root_child`, compiled."""
+
+    @property
+    def nodes(self) -> int:
+        return self._search.nodes
+
+    @property
+    def stall(self) -> float:
+        """The longest stretch between two of its deadline checks: it reads the clock itself."""
+        return self._search.stall
+
+
+class _Tree:
+    """One move's search below the root in Python: the deadline, the tables, the recursion."""
 
     __slots__ = (
         "deadline",
         "evaluate",
         "expansion",
         "history",
-        "improved",
         "killers",
         "nodes",
         "now",
@@ -159,26 +280,21 @@ class _Search:
         self.history: defaultdict[Any, int] = defaultdict(int)
         self.killers: list[list[Any]] = [[] for _ in range(UNLIMITED_DEPTH + 1)]
         self.nodes = 0
-        self.improved: tuple[Any, float] | None = None
-        """The best move of the unfinished iteration, once it beats the finished one's."""
 
-    def root(self, state: State[Any], moves: list[Any], depth: int) -> tuple[Any, float, list[Any]]:
-        """Search every root move to `depth`; return the best, its score, and the moves sorted
-        best first for the next iteration (previous scores break ties, keeping the order)."""
-        self.improved = None
-        alpha, best = -INFINITY, moves[0]
-        scores: dict[Any, float] = {}
-        for index, move in enumerate(moves):
-            if len(self.table) > TABLE_LIMIT:
-                self.table.clear()
-            value = self.child(state.play(move), depth - 1, alpha, INFINITY, 1, index == 0)
-            scores[move] = value
-            if value > alpha:
-                alpha, best = value, move
-                if index > 0:
-                    self.improved = (best, alpha)
-        moves = sorted(moves, key=scores.__getitem__, reverse=True)
-        return best, alpha, moves
+    @property
+    def stall(self) -> float:
+        """None to report: its checks read the clock through `now`, which times them."""
+        return 0.0
+
+    def root_child(
+        self, state: State[Any], move: Any, depth: int, alpha: float, first: bool
+    ) -> float:
+        """The score of the root `state`'s `move`: the position it leads to searched `depth`
+        plies deep at ply 1 with the window (alpha, infinity). The table starts again empty
+        first when it has grown past `TABLE_LIMIT`."""
+        if len(self.table) > TABLE_LIMIT:
+            self.table.clear()
+        return self.child(state.play(move), depth, alpha, INFINITY, 1, first)
 
     def leaf(self, state: State[Any], ply: int) -> float:
         """A position at the horizon: its result if it has ended, else its evaluation."""

@@ -253,6 +253,11 @@ class TimeKeeper:
         self._checked = now
         return now
 
+    def stalled(self, seconds: float) -> None:
+        """A stretch between two deadline checks timed by a search's own clock (a compiled
+        search reads the clock itself, not through `now`): the move's longest counts."""
+        self._stall = max(self._stall, seconds)
+
     def done(self) -> None:
         """The move is being handed back: a move that ran to its deadline (a search stopped by
         the clock) tells how late this process runs; one that finished early tells nothing."""

@@ -40,7 +40,7 @@ static int read_int(PyObject *value, const char *name, long long minimum, long l
     return 0;
 }
 
-static int check_count(const char *function, Py_ssize_t given, Py_ssize_t wanted)
+static inline int check_count(const char *function, Py_ssize_t given, Py_ssize_t wanted)
 {
     if (given == wanted)
         return 0;

@@ -1,8 +1,5 @@
-/* The compiled kernel of War of Life (games/war_of_life.py states the rules).
- *
- * A board is the Python module's two 64-bit bitboards, blue and red, with square s = file + 8 *
- * rank (a1 = 0, h8 = 63), so a position passes in and out as plain unsigned 64-bit integers and
- * Conway's Crank is the module's bit-plane arithmetic on machine words.
+/* The compiled kernel of War of Life (games/war_of_life.py states the rules): the rules' C
+ * statement (games/native/war_of_life.h) offered to Python.
  *
  * A random playout draws each move uniformly over the legal moves, as `State.random_move` does,
  * from splitmix64 seeded by the caller rather than Python's generator.
@@ -13,54 +10,7 @@
 #include <stdint.h>
 
 #include "splitmix64.h"
-#define NOT_FILE_A 0xFEFEFEFEFEFEFEFEULL
-#define NOT_FILE_H 0x7F7F7F7F7F7F7F7FULL
-
-static uint64_t from_west(uint64_t board) { return (board << 1) & NOT_FILE_A; }
-
-static uint64_t from_east(uint64_t board) { return (board >> 1) & NOT_FILE_H; }
-
-/* Each cell's count of neighbours in `board` as bit planes (bit 0, bit 1, at least 4), the sum
- * written as bit0 + 2 * t with t in 0..4, rows summed first: the Python module's derivation. */
-static void neighbour_count_planes(uint64_t board, uint64_t *bit0, uint64_t *bit1,
-                                   uint64_t *many) {
-    uint64_t west = from_west(board), east = from_east(board);
-    uint64_t mid0 = west ^ east, mid1 = west & east;
-    uint64_t row0 = mid0 ^ board, row1 = mid1 | (mid0 & board);
-    uint64_t south0 = row0 << 8, south1 = row1 << 8;
-    uint64_t north0 = row0 >> 8, north1 = row1 >> 8;
-    uint64_t half = south0 ^ mid0;
-    uint64_t carry = (south0 & mid0) | (north0 & half);
-    uint64_t pair_a = south1 ^ mid1, pair_b = north1 ^ carry;
-    *bit0 = half ^ north0;
-    *bit1 = pair_a ^ pair_b;
-    *many = (south1 & mid1) | (north1 & carry) | (pair_a & pair_b);
-}
-
-/* Survivors keep their colour on 2 or 3 neighbours; a birth on exactly 3 takes the colour that
- * holds at least 2 of them (blue's count there is 0..3, so its bit 1 decides). */
-static void crank_boards(uint64_t *blue, uint64_t *red) {
-    uint64_t occupied = *blue | *red;
-    uint64_t bit0, bit1, many, blue_bit0, blue_bit1, blue_many;
-    neighbour_count_planes(occupied, &bit0, &bit1, &many);
-    neighbour_count_planes(*blue, &blue_bit0, &blue_bit1, &blue_many);
-    uint64_t stays = bit1 & ~many;
-    uint64_t births = stays & bit0 & ~occupied;
-    uint64_t blue_births = births & blue_bit1;
-    *blue = (*blue & stays) | blue_births;
-    *red = (*red & stays) | (births ^ blue_births);
-}
-
-/* The cells in `board` or next to one: a piece can move iff it is next to an empty cell. */
-static uint64_t touching(uint64_t board) {
-    uint64_t row = board | from_west(board) | from_east(board);
-    return row | (row << 8) | (row >> 8);
-}
-
-static uint64_t neighbours_of(int square) {
-    uint64_t bit = 1ULL << square;
-    return touching(bit) & ~bit;
-}
+#include "war_of_life.h"
 
 /* -- the module's functions ---------------------------------------------------------------------- */
 

@@ -1,132 +1,31 @@
 /* Watch Your Back!'s move generator and random playout, compiled
- * (`arbiter.games._watch_your_back_c`).
+ * (`arbiter.games._watch_your_back_c`): the rules' C statement (games/native/watch_your_back.h)
+ * offered to Python.
  *
  * games/watch_your_back.py states the rules and stays their reference; this file computes the
  * same answers for the calls agents and the server make most, and tests play both in lockstep.
- * The representation is the Python module's: square (x, y) is bit 8 * y + x of a 64-bit board,
- * one board per colour, and every neighbour, flank and shrink ring is a table built once when
- * the module loads. Moves come back as the Python module's values: a placement is the tuple
- * (x, y), a step ((xa, ya), (xb, yb)); tuples are built once and shared. */
+ * Moves come back as the Python module's values: a placement is the tuple (x, y), a step
+ * ((xa, ya), (xb, yb)); tuples are built once and shared. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 
 #include "arguments.h"
 #include "splitmix64.h"
+#include "watch_your_back.h"
 
-typedef uint64_t Bitboard;
-
-#define SIZE 8
-#define SQUARES 64
-#define DIRECTIONS 4
-#define PLACEMENTS 24  /* the placing phase: 12 placements each */
-#define MIN_PIECES 2   /* fewer, and a player has lost */
-#define SHRINKS 3      /* the board's sizes: before the first shrink, after it, after the last */
-#define FINAL_SHRINKS 2
-#define FIRST_SHRINK_AFTER 128 /* moving-phase moves, passes included */
-#define LAST_SHRINK_AFTER 192
-
-/* The order of watch_your_back.py's DIRECTIONS: up, left, right, down. */
-static const int STEP_X[DIRECTIONS] = {0, -1, 1, 0};
-static const int STEP_Y[DIRECTIONS] = {-1, 0, 0, 1};
-
-typedef struct {
-    Bitboard neighbour, landing; /* landing is 0 where the board ends after the neighbour */
-    PyObject *slide, *jump;      /* the move tuples; jump is NULL where landing is 0 */
-} Step;
-
-typedef struct {
-    Bitboard near, beyond;
-} Pair;
-
-static Step MOVES[SQUARES][DIRECTIONS];
-static int MOVE_COUNT[SQUARES];
-static Pair FLANKS[SQUARES][DIRECTIONS]; /* a neighbour and the square beyond it */
-static int FLANK_COUNT[SQUARES];
-static Pair SIDES[SQUARES][2]; /* left and right, up and down: how a piece is surrounded */
-static int SIDE_COUNT[SQUARES];
-static int CORNER_ORDER[SHRINKS][4]; /* top-left, bottom-left, bottom-right, top-right */
-static Bitboard CORNERS[SHRINKS], BLOCKED[SHRINKS]; /* BLOCKED: corners and removed squares */
-static Bitboard ZONES[2];
 static PyObject *SQUARE_TUPLES[SQUARES];
-
-static inline int lowest_square(Bitboard board) { return __builtin_ctzll(board); }
-static inline int count(Bitboard board) { return __builtin_popcountll(board); }
-
-/* -- the rules that remove pieces (watch_your_back.py's `_arrive` and `_shrink`) --------------- */
-
-/* A piece of `own` arrives on `index`: it strikes first, then is itself checked. */
-static void arrive(int index, Bitboard *own, Bitboard *enemy, Bitboard corners)
-{
-    Bitboard bit = 1ULL << index;
-    *own |= bit;
-    Bitboard allies = *own | corners;
-    for (int i = 0; i < FLANK_COUNT[index]; i++) {
-        const Pair *flank = &FLANKS[index][i];
-        if ((flank->near & *enemy) && (flank->beyond & allies))
-            *enemy ^= flank->near;
-    }
-    Bitboard hostile = *enemy | corners;
-    for (int i = 0; i < SIDE_COUNT[index]; i++) {
-        if ((SIDES[index][i].near & hostile) && (SIDES[index][i].beyond & hostile)) {
-            *own ^= bit;
-            return;
-        }
-    }
-}
-
-static void shrink(Bitboard *white, Bitboard *black, int shrinks)
-{
-    *white &= ~BLOCKED[shrinks];
-    *black &= ~BLOCKED[shrinks];
-    for (int c = 0; c < 4; c++) {
-        int corner = CORNER_ORDER[shrinks][c];
-        for (int i = 0; i < FLANK_COUNT[corner]; i++) {
-            const Pair *flank = &FLANKS[corner][i];
-            if ((flank->near & *white) && (flank->beyond & *black))
-                *white ^= flank->near;
-            else if ((flank->near & *black) && (flank->beyond & *white))
-                *black ^= flank->near;
-        }
-    }
-}
+/* STEP_TUPLES[start][i][jumps]: the move tuple of MOVES[start][i], a slide or its jump. */
+static PyObject *STEP_TUPLES[SQUARES][DIRECTIONS][2];
 
 /* -- moves ------------------------------------------------------------------------------------ */
 
-/* What a walk over the moving phase's steps does with each: 0 to go on, else stop with it. */
-typedef int (*StepSink)(void *context, int start, const Step *step, int jumps);
-
-/* Every slide and jump of `own`, piece by piece from the lowest square, in the order of
- * watch_your_back.py's `legal_moves`. */
-static int walk_steps(Bitboard own, Bitboard other, int shrinks, StepSink sink, void *context)
-{
-    Bitboard occupied = own | other, blocked = occupied | BLOCKED[shrinks];
-    for (Bitboard left = own; left; left &= left - 1) {
-        int start = lowest_square(left);
-        for (int i = 0; i < MOVE_COUNT[start]; i++) {
-            const Step *step = &MOVES[start][i];
-            int status = 0;
-            if (!(step->neighbour & blocked))
-                status = sink(context, start, step, 0);
-            else if ((step->neighbour & occupied) && step->landing && !(step->landing & blocked))
-                status = sink(context, start, step, 1);
-            if (status)
-                return status;
-        }
-    }
-    return 0;
-}
-
-static int stop_at_first(void *context, int start, const Step *step, int jumps)
-{
-    (void)context, (void)start, (void)step, (void)jumps;
-    return 1;
-}
 
 static int append_step(void *context, int start, const Step *step, int jumps)
 {
-    (void)start;
-    return PyList_Append((PyObject *)context, jumps ? step->jump : step->slide) < 0 ? -1 : 0;
+    return PyList_Append((PyObject *)context, STEP_TUPLES[start][step - MOVES[start]][jumps]) < 0
+               ? -1
+               : 0;
 }
 
 typedef struct {
@@ -143,7 +42,8 @@ static int keep_step(void *context, int start, const Step *step, int jumps)
 {
     StepList *list = context;
     Bitboard to = jumps ? step->landing : step->neighbour;
-    list->moves[list->count++] = (Chosen){start, lowest_square(to), jumps ? step->jump : step->slide};
+    list->moves[list->count++] =
+        (Chosen){start, lowest_square(to), STEP_TUPLES[start][step - MOVES[start]][jumps]};
     return 0;
 }
 
@@ -183,11 +83,6 @@ static PyObject *moves(PyObject *module, PyObject *const *args, Py_ssize_t given
     return list;
 }
 
-static int any_step(Bitboard own, Bitboard other, int shrinks)
-{
-    return walk_steps(own, other, shrinks, stop_at_first, NULL);
-}
-
 static PyObject *can_move(PyObject *module, PyObject *const *args, Py_ssize_t given)
 {
     (void)module;
@@ -214,46 +109,9 @@ static PyObject *squares(PyObject *module, PyObject *const *args, Py_ssize_t giv
 
 /* -- the playout ------------------------------------------------------------------------------ */
 
-typedef struct {
-    Bitboard white, black;
-    long long ply, since_capture, limit, plies;
-    int shrinks;
-} Game;
-
-/* watch_your_back.py's `outcome() is not None`. */
-static int is_over(const Game *game)
-{
-    if (game->ply < PLACEMENTS)
-        return 0;
-    if (count(game->white) < MIN_PIECES || count(game->black) < MIN_PIECES)
-        return 1;
-    if (game->shrinks == FINAL_SHRINKS && !any_step(game->white, game->black, game->shrinks) &&
-        !any_step(game->black, game->white, game->shrinks))
-        return 1;
-    return game->since_capture >= game->limit;
-}
-
-/* The count that ends a game after the last shrink, and the shrinks on schedule (the Python
- * module's `_after_moving`). */
-static void after_moving(Game *game, int pieces_before)
-{
-    game->ply++;
-    if (game->shrinks == FINAL_SHRINKS)
-        game->since_capture =
-            count(game->white | game->black) < pieces_before ? 0 : game->since_capture + 1;
-    else
-        game->since_capture = 0;
-    long long moved = game->ply - PLACEMENTS;
-    int due = moved == FIRST_SHRINK_AFTER ? 1 : moved == LAST_SHRINK_AFTER ? 2 : 0;
-    if (due && count(game->white) >= MIN_PIECES && count(game->black) >= MIN_PIECES) {
-        game->shrinks = due;
-        shrink(&game->white, &game->black, due);
-    }
-}
-
 /* One random legal move, uniform over `legal_moves()`, played on `game` (not over). The move
  * goes to `record` when it is not NULL: None for a pass. */
-static int play_random_move(Game *game, uint64_t *rng, PyObject *record)
+static int play_random_move(Position *game, uint64_t *rng, PyObject *record)
 {
     int turn = (int)(game->ply & 1);
     Bitboard *own = turn ? &game->black : &game->white;
@@ -287,15 +145,14 @@ static int play_random_move(Game *game, uint64_t *rng, PyObject *record)
         }
         after_moving(game, pieces_before);
     }
-    game->plies++;
     return record ? PyList_Append(record, move) : 0;
 }
 
 static PyObject *playout(PyObject *module, PyObject *const *args, Py_ssize_t given)
 {
     (void)module;
-    Game game = {0};
-    long long shrinks, max_plies;
+    Position game = {0};
+    long long shrinks, max_plies, plies = 0;
     Bitboard seed;
     if (check_count("playout", given, 9) || read_board(args[0], "white", &game.white) ||
         read_board(args[1], "black", &game.black) ||
@@ -317,7 +174,7 @@ static PyObject *playout(PyObject *module, PyObject *const *args, Py_ssize_t giv
     }
     game.shrinks = (int)shrinks;
     uint64_t rng = seed;
-    while (game.plies < max_plies && !is_over(&game)) {
+    for (; plies < max_plies && !is_over(&game); plies++) {
         if (play_random_move(&game, &rng, record) < 0)
             return NULL;
     }
@@ -328,75 +185,9 @@ static PyObject *playout(PyObject *module, PyObject *const *args, Py_ssize_t giv
 
 /* -- the module ------------------------------------------------------------------------------- */
 
-static int on_board(int x, int y) { return 0 <= x && x < SIZE && 0 <= y && y < SIZE; }
-
-static int ring_depth(int x, int y)
-{
-    int depth = x;
-    int others[3] = {y, SIZE - 1 - x, SIZE - 1 - y};
-    for (int i = 0; i < 3; i++)
-        depth = others[i] < depth ? others[i] : depth;
-    return depth;
-}
-
-static void build_boards(void)
-{
-    for (int level = 0; level < SHRINKS; level++) {
-        int low = level, high = SIZE - 1 - level;
-        const int corner_xy[4][2] = {{low, low}, {low, high}, {high, high}, {high, low}};
-        CORNERS[level] = 0;
-        for (int c = 0; c < 4; c++) {
-            CORNER_ORDER[level][c] = SIZE * corner_xy[c][1] + corner_xy[c][0];
-            CORNERS[level] |= 1ULL << CORNER_ORDER[level][c];
-        }
-        BLOCKED[level] = CORNERS[level];
-        for (int square = 0; square < SQUARES; square++)
-            if (ring_depth(square % SIZE, square / SIZE) < level)
-                BLOCKED[level] |= 1ULL << square;
-    }
-    ZONES[0] = ZONES[1] = 0;
-    for (int square = 0; square < SQUARES; square++) {
-        int y = square / SIZE;
-        if (y <= 5)
-            ZONES[0] |= 1ULL << square;
-        if (y >= 2)
-            ZONES[1] |= 1ULL << square;
-    }
-    ZONES[0] &= ~CORNERS[0];
-    ZONES[1] &= ~CORNERS[0];
-}
-
 static PyObject *step_tuple(int start, int end)
 {
     return PyTuple_Pack(2, SQUARE_TUPLES[start], SQUARE_TUPLES[end]);
-}
-
-static int build_square_tables(int square)
-{
-    int x = square % SIZE, y = square / SIZE;
-    MOVE_COUNT[square] = FLANK_COUNT[square] = SIDE_COUNT[square] = 0;
-    for (int d = 0; d < DIRECTIONS; d++) {
-        int nx = x + STEP_X[d], ny = y + STEP_Y[d], bx = x + 2 * STEP_X[d], by = y + 2 * STEP_Y[d];
-        if (!on_board(nx, ny))
-            continue;
-        Step *step = &MOVES[square][MOVE_COUNT[square]++];
-        step->neighbour = 1ULL << (SIZE * ny + nx);
-        step->slide = step_tuple(square, SIZE * ny + nx);
-        step->landing = on_board(bx, by) ? 1ULL << (SIZE * by + bx) : 0;
-        step->jump = step->landing ? step_tuple(square, SIZE * by + bx) : NULL;
-        if (step->slide == NULL || (step->landing && step->jump == NULL))
-            return -1;
-        if (step->landing)
-            FLANKS[square][FLANK_COUNT[square]++] = (Pair){step->neighbour, step->landing};
-    }
-    const int axes[2][2] = {{1, 0}, {0, 1}};
-    for (int a = 0; a < 2; a++) {
-        int ax = x + axes[a][0], ay = y + axes[a][1], bx = x - axes[a][0], by = y - axes[a][1];
-        if (on_board(ax, ay) && on_board(bx, by))
-            SIDES[square][SIDE_COUNT[square]++] =
-                (Pair){1ULL << (SIZE * ay + ax), 1ULL << (SIZE * by + bx)};
-    }
-    return 0;
 }
 
 static int build_tables(void)
@@ -404,29 +195,28 @@ static int build_tables(void)
     static int built = 0;
     if (built)
         return 0;
-    build_boards();
+    build_rules_tables();
     for (int square = 0; square < SQUARES; square++) {
         SQUARE_TUPLES[square] = Py_BuildValue("(ii)", square % SIZE, square / SIZE);
         if (SQUARE_TUPLES[square] == NULL)
             return -1;
     }
     for (int square = 0; square < SQUARES; square++)
-        if (build_square_tables(square) < 0)
-            return -1;
+        for (int i = 0; i < MOVE_COUNT[square]; i++) {
+            const Step *step = &MOVES[square][i];
+            STEP_TUPLES[square][i][0] = step_tuple(square, lowest_square(step->neighbour));
+            STEP_TUPLES[square][i][1] =
+                step->landing ? step_tuple(square, lowest_square(step->landing)) : NULL;
+            if (STEP_TUPLES[square][i][0] == NULL ||
+                (step->landing && STEP_TUPLES[square][i][1] == NULL))
+                return -1;
+        }
     built = 1;
     return 0;
 }
 
 /* -- evaluation features (agents/evaluations/watch_your_back.py states them and stays their
  * reference; the search calls them at every leaf) ----------------------------------------------- */
-
-#define NOT_COLUMN_0 (~0x0101010101010101ULL)
-#define NOT_COLUMN_7 (~0x8080808080808080ULL)
-
-static inline Bitboard east(Bitboard bits) { return (bits << 1) & NOT_COLUMN_0; }
-static inline Bitboard west(Bitboard bits) { return (bits >> 1) & NOT_COLUMN_7; }
-static inline Bitboard south(Bitboard bits) { return bits << SIZE; }
-static inline Bitboard north(Bitboard bits) { return bits >> SIZE; }
 
 static int read_boards(const char *function, PyObject *const *args, Py_ssize_t given,
                        const char *const names[3], Bitboard boards[3])
@@ -446,13 +236,7 @@ static PyObject *reach(PyObject *module, PyObject *const *args, Py_ssize_t given
     Bitboard b[3];
     if (read_boards("reach", args, given, names, b))
         return NULL;
-    Bitboard pieces = b[0], occupied = b[1], open_squares = b[2];
-    Bitboard stepped[DIRECTIONS] = {east(pieces), west(pieces), south(pieces), north(pieces)};
-    Bitboard reached = (stepped[0] | stepped[1] | stepped[2] | stepped[3]) & open_squares;
-    reached |= (east(stepped[0] & occupied) | west(stepped[1] & occupied) |
-                south(stepped[2] & occupied) | north(stepped[3] & occupied)) &
-               open_squares;
-    return PyLong_FromUnsignedLongLong(reached);
+    return PyLong_FromUnsignedLongLong(reach_squares(b[0], b[1], b[2]));
 }
 
 static PyObject *in_danger(PyObject *module, PyObject *const *args, Py_ssize_t given)
@@ -462,10 +246,7 @@ static PyObject *in_danger(PyObject *module, PyObject *const *args, Py_ssize_t g
     Bitboard b[3];
     if (read_boards("in_danger", args, given, names, b))
         return NULL;
-    Bitboard pieces = b[0], hostile = b[1], arrivals = b[2];
-    Bitboard danger = (east(hostile) & west(arrivals)) | (west(hostile) & east(arrivals)) |
-                      (south(hostile) & north(arrivals)) | (north(hostile) & south(arrivals));
-    return PyLong_FromUnsignedLongLong(pieces & danger);
+    return PyLong_FromUnsignedLongLong(danger_squares(b[0], b[1], b[2]));
 }
 
 static PyMethodDef METHODS[] = {

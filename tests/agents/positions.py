@@ -25,6 +25,21 @@ KINGS_COURT_LAST_COURT_PIECE = KingsCourtState.from_rows(
 )
 """White to move; black's only Court piece, D4, can be jumped from C4 to E4: C4E4 wins."""
 
+KINGS_COURT_LONG_JUMP = KingsCourtState.from_rows(
+    [
+        "........",
+        ".w.w.w..",
+        "w.....w.",
+        "....b...",
+        "w..w..w.",
+        "........",
+        "......w.",
+        "ww.w.w..",
+    ]
+)
+"""White to move; A1 can hop over its own pieces around the board, A1 C1 E1 G1 G3 G5 G7 E7 C7
+A7 A5 A3: a move of 12 squares, longer than the compiled search's moves hold."""
+
 SHOBU_BOARD_CLEAR = ShobuState.from_rows({"white-dark": ["W...", "B...", "....", "...."]})
 """Black to move; white's last stone on white-dark (a4) goes off the board when black's a3 is
 pushed north one square there, after any passive north step on black-light."""

@@ -168,6 +168,17 @@ def test_a_search_stalled_between_two_checks_keeps_that_much_back(
     assert lateness.stalls() == pytest.approx((0.09,))
 
 
+def test_a_stretch_a_compiled_search_timed_itself_counts_as_a_stall(
+    lateness: clock.Lateness, fake: FakeTime
+) -> None:
+    keeper = past_the_prior(lateness, fake)
+    keeper.allot(0.5)
+    for stretch in (0.07, 0.03):  # the longest stretch of the move is remembered
+        keeper.stalled(stretch)
+    keeper.done()
+    assert lateness.stalls() == pytest.approx((0.07,))
+
+
 def test_every_time_keeper_of_the_process_shares_one_lateness(fake: FakeTime) -> None:
     for _ in range(clock.PRIOR_MOVES):
         a_move(clock.TimeKeeper(now=fake), fake, 0.5, late=0.08)

@@ -8,7 +8,7 @@ import pytest
 
 from arbiter.agents.evaluation import HEURISTIC, WIN, evaluation_for
 from arbiter.agents.search import AlphaBetaAgent, MCTSAgent, clock
-from arbiter.agents.search.alphabeta import INFINITY, _Search
+from arbiter.agents.search.alphabeta import INFINITY, _Tree
 from arbiter.games import get_game
 from tests.agents.positions import (
     KINGS_COURT_LAST_COURT_PIECE,
@@ -71,7 +71,7 @@ def test_alphabeta_sees_a_loss_coming_and_scores_it() -> None:
 
 def test_the_transposition_table_answers_a_repeated_search_at_once() -> None:
     state = sample("shobu", 2, seed=2)[1]
-    search = _Search(evaluation_for(state.game), {}, float("inf"), time.perf_counter)
+    search = _Tree(evaluation_for(state.game), {}, float("inf"), time.perf_counter)
     value = search.node(state, 3, -INFINITY, INFINITY, 0)
     nodes = search.nodes
     assert search.node(state, 3, -INFINITY, INFINITY, 0) == value

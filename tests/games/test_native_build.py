@@ -1,4 +1,5 @@
-"""Every kernel in games/native/ compiles without a warning under `-Wall -Wextra`: the warnings
+"""Every kernel in games/native/, and every compiled search in agents/native/ (on its game's rules
+header), compiles without a warning under `-Wall -Wextra`: the warnings
 gcc gives there (an unused result, a signed comparison, a missing initializer) are where
 memory-unsafe C usually starts. Skipped where no C compiler is installed, except under CI."""
 
@@ -14,10 +15,13 @@ import pytest
 
 from tests.processes import ROOT
 
-KERNELS = sorted((ROOT / "games" / "native").glob("*.c"))
+HEADERS = [ROOT / "games" / "native", ROOT / "agents" / "native"]
+KERNELS = sorted(source for folder in HEADERS for source in folder.glob("*.c"))
 
 
-@pytest.mark.parametrize("source", KERNELS, ids=[source.stem for source in KERNELS])
+@pytest.mark.parametrize(
+    "source", KERNELS, ids=[f"{source.parent.parent.name}-{source.stem}" for source in KERNELS]
+)
 def test_kernel_compiles_without_warnings(source: Path, tmp_path: Path) -> None:
     compiler = shutil.which("gcc")
     if compiler is None:
@@ -27,7 +31,8 @@ def test_kernel_compiles_without_warnings(source: Path, tmp_path: Path) -> None:
     include = sysconfig.get_paths()["include"]
     built = subprocess.run(
         [compiler, "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", f"-I{include}",
-         str(source), "-o", str(tmp_path / f"{source.stem}.so")],
+         *(f"-I{folder}" for folder in HEADERS), str(source),
+         "-o", str(tmp_path / f"{source.stem}.so")],
         capture_output=True,
         text=True,
     )  # fmt: skip

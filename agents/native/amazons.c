@@ -1,0 +1,100 @@
+/* The Game of the Amazons' alpha-beta search below the root, compiled
+ * (`arbiter.agents._search_amazons_c`): the engine of negamax.h on the rules of
+ * games/native/amazons.h, with agents/evaluations/amazons.py's evaluation, which stays its
+ * reference (its constants are read from that module, so there is one statement of them). */
+#include "amazons.h"
+
+#define KEY_WORDS 4         /* two bits a square, 32 squares a word; the mover in the last bit */
+#define NO_ORDER
+#define RESULT_IS_QUICK
+#define SEARCH_MODULE "arbiter.agents._search_amazons_c"
+#define SEARCH_INIT PyInit__search_amazons_c
+
+#include "negamax.h"
+
+static double SQUARE_WORTH, TEMPO_WORTH, FREEDOM_WORTH[DIRECTIONS + 1];
+
+static void position_key(const Position *position, uint64_t key[KEY_WORDS])
+{
+    memset(key, 0, KEY_WORDS * sizeof *key);
+    for (int square = 0; square < SQUARES; square++) {
+        key[square >> 5] |= (uint64_t)position->cells[square] << (2 * (square & 31));
+    }
+    key[KEY_WORDS - 1] |= (uint64_t)position->to_move << 63;
+}
+
+static uint64_t move_code(Move move)
+{
+    return (uint64_t)move.src * 10000 + (uint64_t)move.dst * 100 + move.arrow;
+}
+
+/* agents/evaluations/amazons.py's `evaluate` for the side to move, each sum in its order. */
+static double evaluate(const Position *position)
+{
+    Board128 mine = amazons_board(position, position->to_move);
+    Board128 theirs = amazons_board(position, 1 - position->to_move);
+    Board128 empty = empty_board(position);
+    int owned[3];
+    territory_counts(mine, theirs, empty, owned);
+    double lean = TEMPO_WORTH * owned[2]; /* the seat evaluated is the side to move */
+    double score = SQUARE_WORTH * ((double)(owned[0] - owned[1]) + lean);
+    return score + freedom_sum(mine, empty, FREEDOM_WORTH) -
+           freedom_sum(theirs, empty, FREEDOM_WORTH);
+}
+
+/* The game's one end: the side to move has no move, and loses. */
+static int quick_result(const Position *position, double *result)
+{
+    if (mover_can_move(position)) {
+        return 0;
+    }
+    *result = -1.0;
+    return 1;
+}
+
+static int read_state(PyObject *state, Position *position)
+{
+    static const char *const FIELDS[] = {"white", "black", "arrows", "to_move"};
+    PyObject *values[4];
+    if (read_fields(state, FIELDS, 4, "an AmazonsState", values) < 0) {
+        return -1;
+    }
+    long to_move = PyLong_Check(values[3]) ? PyLong_AsLong(values[3]) : -1;
+    int status = to_move == -1 && PyErr_Occurred()
+                     ? -1
+                     : unpack(values[0], values[1], values[2], (int)to_move, position);
+    release_fields(values, 4);
+    return status;
+}
+
+static int read_move(PyObject *value, Move *move)
+{
+    if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != 3) {
+        PyErr_Format(PyExc_TypeError, "move must be a tuple (from, to, arrow), not %R", value);
+        return -1;
+    }
+    uint8_t squares[3];
+    for (int i = 0; i < 3; i++) {
+        PyObject *item = PyTuple_GET_ITEM(value, i);
+        long square = PyLong_Check(item) ? PyLong_AsLong(item) : -1;
+        if (square < 0 || square >= SQUARES) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "move %R must hold three squares from 0 to 99", value);
+            return -1;
+        }
+        squares[i] = (uint8_t)square;
+    }
+    *move = (Move){squares[0], squares[1], squares[2]};
+    return 0;
+}
+
+static int prepare_game(void)
+{
+    static const char *const MODULE = "arbiter.agents.evaluations.amazons";
+    build_tables();
+    return module_float(MODULE, "SQUARE", &SQUARE_WORTH) < 0 ||
+                   module_float(MODULE, "TEMPO", &TEMPO_WORTH) < 0 ||
+                   module_floats(MODULE, "FREEDOM", DIRECTIONS + 1, FREEDOM_WORTH) < 0
+               ? -1
+               : 0;
+}

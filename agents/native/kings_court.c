@@ -1,0 +1,363 @@
+/* King's Court's alpha-beta search below the root, compiled (`arbiter.agents._search_kings_court_c`):
+ * the engine of negamax.h on the rules of games/native/kings_court.h, with
+ * agents/evaluations/kings_court.py's evaluation, order and quick result, which stay its
+ * reference (the evaluation's constants are read from that module, so there is one statement of
+ * them).
+ *
+ * A move is a path of squares; here one holds at most PATH_LIMIT of them, so that every move has
+ * an exact 64-bit code. A position with a longer jump sequence, or more moves than
+ * MOVES_CAPACITY, stops the search with an OverflowError, and the agent searches that move in
+ * Python instead (the same answer, more slowly). */
+#include <Python.h>
+
+#include "arguments.h"
+#include "kings_court.h"
+
+#define PATH_LIMIT 10 /* squares of a move: 6 bits each, with the length, fill 64 bits */
+#define MOVES_CAPACITY 4096
+#define KEY_WORDS 3 /* white, black, and the counters (`KingsCourtState.key`) */
+#define SEARCH_MODULE "arbiter.agents._search_kings_court_c"
+#define SEARCH_INIT PyInit__search_kings_court_c
+
+/* A position as KingsCourtState holds it; `first_direction` is -1 for None. */
+typedef struct {
+    Bitboard white, black;
+    long long played, since, limit;
+    int first_direction;
+} Position;
+
+/* A move: the squares its piece stands on, from where it starts to where it ends. */
+typedef struct {
+    uint8_t length;
+    uint8_t squares[PATH_LIMIT];
+} Move;
+
+static int mover(const Position *position) { return (int)(position->played & 1); }
+
+static int count_squares(Bitboard board) { return __builtin_popcountll(board); }
+
+static int opening_of(const Position *position)
+{
+    return position->played < MIDGAME ? (int)position->played : MIDGAME;
+}
+
+static void own_opp(const Position *position, Bitboard *own, Bitboard *opp)
+{
+    *own = mover(position) ? position->black : position->white;
+    *opp = mover(position) ? position->white : position->black;
+}
+
+/* `KingsCourtState._early_outcome() is not None`. */
+static int ended_early(const Position *position)
+{
+    Bitboard own, opp;
+    own_opp(position, &own, &opp);
+    return (position->played >= 2 && !(own & COURT)) || position->since > position->limit;
+}
+
+typedef struct {
+    Move *out;
+    int count;
+} Listing;
+
+static int list_jump(void *context, const uint8_t *path, int length, Bitboard captured)
+{
+    (void)captured;
+    Listing *listing = context;
+    if (length > PATH_LIMIT || listing->count == MOVES_CAPACITY) {
+        return -1; /* beyond the compiled search: the walk stops */
+    }
+    Move *move = &listing->out[listing->count++];
+    move->length = (uint8_t)length;
+    memcpy(move->squares, path, (size_t)length);
+    return 0;
+}
+
+/* `KingsCourtState.legal_moves()`: slides direction by direction, then jumps by piece. */
+static int list_moves(const Position *position, Move *out)
+{
+    if (ended_early(position)) {
+        return 0;
+    }
+    Bitboard own, opp, targets[DIRECTIONS];
+    own_opp(position, &own, &opp);
+    int opening = opening_of(position);
+    slide_targets(own, opp, opening, position->first_direction, targets);
+    Listing listing = {out, 0};
+    for (int direction = 0; direction < DIRECTIONS; direction++) {
+        for (Bitboard left = targets[direction]; left; left &= left - 1) {
+            int end = lowest_square(left);
+            listing.out[listing.count++] = (Move){2, {(uint8_t)(end - DELTA[direction]),
+                                                      (uint8_t)end}};
+        }
+    }
+    if (opening == MIDGAME) {
+        Walk walk = {.sink = list_jump, .context = &listing};
+        if (walk_jumps(&walk, own, opp) < 0) {
+            return -1;
+        }
+    }
+    return listing.count;
+}
+
+/* The direction of the slide from `start` to `to`, or -1 when they are not neighbours. */
+static int slide_direction(int start, int to)
+{
+    for (int direction = 0; direction < DIRECTIONS; direction++) {
+        if (to == start + DELTA[direction] && (shift(1ULL << start, direction) >> to & 1)) {
+            return direction;
+        }
+    }
+    return -1;
+}
+
+/* The square jumped over from `here` to `there`, or -1 when that is no jump on the board. */
+static int jumped_over(int here, int there)
+{
+    for (int i = 0; i < JUMP_COUNT[here]; i++) {
+        if (JUMPS[here][i].land == there) {
+            return lowest_square(JUMPS[here][i].over);
+        }
+    }
+    return -1;
+}
+
+static int slide_is_legal(const Position *position, Move move, int direction)
+{
+    Bitboard own, opp;
+    own_opp(position, &own, &opp);
+    int opening = opening_of(position), to = move.squares[1];
+    if (move.length > 2 || ((own | opp) >> to & 1) || (opening < 2 && !(COURT >> to & 1))) {
+        return 0;
+    }
+    return opening != 1 ||
+           (position->first_direction >= 0 && direction == OPPOSITE[position->first_direction]);
+}
+
+static int jump_is_legal(const Position *position, Move move)
+{
+    if (opening_of(position) != MIDGAME) {
+        return 0;
+    }
+    Bitboard own, opp;
+    own_opp(position, &own, &opp);
+    own &= ~(1ULL << move.squares[0]);
+    Bitboard visited = 1ULL << move.squares[0];
+    for (int i = 1; i < move.length; i++) {
+        int here = move.squares[i - 1], there = move.squares[i];
+        int over = jumped_over(here, there);
+        if ((i >= 2 && there == move.squares[i - 2]) || over < 0) {
+            return 0;
+        }
+        Bitboard land = 1ULL << there, over_bit = 1ULL << over;
+        if (!((own | opp) & over_bit) || ((own | opp) & land)) {
+            return 0;
+        }
+        if (opp & over_bit) {
+            opp ^= over_bit;
+            visited = land;
+        } else if (visited & land) {
+            return 0;
+        } else {
+            visited |= land;
+        }
+    }
+    return 1;
+}
+
+/* `KingsCourtState.why_illegal(move) is None`: the rules' checks, then the Court rule. */
+static int is_legal(const Position *position, Move move)
+{
+    if (ended_early(position) || move.length < 2) {
+        return 0;
+    }
+    Bitboard own, opp;
+    own_opp(position, &own, &opp);
+    int start = move.squares[0], second = move.squares[1];
+    if (!(own >> start & 1)) {
+        return 0;
+    }
+    int direction = slide_direction(start, second);
+    int legal = direction >= 0                   ? slide_is_legal(position, move, direction)
+                : jumped_over(start, second) >= 0 ? jump_is_legal(position, move)
+                                                  : 0;
+    Bitboard own_after = (own & ~(1ULL << start)) | 1ULL << move.squares[move.length - 1];
+    return legal && (own_after & COURT) != 0;
+}
+
+/* `KingsCourtState.play`. */
+static void play(Position *position, Move move)
+{
+    int start = move.squares[0], end = move.squares[move.length - 1];
+    Bitboard own, opp;
+    own_opp(position, &own, &opp);
+    own = (own & ~(1ULL << start)) | 1ULL << end;
+    Bitboard captured = 0;
+    int first_direction = -1, direction = slide_direction(start, end);
+    if (move.length == 2 && direction >= 0) {
+        if (position->played == 0) {
+            first_direction = direction;
+        }
+    } else {
+        for (int i = 1; i < move.length; i++) {
+            captured |= 1ULL << ((move.squares[i - 1] + move.squares[i]) >> 1);
+        }
+        captured &= opp;
+        opp ^= captured;
+    }
+    if (mover(position)) {
+        position->black = own;
+        position->white = opp;
+    } else {
+        position->white = own;
+        position->black = opp;
+    }
+    position->played++;
+    position->since = captured ? 0 : position->since + 1;
+    position->first_direction = first_direction;
+}
+
+#include "negamax.h"
+
+static double PIECE_WORTH, THREAT_TO_MOVER, THREAT_TO_WAITER;
+static double COURT_WORTH[7]; /* by Court pieces held, 6 or more alike */
+
+static void position_key(const Position *position, uint64_t key[KEY_WORDS])
+{
+    long long phase = position->played < MIDGAME ? position->played
+                                                 : MIDGAME + (position->played & 1);
+    uint64_t direction = (uint64_t)(position->first_direction + 1);
+    key[0] = position->white;
+    key[1] = position->black;
+    key[2] = (uint64_t)phase | direction << 3 | (uint64_t)position->since << 6;
+}
+
+static uint64_t move_code(Move move)
+{
+    uint64_t code = move.length;
+    for (int i = 0; i < move.length; i++) {
+        code |= (uint64_t)move.squares[i] << (4 + 6 * i);
+    }
+    return code;
+}
+
+/* agents/evaluations/kings_court.py's `order`: jumps that capture most first, then other jumps,
+ * then slides. */
+static int64_t order_key(const Position *position, Move move)
+{
+    int step = move.squares[1] - move.squares[0];
+    if (move.length == 2 && (step == 1 || step == -1 || step == 8 || step == -8)) {
+        return 0;
+    }
+    Bitboard own, opp, taken = 0;
+    own_opp(position, &own, &opp);
+    for (int i = 1; i < move.length; i++) {
+        taken |= 1ULL << ((move.squares[i - 1] + move.squares[i]) >> 1);
+    }
+    return 1 + count_squares(taken & opp);
+}
+
+static double court_worth(Bitboard pieces)
+{
+    int held = count_squares(pieces & COURT);
+    return COURT_WORTH[held < 6 ? held : 6];
+}
+
+/* agents/evaluations/kings_court.py's `evaluate` for the side to move, each sum in its order. */
+static double evaluate(const Position *position)
+{
+    Bitboard mine, theirs;
+    own_opp(position, &mine, &theirs);
+    Bitboard empty = ~(mine | theirs);
+    double score = PIECE_WORTH * (count_squares(mine) - count_squares(theirs));
+    score += court_worth(mine) - court_worth(theirs);
+    Bitboard mine_hit = jumpable_squares(mine, theirs, empty);
+    Bitboard theirs_hit = jumpable_squares(theirs, mine, empty);
+    score -= THREAT_TO_MOVER * (count_squares(mine_hit) + count_squares(mine_hit & COURT));
+    score += THREAT_TO_WAITER * (count_squares(theirs_hit) + count_squares(theirs_hit & COURT));
+    return score;
+}
+
+/* agents/evaluations/kings_court.py's `quick_result`: the early ends, in the rules' order. */
+static int quick_result(const Position *position, double *result)
+{
+    Bitboard own, opp;
+    own_opp(position, &own, &opp);
+    if (position->played >= 2 && !(own & COURT)) {
+        *result = -1.0;
+        return 1;
+    }
+    *result = 0.0;
+    return position->since > position->limit;
+}
+
+/* `result(state) or 0.0`: the early ends, else a loss when the mover has no move. */
+static double final_result(const Position *position)
+{
+    double result;
+    if (quick_result(position, &result)) {
+        return result;
+    }
+    Bitboard own, opp;
+    own_opp(position, &own, &opp);
+    return any_legal_move(own, opp, opening_of(position), position->first_direction) ? 0.0 : -1.0;
+}
+
+static int read_state(PyObject *state, Position *position)
+{
+    static const char *const FIELDS[] = {"white",         "black",           "moves_played",
+                                         "since_capture", "no_capture_limit", "first_direction"};
+    PyObject *values[6];
+    if (read_fields(state, FIELDS, 6, "a KingsCourtState", values) < 0) {
+        return -1;
+    }
+    long long direction = -1;
+    int status = read_board(values[0], "white", &position->white) < 0 ||
+                         read_board(values[1], "black", &position->black) < 0 ||
+                         read_int(values[2], "moves_played", 0, INT32_MAX, &position->played) < 0 ||
+                         read_int(values[3], "since_capture", 0, INT32_MAX, &position->since) < 0 ||
+                         read_int(values[4], "no_capture_limit", 0, INT32_MAX,
+                                  &position->limit) < 0 ||
+                         (values[5] != Py_None &&
+                          read_int(values[5], "first_direction", 0, DIRECTIONS - 1, &direction) < 0)
+                     ? -1
+                     : 0;
+    position->first_direction = (int)direction;
+    release_fields(values, 6);
+    return status;
+}
+
+static int read_move(PyObject *value, Move *move)
+{
+    if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) < 2) {
+        PyErr_Format(PyExc_TypeError, "move must be a tuple of squares, not %R", value);
+        return -1;
+    }
+    Py_ssize_t length = PyTuple_GET_SIZE(value);
+    if (length > PATH_LIMIT) {
+        PyErr_Format(PyExc_OverflowError, "move %R has more than the compiled search's %d squares",
+                     value, PATH_LIMIT);
+        return -1;
+    }
+    move->length = (uint8_t)length;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        long long square;
+        if (read_int(PyTuple_GET_ITEM(value, i), "a move's square", 0, SQUARES - 1, &square) < 0) {
+            return -1;
+        }
+        move->squares[i] = (uint8_t)square;
+    }
+    return 0;
+}
+
+static int prepare_game(void)
+{
+    static const char *const MODULE = "arbiter.agents.evaluations.kings_court";
+    build_jump_tables();
+    return module_float(MODULE, "PIECE", &PIECE_WORTH) < 0 ||
+                   module_float(MODULE, "THREAT_TO_MOVER", &THREAT_TO_MOVER) < 0 ||
+                   module_float(MODULE, "THREAT_TO_WAITER", &THREAT_TO_WAITER) < 0 ||
+                   module_floats(MODULE, "COURT_WORTH", 7, COURT_WORTH) < 0
+               ? -1
+               : 0;
+}

@@ -1,0 +1,766 @@
+/* Alpha-beta below the root, compiled once for every game (agents/search/alphabeta.py's `_Tree`
+ * states it and stays its reference). A game's file in agents/native/ includes its rules' header
+ * from games/native/ and this file, which defines the Python type `Search` and the module
+ * `SEARCH_MODULE`, and defines the game's hooks this file declares.
+ *
+ * Every choice is the reference's, so both visit the same nodes in the same order and compute
+ * the same scores as doubles in the same order: the table's move and the killers first (each
+ * checked legal), then the listed moves stably sorted by history, then by the game's order; the
+ * same principal variation windows; the same table entries, exact keys and clearing; the same
+ * node count. The root, iterative deepening and the clock's policy stay in Python, which calls
+ * `Search.child` once for each root move.
+ *
+ * What a game's file provides. Before including this file: the types Position and Move, and
+ * list_moves, is_legal and play (from its rules' header; list_moves may answer -1 for a
+ * position beyond the game's fixed sizes, which stops the search with an OverflowError; none of
+ * them may touch a Python object, as the search runs without the interpreter lock), and these
+ * macros:
+ *   MOVES_CAPACITY                  the most moves a position can have;
+ *   KEY_WORDS                       the words of a position's exact key;
+ *   NO_ORDER                        defined when the game's evaluation has no `order`;
+ *   RESULT_IS_QUICK                 defined when the evaluation has no `quick_result`, so the
+ *                                   reference calls `result` at the horizon too: then
+ *                                   `quick_result` is the full end check and serves as
+ *                                   `final_result`, which this file defines;
+ *   SEARCH_MODULE, SEARCH_INIT      the module's name as a string and its init function's name.
+ * After including it, the functions declared under "the game's hooks" below. */
+#ifndef ARBITER_NEGAMAX_H
+#define ARBITER_NEGAMAX_H
+
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_DEPTH 64 /* the deepest search (`alphabeta.UNLIMITED_DEPTH`) */
+#define KILLERS 2
+
+enum { EXACT, LOWER, UPPER };
+
+/* Why a search stopped before its answer. It runs without the interpreter lock, so it sets no
+ * Python error itself: `Search.child` raises the one that fits once it holds the lock again. */
+enum { RUNNING, OUT_OF_TIME, OUT_OF_MEMORY, BEYOND_CAPACITY };
+
+/* -- the game's hooks ------------------------------------------------------------------------ */
+
+/* The position as KEY_WORDS words, exactly: equal keys are equal positions, as `State.key()`. */
+static void position_key(const Position *position, uint64_t key[KEY_WORDS]);
+/* A distinct code for every move, so that equal codes are equal moves. */
+static uint64_t move_code(Move move);
+static int same_move(Move a, Move b) { return move_code(a) == move_code(b); }
+#ifndef NO_ORDER
+/* The game's `order` as a stable sort by this key, largest first. */
+static int64_t order_key(const Position *position, Move move);
+#endif
+/* The evaluation for the side to move. */
+static double evaluate(const Position *position);
+/* 1 with the result for the side to move (1, 0 or -1) in `result` when the evaluation's
+ * `quick_result` (or, without one, `result`) sees an end; else 0. */
+static int quick_result(const Position *position, double *result);
+#ifdef RESULT_IS_QUICK
+/* `result(state) or 0.0`: the full end check, for a node without a move. */
+static double final_result(const Position *position)
+{
+    double result;
+    return quick_result(position, &result) ? result : 0.0;
+}
+#else
+/* `result(state) or 0.0`: the full end check, for a node without a move. */
+static double final_result(const Position *position);
+#endif
+/* The position of a Python state; -1 with an error set when it is not one of the game's. */
+static int read_state(PyObject *state, Position *position);
+/* A Python move in the game's move form; -1 with an error set when it is not one. */
+static int read_move(PyObject *value, Move *move);
+/* Readies the game at import: its tables, and the constants of its rules and evaluation read from
+ * their Python modules (one statement of each); -1 with an error set if it cannot. */
+static int prepare_game(void);
+
+/* The evaluation's scale (`agents.evaluation.WIN` and `HEURISTIC`), read at import. */
+static double WIN_SCORE, HEURISTIC_SCORE;
+
+typedef struct {
+    uint64_t key[KEY_WORDS];
+    double score;
+    Move move;
+    int8_t depth;
+    int8_t kind;
+    uint8_t used;
+} Entry;
+
+/* A move's history score; `used` is the move's code plus one, 0 for an empty slot. */
+typedef struct {
+    uint64_t used;
+    int64_t score;
+} HistoryEntry;
+
+typedef struct {
+    PyObject_HEAD
+    double deadline;
+    Py_ssize_t table_limit;
+    double null_window;
+    Entry *entries; /* open addressing, linear probing, a power of two long */
+    size_t capacity, count;
+    HistoryEntry *history; /* open addressing by move code, a power of two long */
+    size_t history_capacity, history_count;
+    Move killers[MAX_DEPTH + 1][KILLERS];
+    int killer_counts[MAX_DEPTH + 1];
+    Move *moves;        /* MOVES_CAPACITY per ply: the moves each node on the path searches */
+    Move *move_scratch; /* a sort's scratch */
+    int64_t *keys, *key_scratch;
+    PyObject *out_of_time; /* the exception raised when the deadline passes */
+    PyObject *parent;      /* the last root position asked about, and its unpacked form */
+    Position parent_position;
+    long long nodes;
+    double expansion; /* the longest a node took to list and sort its moves */
+    double checked, stall;
+    int stopped; /* why the search stopped early, RUNNING while it runs */
+} Search;
+
+/* The clock `time.perf_counter` reads on Linux, so a deadline from Python compares directly. */
+static double monotonic(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* A deadline check's clock: notes the longest stretch between two checks (`TimeKeeper.now`). */
+static double check_clock(Search *search)
+{
+    double now = monotonic();
+    if (now - search->checked > search->stall) {
+        search->stall = now - search->checked;
+    }
+    search->checked = now;
+    return now;
+}
+
+/* -- the transposition table ------------------------------------------------------------------ */
+
+static size_t key_hash(const uint64_t key[KEY_WORDS])
+{
+    uint64_t hash = 0;
+    for (int i = 0; i < KEY_WORDS; i++) {
+        hash = (hash ^ key[i]) * 0x9E3779B97F4A7C15ULL;
+        hash ^= hash >> 32;
+    }
+    return (size_t)hash;
+}
+
+/* The slot holding `key`, or the empty slot where it would go. */
+static Entry *table_slot(const Search *search, const uint64_t key[KEY_WORDS])
+{
+    size_t mask = search->capacity - 1;
+    for (size_t slot = key_hash(key) & mask;; slot = (slot + 1) & mask) {
+        Entry *entry = &search->entries[slot];
+        if (!entry->used || memcmp(entry->key, key, sizeof entry->key) == 0) {
+            return entry;
+        }
+    }
+}
+
+/* Doubles the table, keeping every entry; -1 when memory runs out (the table stays as it was). */
+static int table_grow(Search *search)
+{
+    Entry *old = search->entries;
+    size_t old_capacity = search->capacity;
+    Entry *entries = PyMem_RawCalloc(old_capacity * 2, sizeof *entries);
+    if (entries == NULL) {
+        return -1;
+    }
+    search->entries = entries;
+    search->capacity = old_capacity * 2;
+    for (size_t i = 0; i < old_capacity; i++) {
+        if (old[i].used) {
+            *table_slot(search, old[i].key) = old[i];
+        }
+    }
+    PyMem_RawFree(old);
+    return 0;
+}
+
+/* Stores an entry over any for the same key, as the reference's dict assignment does; stops
+ * the search with a MemoryError when the table cannot grow. */
+static void table_store(Search *search, const uint64_t key[KEY_WORDS], int depth, int kind,
+                        double score, Move move)
+{
+    if (2 * (search->count + 1) > search->capacity && table_grow(search) < 0) {
+        search->stopped = OUT_OF_MEMORY;
+        return;
+    }
+    Entry *entry = table_slot(search, key);
+    if (!entry->used) {
+        memcpy(entry->key, key, sizeof entry->key);
+        entry->used = 1;
+        search->count++;
+    }
+    entry->depth = (int8_t)depth;
+    entry->kind = (int8_t)kind;
+    entry->score = score;
+    entry->move = move;
+}
+
+static void table_clear(Search *search)
+{
+    memset(search->entries, 0, search->capacity * sizeof *search->entries);
+    search->count = 0;
+}
+
+/* A result's score relative to the node that stores it, so it reads right wherever it recurs. */
+static double to_table(double score, int ply)
+{
+    if (score > HEURISTIC_SCORE) {
+        return score + ply;
+    }
+    return score < -HEURISTIC_SCORE ? score - ply : score;
+}
+
+static double from_table(double score, int ply)
+{
+    if (score > HEURISTIC_SCORE) {
+        return score - ply;
+    }
+    return score < -HEURISTIC_SCORE ? score + ply : score;
+}
+
+/* -- the history -------------------------------------------------------------------------------- */
+
+static HistoryEntry *history_slot(HistoryEntry *entries, size_t capacity, uint64_t code)
+{
+    size_t mask = capacity - 1;
+    uint64_t hash = (code + 1) * 0x9E3779B97F4A7C15ULL;
+    for (size_t slot = (size_t)(hash ^ hash >> 32) & mask;; slot = (slot + 1) & mask) {
+        if (!entries[slot].used || entries[slot].used == code + 1) {
+            return &entries[slot];
+        }
+    }
+}
+
+static int64_t history_score(const Search *search, Move move)
+{
+    return history_slot(search->history, search->history_capacity, move_code(move))->score;
+}
+
+/* Adds to a move's history score; stops the search with a MemoryError when it cannot grow. */
+static void history_add(Search *search, Move move, int64_t amount)
+{
+    if (2 * (search->history_count + 1) > search->history_capacity) {
+        size_t capacity = 2 * search->history_capacity;
+        HistoryEntry *entries = PyMem_RawCalloc(capacity, sizeof *entries);
+        if (entries == NULL) {
+            search->stopped = OUT_OF_MEMORY;
+            return;
+        }
+        for (size_t i = 0; i < search->history_capacity; i++) {
+            if (search->history[i].used) {
+                *history_slot(entries, capacity, search->history[i].used - 1) = search->history[i];
+            }
+        }
+        PyMem_RawFree(search->history);
+        search->history = entries;
+        search->history_capacity = capacity;
+    }
+    uint64_t code = move_code(move);
+    HistoryEntry *entry = history_slot(search->history, search->history_capacity, code);
+    if (!entry->used) {
+        entry->used = code + 1;
+        search->history_count++;
+    }
+    entry->score += amount;
+}
+
+/* -- move ordering ---------------------------------------------------------------------------- */
+
+/* Sorts moves[0..count) by keys, largest first, keeping equal keys in their order (a merge
+ * sort: Python's sort is stable, and the order of equals decides the search's path). */
+static void stable_sort(Move *moves, int64_t *keys, int count, Move *move_scratch,
+                        int64_t *key_scratch)
+{
+    int sorted = 1;
+    for (int i = 1; i < count && sorted; i++) {
+        sorted = keys[i - 1] >= keys[i];
+    }
+    if (sorted) {
+        return;
+    }
+    for (int width = 1; width < count; width *= 2) {
+        for (int low = 0; low < count; low += 2 * width) {
+            int middle = low + width < count ? low + width : count;
+            int high = low + 2 * width < count ? low + 2 * width : count;
+            int left = low, right = middle, out = low;
+            while (left < middle || right < high) {
+                int take_left = right >= high || (left < middle && keys[left] >= keys[right]);
+                int from = take_left ? left++ : right++;
+                move_scratch[out] = moves[from];
+                key_scratch[out++] = keys[from];
+            }
+        }
+        memcpy(moves, move_scratch, (size_t)count * sizeof *moves);
+        memcpy(keys, key_scratch, (size_t)count * sizeof *keys);
+    }
+}
+
+/* Lists the node's moves into its ply's buffer, sorted by history, then by the game's order;
+ * returns how many, or -1 with the search stopped when the game could not list them (more than
+ * the compiled search holds). Times itself into `expansion`: no deadline check runs meanwhile. */
+static int expand(Search *search, const Position *position, int ply)
+{
+    double listed_at = monotonic();
+    Move *moves = search->moves + (size_t)ply * MOVES_CAPACITY;
+    int count = list_moves(position, moves);
+    if (count < 0) {
+        search->stopped = BEYOND_CAPACITY;
+        return -1;
+    }
+    if (search->history_count) { /* the reference sorts by history once it holds a move */
+        for (int i = 0; i < count; i++) {
+            search->keys[i] = history_score(search, moves[i]);
+        }
+        stable_sort(moves, search->keys, count, search->move_scratch, search->key_scratch);
+    }
+#ifndef NO_ORDER
+    for (int i = 0; i < count; i++) {
+        search->keys[i] = order_key(position, moves[i]);
+    }
+    stable_sort(moves, search->keys, count, search->move_scratch, search->key_scratch);
+#endif
+    double took = monotonic() - listed_at;
+    if (took > search->expansion) {
+        search->expansion = took;
+    }
+    return count;
+}
+
+/* A move that caused a cut-off: a killer at this ply, and worth more in the history. */
+static void reward(Search *search, Move move, int depth, int ply)
+{
+    history_add(search, move, (int64_t)depth * depth);
+    Move *killers = search->killers[ply];
+    int count = search->killer_counts[ply];
+    for (int i = 0; i < count; i++) {
+        if (same_move(killers[i], move)) {
+            return;
+        }
+    }
+    for (int i = (count < KILLERS ? count : KILLERS - 1); i > 0; i--) {
+        killers[i] = killers[i - 1];
+    }
+    killers[0] = move;
+    search->killer_counts[ply] = count < KILLERS ? count + 1 : KILLERS;
+}
+
+/* -- the recursion ---------------------------------------------------------------------------- */
+
+static double leaf(const Position *position, int ply)
+{
+    double ended;
+    if (quick_result(position, &ended)) {
+        return (WIN_SCORE - ply) * ended;
+    }
+    return evaluate(position);
+}
+
+static double node(Search *search, const Position *position, int depth, double alpha,
+                   double beta, int ply);
+
+/* A child's score by principal variation search: the first move gets the full window, the
+ * others a null window against the best so far, searched again in full when one beats it. */
+static double child(Search *search, const Position *position, int depth, double alpha,
+                    double beta, int ply, int first)
+{
+    if (first) {
+        return -node(search, position, depth, -beta, -alpha, ply);
+    }
+    double value = -node(search, position, depth, -alpha - search->null_window, -alpha, ply);
+    if (!search->stopped && alpha < value && value < beta) {
+        value = -node(search, position, depth, -beta, -value, ply);
+    }
+    return value;
+}
+
+/* The best so far of one node, as its moves are searched. */
+typedef struct {
+    double alpha, beta, best;
+    Move best_move;
+    int depth, ply;
+} Window;
+
+/* Searches one move of the node; 1 when it cuts the node off, -1 when the search stopped, else
+ * 0. */
+static int visit(Search *search, const Position *position, Move move, Window *window)
+{
+    Position next = *position;
+    play(&next, move);
+    double value;
+    if (window->depth > 1) {
+        value = child(search, &next, window->depth - 1, window->alpha, window->beta,
+                      window->ply + 1, window->best == -INFINITY);
+        if (search->stopped) {
+            return -1;
+        }
+    } else { /* the leaves, inlined as the reference inlines them */
+        search->nodes++;
+        if (check_clock(search) > search->deadline) {
+            search->stopped = OUT_OF_TIME;
+            return -1;
+        }
+        value = -leaf(&next, window->ply + 1);
+    }
+    if (value > window->best) {
+        window->best = value;
+        window->best_move = move;
+        if (value > window->alpha) {
+            window->alpha = value;
+            if (window->alpha >= window->beta) {
+                reward(search, move, window->depth, window->ply);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int among(const Move *moves, int count, Move move)
+{
+    for (int i = 0; i < count; i++) {
+        if (same_move(moves[i], move)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The negamax score of `position` for its side to move, searched `depth` plies deep; with
+ * `stopped` set (and any score) when it could not finish. */
+static double node(Search *search, const Position *position, int depth, double alpha,
+                   double beta, int ply)
+{
+    search->nodes++;
+    if (check_clock(search) + search->expansion > search->deadline) {
+        search->stopped = OUT_OF_TIME;
+        return 0.0;
+    }
+    if (depth <= 0) {
+        return leaf(position, ply);
+    }
+    uint64_t key[KEY_WORDS];
+    position_key(position, key);
+    Entry *entry = table_slot(search, key);
+    Move first[1 + KILLERS];
+    int candidates = 0;
+    if (entry->used) {
+        first[candidates++] = entry->move;
+        if (entry->depth >= depth) {
+            double value = from_table(entry->score, ply);
+            if (entry->kind == EXACT || (entry->kind == LOWER && value >= beta) ||
+                (entry->kind == UPPER && value <= alpha)) {
+                return value;
+            }
+        }
+    }
+    for (int i = 0; i < search->killer_counts[ply]; i++) {
+        first[candidates++] = search->killers[ply][i];
+    }
+    Window window = {alpha, beta, -INFINITY, {0}, depth, ply};
+    int searched = 0, cut = 0;
+    for (int i = 0; i < candidates && !cut; i++) {
+        if (among(first, searched, first[i]) || !is_legal(position, first[i])) {
+            continue;
+        }
+        first[searched++] = first[i];
+        cut = visit(search, position, first[i], &window);
+    }
+    if (!cut) {
+        int count = expand(search, position, ply);
+        cut = count < 0 ? -1 : 0;
+        const Move *moves = search->moves + (size_t)ply * MOVES_CAPACITY;
+        for (int i = 0; i < count && !cut; i++) {
+            if (!among(first, searched, moves[i])) {
+                cut = visit(search, position, moves[i], &window);
+            }
+        }
+    }
+    if (cut < 0) {
+        return 0.0;
+    }
+    if (window.best == -INFINITY) { /* no move: the game is over */
+        return (WIN_SCORE - ply) * final_result(position);
+    }
+    int kind = window.best >= beta ? LOWER : window.best <= alpha ? UPPER : EXACT;
+    table_store(search, key, depth, kind, to_table(window.best, ply), window.best_move);
+    return window.best;
+}
+
+/* -- the Python type -------------------------------------------------------------------------- */
+
+static void search_dealloc(Search *search)
+{
+    Py_XDECREF(search->parent);
+    Py_XDECREF(search->out_of_time);
+    PyMem_RawFree(search->entries);
+    PyMem_RawFree(search->history);
+    PyMem_RawFree(search->moves);
+    PyMem_RawFree(search->move_scratch);
+    PyMem_RawFree(search->keys);
+    PyMem_RawFree(search->key_scratch);
+    Py_TYPE(search)->tp_free((PyObject *)search);
+}
+
+#define FIRST_CAPACITY 1024
+
+static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"deadline", "table_limit", "null_window", "out_of_time", NULL};
+    double deadline, null_window;
+    Py_ssize_t table_limit;
+    PyObject *out_of_time;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "dndO:Search", names, &deadline, &table_limit,
+                                     &null_window, &out_of_time)) {
+        return NULL;
+    }
+    if (!PyExceptionClass_Check(out_of_time)) {
+        PyErr_Format(PyExc_TypeError, "out_of_time must be an exception class, not %R",
+                     out_of_time);
+        return NULL;
+    }
+    if (table_limit < 0) {
+        PyErr_Format(PyExc_ValueError, "table_limit must be at least 0, not %zd", table_limit);
+        return NULL;
+    }
+    if (!(null_window > 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "null_window must be above 0");
+        return NULL;
+    }
+    Search *search = (Search *)type->tp_alloc(type, 0);
+    if (search == NULL) {
+        return NULL;
+    }
+    search->deadline = deadline;
+    Py_INCREF(out_of_time);
+    search->out_of_time = out_of_time;
+    search->table_limit = table_limit;
+    search->null_window = null_window;
+    search->capacity = FIRST_CAPACITY;
+    search->entries = PyMem_RawCalloc(FIRST_CAPACITY, sizeof *search->entries);
+    search->history_capacity = FIRST_CAPACITY;
+    search->history = PyMem_RawCalloc(FIRST_CAPACITY, sizeof *search->history);
+    search->moves = PyMem_RawMalloc((MAX_DEPTH + 1) * (size_t)MOVES_CAPACITY * sizeof(Move));
+    search->move_scratch = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(Move));
+    search->keys = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(int64_t));
+    search->key_scratch = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(int64_t));
+    if (search->entries == NULL || search->history == NULL || search->moves == NULL ||
+        search->move_scratch == NULL || search->keys == NULL || search->key_scratch == NULL) {
+        Py_DECREF(search);
+        return PyErr_NoMemory();
+    }
+    search->checked = monotonic();
+    return (PyObject *)search;
+}
+
+/* The root position `state` unpacked: the root's moves all come from one, so it is read once. */
+static int read_parent(Search *search, PyObject *state)
+{
+    if (state == search->parent) {
+        return 0;
+    }
+    if (read_state(state, &search->parent_position) < 0) {
+        return -1;
+    }
+    Py_INCREF(state);
+    Py_XSETREF(search->parent, state);
+    return 0;
+}
+
+static PyObject *search_child(Search *search, PyObject *args)
+{
+    PyObject *state, *move_value;
+    int depth, first;
+    double alpha;
+    Move move;
+    if (!PyArg_ParseTuple(args, "OOidp:child", &state, &move_value, &depth, &alpha, &first) ||
+        read_parent(search, state) < 0 || read_move(move_value, &move) < 0) {
+        return NULL;
+    }
+    if (!is_legal(&search->parent_position, move)) {
+        PyErr_Format(PyExc_ValueError, "move %R is not legal in the state given", move_value);
+        return NULL;
+    }
+    if (depth < 0 || depth >= MAX_DEPTH) {
+        PyErr_Format(PyExc_ValueError, "depth must be from 0 to %d, not %d", MAX_DEPTH - 1, depth);
+        return NULL;
+    }
+    if (isnan(alpha)) {
+        PyErr_SetString(PyExc_ValueError, "alpha must be a number, not nan");
+        return NULL;
+    }
+    if (search->count > (size_t)search->table_limit) {
+        table_clear(search);
+    }
+    Position position = search->parent_position;
+    play(&position, move);
+    search->stopped = RUNNING;
+    search->checked = monotonic();
+    double value;
+    Py_BEGIN_ALLOW_THREADS /* it reads and writes only its own C data below the root */
+    value = child(search, &position, depth, alpha, INFINITY, 1, first);
+    Py_END_ALLOW_THREADS
+    switch (search->stopped) {
+    case OUT_OF_TIME:
+        PyErr_SetNone(search->out_of_time);
+        return NULL;
+    case OUT_OF_MEMORY:
+        return PyErr_NoMemory();
+    case BEYOND_CAPACITY:
+        PyErr_Format(PyExc_OverflowError,
+                     "a position below has more moves, or longer ones, than the compiled search "
+                     "holds (%d moves)",
+                     MOVES_CAPACITY);
+        return NULL;
+    }
+    return PyFloat_FromDouble(value);
+}
+
+static PyObject *search_nodes(Search *search, void *Py_UNUSED(closure))
+{
+    return PyLong_FromLongLong(search->nodes);
+}
+
+static PyObject *search_stall(Search *search, void *Py_UNUSED(closure))
+{
+    return PyFloat_FromDouble(search->stall);
+}
+
+static PyMethodDef SEARCH_METHODS[] = {
+    {"child", (PyCFunction)search_child, METH_VARARGS,
+     "child(state, move, depth, alpha, first) -> the score for the mover in `state` of its legal "
+     "`move`, the position after it searched `depth` plies deep at ply 1 with the window "
+     "(alpha, inf) (a full window if `first`, else a null window first); raises out_of_time "
+     "when the deadline passes. Clears the table first when it holds more than table_limit "
+     "entries. Searches without the interpreter lock, so other threads run meanwhile; one call "
+     "at a time per Search."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef SEARCH_FIELDS[] = {
+    {"nodes", (getter)search_nodes, NULL, "Nodes visited, counted as the reference counts.", NULL},
+    {"stall", (getter)search_stall, NULL,
+     "The longest stretch in seconds between two of its clock checks.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject SEARCH_TYPE = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = SEARCH_MODULE ".Search",
+    .tp_basicsize = sizeof(Search),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Search(deadline, table_limit, null_window, out_of_time): one move's alpha-beta "
+              "below the root, its tables kept across that move's iterations; `deadline` is in "
+              "time.perf_counter's seconds, and `out_of_time` the exception raised past it.",
+    .tp_new = search_new,
+    .tp_dealloc = (destructor)search_dealloc,
+    .tp_methods = SEARCH_METHODS,
+    .tp_getset = SEARCH_FIELDS,
+};
+
+/* A Python module's constant `name`, or NULL with an error set. */
+static PyObject *module_constant(const char *module_name, const char *name)
+{
+    PyObject *module = PyImport_ImportModule(module_name);
+    if (module == NULL) {
+        return NULL;
+    }
+    PyObject *value = PyObject_GetAttrString(module, name);
+    Py_DECREF(module);
+    return value;
+}
+
+/* A float constant of a Python module, or -1 with an error set. */
+static int module_float(const char *module_name, const char *name, double *value)
+{
+    PyObject *number = module_constant(module_name, name);
+    if (number == NULL) {
+        return -1;
+    }
+    *value = PyFloat_AsDouble(number);
+    Py_DECREF(number);
+    return *value == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* A Python module's tuple of `count` numbers, or -1 with an error set. */
+static inline int module_floats(const char *module_name, const char *name, int count, double values[])
+{
+    PyObject *tuple = module_constant(module_name, name);
+    if (tuple == NULL) {
+        return -1;
+    }
+    int status = 0;
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != count) {
+        PyErr_Format(PyExc_ValueError, "%s.%s must be a tuple of %d numbers", module_name, name,
+                     count);
+        status = -1;
+    }
+    for (int i = 0; status == 0 && i < count; i++) {
+        values[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, i));
+        status = values[i] == -1.0 && PyErr_Occurred() ? -1 : 0;
+    }
+    Py_DECREF(tuple);
+    return status;
+}
+
+/* The fields `names` of a Python state into `values` (new references, for `release_fields`);
+ * -1 with a TypeError naming what the state lacks, and none kept, when it is not `expected`. */
+static int read_fields(PyObject *state, const char *const names[], int count,
+                       const char *expected, PyObject *values[])
+{
+    for (int i = 0; i < count; i++) {
+        values[i] = PyObject_GetAttrString(state, names[i]);
+        if (values[i] == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                PyErr_Format(PyExc_TypeError, "state must be %s, not %.100s (it has no %s)",
+                             expected, Py_TYPE(state)->tp_name, names[i]);
+            }
+            while (i-- > 0) {
+                Py_DECREF(values[i]);
+            }
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void release_fields(PyObject *values[], int count)
+{
+    for (int i = 0; i < count; i++) {
+        Py_DECREF(values[i]);
+    }
+}
+
+static struct PyModuleDef SEARCH_MODULE_DEF = {
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = SEARCH_MODULE,
+    .m_doc = "A game's alpha-beta search below the root, compiled (agents/native/negamax.h).",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC SEARCH_INIT(void)
+{
+    if (module_float("arbiter.agents.evaluation", "WIN", &WIN_SCORE) < 0 ||
+        module_float("arbiter.agents.evaluation", "HEURISTIC", &HEURISTIC_SCORE) < 0 ||
+        prepare_game() < 0 || PyType_Ready(&SEARCH_TYPE) < 0) {
+        return NULL;
+    }
+    PyObject *module = PyModule_Create(&SEARCH_MODULE_DEF);
+    if (module == NULL) {
+        return NULL;
+    }
+    Py_INCREF(&SEARCH_TYPE);
+    if (PyModule_AddObject(module, "Search", (PyObject *)&SEARCH_TYPE) < 0) {
+        Py_DECREF(&SEARCH_TYPE);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}
+
+#endif
