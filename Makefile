@@ -28,13 +28,11 @@ demo: $(STAMP)
 	$(BYTECODE)
 	$(BIN)/arbiter demo
 
-# Three test processes on two cores: a process whose test waits on a socket, a subprocess or a
-# browser leaves its core to the others, which two processes alone often left idle. Branch
-# coverage of the rooms, combined over xdist's processes; below the floor in pyproject.toml's
-# [tool.coverage.report] the target fails.
+# Branch coverage of the rooms, combined over xdist's two processes; below the floor in
+# pyproject.toml's [tool.coverage.report] the target fails.
 test: $(STAMP)
 	$(BYTECODE)
-	$(BIN)/python -m pytest -q -n 3 --cov --cov-report=term
+	$(BIN)/python -m pytest -q -n 2 --cov --cov-report=term
 
 lint: $(STAMP)
 	mkdir -p $(TREE)/arbiter
