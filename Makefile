@@ -11,15 +11,18 @@ TREE := $(VENV)/typecheck
 
 .PHONY: demo test lint bench clean
 
+# pip compiles what it installs one file at a time; compileall (`-j 0`) uses every core. The
+# installed packages' own test suites (`tests/`, `_tests/`) are never imported, so not compiled.
 $(STAMP): pyproject.toml setup.py $(wildcard games/native/*.[ch] agents/native/*.[ch])
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,postgres,openspiel]'
+	$(BIN)/python -m pip install --quiet --no-compile --upgrade pip
+	$(BIN)/python -m pip install --quiet --no-compile -e '.[test,postgres,openspiel]'
+	$(BIN)/python -m compileall -q -j 0 -x '/_?tests/' $(VENV)/lib
 	touch $(STAMP)
 
 # Every process a command or a test starts reads the modules' bytecode, compiled here once: where
 # PYTHONDONTWRITEBYTECODE is set no process writes it, and each would compile them anew.
-BYTECODE := $(BIN)/python -m compileall -q $(ROOMS) bench tests examples
+BYTECODE := $(BIN)/python -m compileall -q -j 0 $(ROOMS) bench tests examples
 
 demo: $(STAMP)
 	$(BYTECODE)

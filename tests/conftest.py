@@ -4,6 +4,7 @@ for the tests marked `BOTH_BACKENDS`, a PostgreSQL database of a throwaway clust
 from __future__ import annotations
 
 import functools
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -39,6 +40,15 @@ measure their coverage."""
 BOTH_BACKENDS = pytest.mark.parametrize("backend", BACKENDS)
 """A module's `pytestmark` (or a test's mark) that runs it on each backend: its `db` (and the
 `server` fixture's) is then a SQLite file, then a fresh PostgreSQL database."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C heard again where the suite was started with it ignored: a shell without job
+    control starts a background command (`make test &`) so, every process inherits it across
+    `exec`, and the servers and tournaments the tests stop with SIGINT would run on. Restored
+    here, the processes the suite starts (its xdist workers among them) get the default."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -12,13 +12,13 @@ from arbiter import protocol
 from arbiter.client.connection import ClientConnection, ServerError
 from arbiter.games import GAME_NAMES
 from tests.conftest import RunningServer
-from tests.e2e.helpers import connect, play_randomly, seek, until
+from tests.e2e.helpers import Dial, play_randomly, seek, until
 
 
 async def test_list_games_names_every_game_with_its_seats_and_notation(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    client = await connect(server.port, "lister")
+    client = await dial.client("lister")
     await client.send(protocol.ListGames())
     games = await client.receive()
     assert isinstance(games, protocol.Games)
@@ -29,21 +29,21 @@ async def test_list_games_names_every_game_with_its_seats_and_notation(
     assert court["options"][0]["name"] == "no_capture_limit"
 
 
-async def test_a_seek_can_be_cancelled_and_then_pairs_with_nobody(server: RunningServer) -> None:
-    first = await connect(server.port, "first")
+async def test_a_seek_can_be_cancelled_and_then_pairs_with_nobody(dial: Dial) -> None:
+    first = await dial.client("first")
     seeking = await seek(first)
     assert isinstance(seeking, protocol.Seeking)
     await first.send(protocol.CancelSeek(seek=seeking.seek))
     assert await first.receive() == protocol.SeekCancelled(seek=seeking.seek)
-    second = await connect(server.port, "second")
+    second = await dial.client("second")
     assert isinstance(await seek(second), protocol.Seeking)
     await first.send(protocol.CancelSeek(seek=seeking.seek))
     with pytest.raises(ServerError, match="unknown_seek"):
         await first.receive()
 
 
-async def test_nobody_moves_in_a_match_that_is_not_theirs(server: RunningServer) -> None:
-    white, black, stranger = [await connect(server.port, n) for n in ("w", "b", "x")]
+async def test_nobody_moves_in_a_match_that_is_not_theirs(dial: Dial) -> None:
+    white, black, stranger = [await dial.client(n) for n in ("w", "b", "x")]
     await seek(white)
     started = await seek(black)
     assert isinstance(started, protocol.MatchStarted)
@@ -54,8 +54,9 @@ async def test_nobody_moves_in_a_match_that_is_not_theirs(server: RunningServer)
 
 async def test_every_move_is_stored_before_the_opponent_hears_of_it(
     server: RunningServer,
+    dial: Dial,
 ) -> None:
-    white, black = await connect(server.port, "w"), await connect(server.port, "b")
+    white, black = await dial.client("w"), await dial.client("b")
     await seek(white)
     await seek(black)
     checked = 0
@@ -86,13 +87,13 @@ async def test_every_move_is_stored_before_the_opponent_hears_of_it(
 
 
 async def test_spectators_see_every_move_and_the_result_live_and_afterwards(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    white, black = await connect(server.port, "w"), await connect(server.port, "b")
+    white, black = await dial.client("w"), await dial.client("b")
     await seek(white)
     started = await seek(black)
     assert isinstance(started, protocol.MatchStarted)
-    spectator = await connect(server.port, "spectator")
+    spectator = await dial.client("spectator")
     await spectator.send(protocol.Watch(match=started.match))
     snapshot = await spectator.receive()
     assert isinstance(snapshot, protocol.Watching)
@@ -114,7 +115,7 @@ async def test_spectators_see_every_move_and_the_result_live_and_afterwards(
     assert seen == message.moves == results["white"].moves
     assert message.reason == results["black"].reason
 
-    late = await connect(server.port, "late")
+    late = await dial.client("late")
     await late.send(protocol.Watch(match=started.match))
     record = await late.receive()
     assert isinstance(record, protocol.Watching)
@@ -126,7 +127,9 @@ async def test_spectators_see_every_move_and_the_result_live_and_afterwards(
         await late.receive()
 
 
-async def test_a_move_that_cannot_be_stored_is_never_announced(server: RunningServer) -> None:
+async def test_a_move_that_cannot_be_stored_is_never_announced(
+    server: RunningServer, dial: Dial
+) -> None:
     """The store refuses white's second move (a trigger stands in for a full disk): nobody
     hears of that move, both seats get a `game_over` that says the game could not be stored,
     showing the stored moves, and that end is stored."""
@@ -135,7 +138,7 @@ async def test_a_move_that_cannot_be_stored_is_never_announced(server: RunningSe
             "CREATE TRIGGER refuse_third_move BEFORE INSERT ON moves WHEN NEW.ply = 3"
             " BEGIN SELECT RAISE(ABORT, 'no space left (test)'); END"
         )
-    white, black = await connect(server.port, "w"), await connect(server.port, "b")
+    white, black = await dial.client("w"), await dial.client("b")
     await seek(white)
     started = await seek(black)
     assert isinstance(started, protocol.MatchStarted)
@@ -177,6 +180,7 @@ async def test_a_move_that_cannot_be_stored_is_never_announced(server: RunningSe
 
 async def test_a_match_that_cannot_be_stored_never_starts_and_the_server_goes_on(
     server: RunningServer,
+    dial: Dial,
 ) -> None:
     """The store refuses the first new match (a trigger stands in for a full disk): both
     seekers are told, and the next pair plays as usual."""
@@ -187,7 +191,7 @@ async def test_a_match_that_cannot_be_stored_never_starts_and_the_server_goes_on
             " BEGIN SELECT RAISE(ABORT, 'no space left (test)'); END"
         )
     with trio.fail_after(10):
-        first, second = await connect(server.port, "first"), await connect(server.port, "second")
+        first, second = await dial.client("first"), await dial.client("second")
         assert isinstance(await seek(first), protocol.Seeking)
         with pytest.raises(ServerError) as refused:
             await seek(second)
@@ -195,7 +199,7 @@ async def test_a_match_that_cannot_be_stored_never_starts_and_the_server_goes_on
         with pytest.raises(ServerError) as refused:
             await first.receive()
         assert refused.value.code == "internal_error"
-        again = [await connect(server.port, name) for name in ("third", "fourth")]
+        again = [await dial.client(name) for name in ("third", "fourth")]
         assert isinstance(await seek(again[0]), protocol.Seeking)
         assert isinstance(await seek(again[1]), protocol.MatchStarted)
     with sqlite3.connect(server.db) as db:
@@ -231,18 +235,18 @@ def _store_finished_match(db_path: Path, match_id: int, options: str, moves: lis
     ],
 )
 async def test_a_stored_match_that_cannot_be_read_back_is_an_error_not_a_crash(
-    server: RunningServer, options: str, moves: list[str], sentence: str
+    server: RunningServer, dial: Dial, options: str, moves: list[str], sentence: str
 ) -> None:
     """Watching a finished match whose record the server cannot use answers that watch with
     `internal_error`; the connection and the server go on."""
     _store_finished_match(server.db, 99, options, moves)
     with trio.fail_after(10):
-        watcher = await connect(server.port, "watcher")
+        watcher = await dial.client("watcher")
         await watcher.send(protocol.Watch(match=99))
         with pytest.raises(ServerError) as failed:
             await watcher.receive()
         assert failed.value.code == "internal_error"
         assert sentence in str(failed.value)
-        opponent = await connect(server.port, "opponent")
+        opponent = await dial.client("opponent")
         assert isinstance(await seek(watcher), protocol.Seeking)
         assert isinstance(await seek(opponent), protocol.MatchStarted)

@@ -13,7 +13,7 @@ from arbiter.agents import make_agent
 from arbiter.client.runner import run_bot
 from arbiter.games import IllegalMoveError, get_game
 from tests.conftest import RunningServer
-from tests.e2e.helpers import connect, play_randomly, replay, seek, until
+from tests.e2e.helpers import Dial, play_randomly, replay, seek, until
 
 
 async def test_bots_play_full_games_and_the_stored_moves_replay_to_the_stored_result(
@@ -70,13 +70,13 @@ async def test_bots_play_full_games_and_the_stored_moves_replay_to_the_stored_re
     ],
 )
 async def test_a_defaulting_seat_loses_while_another_match_finishes_normally(
-    server: RunningServer, misbehaviour: str, reason: str
+    server: RunningServer, dial: Dial, misbehaviour: str, reason: str
 ) -> None:
     results: dict[str, protocol.GameOver] = {}
 
     async def good_pair() -> None:
         async def player(name: str, seed: int) -> None:
-            connection = await connect(server.port, name)
+            connection = await dial.client(name)
             await seek(connection, move_time=5.0)
             results[name] = await play_randomly(connection, seed)  # type: ignore[assignment]
 
@@ -85,8 +85,8 @@ async def test_a_defaulting_seat_loses_while_another_match_finishes_normally(
             nursery.start_soon(player, "good-2", 2)
 
     async def bad_pair() -> None:
-        honest = await connect(server.port, "honest")
-        cheat = await connect(server.port, "cheat")
+        honest = await dial.client("honest")
+        cheat = await dial.client("cheat")
         assert isinstance(await seek(honest, move_time=1.0), protocol.Seeking)
         started = await seek(cheat, move_time=1.0)
         assert isinstance(started, protocol.MatchStarted)
@@ -138,12 +138,12 @@ async def test_a_defaulting_seat_loses_while_another_match_finishes_normally(
 
 
 async def test_a_hinted_move_is_taken_however_written_and_an_unhinted_one_checked(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
     """The server takes a move it sent as a hint without checking it again; a move written
     another way, or not among the hints, goes through the rules and gets their answer."""
     game = get_game("kings-court")
-    pair = [await connect(server.port, name) for name in ("first", "second")]
+    pair = [await dial.client(name) for name in ("first", "second")]
     for connection in pair:
         await connection.send(
             protocol.Seek(game=game.name, time={"move": 5.0}, hints=True, illegal="retry")

@@ -159,25 +159,26 @@ async def test_a_large_frame_at_a_fair_rate_is_read_whole(server: RunningServer)
 
 @pytest.mark.admission(ping_seconds=0.1, pong_seconds=0.6)
 async def test_a_player_that_answers_no_pings_is_dropped_and_its_seat_waits_in_grace(
-    server: RunningServer, nursery: trio.Nursery
+    server: RunningServer,
 ) -> None:
     ann = await Raw.open(server.port)
     welcomed = trio.current_time()  # no later than the server's welcome, where its wait begins
     welcome = await ann.hello("ann")
     assert isinstance(welcome, protocol.Welcome)
-    bob = await connect(server.port, "bob")
-    await ann.send(KINGS_COURT)
-    assert isinstance(await ann.receive(), protocol.Seeking)
-    await bob.send(KINGS_COURT)
-    await until(bob, protocol.MatchStarted)
-    nursery.start_soon(bob.answer_pings)  # bob answers; ann does not
-    closing = await ann.error_then_close()
-    assert closing.code == ErrorCode.PING_TIMEOUT
-    assert 0.6 <= trio.current_time() - welcomed < 3.0
-    back = await Raw.open(server.port)
-    again = await back.hello("ann", resume=welcome.session)
-    assert isinstance(again, protocol.Welcome)
-    assert isinstance(await back.receive(), protocol.Resumed)
+    async with await connect(server.port, "bob") as bob, trio.open_nursery() as pongs:
+        await ann.send(KINGS_COURT)
+        assert isinstance(await ann.receive(), protocol.Seeking)
+        await bob.send(KINGS_COURT)
+        await until(bob, protocol.MatchStarted)
+        pongs.start_soon(bob.answer_pings)  # bob answers; ann does not
+        closing = await ann.error_then_close()
+        assert closing.code == ErrorCode.PING_TIMEOUT
+        assert 0.6 <= trio.current_time() - welcomed < 3.0
+        back = await Raw.open(server.port)
+        again = await back.hello("ann", resume=welcome.session)
+        assert isinstance(again, protocol.Welcome)
+        assert isinstance(await back.receive(), protocol.Resumed)
+        pongs.cancel_scope.cancel()
 
 
 # -- connection caps ----------------------------------------------------------------------------
@@ -464,15 +465,17 @@ def test_the_token_backoff_doubles_and_is_forgotten_after_a_quiet_spell() -> Non
 
 
 async def _seated(port: int, name: str, token: str | None = None) -> tuple[Raw, protocol.Welcome]:
-    """A raw client `name` with a seat in a match against `bob` (who is left to himself)."""
+    """A raw client `name` with a seat in a match against a raw `bob` (who is left to himself)."""
     client = await Raw.open(port)
     welcome = await client.hello(name, token=token)
     assert isinstance(welcome, protocol.Welcome)
-    bob = await connect(port, "bob")
+    bob = await Raw.open(port)
+    assert isinstance(await bob.hello("bob"), protocol.Welcome)
     await client.send(KINGS_COURT)
     assert isinstance(await client.receive(), protocol.Seeking)
     await bob.send(KINGS_COURT)
-    await until(bob, protocol.MatchStarted)
+    while not isinstance(await bob.receive(), protocol.MatchStarted):
+        pass
     return client, welcome
 
 

@@ -22,6 +22,9 @@ from tests.web.test_socket import HELLO, talk
 
 SECONDS = 60_000
 """Playwright's waits, in milliseconds: generous, the machine is shared."""
+WATCHED = {"no_capture_limit": 6}
+"""The watched game's options: a short no-capture limit ends the paced game in tens of moves
+(about a hundred without it), enough to see the page follow it move after move."""
 
 
 @pytest.mark.long
@@ -30,7 +33,7 @@ def test_the_lobby_links_a_live_match_whose_page_shows_each_move(
 ) -> None:
     page.goto(web_server.url)
     expect(page.get_by_text("No match is being played.")).to_be_visible(timeout=SECONDS)
-    match = PacedMatch(web_server.port, "kings-court", {}, pause=0.2).start()
+    match = PacedMatch(web_server.port, "kings-court", WATCHED, pause=0.2).start()
     row = page.get_by_role("row").filter(has_text="ada (white)")
     expect(row).to_contain_text("kings-court", timeout=SECONDS)
     row.get_by_role("link", name=f"#{match.match}").click()
@@ -53,7 +56,7 @@ def test_the_lobby_links_a_live_match_whose_page_shows_each_move(
     expect(page.locator(".moves a")).to_have_count(len(match.moves))
     assert page.locator(".moves a").all_inner_texts()[-1].endswith(match.moves[-1])
     # the final position drawn is the one the rules reach
-    final = get_game("kings-court").replay({}, match.moves).to_data()["board"]
+    final = get_game("kings-court").replay(WATCHED, match.moves).to_data()["board"]
     cells = page.locator("svg.board .square").evaluate_all(
         "squares => squares.map(s => s.dataset.cell).join('')"
     )

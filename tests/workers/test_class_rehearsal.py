@@ -54,7 +54,9 @@ capture nothing) into the jumps, and about one in nine is won outright: enough w
 standings differ from entrant to entrant, in half the moves of the tests' usual `QUICK`."""
 UPLOADS_AT_ONCE = 10
 """A class uploads near the deadline: a third of it at once, each upload a process of its own."""
-ROUNDS = 3
+ROUNDS = 2
+"""The second round is paired from the first's results: what a Swiss does that a round robin
+does not, shown with the fewest games."""
 SLOTS = 16
 """Slots per worker: every entrant holds one for the whole tournament, two workers hold all."""
 
