@@ -11,11 +11,17 @@
  * `Search.child` once for each root move.
  *
  * What a game's file provides. Before including this file: the types Position and Move, and
- * list_moves, is_legal and play (from its rules' header; list_moves may answer -1 for a
- * position beyond the game's fixed sizes, which stops the search with an OverflowError; none of
- * them may touch a Python object, as the search runs without the interpreter lock), and these
- * macros:
- *   MOVES_CAPACITY                  the most moves a position can have;
+ * list_moves, is_legal and play (from its rules' header; none of them may touch a Python object,
+ * as the search runs without the interpreter lock), and these macros:
+ *   MOVES_CAPACITY                  the most moves a position can have, or with MOVE_STORE the
+ *                                   room each ply's list starts with (it grows as nodes need);
+ *   MOVE_STORE                      defined when a move refers to memory the search keeps (King's
+ *                                   Court's paths, which have no useful fixed size): the game then
+ *                                   defines the type MoveStore, store_open and store_close, and
+ *                                   its list_moves and read_move take the search's store first;
+ *                                   list_moves also takes the room of its list, answers how many
+ *                                   moves the position has (writing only the first `room`), and
+ *                                   answers -1 when the store cannot grow;
  *   KEY_WORDS                       the words of a position's exact key;
  *   NO_ORDER                        defined when the game's evaluation has no `order`;
  *   RESULT_IS_QUICK                 defined when the evaluation has no `quick_result`, so the
@@ -40,7 +46,18 @@ enum { EXACT, LOWER, UPPER };
 
 /* Why a search stopped before its answer. It runs without the interpreter lock, so it sets no
  * Python error itself: `Search.child` raises the one that fits once it holds the lock again. */
-enum { RUNNING, OUT_OF_TIME, OUT_OF_MEMORY, BEYOND_CAPACITY };
+enum { RUNNING, OUT_OF_TIME, OUT_OF_MEMORY };
+
+#ifdef MOVE_STORE
+/* The store's first memory; -1 when there is none. */
+static int store_open(MoveStore *store);
+static void store_close(MoveStore *store);
+#define LIST_MOVES(search, position, out, room) list_moves(&(search)->store, position, out, room)
+#define READ_MOVE(search, value, move) read_move(&(search)->store, value, move)
+#else
+#define LIST_MOVES(search, position, out, room) list_moves(position, out)
+#define READ_MOVE(search, value, move) read_move(value, move)
+#endif
 
 /* -- the game's hooks ------------------------------------------------------------------------ */
 
@@ -72,7 +89,11 @@ static double final_result(const Position *position);
 /* The position of a Python state; -1 with an error set when it is not one of the game's. */
 static int read_state(PyObject *state, Position *position);
 /* A Python move in the game's move form; -1 with an error set when it is not one. */
+#ifdef MOVE_STORE
+static int read_move(MoveStore *store, PyObject *value, Move *move);
+#else
 static int read_move(PyObject *value, Move *move);
+#endif
 /* Readies the game at import: its tables, and the constants of its rules and evaluation read from
  * their Python modules (one statement of each); -1 with an error set if it cannot. */
 static int prepare_game(void);
@@ -106,9 +127,14 @@ typedef struct {
     size_t history_capacity, history_count;
     Move killers[MAX_DEPTH + 1][KILLERS];
     int killer_counts[MAX_DEPTH + 1];
-    Move *moves;        /* MOVES_CAPACITY per ply: the moves each node on the path searches */
-    Move *move_scratch; /* a sort's scratch */
+    Move *moves[MAX_DEPTH + 1]; /* per ply, the moves the node on the path there searches */
+    int room[MAX_DEPTH + 1];    /* and how many each ply's list holds */
+    Move *move_scratch;         /* a sort's scratch */
     int64_t *keys, *key_scratch;
+    int sort_room; /* how many the sort's arrays hold: at least any ply's room */
+#ifdef MOVE_STORE
+    MoveStore store;
+#endif
     PyObject *out_of_time; /* the exception raised when the deadline passes */
     PyObject *parent;      /* the last root position asked about, and its unpacked form */
     Position parent_position;
@@ -302,18 +328,56 @@ static void stable_sort(Move *moves, int64_t *keys, int count, Move *move_scratc
     }
 }
 
-/* Lists the node's moves into its ply's buffer, sorted by history, then by the game's order;
- * returns how many, or -1 with the search stopped when the game could not list them (more than
- * the compiled search holds). Times itself into `expansion`: no deadline check runs meanwhile. */
+/* Resizes a heap block in place of its pointer; -1 when memory runs out (the block stays). */
+static int resize(void **block, size_t size)
+{
+    void *resized = PyMem_RawRealloc(*block, size);
+    if (resized == NULL) {
+        return -1;
+    }
+    *block = resized;
+    return 0;
+}
+
+/* Room for `count` moves at `ply` and in the sort's arrays (at least double the room, so that
+ * a list is relisted rarely); -1 when memory runs out (what was held stays). */
+static int make_room(Search *search, int ply, int count)
+{
+    int room = count > 2 * search->room[ply] ? count : 2 * search->room[ply];
+    if (resize((void **)&search->moves[ply], (size_t)room * sizeof(Move)) < 0) {
+        return -1;
+    }
+    search->room[ply] = room;
+    if (room <= search->sort_room) {
+        return 0;
+    }
+    if (resize((void **)&search->move_scratch, (size_t)room * sizeof(Move)) < 0 ||
+        resize((void **)&search->keys, (size_t)room * sizeof(int64_t)) < 0 ||
+        resize((void **)&search->key_scratch, (size_t)room * sizeof(int64_t)) < 0) {
+        return -1;
+    }
+    search->sort_room = room;
+    return 0;
+}
+
+/* Lists the node's moves into its ply's list, sorted by history, then by the game's order;
+ * returns how many, or -1 with the search stopped when memory ran out. A list too short for
+ * the position grows and the moves are listed again. Times itself into `expansion`: no deadline
+ * check runs meanwhile. */
 static int expand(Search *search, const Position *position, int ply)
 {
     double listed_at = monotonic();
-    Move *moves = search->moves + (size_t)ply * MOVES_CAPACITY;
-    int count = list_moves(position, moves);
+    int count = LIST_MOVES(search, position, search->moves[ply], search->room[ply]);
+    if (count > search->room[ply]) {
+        count = make_room(search, ply, count) < 0
+                    ? -1
+                    : LIST_MOVES(search, position, search->moves[ply], search->room[ply]);
+    }
     if (count < 0) {
-        search->stopped = BEYOND_CAPACITY;
+        search->stopped = OUT_OF_MEMORY;
         return -1;
     }
+    Move *moves = search->moves[ply];
     if (search->history_count) { /* the reference sorts by history once it holds a move */
         for (int i = 0; i < count; i++) {
             search->keys[i] = history_score(search, moves[i]);
@@ -475,7 +539,7 @@ static double node(Search *search, const Position *position, int depth, double a
     if (!cut) {
         int count = expand(search, position, ply);
         cut = count < 0 ? -1 : 0;
-        const Move *moves = search->moves + (size_t)ply * MOVES_CAPACITY;
+        const Move *moves = search->moves[ply];
         for (int i = 0; i < count && !cut; i++) {
             if (!among(first, searched, moves[i])) {
                 cut = visit(search, position, moves[i], &window);
@@ -501,10 +565,15 @@ static void search_dealloc(Search *search)
     Py_XDECREF(search->out_of_time);
     PyMem_RawFree(search->entries);
     PyMem_RawFree(search->history);
-    PyMem_RawFree(search->moves);
+    for (int ply = 0; ply <= MAX_DEPTH; ply++) {
+        PyMem_RawFree(search->moves[ply]);
+    }
     PyMem_RawFree(search->move_scratch);
     PyMem_RawFree(search->keys);
     PyMem_RawFree(search->key_scratch);
+#ifdef MOVE_STORE
+    store_close(&search->store); /* safe on a store never opened: the type zeroes it */
+#endif
     Py_TYPE(search)->tp_free((PyObject *)search);
 }
 
@@ -546,15 +615,27 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     search->entries = PyMem_RawCalloc(FIRST_CAPACITY, sizeof *search->entries);
     search->history_capacity = FIRST_CAPACITY;
     search->history = PyMem_RawCalloc(FIRST_CAPACITY, sizeof *search->history);
-    search->moves = PyMem_RawMalloc((MAX_DEPTH + 1) * (size_t)MOVES_CAPACITY * sizeof(Move));
+    int lists = 1;
+    for (int ply = 0; ply <= MAX_DEPTH; ply++) {
+        search->moves[ply] = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(Move));
+        search->room[ply] = MOVES_CAPACITY;
+        lists = lists && search->moves[ply] != NULL;
+    }
     search->move_scratch = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(Move));
     search->keys = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(int64_t));
     search->key_scratch = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(int64_t));
-    if (search->entries == NULL || search->history == NULL || search->moves == NULL ||
+    if (search->entries == NULL || search->history == NULL || !lists ||
         search->move_scratch == NULL || search->keys == NULL || search->key_scratch == NULL) {
         Py_DECREF(search);
         return PyErr_NoMemory();
     }
+#ifdef MOVE_STORE
+    if (store_open(&search->store) < 0) {
+        Py_DECREF(search);
+        return PyErr_NoMemory();
+    }
+#endif
+    search->sort_room = MOVES_CAPACITY;
     search->checked = monotonic();
     return (PyObject *)search;
 }
@@ -580,7 +661,7 @@ static PyObject *search_child(Search *search, PyObject *args)
     double alpha;
     Move move;
     if (!PyArg_ParseTuple(args, "OOidp:child", &state, &move_value, &depth, &alpha, &first) ||
-        read_parent(search, state) < 0 || read_move(move_value, &move) < 0) {
+        read_parent(search, state) < 0 || READ_MOVE(search, move_value, &move) < 0) {
         return NULL;
     }
     if (!is_legal(&search->parent_position, move)) {
@@ -612,12 +693,6 @@ static PyObject *search_child(Search *search, PyObject *args)
         return NULL;
     case OUT_OF_MEMORY:
         return PyErr_NoMemory();
-    case BEYOND_CAPACITY:
-        PyErr_Format(PyExc_OverflowError,
-                     "a position below has more moves, or longer ones, than the compiled search "
-                     "holds (%d moves)",
-                     MOVES_CAPACITY);
-        return NULL;
     }
     return PyFloat_FromDouble(value);
 }
