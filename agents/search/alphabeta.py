@@ -24,9 +24,7 @@ same choices as `_Tree` here, which stays the readable reference, and computes t
 so a fixed-depth search answers the same move, score, depth and node count on both paths
 (tests/agents/test_native_search.py). The compiled search runs when the game's kernel is loaded
 (`ARBITER_PURE_PYTHON=1` refuses both) and the evaluation is the game's own: a caller's
-`evaluation=` is Python code, so the search stays in Python to call it. A position beyond the
-compiled search's fixed sizes (a King's Court jump sequence too long for its moves) makes it
-raise OverflowError, and that move is searched again in Python, with the same answer.
+`evaluation=` is Python code, so the search stays in Python to call it.
 
 The evaluation comes from `agents.evaluation`, from the side to move's point of view (negamax).
 A finished game scores `WIN` less the plies to reach it, so the search prefers a quicker win and
@@ -162,11 +160,8 @@ class AlphaBetaAgent:
         below: _Tree | _CompiledTree
         if self._compiled is not None:
             below = _CompiledTree(self._compiled, deadline)
-            try:
-                return self._deepen(state, moves, below, start, allotted)
-            except OverflowError:  # a position beyond its fixed sizes: the reference searches
-                pass
-        below = _Tree(self._evaluation, {}, deadline, self._time.now)
+        else:
+            below = _Tree(self._evaluation, {}, deadline, self._time.now)
         return self._deepen(state, moves, below, start, allotted)
 
     def _deepen(

@@ -32,7 +32,7 @@ from arbiter.agents.search.alphabeta import (
     compiled_search,
 )
 from arbiter.games import Game, get_game
-from tests.agents.positions import KINGS_COURT_LONG_JUMP, sample
+from tests.agents.positions import KINGS_COURT_LONG_JUMP, KINGS_COURT_MAZE, sample
 from tests.conftest import TIMED
 
 NATIVE = sorted(
@@ -135,15 +135,37 @@ def test_a_deadline_already_past_stops_both_at_the_first_node(name: str) -> None
     assert search.nodes == reference.nodes == 1
 
 
-def test_a_move_beyond_the_compiled_search_is_searched_in_python_alike() -> None:
+def test_long_jump_sequences_are_searched_compiled_alike() -> None:
+    """King's Court's long hops and many moves: the compiled search holds them all, so the
+    agent never leaves it, and answers as the reference does."""
     state = KINGS_COURT_LONG_JUMP
     module = compiled_or_skip(state.game)
     longest = max(state.legal_moves(), key=len)
+    assert len(longest) == 12
     search = module.Search(time.perf_counter() + 60.0, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
-    with pytest.raises(OverflowError, match="more than the compiled search's 10 squares"):
-        search.child(state, longest, 1, -INFINITY, True)
+    reference = _Tree(evaluation_for(state.game), {}, time.perf_counter() + 60.0, time.perf_counter)
+    for depth in (0, 1, 2):
+        score = search.child(state, longest, depth, -INFINITY, True)
+        assert score == reference.root_child(state, longest, depth, -INFINITY, True)
+        assert search.nodes == reference.nodes
     for depth in (1, 2, 3):
         assert_alike(state, depth, depth)
+    assert len(KINGS_COURT_MAZE.legal_moves()) == 1258
+    for depth in (1, 2, 3):  # at depth 3 the lists below the root grow past their first room
+        assert_alike(KINGS_COURT_MAZE, depth, depth)
+    bench = sample("kings-court", 8)
+    for seed in (2, 5, 7):  # positions with moves of 11 and 12 squares in their trees
+        assert_alike(bench[seed], FULL_DEPTH["kings-court"], seed)
+
+
+def test_a_move_longer_than_any_legal_one_is_refused() -> None:
+    state = KINGS_COURT_LONG_JUMP
+    module = compiled_or_skip(state.game)
+    search = module.Search(time.perf_counter() + 60.0, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    with pytest.raises(ValueError, match=r"is longer than any legal move \(1024 squares\)"):
+        search.child(state, (0, 2) * 513, 1, -INFINITY, True)
+    with pytest.raises(ValueError, match="is not legal in the state given"):
+        search.child(state, (0, 2) * 10, 1, -INFINITY, True)
 
 
 def test_the_agent_searches_compiled_only_with_the_games_own_evaluation(
