@@ -7,8 +7,10 @@
  * the same scores as doubles in the same order: the table's move and the killers first (each
  * checked legal), then the listed moves stably sorted by history, then by the game's order; the
  * same principal variation windows; the same table entries, exact keys and clearing; the same
- * node count. The root, iterative deepening and the clock's policy stay in Python, which calls
- * `Search.child` once for each root move.
+ * node count; and the same root iteration (`Search.root`, the reference's `_Tree.root`): one call
+ * searches all of an iteration's root moves, so a game with thousands of them (Amazons) crosses
+ * from Python once an iteration, not once a move. Iterative deepening, the root's order and the
+ * clock's policy stay in Python.
  *
  * What a game's file provides. Before including this file: the types Position and Move, and
  * list_moves, is_legal and play (from its rules' header; none of them may touch a Python object,
@@ -654,6 +656,59 @@ static int read_parent(Search *search, PyObject *state)
     return 0;
 }
 
+/* A root move of the parent position, read and checked legal; -1 with an error set if not. */
+static int read_root_move(Search *search, PyObject *value, Move *move)
+{
+    if (READ_MOVE(search, value, move) < 0) {
+        return -1;
+    }
+    if (!is_legal(&search->parent_position, *move)) {
+        PyErr_Format(PyExc_ValueError, "move %R is not legal in the state given", value);
+        return -1;
+    }
+    return 0;
+}
+
+/* -1 with a ValueError when `depth` is outside lowest..lowest + MAX_DEPTH - 1: a search keeps
+ * killers for MAX_DEPTH plies. */
+static int check_depth(int depth, int lowest)
+{
+    if (depth < lowest || depth >= lowest + MAX_DEPTH) {
+        PyErr_Format(PyExc_ValueError, "depth must be from %d to %d, not %d", lowest,
+                     lowest + MAX_DEPTH - 1, depth);
+        return -1;
+    }
+    return 0;
+}
+
+/* `_Tree.root_child`: the score of the parent's legal `move` searched `depth` plies below it,
+ * the table cleared first when it has grown past its limit; sets `stopped` if it could not
+ * finish. Runs without the interpreter lock. */
+static double root_child(Search *search, Move move, int depth, double alpha, int first)
+{
+    if (search->count > (size_t)search->table_limit) {
+        table_clear(search);
+    }
+    Position position = search->parent_position;
+    play(&position, move);
+    return child(search, &position, depth, alpha, INFINITY, 1, first);
+}
+
+/* `result`, or NULL with the error of an early stop (`result` released). */
+static PyObject *unless_stopped(Search *search, PyObject *result)
+{
+    switch (search->stopped) {
+    case OUT_OF_TIME:
+        Py_XDECREF(result);
+        PyErr_SetNone(search->out_of_time);
+        return NULL;
+    case OUT_OF_MEMORY:
+        Py_XDECREF(result);
+        return PyErr_NoMemory();
+    }
+    return result;
+}
+
 static PyObject *search_child(Search *search, PyObject *args)
 {
     PyObject *state, *move_value;
@@ -661,40 +716,104 @@ static PyObject *search_child(Search *search, PyObject *args)
     double alpha;
     Move move;
     if (!PyArg_ParseTuple(args, "OOidp:child", &state, &move_value, &depth, &alpha, &first) ||
-        read_parent(search, state) < 0 || READ_MOVE(search, move_value, &move) < 0) {
-        return NULL;
-    }
-    if (!is_legal(&search->parent_position, move)) {
-        PyErr_Format(PyExc_ValueError, "move %R is not legal in the state given", move_value);
-        return NULL;
-    }
-    if (depth < 0 || depth >= MAX_DEPTH) {
-        PyErr_Format(PyExc_ValueError, "depth must be from 0 to %d, not %d", MAX_DEPTH - 1, depth);
+        read_parent(search, state) < 0 || read_root_move(search, move_value, &move) < 0 ||
+        check_depth(depth, 0) < 0) {
         return NULL;
     }
     if (isnan(alpha)) {
         PyErr_SetString(PyExc_ValueError, "alpha must be a number, not nan");
         return NULL;
     }
-    if (search->count > (size_t)search->table_limit) {
-        table_clear(search);
-    }
-    Position position = search->parent_position;
-    play(&position, move);
     search->stopped = RUNNING;
     search->checked = monotonic();
     double value;
     Py_BEGIN_ALLOW_THREADS /* it reads and writes only its own C data below the root */
-    value = child(search, &position, depth, alpha, INFINITY, 1, first);
+    value = root_child(search, move, depth, alpha, first);
     Py_END_ALLOW_THREADS
-    switch (search->stopped) {
-    case OUT_OF_TIME:
-        PyErr_SetNone(search->out_of_time);
-        return NULL;
-    case OUT_OF_MEMORY:
-        return PyErr_NoMemory();
+    return unless_stopped(search, PyFloat_FromDouble(value));
+}
+
+/* The first `count` scores as a Python list, or NULL with an error set. */
+static PyObject *score_list(const double *scores, Py_ssize_t count)
+{
+    PyObject *list = PyList_New(count);
+    for (Py_ssize_t i = 0; list != NULL && i < count; i++) {
+        PyObject *score = PyFloat_FromDouble(scores[i]);
+        if (score == NULL) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, score);
     }
-    return PyFloat_FromDouble(value);
+    return list;
+}
+
+/* The root moves' scores, searched in order by `root_child` with the best so far as alpha, into
+ * `scores`; returns how many finished (all unless the search stopped), the best's index and
+ * score in `best` and `alpha`. Runs without the interpreter lock. */
+static Py_ssize_t search_moves(Search *search, const Move *moves, Py_ssize_t count, int depth,
+                               double scores[], Py_ssize_t *best, double *alpha)
+{
+    *best = 0;
+    *alpha = -INFINITY;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        double value = root_child(search, moves[i], depth - 1, *alpha, i == 0);
+        if (search->stopped) {
+            return i;
+        }
+        scores[i] = value;
+        if (value > *alpha) {
+            *alpha = value;
+            *best = i;
+        }
+    }
+    return count;
+}
+
+static PyObject *search_root(Search *search, PyObject *args)
+{
+    PyObject *state, *list;
+    int depth;
+    if (!PyArg_ParseTuple(args, "OO!i:root", &state, &PyList_Type, &list, &depth) ||
+        read_parent(search, state) < 0 || check_depth(depth, 1) < 0) {
+        return NULL;
+    }
+    PyObject *values = PyList_AsTuple(list); /* reading a move may run code that changes a list */
+    if (values == NULL) {
+        return NULL;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(values);
+    Move *moves = PyMem_Malloc((size_t)(count ? count : 1) * sizeof *moves);
+    double *scores = PyMem_Malloc((size_t)(count ? count : 1) * sizeof *scores);
+    PyObject *result = NULL;
+    if (moves == NULL || scores == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (read_root_move(search, PyTuple_GET_ITEM(values, i), &moves[i]) < 0) {
+            goto done;
+        }
+    }
+    search->stopped = RUNNING;
+    search->checked = monotonic();
+    Py_ssize_t searched, best;
+    double alpha;
+    Py_BEGIN_ALLOW_THREADS /* it reads and writes only its own C data below the root */
+    searched = search_moves(search, moves, count, depth, scores, &best, &alpha);
+    Py_END_ALLOW_THREADS
+    if (search->stopped == OUT_OF_TIME) { /* no error: the moves searched so far answer */
+        search->stopped = RUNNING;
+    }
+    PyObject *finished = unless_stopped(search, score_list(scores, searched));
+    if (finished != NULL) {
+        result = Py_BuildValue("ndN", best, alpha, finished);
+    }
+done:
+    Py_DECREF(values);
+    PyMem_Free(moves);
+    PyMem_Free(scores);
+    return result;
 }
 
 static PyObject *search_nodes(Search *search, void *Py_UNUSED(closure))
@@ -708,6 +827,13 @@ static PyObject *search_stall(Search *search, void *Py_UNUSED(closure))
 }
 
 static PyMethodDef SEARCH_METHODS[] = {
+    {"root", (PyCFunction)search_root, METH_VARARGS,
+     "root(state, moves, depth) -> (best, score, scores): searches the list `moves` of `state`'s "
+     "legal moves in its order, each as child(state, move, depth - 1, alpha, first) with alpha "
+     "the best score so far and `first` for the first move; answers the index of the first "
+     "best move, its score, and the scores of the moves searched, in order: all of them, or "
+     "fewer when the deadline stopped it (none, and the score -inf, when the first did not "
+     "finish). Searches without the interpreter lock, as `child` does."},
     {"child", (PyCFunction)search_child, METH_VARARGS,
      "child(state, move, depth, alpha, first) -> the score for the mover in `state` of its legal "
      "`move`, the position after it searched `depth` plies deep at ply 1 with the window "
