@@ -168,6 +168,47 @@ def test_a_move_longer_than_any_legal_one_is_refused() -> None:
         search.child(state, (0, 2) * 10, 1, -INFINITY, True)
 
 
+@pytest.mark.parametrize("name", NATIVE)
+def test_a_root_iteration_answers_as_the_python_one(name: str) -> None:
+    """`Search.root` against `_Tree.root` directly: best index, score, every move's score and
+    the node count, over two iterations sharing their tables."""
+    game = get_game(name)
+    module = compiled_or_skip(game)
+    state = sample(name, 2, seed=8)[1]
+    moves = state.legal_moves()
+    later = time.perf_counter() + 60.0
+    search = module.Search(later, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    reference = _Tree(evaluation_for(game), {}, later, time.perf_counter)
+    for depth in (1, 2):
+        ours = search.root(state, moves, depth)
+        assert ours == reference.root(state, moves, depth)
+        assert len(ours[2]) == len(moves)
+        assert search.nodes == reference.nodes
+
+
+@TIMED
+@pytest.mark.parametrize("name", ["amazons", "kings-court"])
+def test_a_root_iteration_stopped_by_its_deadline_answers_the_moves_it_finished(
+    name: str,
+) -> None:
+    module = compiled_or_skip(get_game(name))
+    state = sample(name, 2, seed=9)[1]
+    moves = state.legal_moves()
+    started = time.perf_counter()
+    search = module.Search(started + 0.2, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    best, score, scores = search.root(state, moves, 40)
+    assert 0.15 <= time.perf_counter() - started < 0.8
+    assert len(scores) < len(moves)
+    if scores:
+        assert score == max(scores) == scores[best]
+    else:
+        assert (best, score) == (0, -INFINITY)
+    past = time.perf_counter() - 1.0
+    assert module.Search(past, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime).root(
+        state, moves, 3
+    ) == (0, -INFINITY, [])
+
+
 def test_the_agent_searches_compiled_only_with_the_games_own_evaluation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -259,4 +300,10 @@ def test_bad_arguments_are_refused_by_name(name: str) -> None:
         search.child(state, move, 64, -INFINITY, True)
     with pytest.raises(ValueError, match="alpha must be a number, not nan"):
         search.child(state, move, 1, math.nan, True)
+    with pytest.raises(TypeError, match="must be list, not tuple"):
+        search.root(state, (move,), 1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="is not legal in the state given"):
+        search.root(state, [move, theirs], 1)
+    with pytest.raises(ValueError, match="depth must be from 1 to 64, not 0"):
+        search.root(state, [move], 0)
     assert search.nodes == 0
