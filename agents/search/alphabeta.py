@@ -283,7 +283,9 @@ class _Tree:
         """None to report: its checks read the clock through `now`, which times them."""
         return 0.0
 
-    def root(self, state: State[Any], moves: list[Any], depth: int) -> tuple[int, float, list[float]]:
+    def root(
+        self, state: State[Any], moves: list[Any], depth: int
+    ) -> tuple[int, float, list[float]]:
         """One iteration over the root `moves` in their order, each searched `depth - 1` plies
         below with the best score so far as alpha: the index of the first best move, its score,
         and the moves' scores in order, fewer than the moves when the deadline stopped it (none,

@@ -204,9 +204,11 @@ def test_a_root_iteration_stopped_by_its_deadline_answers_the_moves_it_finished(
     else:
         assert (best, score) == (0, -INFINITY)
     past = time.perf_counter() - 1.0
-    assert module.Search(past, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime).root(
-        state, moves, 3
-    ) == (0, -INFINITY, [])
+    assert module.Search(past, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime).root(state, moves, 3) == (
+        0,
+        -INFINITY,
+        [],
+    )
 
 
 def test_the_agent_searches_compiled_only_with_the_games_own_evaluation(
