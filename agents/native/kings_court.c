@@ -4,17 +4,20 @@
  * reference (the evaluation's constants are read from that module, so there is one statement of
  * them).
  *
- * A move is a path of squares; here one holds at most PATH_LIMIT of them, so that every move has
- * an exact 64-bit code. A position with a longer jump sequence, or more moves than
- * MOVES_CAPACITY, stops the search with an OverflowError, and the agent searches that move in
- * Python instead (the same answer, more slowly). */
+ * A move is a path of squares, and hopping over its own pieces a piece can take a long one (up
+ * to PATH_CAPACITY squares) and a position many, so neither has a useful fixed size: each path
+ * is held once, a two-square one in PAIRS and a longer one in the search's store, and a move
+ * refers to it, its address being its exact code (equal codes, equal paths, as the history and
+ * the killers need). A position's list grows on the heap as it needs, so every position is
+ * searched here; only memory bounds it, and running out stops the search with a MemoryError. */
 #include <Python.h>
+#include <limits.h>
 
 #include "arguments.h"
 #include "kings_court.h"
 
-#define PATH_LIMIT 10 /* squares of a move: 6 bits each, with the length, fill 64 bits */
-#define MOVES_CAPACITY 4096
+#define MOVE_STORE
+#define MOVES_CAPACITY 256 /* each ply's first room: more than most positions' moves */
 #define KEY_WORDS 3 /* white, black, and the counters (`KingsCourtState.key`) */
 #define SEARCH_MODULE "arbiter.agents._search_kings_court_c"
 #define SEARCH_INIT PyInit__search_kings_court_c
@@ -26,11 +29,154 @@ typedef struct {
     int first_direction;
 } Position;
 
-/* A move: the squares its piece stands on, from where it starts to where it ends. */
+/* A move: the squares its piece stands on, from where it starts to where it ends, held in
+ * PAIRS or a MoveStore. */
 typedef struct {
-    uint8_t length;
-    uint8_t squares[PATH_LIMIT];
+    const uint8_t *squares;
+    int length;
 } Move;
+
+static uint8_t PAIRS[SQUARES][SQUARES][2]; /* every two-square path, built at import */
+
+/* -- the store of longer paths ---------------------------------------------------------------- */
+
+#define BLOCK_BYTES (1 << 16) /* a block of paths: room for many, and for the longest */
+
+typedef struct Block {
+    struct Block *next;
+    size_t used;
+    uint8_t bytes[BLOCK_BYTES];
+} Block;
+
+typedef struct {
+    const uint8_t *squares; /* NULL for an empty slot */
+    uint32_t length, hash;
+} HeldPath;
+
+/* The paths of more than two squares a search has met, each held once. */
+typedef struct {
+    Block *blocks; /* the newest first */
+    HeldPath *held;  /* open addressing by the path's hash, a power of two long */
+    size_t capacity, count;
+} MoveStore;
+
+#define STORE_FIRST_CAPACITY 1024
+
+static int store_open(MoveStore *store)
+{
+    store->held = PyMem_RawCalloc(STORE_FIRST_CAPACITY, sizeof *store->held);
+    store->capacity = STORE_FIRST_CAPACITY;
+    return store->held == NULL ? -1 : 0;
+}
+
+static void store_close(MoveStore *store)
+{
+    while (store->blocks != NULL) {
+        Block *next = store->blocks->next;
+        PyMem_RawFree(store->blocks);
+        store->blocks = next;
+    }
+    PyMem_RawFree(store->held);
+}
+
+static uint32_t path_hash(const uint8_t *path, int length)
+{
+    uint64_t hash = (uint64_t)length;
+    for (int i = 0; i < length; i++) {
+        hash = (hash ^ path[i]) * 0x100000001B3ULL;
+    }
+    return (uint32_t)(hash ^ hash >> 32);
+}
+
+/* The slot holding the path, or the empty slot where it would go. */
+static HeldPath *held_slot(HeldPath *held, size_t capacity, const uint8_t *path, int length,
+                           uint32_t hash)
+{
+    size_t mask = capacity - 1;
+    for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+        HeldPath *entry = &held[slot];
+        if (entry->squares == NULL || (entry->hash == hash && entry->length == (uint32_t)length &&
+                                       memcmp(entry->squares, path, (size_t)length) == 0)) {
+            return entry;
+        }
+    }
+}
+
+/* Doubles the slots, keeping every path; -1 when memory runs out (the store stays as it was). */
+static int store_grow(MoveStore *store)
+{
+    size_t capacity = 2 * store->capacity;
+    HeldPath *held = PyMem_RawCalloc(capacity, sizeof *held);
+    if (held == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < store->capacity; i++) {
+        const HeldPath *old = &store->held[i];
+        if (old->squares != NULL) {
+            *held_slot(held, capacity, old->squares, (int)old->length, old->hash) = *old;
+        }
+    }
+    PyMem_RawFree(store->held);
+    store->held = held;
+    store->capacity = capacity;
+    return 0;
+}
+
+/* A copy of `path` that stays put, in a block of the store. */
+static const uint8_t *store_copy(MoveStore *store, const uint8_t *path, int length)
+{
+    if (store->blocks == NULL || store->blocks->used + (size_t)length > BLOCK_BYTES) {
+        Block *block = PyMem_RawMalloc(sizeof *block);
+        if (block == NULL) {
+            return NULL;
+        }
+        block->next = store->blocks;
+        block->used = 0;
+        store->blocks = block;
+    }
+    uint8_t *copy = store->blocks->bytes + store->blocks->used;
+    memcpy(copy, path, (size_t)length);
+    store->blocks->used += (size_t)length;
+    return copy;
+}
+
+/* The move of the path `path[0..length)` (2 to PATH_CAPACITY squares); its squares are NULL
+ * when memory runs out. */
+static Move hold(MoveStore *store, const uint8_t *path, int length)
+{
+    if (length == 2) {
+        return (Move){PAIRS[path[0]][path[1]], 2};
+    }
+    uint32_t hash = path_hash(path, length);
+    HeldPath *slot = held_slot(store->held, store->capacity, path, length, hash);
+    if (slot->squares == NULL) {
+        if (2 * (store->count + 1) > store->capacity) {
+            if (store_grow(store) < 0) {
+                return (Move){NULL, length};
+            }
+            slot = held_slot(store->held, store->capacity, path, length, hash);
+        }
+        const uint8_t *copy = store_copy(store, path, length);
+        if (copy == NULL) {
+            return (Move){NULL, length};
+        }
+        *slot = (HeldPath){copy, (uint32_t)length, hash};
+        store->count++;
+    }
+    return (Move){slot->squares, length};
+}
+
+static void build_pairs(void)
+{
+    for (int from = 0; from < SQUARES; from++) {
+        for (int to = 0; to < SQUARES; to++) {
+            PAIRS[from][to][0] = (uint8_t)from;
+            PAIRS[from][to][1] = (uint8_t)to;
+        }
+    }
+}
+
+/* -- the rules -------------------------------------------------------------------------------- */
 
 static int mover(const Position *position) { return (int)(position->played & 1); }
 
@@ -55,26 +201,39 @@ static int ended_early(const Position *position)
     return (position->played >= 2 && !(own & COURT)) || position->since > position->limit;
 }
 
+/* A list being filled: the moves beyond its room are counted, not held. */
 typedef struct {
+    MoveStore *store;
     Move *out;
-    int count;
+    int count, room;
 } Listing;
+
+/* Adds a move to the list; -1 when memory runs out. */
+static int list_path(Listing *listing, const uint8_t *path, int length)
+{
+    if (listing->count == INT_MAX) {
+        return -1; /* more moves than any memory holds */
+    }
+    if (listing->count < listing->room) {
+        Move move = hold(listing->store, path, length);
+        if (move.squares == NULL) {
+            return -1;
+        }
+        listing->out[listing->count] = move;
+    }
+    listing->count++;
+    return 0;
+}
 
 static int list_jump(void *context, const uint8_t *path, int length, Bitboard captured)
 {
     (void)captured;
-    Listing *listing = context;
-    if (length > PATH_LIMIT || listing->count == MOVES_CAPACITY) {
-        return -1; /* beyond the compiled search: the walk stops */
-    }
-    Move *move = &listing->out[listing->count++];
-    move->length = (uint8_t)length;
-    memcpy(move->squares, path, (size_t)length);
-    return 0;
+    return list_path(context, path, length);
 }
 
-/* `KingsCourtState.legal_moves()`: slides direction by direction, then jumps by piece. */
-static int list_moves(const Position *position, Move *out)
+/* `KingsCourtState.legal_moves()`: slides direction by direction, then jumps by piece, the first
+ * `room` of them into `out`. Returns how many there are, or -1 when memory runs out. */
+static int list_moves(MoveStore *store, const Position *position, Move *out, int room)
 {
     if (ended_early(position)) {
         return 0;
@@ -83,12 +242,13 @@ static int list_moves(const Position *position, Move *out)
     own_opp(position, &own, &opp);
     int opening = opening_of(position);
     slide_targets(own, opp, opening, position->first_direction, targets);
-    Listing listing = {out, 0};
+    Listing listing = {store, out, 0, room};
     for (int direction = 0; direction < DIRECTIONS; direction++) {
         for (Bitboard left = targets[direction]; left; left &= left - 1) {
             int end = lowest_square(left);
-            listing.out[listing.count++] = (Move){2, {(uint8_t)(end - DELTA[direction]),
-                                                      (uint8_t)end}};
+            if (list_path(&listing, PAIRS[end - DELTA[direction]][end], 2) < 0) {
+                return -1;
+            }
         }
     }
     if (opening == MIDGAME) {
@@ -232,14 +392,8 @@ static void position_key(const Position *position, uint64_t key[KEY_WORDS])
     key[2] = (uint64_t)phase | direction << 3 | (uint64_t)position->since << 6;
 }
 
-static uint64_t move_code(Move move)
-{
-    uint64_t code = move.length;
-    for (int i = 0; i < move.length; i++) {
-        code |= (uint64_t)move.squares[i] << (4 + 6 * i);
-    }
-    return code;
-}
+/* Where the move's path is held: each path is held once. */
+static uint64_t move_code(Move move) { return (uint64_t)(uintptr_t)move.squares; }
 
 /* agents/evaluations/kings_court.py's `order`: jumps that capture most first, then other jumps,
  * then slides. */
@@ -327,25 +481,30 @@ static int read_state(PyObject *state, Position *position)
     return status;
 }
 
-static int read_move(PyObject *value, Move *move)
+static int read_move(MoveStore *store, PyObject *value, Move *move)
 {
     if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) < 2) {
         PyErr_Format(PyExc_TypeError, "move must be a tuple of squares, not %R", value);
         return -1;
     }
     Py_ssize_t length = PyTuple_GET_SIZE(value);
-    if (length > PATH_LIMIT) {
-        PyErr_Format(PyExc_OverflowError, "move %R has more than the compiled search's %d squares",
-                     value, PATH_LIMIT);
+    if (length > PATH_CAPACITY) {
+        PyErr_Format(PyExc_ValueError, "move %R is longer than any legal move (%d squares)",
+                     value, PATH_CAPACITY);
         return -1;
     }
-    move->length = (uint8_t)length;
+    uint8_t path[PATH_CAPACITY];
     for (Py_ssize_t i = 0; i < length; i++) {
         long long square;
         if (read_int(PyTuple_GET_ITEM(value, i), "a move's square", 0, SQUARES - 1, &square) < 0) {
             return -1;
         }
-        move->squares[i] = (uint8_t)square;
+        path[i] = (uint8_t)square;
+    }
+    *move = hold(store, path, (int)length);
+    if (move->squares == NULL) {
+        PyErr_NoMemory();
+        return -1;
     }
     return 0;
 }
@@ -354,6 +513,7 @@ static int prepare_game(void)
 {
     static const char *const MODULE = "arbiter.agents.evaluations.kings_court";
     build_jump_tables();
+    build_pairs();
     return module_float(MODULE, "PIECE", &PIECE_WORTH) < 0 ||
                    module_float(MODULE, "THREAT_TO_MOVER", &THREAT_TO_MOVER) < 0 ||
                    module_float(MODULE, "THREAT_TO_WAITER", &THREAT_TO_WAITER) < 0 ||

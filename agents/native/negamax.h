@@ -7,15 +7,23 @@
  * the same scores as doubles in the same order: the table's move and the killers first (each
  * checked legal), then the listed moves stably sorted by history, then by the game's order; the
  * same principal variation windows; the same table entries, exact keys and clearing; the same
- * node count. The root, iterative deepening and the clock's policy stay in Python, which calls
- * `Search.child` once for each root move.
+ * node count; and the same root iteration (`Search.root`, the reference's `_Tree.root`): one call
+ * searches all of an iteration's root moves, so a game with thousands of them (Amazons) crosses
+ * from Python once an iteration, not once a move. Iterative deepening, the root's order and the
+ * clock's policy stay in Python.
  *
  * What a game's file provides. Before including this file: the types Position and Move, and
- * list_moves, is_legal and play (from its rules' header; list_moves may answer -1 for a
- * position beyond the game's fixed sizes, which stops the search with an OverflowError; none of
- * them may touch a Python object, as the search runs without the interpreter lock), and these
- * macros:
- *   MOVES_CAPACITY                  the most moves a position can have;
+ * list_moves, is_legal and play (from its rules' header; none of them may touch a Python object,
+ * as the search runs without the interpreter lock), and these macros:
+ *   MOVES_CAPACITY                  the most moves a position can have, or with MOVE_STORE the
+ *                                   room each ply's list starts with (it grows as nodes need);
+ *   MOVE_STORE                      defined when a move refers to memory the search keeps (King's
+ *                                   Court's paths, which have no useful fixed size): the game then
+ *                                   defines the type MoveStore, store_open and store_close, and
+ *                                   its list_moves and read_move take the search's store first;
+ *                                   list_moves also takes the room of its list, answers how many
+ *                                   moves the position has (writing only the first `room`), and
+ *                                   answers -1 when the store cannot grow;
  *   KEY_WORDS                       the words of a position's exact key;
  *   NO_ORDER                        defined when the game's evaluation has no `order`;
  *   RESULT_IS_QUICK                 defined when the evaluation has no `quick_result`, so the
@@ -40,7 +48,18 @@ enum { EXACT, LOWER, UPPER };
 
 /* Why a search stopped before its answer. It runs without the interpreter lock, so it sets no
  * Python error itself: `Search.child` raises the one that fits once it holds the lock again. */
-enum { RUNNING, OUT_OF_TIME, OUT_OF_MEMORY, BEYOND_CAPACITY };
+enum { RUNNING, OUT_OF_TIME, OUT_OF_MEMORY };
+
+#ifdef MOVE_STORE
+/* The store's first memory; -1 when there is none. */
+static int store_open(MoveStore *store);
+static void store_close(MoveStore *store);
+#define LIST_MOVES(search, position, out, room) list_moves(&(search)->store, position, out, room)
+#define READ_MOVE(search, value, move) read_move(&(search)->store, value, move)
+#else
+#define LIST_MOVES(search, position, out, room) list_moves(position, out)
+#define READ_MOVE(search, value, move) read_move(value, move)
+#endif
 
 /* -- the game's hooks ------------------------------------------------------------------------ */
 
@@ -72,7 +91,11 @@ static double final_result(const Position *position);
 /* The position of a Python state; -1 with an error set when it is not one of the game's. */
 static int read_state(PyObject *state, Position *position);
 /* A Python move in the game's move form; -1 with an error set when it is not one. */
+#ifdef MOVE_STORE
+static int read_move(MoveStore *store, PyObject *value, Move *move);
+#else
 static int read_move(PyObject *value, Move *move);
+#endif
 /* Readies the game at import: its tables, and the constants of its rules and evaluation read from
  * their Python modules (one statement of each); -1 with an error set if it cannot. */
 static int prepare_game(void);
@@ -106,9 +129,14 @@ typedef struct {
     size_t history_capacity, history_count;
     Move killers[MAX_DEPTH + 1][KILLERS];
     int killer_counts[MAX_DEPTH + 1];
-    Move *moves;        /* MOVES_CAPACITY per ply: the moves each node on the path searches */
-    Move *move_scratch; /* a sort's scratch */
+    Move *moves[MAX_DEPTH + 1]; /* per ply, the moves the node on the path there searches */
+    int room[MAX_DEPTH + 1];    /* and how many each ply's list holds */
+    Move *move_scratch;         /* a sort's scratch */
     int64_t *keys, *key_scratch;
+    int sort_room; /* how many the sort's arrays hold: at least any ply's room */
+#ifdef MOVE_STORE
+    MoveStore store;
+#endif
     PyObject *out_of_time; /* the exception raised when the deadline passes */
     PyObject *parent;      /* the last root position asked about, and its unpacked form */
     Position parent_position;
@@ -302,18 +330,56 @@ static void stable_sort(Move *moves, int64_t *keys, int count, Move *move_scratc
     }
 }
 
-/* Lists the node's moves into its ply's buffer, sorted by history, then by the game's order;
- * returns how many, or -1 with the search stopped when the game could not list them (more than
- * the compiled search holds). Times itself into `expansion`: no deadline check runs meanwhile. */
+/* Resizes a heap block in place of its pointer; -1 when memory runs out (the block stays). */
+static int resize(void **block, size_t size)
+{
+    void *resized = PyMem_RawRealloc(*block, size);
+    if (resized == NULL) {
+        return -1;
+    }
+    *block = resized;
+    return 0;
+}
+
+/* Room for `count` moves at `ply` and in the sort's arrays (at least double the room, so that
+ * a list is relisted rarely); -1 when memory runs out (what was held stays). */
+static int make_room(Search *search, int ply, int count)
+{
+    int room = count > 2 * search->room[ply] ? count : 2 * search->room[ply];
+    if (resize((void **)&search->moves[ply], (size_t)room * sizeof(Move)) < 0) {
+        return -1;
+    }
+    search->room[ply] = room;
+    if (room <= search->sort_room) {
+        return 0;
+    }
+    if (resize((void **)&search->move_scratch, (size_t)room * sizeof(Move)) < 0 ||
+        resize((void **)&search->keys, (size_t)room * sizeof(int64_t)) < 0 ||
+        resize((void **)&search->key_scratch, (size_t)room * sizeof(int64_t)) < 0) {
+        return -1;
+    }
+    search->sort_room = room;
+    return 0;
+}
+
+/* Lists the node's moves into its ply's list, sorted by history, then by the game's order;
+ * returns how many, or -1 with the search stopped when memory ran out. A list too short for
+ * the position grows and the moves are listed again. Times itself into `expansion`: no deadline
+ * check runs meanwhile. */
 static int expand(Search *search, const Position *position, int ply)
 {
     double listed_at = monotonic();
-    Move *moves = search->moves + (size_t)ply * MOVES_CAPACITY;
-    int count = list_moves(position, moves);
+    int count = LIST_MOVES(search, position, search->moves[ply], search->room[ply]);
+    if (count > search->room[ply]) {
+        count = make_room(search, ply, count) < 0
+                    ? -1
+                    : LIST_MOVES(search, position, search->moves[ply], search->room[ply]);
+    }
     if (count < 0) {
-        search->stopped = BEYOND_CAPACITY;
+        search->stopped = OUT_OF_MEMORY;
         return -1;
     }
+    Move *moves = search->moves[ply];
     if (search->history_count) { /* the reference sorts by history once it holds a move */
         for (int i = 0; i < count; i++) {
             search->keys[i] = history_score(search, moves[i]);
@@ -475,7 +541,7 @@ static double node(Search *search, const Position *position, int depth, double a
     if (!cut) {
         int count = expand(search, position, ply);
         cut = count < 0 ? -1 : 0;
-        const Move *moves = search->moves + (size_t)ply * MOVES_CAPACITY;
+        const Move *moves = search->moves[ply];
         for (int i = 0; i < count && !cut; i++) {
             if (!among(first, searched, moves[i])) {
                 cut = visit(search, position, moves[i], &window);
@@ -501,10 +567,15 @@ static void search_dealloc(Search *search)
     Py_XDECREF(search->out_of_time);
     PyMem_RawFree(search->entries);
     PyMem_RawFree(search->history);
-    PyMem_RawFree(search->moves);
+    for (int ply = 0; ply <= MAX_DEPTH; ply++) {
+        PyMem_RawFree(search->moves[ply]);
+    }
     PyMem_RawFree(search->move_scratch);
     PyMem_RawFree(search->keys);
     PyMem_RawFree(search->key_scratch);
+#ifdef MOVE_STORE
+    store_close(&search->store); /* safe on a store never opened: the type zeroes it */
+#endif
     Py_TYPE(search)->tp_free((PyObject *)search);
 }
 
@@ -546,15 +617,27 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     search->entries = PyMem_RawCalloc(FIRST_CAPACITY, sizeof *search->entries);
     search->history_capacity = FIRST_CAPACITY;
     search->history = PyMem_RawCalloc(FIRST_CAPACITY, sizeof *search->history);
-    search->moves = PyMem_RawMalloc((MAX_DEPTH + 1) * (size_t)MOVES_CAPACITY * sizeof(Move));
+    int lists = 1;
+    for (int ply = 0; ply <= MAX_DEPTH; ply++) {
+        search->moves[ply] = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(Move));
+        search->room[ply] = MOVES_CAPACITY;
+        lists = lists && search->moves[ply] != NULL;
+    }
     search->move_scratch = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(Move));
     search->keys = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(int64_t));
     search->key_scratch = PyMem_RawMalloc(MOVES_CAPACITY * sizeof(int64_t));
-    if (search->entries == NULL || search->history == NULL || search->moves == NULL ||
+    if (search->entries == NULL || search->history == NULL || !lists ||
         search->move_scratch == NULL || search->keys == NULL || search->key_scratch == NULL) {
         Py_DECREF(search);
         return PyErr_NoMemory();
     }
+#ifdef MOVE_STORE
+    if (store_open(&search->store) < 0) {
+        Py_DECREF(search);
+        return PyErr_NoMemory();
+    }
+#endif
+    search->sort_room = MOVES_CAPACITY;
     search->checked = monotonic();
     return (PyObject *)search;
 }
@@ -573,6 +656,59 @@ static int read_parent(Search *search, PyObject *state)
     return 0;
 }
 
+/* A root move of the parent position, read and checked legal; -1 with an error set if not. */
+static int read_root_move(Search *search, PyObject *value, Move *move)
+{
+    if (READ_MOVE(search, value, move) < 0) {
+        return -1;
+    }
+    if (!is_legal(&search->parent_position, *move)) {
+        PyErr_Format(PyExc_ValueError, "move %R is not legal in the state given", value);
+        return -1;
+    }
+    return 0;
+}
+
+/* -1 with a ValueError when `depth` is outside lowest..lowest + MAX_DEPTH - 1: a search keeps
+ * killers for MAX_DEPTH plies. */
+static int check_depth(int depth, int lowest)
+{
+    if (depth < lowest || depth >= lowest + MAX_DEPTH) {
+        PyErr_Format(PyExc_ValueError, "depth must be from %d to %d, not %d", lowest,
+                     lowest + MAX_DEPTH - 1, depth);
+        return -1;
+    }
+    return 0;
+}
+
+/* `_Tree.root_child`: the score of the parent's legal `move` searched `depth` plies below it,
+ * the table cleared first when it has grown past its limit; sets `stopped` if it could not
+ * finish. Runs without the interpreter lock. */
+static double root_child(Search *search, Move move, int depth, double alpha, int first)
+{
+    if (search->count > (size_t)search->table_limit) {
+        table_clear(search);
+    }
+    Position position = search->parent_position;
+    play(&position, move);
+    return child(search, &position, depth, alpha, INFINITY, 1, first);
+}
+
+/* `result`, or NULL with the error of an early stop (`result` released). */
+static PyObject *unless_stopped(Search *search, PyObject *result)
+{
+    switch (search->stopped) {
+    case OUT_OF_TIME:
+        Py_XDECREF(result);
+        PyErr_SetNone(search->out_of_time);
+        return NULL;
+    case OUT_OF_MEMORY:
+        Py_XDECREF(result);
+        return PyErr_NoMemory();
+    }
+    return result;
+}
+
 static PyObject *search_child(Search *search, PyObject *args)
 {
     PyObject *state, *move_value;
@@ -580,46 +716,104 @@ static PyObject *search_child(Search *search, PyObject *args)
     double alpha;
     Move move;
     if (!PyArg_ParseTuple(args, "OOidp:child", &state, &move_value, &depth, &alpha, &first) ||
-        read_parent(search, state) < 0 || read_move(move_value, &move) < 0) {
-        return NULL;
-    }
-    if (!is_legal(&search->parent_position, move)) {
-        PyErr_Format(PyExc_ValueError, "move %R is not legal in the state given", move_value);
-        return NULL;
-    }
-    if (depth < 0 || depth >= MAX_DEPTH) {
-        PyErr_Format(PyExc_ValueError, "depth must be from 0 to %d, not %d", MAX_DEPTH - 1, depth);
+        read_parent(search, state) < 0 || read_root_move(search, move_value, &move) < 0 ||
+        check_depth(depth, 0) < 0) {
         return NULL;
     }
     if (isnan(alpha)) {
         PyErr_SetString(PyExc_ValueError, "alpha must be a number, not nan");
         return NULL;
     }
-    if (search->count > (size_t)search->table_limit) {
-        table_clear(search);
-    }
-    Position position = search->parent_position;
-    play(&position, move);
     search->stopped = RUNNING;
     search->checked = monotonic();
     double value;
     Py_BEGIN_ALLOW_THREADS /* it reads and writes only its own C data below the root */
-    value = child(search, &position, depth, alpha, INFINITY, 1, first);
+    value = root_child(search, move, depth, alpha, first);
     Py_END_ALLOW_THREADS
-    switch (search->stopped) {
-    case OUT_OF_TIME:
-        PyErr_SetNone(search->out_of_time);
-        return NULL;
-    case OUT_OF_MEMORY:
-        return PyErr_NoMemory();
-    case BEYOND_CAPACITY:
-        PyErr_Format(PyExc_OverflowError,
-                     "a position below has more moves, or longer ones, than the compiled search "
-                     "holds (%d moves)",
-                     MOVES_CAPACITY);
+    return unless_stopped(search, PyFloat_FromDouble(value));
+}
+
+/* The first `count` scores as a Python list, or NULL with an error set. */
+static PyObject *score_list(const double *scores, Py_ssize_t count)
+{
+    PyObject *list = PyList_New(count);
+    for (Py_ssize_t i = 0; list != NULL && i < count; i++) {
+        PyObject *score = PyFloat_FromDouble(scores[i]);
+        if (score == NULL) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, score);
+    }
+    return list;
+}
+
+/* The root moves' scores, searched in order by `root_child` with the best so far as alpha, into
+ * `scores`; returns how many finished (all unless the search stopped), the best's index and
+ * score in `best` and `alpha`. Runs without the interpreter lock. */
+static Py_ssize_t search_moves(Search *search, const Move *moves, Py_ssize_t count, int depth,
+                               double scores[], Py_ssize_t *best, double *alpha)
+{
+    *best = 0;
+    *alpha = -INFINITY;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        double value = root_child(search, moves[i], depth - 1, *alpha, i == 0);
+        if (search->stopped) {
+            return i;
+        }
+        scores[i] = value;
+        if (value > *alpha) {
+            *alpha = value;
+            *best = i;
+        }
+    }
+    return count;
+}
+
+static PyObject *search_root(Search *search, PyObject *args)
+{
+    PyObject *state, *list;
+    int depth;
+    if (!PyArg_ParseTuple(args, "OO!i:root", &state, &PyList_Type, &list, &depth) ||
+        read_parent(search, state) < 0 || check_depth(depth, 1) < 0) {
         return NULL;
     }
-    return PyFloat_FromDouble(value);
+    PyObject *values = PyList_AsTuple(list); /* reading a move may run code that changes a list */
+    if (values == NULL) {
+        return NULL;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(values);
+    Move *moves = PyMem_Malloc((size_t)(count ? count : 1) * sizeof *moves);
+    double *scores = PyMem_Malloc((size_t)(count ? count : 1) * sizeof *scores);
+    PyObject *result = NULL;
+    if (moves == NULL || scores == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (read_root_move(search, PyTuple_GET_ITEM(values, i), &moves[i]) < 0) {
+            goto done;
+        }
+    }
+    search->stopped = RUNNING;
+    search->checked = monotonic();
+    Py_ssize_t searched, best;
+    double alpha;
+    Py_BEGIN_ALLOW_THREADS /* it reads and writes only its own C data below the root */
+    searched = search_moves(search, moves, count, depth, scores, &best, &alpha);
+    Py_END_ALLOW_THREADS
+    if (search->stopped == OUT_OF_TIME) { /* no error: the moves searched so far answer */
+        search->stopped = RUNNING;
+    }
+    PyObject *finished = unless_stopped(search, score_list(scores, searched));
+    if (finished != NULL) {
+        result = Py_BuildValue("ndN", best, alpha, finished);
+    }
+done:
+    Py_DECREF(values);
+    PyMem_Free(moves);
+    PyMem_Free(scores);
+    return result;
 }
 
 static PyObject *search_nodes(Search *search, void *Py_UNUSED(closure))
@@ -633,6 +827,13 @@ static PyObject *search_stall(Search *search, void *Py_UNUSED(closure))
 }
 
 static PyMethodDef SEARCH_METHODS[] = {
+    {"root", (PyCFunction)search_root, METH_VARARGS,
+     "root(state, moves, depth) -> (best, score, scores): searches the list `moves` of `state`'s "
+     "legal moves in its order, each as child(state, move, depth - 1, alpha, first) with alpha "
+     "the best score so far and `first` for the first move; answers the index of the first "
+     "best move, its score, and the scores of the moves searched, in order: all of them, or "
+     "fewer when the deadline stopped it (none, and the score -inf, when the first did not "
+     "finish). Searches without the interpreter lock, as `child` does."},
     {"child", (PyCFunction)search_child, METH_VARARGS,
      "child(state, move, depth, alpha, first) -> the score for the mover in `state` of its legal "
      "`move`, the position after it searched `depth` plies deep at ply 1 with the window "

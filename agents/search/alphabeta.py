@@ -17,16 +17,15 @@ Pruning works best when the best move is tried first, so every node orders its m
 Moves after the first are searched with a null window (principal variation search): most only
 need proving no better than the best so far, which is cheaper than finding their exact score.
 
-The root, the deepening and the clock's policy are Python's (`AlphaBetaAgent`, `_Search`); below
-the root, where nearly all the nodes are, a game with a compiled search runs it
-(agents/native/NAME.c, the engine agents/native/negamax.h written once for all games): it makes the
+The deepening, the root's order and the clock's policy are Python's (`AlphaBetaAgent`,
+`_Search`); an iteration over the root moves and the search below them, where nearly all the
+nodes are, a game with a compiled search runs in C (agents/native/NAME.c, the engine
+agents/native/negamax.h written once for all games), one call an iteration: it makes the
 same choices as `_Tree` here, which stays the readable reference, and computes the same scores,
 so a fixed-depth search answers the same move, score, depth and node count on both paths
 (tests/agents/test_native_search.py). The compiled search runs when the game's kernel is loaded
 (`ARBITER_PURE_PYTHON=1` refuses both) and the evaluation is the game's own: a caller's
-`evaluation=` is Python code, so the search stays in Python to call it. A position beyond the
-compiled search's fixed sizes (a King's Court jump sequence too long for its moves) makes it
-raise OverflowError, and that move is searched again in Python, with the same answer.
+`evaluation=` is Python code, so the search stays in Python to call it.
 
 The evaluation comes from `agents.evaluation`, from the side to move's point of view (negamax).
 A finished game scores `WIN` less the plies to reach it, so the search prefers a quicker win and
@@ -89,6 +88,9 @@ class CompiledSearch(Protocol):
 
     def child(self, state: Any, move: Any, depth: int, alpha: float, first: bool, /) -> float:
         """`_Tree.root_child`'s score; raises the search's `out_of_time` past its deadline."""
+
+    def root(self, state: Any, moves: list[Any], depth: int, /) -> tuple[int, float, list[float]]:
+        """`_Tree.root`'s answer."""
 
 
 class CompiledModule(Protocol):
@@ -162,11 +164,8 @@ class AlphaBetaAgent:
         below: _Tree | _CompiledTree
         if self._compiled is not None:
             below = _CompiledTree(self._compiled, deadline)
-            try:
-                return self._deepen(state, moves, below, start, allotted)
-            except OverflowError:  # a position beyond its fixed sizes: the reference searches
-                pass
-        below = _Tree(self._evaluation, {}, deadline, self._time.now)
+        else:
+            below = _Tree(self._evaluation, {}, deadline, self._time.now)
         return self._deepen(state, moves, below, start, allotted)
 
     def _deepen(
@@ -208,30 +207,28 @@ class _Search:
 
     def root(self, state: State[Any], moves: list[Any], depth: int) -> tuple[Any, float, list[Any]]:
         """Search every root move to `depth`; return the best, its score, and the moves sorted
-        best first for the next iteration (previous scores break ties, keeping the order)."""
+        best first for the next iteration (previous scores break ties, keeping the order).
+        Raises `clock.OutOfTime` when the deadline stops it, with `improved` set when a move
+        after the first had already beaten it."""
         self.improved = None
-        alpha, best = -INFINITY, moves[0]
-        scores: dict[Any, float] = {}
-        for index, move in enumerate(moves):
-            value = self.below.root_child(state, move, depth - 1, alpha, index == 0)
-            scores[move] = value
-            if value > alpha:
-                alpha, best = value, move
-                if index > 0:
-                    self.improved = (best, alpha)
-        moves = sorted(moves, key=scores.__getitem__, reverse=True)
-        return best, alpha, moves
+        best, alpha, scores = self.below.root(state, moves, depth)
+        if best > 0:
+            self.improved = (moves[best], alpha)
+        if len(scores) < len(moves):
+            raise clock.OutOfTime
+        ranked = sorted(range(len(moves)), key=scores.__getitem__, reverse=True)
+        return moves[best], alpha, [moves[index] for index in ranked]
 
 
 class _CompiledTree:
     """The game's compiled search below the root, answering as `_Tree` does."""
 
-    __slots__ = ("_search", "root_child")
+    __slots__ = ("_search", "root")
 
     def __init__(self, module: CompiledModule, deadline: float) -> None:
         self._search = module.Search(deadline, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
-        self.root_child = self._search.child
-        """`_Tree.root_child`, compiled."""
+        self.root = self._search.root
+        """`_Tree.root`, compiled: one call an iteration, however many the root moves."""
 
     @property
     def nodes(self) -> int:
@@ -285,6 +282,24 @@ class _Tree:
     def stall(self) -> float:
         """None to report: its checks read the clock through `now`, which times them."""
         return 0.0
+
+    def root(
+        self, state: State[Any], moves: list[Any], depth: int
+    ) -> tuple[int, float, list[float]]:
+        """One iteration over the root `moves` in their order, each searched `depth - 1` plies
+        below with the best score so far as alpha: the index of the first best move, its score,
+        and the moves' scores in order, fewer than the moves when the deadline stopped it (none,
+        and the score -infinity, when the first did not finish)."""
+        best, alpha, scores = 0, -INFINITY, []
+        for index, move in enumerate(moves):
+            try:
+                value = self.root_child(state, move, depth - 1, alpha, index == 0)
+            except clock.OutOfTime:
+                break
+            scores.append(value)
+            if value > alpha:
+                best, alpha = index, value
+        return best, alpha, scores
 
     def root_child(
         self, state: State[Any], move: Any, depth: int, alpha: float, first: bool

@@ -38,7 +38,23 @@ KINGS_COURT_LONG_JUMP = KingsCourtState.from_rows(
     ]
 )
 """White to move; A1 can hop over its own pieces around the board, A1 C1 E1 G1 G3 G5 G7 E7 C7
-A7 A5 A3: a move of 12 squares, longer than the compiled search's moves hold."""
+A7 A5 A3: a move of 12 squares."""
+
+KINGS_COURT_MAZE = KingsCourtState.from_rows(
+    [
+        "........",
+        ".w.w....",
+        "w.w.w.w.",
+        ".w.w.w..",
+        "w.wbw.w.",
+        ".w.w.w..",
+        "w.w.w.w.",
+        "ww.w.w..",
+    ]
+)
+"""White to move; A1 can hop over its own pieces through a maze of the squares two apart, by
+any path that visits none twice: 1,258 moves, the longest of 15 squares, more moves than a
+compiled search's list first holds and longer ones than a fixed-size move would."""
 
 SHOBU_BOARD_CLEAR = ShobuState.from_rows({"white-dark": ["W...", "B...", "....", "...."]})
 """Black to move; white's last stone on white-dark (a4) goes off the board when black's a3 is

@@ -32,7 +32,7 @@ from arbiter.agents.search.alphabeta import (
     compiled_search,
 )
 from arbiter.games import Game, get_game
-from tests.agents.positions import KINGS_COURT_LONG_JUMP, sample
+from tests.agents.positions import KINGS_COURT_LONG_JUMP, KINGS_COURT_MAZE, sample
 from tests.conftest import TIMED
 
 NATIVE = sorted(
@@ -135,15 +135,80 @@ def test_a_deadline_already_past_stops_both_at_the_first_node(name: str) -> None
     assert search.nodes == reference.nodes == 1
 
 
-def test_a_move_beyond_the_compiled_search_is_searched_in_python_alike() -> None:
+def test_long_jump_sequences_are_searched_compiled_alike() -> None:
+    """King's Court's long hops and many moves: the compiled search holds them all, so the
+    agent never leaves it, and answers as the reference does."""
     state = KINGS_COURT_LONG_JUMP
     module = compiled_or_skip(state.game)
     longest = max(state.legal_moves(), key=len)
+    assert len(longest) == 12
     search = module.Search(time.perf_counter() + 60.0, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
-    with pytest.raises(OverflowError, match="more than the compiled search's 10 squares"):
-        search.child(state, longest, 1, -INFINITY, True)
+    reference = _Tree(evaluation_for(state.game), {}, time.perf_counter() + 60.0, time.perf_counter)
+    for depth in (0, 1, 2):
+        score = search.child(state, longest, depth, -INFINITY, True)
+        assert score == reference.root_child(state, longest, depth, -INFINITY, True)
+        assert search.nodes == reference.nodes
     for depth in (1, 2, 3):
         assert_alike(state, depth, depth)
+    assert len(KINGS_COURT_MAZE.legal_moves()) == 1258
+    for depth in (1, 2, 3):  # at depth 3 the lists below the root grow past their first room
+        assert_alike(KINGS_COURT_MAZE, depth, depth)
+    bench = sample("kings-court", 8)
+    for seed in (2, 5, 7):  # positions with moves of 11 and 12 squares in their trees
+        assert_alike(bench[seed], FULL_DEPTH["kings-court"], seed)
+
+
+def test_a_move_longer_than_any_legal_one_is_refused() -> None:
+    state = KINGS_COURT_LONG_JUMP
+    module = compiled_or_skip(state.game)
+    search = module.Search(time.perf_counter() + 60.0, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    with pytest.raises(ValueError, match=r"is longer than any legal move \(1024 squares\)"):
+        search.child(state, (0, 2) * 513, 1, -INFINITY, True)
+    with pytest.raises(ValueError, match="is not legal in the state given"):
+        search.child(state, (0, 2) * 10, 1, -INFINITY, True)
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_a_root_iteration_answers_as_the_python_one(name: str) -> None:
+    """`Search.root` against `_Tree.root` directly: best index, score, every move's score and
+    the node count, over two iterations sharing their tables."""
+    game = get_game(name)
+    module = compiled_or_skip(game)
+    state = sample(name, 2, seed=8)[1]
+    moves = state.legal_moves()
+    later = time.perf_counter() + 60.0
+    search = module.Search(later, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    reference = _Tree(evaluation_for(game), {}, later, time.perf_counter)
+    for depth in (1, 2):
+        ours = search.root(state, moves, depth)
+        assert ours == reference.root(state, moves, depth)
+        assert len(ours[2]) == len(moves)
+        assert search.nodes == reference.nodes
+
+
+@TIMED
+@pytest.mark.parametrize("name", ["amazons", "kings-court"])
+def test_a_root_iteration_stopped_by_its_deadline_answers_the_moves_it_finished(
+    name: str,
+) -> None:
+    module = compiled_or_skip(get_game(name))
+    state = sample(name, 2, seed=9)[1]
+    moves = state.legal_moves()
+    started = time.perf_counter()
+    search = module.Search(started + 0.2, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    best, score, scores = search.root(state, moves, 40)
+    assert 0.15 <= time.perf_counter() - started < 0.8
+    assert len(scores) < len(moves)
+    if scores:
+        assert score == max(scores) == scores[best]
+    else:
+        assert (best, score) == (0, -INFINITY)
+    past = time.perf_counter() - 1.0
+    assert module.Search(past, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime).root(state, moves, 3) == (
+        0,
+        -INFINITY,
+        [],
+    )
 
 
 def test_the_agent_searches_compiled_only_with_the_games_own_evaluation(
@@ -237,4 +302,10 @@ def test_bad_arguments_are_refused_by_name(name: str) -> None:
         search.child(state, move, 64, -INFINITY, True)
     with pytest.raises(ValueError, match="alpha must be a number, not nan"):
         search.child(state, move, 1, math.nan, True)
+    with pytest.raises(TypeError, match="must be list, not tuple"):
+        search.root(state, (move,), 1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="is not legal in the state given"):
+        search.root(state, [move, theirs], 1)
+    with pytest.raises(ValueError, match="depth must be from 1 to 64, not 0"):
+        search.root(state, [move], 0)
     assert search.nodes == 0
