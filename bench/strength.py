@@ -400,6 +400,7 @@ class OpenSpielMCTS:
             raise ValueError("OpenSpiel's bot is wired for Amazons only")
         self._pyspiel = pyspiel
         self._spiel_game = pyspiel.load_game("amazons")
+        self.action(0)  # loads the bridge's map (and numpy) now, not in the bot's first timed move
         self._mirror = self._spiel_game.new_initial_state()
         self._known = game.new_game()
         self._seed = random.Random(seed).getrandbits(31)
