@@ -14,14 +14,8 @@ from typing import Final
 
 TIERS: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
     "amazons": (("random",), ("mcts",), ("greedy",), ("alphabeta",)),
-    "kings-court": (("random",), ("mcts",), ("greedy",), ("alphabeta",)),
-    "shobu": (
-        ("random",),
-        ("easy", "greedy", "mcts"),
-        ("medium",),
-        ("hard",),
-        ("alphabeta",),
-    ),
+    "kings-court": (("random",), ("greedy",), ("mcts",), ("alphabeta",)),
+    "shobu": (("random",), ("easy", "greedy"), ("medium", "mcts"), ("hard", "alphabeta")),
     "war-of-life": (("random",), ("greedy",), ("mcts",), ("alphabeta",)),
     "watch-your-back": (("random",), ("mcts",), ("alphabeta",)),
 }

@@ -117,7 +117,7 @@ REFUSED = {
         [League("Bronze", "random", "D"), League("Silver", "nobody", "C")],
         0.95,
         "Silver's boss 'nobody' has no stated strength in kings-court"
-        " (agents with one, weakest first: random, mcts, greedy, alphabeta)",
+        " (agents with one, weakest first: random, greedy, mcts, alphabeta)",
     ),
     "duplicate names": (
         [League("Bronze", "random", "D"), League("Bronze", "greedy", "C")],
