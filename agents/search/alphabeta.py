@@ -166,17 +166,6 @@ class AlphaBetaAgent:
             below = _CompiledTree(self._compiled, deadline)
         else:
             below = _Tree(self._evaluation, {}, deadline, self._time.now)
-        return self._deepen(state, moves, below, start, allotted)
-
-    def _deepen(
-        self,
-        state: State[Any],
-        moves: list[Any],
-        below: _Tree | _CompiledTree,
-        start: float,
-        allotted: float,
-    ) -> Any:
-        """Iterative deepening over the root `moves` (shuffled) until the clock says stop."""
         search = _Search(below)
         best, score, depth = moves[0], 0.0, 0
         stop_deepening = start + allotted * clock.NEXT_ITERATION_SHARE
