@@ -125,8 +125,17 @@ class Secret:
     digest: bytes
 
 
+def new_token() -> str:
+    """A random token that never starts with '-', so that `--token TOKEN` on a command line
+    is read as the option's value and not as another option."""
+    while True:
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        if not token.startswith("-"):
+            return token
+
+
 def new_secret() -> Secret:
-    token = secrets.token_urlsafe(TOKEN_BYTES)
+    token = new_token()
     salt = secrets.token_bytes(SALT_BYTES)
     return Secret(token, salt, hash_token(token, salt))
 

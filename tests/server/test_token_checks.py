@@ -186,3 +186,11 @@ async def test_a_real_players_hello_stays_fast_while_many_addresses_guess(
     assert first < 4 * alone + 0.5, (first, alone)
     assert returning < alone + 0.3, (returning, alone)
     assert guessed <= 2.0 * (seconds + SUSPECT_WAIT) + 1, (guessed, seconds)  # booked ahead too
+
+
+def test_new_tokens_never_start_with_a_dash_so_a_command_line_reads_them_as_values() -> None:
+    # One draw in 64 of URL-safe base64 starts with '-'; 3,000 draws all miss it by chance
+    # about once in 10**20.
+    tokens = [accounts.new_token() for _ in range(3000)]
+    assert not [token for token in tokens if token.startswith("-")]
+    assert len(set(tokens)) == len(tokens)
