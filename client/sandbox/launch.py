@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -73,8 +74,7 @@ async def run_linked(
         environment=told,
         on_output=_to_stderr,
     ) as sandbox:
-        server_stream = await trio.open_tcp_stream(host, port)
-        await link(sandbox.channel, sandbox.channel, server_stream)
+        await link(sandbox.channel, sandbox.channel, partial(trio.open_tcp_stream, host, port))
         return await sandbox.ended()
 
 

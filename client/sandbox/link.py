@@ -6,6 +6,11 @@ and stdout; here those two streams are joined to a TCP (or TLS) connection to th
 pass unchanged, in the order they came, each chunk written on as soon as it is read, and each
 direction's end is passed on as it comes.
 
+The connection to the server is dialled when the agent first speaks, not when the sandbox
+starts: a server closes a connection that says no hello within seconds, and an interpreter on a
+loaded machine (or a big agent's imports) can take that long to start. An agent that ends
+without a word is never connected at all.
+
 Where frames pass, `on_frame` is given each complete frame's body and its direction, cut by
 the protocol's own frame decoder, and returns the body to pass on in its place, or None to pass
 nothing: the seam where a worker accounts for each move (a frame from the server asks for a move,
@@ -23,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import trio
 
@@ -45,26 +50,49 @@ class Direction(enum.Enum):
 
 FrameHook = Callable[[Direction, bytes], bytes | None]
 """Given a frame's body and its direction, the body to pass on instead (None: nothing)."""
+Dial = Callable[[], Awaitable[trio.abc.Stream]]
+"""Opens the connection to the server (`OSError` if it cannot)."""
 
 
 async def link(
     agent_out: trio.abc.ReceiveStream,
     agent_in: trio.abc.SendStream,
-    server: trio.abc.Stream,
+    dial: Dial,
     on_frame: FrameHook | None = None,
     from_worker: trio.abc.ReceiveChannel[bytes] | None = None,
 ) -> None:
-    """Join the sandbox's stdout (`agent_out`) and stdin (`agent_in`) to `server`, with the
-    bodies `from_worker` gives sent toward the server too, until both directions have ended
-    and `from_worker` is closed; closes `server`."""
+    """Join the sandbox's stdout (`agent_out`) and stdin (`agent_in`) to the server `dial`
+    connects to once the agent first speaks, with the bodies `from_worker` gives sent toward
+    the server too, until both directions have ended and `from_worker` is closed; closes the
+    server's stream. Where `dial` fails, the agent's side is ended and its `OSError` raised."""
     if from_worker is not None and on_frame is None:
         raise ValueError("the worker's frames go between the agent's: that needs a frame hook")
+    to_agent = _Outlet(agent_in)
+    first = await _first_words(agent_out)
+    if not first:  # it ended without a word: nothing to connect
+        await to_agent.end()
+        if from_worker is not None:
+            await from_worker.aclose()
+        return
+    try:
+        server = await dial()
+    except OSError:
+        await to_agent.end()
+        raise
     upstream = _Outlet(server)
     async with server, trio.open_nursery() as nursery:
         if from_worker is not None:
             nursery.start_soon(_send_frames, from_worker, upstream)
-        nursery.start_soon(_pump, agent_out, upstream, Direction.TO_SERVER, on_frame)
-        nursery.start_soon(_pump, server, _Outlet(agent_in), Direction.TO_AGENT, on_frame)
+        nursery.start_soon(_pump, agent_out, upstream, Direction.TO_SERVER, on_frame, first)
+        nursery.start_soon(_pump, server, to_agent, Direction.TO_AGENT, on_frame)
+
+
+async def _first_words(agent_out: trio.abc.ReceiveStream) -> bytes:
+    """The agent's first bytes; empty if it ended without any."""
+    try:
+        return bytes(await agent_out.receive_some(CHUNK))
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        return b""
 
 
 class _Outlet:
@@ -94,12 +122,15 @@ async def _pump(
     sink: _Outlet,
     direction: Direction,
     on_frame: FrameHook | None,
+    first: bytes = b"",
 ) -> None:
-    """Copy `source` to `sink`, then pass the end on."""
+    """Copy `first`, then `source`, to `sink`, then pass the end on."""
     frames = _Frames(direction, on_frame) if on_frame is not None else None
     try:
-        while data := await source.receive_some(CHUNK):
+        data = first or await source.receive_some(CHUNK)
+        while data:
             await sink.send_all(data if frames is None else frames.feed(data))
+            data = await source.receive_some(CHUNK)
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         pass
     finally:

@@ -170,16 +170,22 @@ async def _play(
     """Link the sandbox to the server until the agent ends; how it ended."""
     paired, unpaired = trio.Event(), trio.Event()
     stamper = Stamper(host.ticket, sandbox.cpu_seconds, paired)
-    upstream = await open_stream(*server, tls)
     to_server, from_worker = trio.open_memory_channel[bytes](1)
-    async with trio.open_nursery() as nursery:
-        channel = sandbox.channel
-        nursery.start_soon(link, channel, channel, upstream, stamper.on_frame, from_worker)
-        nursery.start_soon(_watch_cpu, stamper, to_server)
-        if host.opponent is not None:
-            nursery.start_soon(_stop_unpaired, paired, unpaired, sandbox)
-        ending = await sandbox.ended()
-        nursery.cancel_scope.cancel()
+
+    async def dial() -> trio.abc.Stream:
+        return await open_stream(*server, tls)
+
+    try:
+        async with trio.open_nursery() as nursery:
+            channel = sandbox.channel
+            nursery.start_soon(link, channel, channel, dial, stamper.on_frame, from_worker)
+            nursery.start_soon(_watch_cpu, stamper, to_server)
+            if host.opponent is not None:
+                nursery.start_soon(_stop_unpaired, paired, unpaired, sandbox)
+            ending = await sandbox.ended()
+            nursery.cancel_scope.cancel()
+    except* OSError as unreachable:  # the server, when the agent first spoke
+        raise unreachable.exceptions[0] from None
     if unpaired.is_set():
         return f"not paired with {host.opponent} within {PAIRING_SECONDS:g} s: {ending.sentence}"
     return ending.sentence

@@ -16,7 +16,15 @@ from tests.processes import ROOT
 from tests.sandbox.helpers import need_bwrap
 from tests.workers.hosting import kill_group, scratch_folder
 
-SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
+SLEEPER = [
+    sys.executable,
+    "-c",
+    "import os, socket, time\n"
+    "host, port = os.environ['ARBITER_SERVER'].rsplit(':', 1)\n"
+    "socket.create_connection((host, int(port))).sendall(b'hi')\n"
+    "time.sleep(60)",
+]
+"""An agent that speaks (so its link dials the server), then sleeps."""
 
 
 def test_a_launch_asked_to_stop_removes_its_staging(tmp_path: Path) -> None:
@@ -31,7 +39,7 @@ def test_a_launch_asked_to_stop_removes_its_staging(tmp_path: Path) -> None:
             start_new_session=True,
         )
         try:
-            linked, _ = server.accept()  # the sandbox runs: its link dialled the server
+            linked, _ = server.accept()  # the agent spoke: its link dialled the server
             with linked:
                 if os.geteuid() == 0:
                     assert [path.name[:16] for path in scratch.iterdir()] == ["arbiter-sandbox-"]

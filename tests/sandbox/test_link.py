@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 
@@ -63,13 +63,65 @@ async def test_a_megabyte_each_way_passes_byte_exact(tmp_path: Path) -> None:
         command = relay_command(port, [sys.executable, str(code / "agent.py")])
         async with sandboxed(command, Limits(wall_seconds=30), code=[code]) as sandbox:
             await link(
-                sandbox.channel, sandbox.channel, await trio.open_tcp_stream("127.0.0.1", port)
+                sandbox.channel, sandbox.channel, partial(trio.open_tcp_stream, "127.0.0.1", port)
             )
             ended = await sandbox.ended()
         nursery.cancel_scope.cancel()
     assert ended.normal, (ended, sandbox.output())
     assert bytes(received) == random.Random(1).randbytes(SIZE)
     assert f"agent got {hashlib.sha256(reply).hexdigest()}" in sandbox.output().decode()
+
+
+def dialling(stream: trio.abc.Stream) -> Callable[[], Awaitable[trio.abc.Stream]]:
+    """A dialler that connects to `stream`."""
+
+    async def dial() -> trio.abc.Stream:
+        return stream
+
+    return dial
+
+
+async def test_the_server_is_dialled_when_the_agent_first_speaks_and_never_for_a_silent_one() -> (
+    None
+):
+    dialled: list[int] = []
+    to_agent, from_server = trio.testing.memory_stream_pair()
+
+    async def dial() -> trio.abc.Stream:
+        dialled.append(1)
+        return to_agent
+
+    agent_in, _agent_reads = trio.testing.memory_stream_pair()
+    agent_writer, agent_out = trio.testing.memory_stream_pair()
+    hello = encode_frame({"type": "hello", "name": "bot"})
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(link, agent_out, agent_in, dial)
+        await trio.testing.wait_all_tasks_blocked()
+        assert dialled == []  # a slow starter's hello deadline has not begun
+        await agent_writer.send_all(hello)
+        assert await _read(from_server, len(hello)) == hello
+        assert dialled == [1]
+        await agent_writer.aclose()
+        await from_server.aclose()
+
+    silent_in, silent_reads = trio.testing.memory_stream_pair()
+    silent_writer, silent_out = trio.testing.memory_stream_pair()
+    await silent_writer.aclose()
+    await link(silent_out, silent_in, dial)
+    assert dialled == [1]
+    assert await silent_reads.receive_some(1) == b""  # its side was ended
+
+
+async def test_a_server_that_cannot_be_reached_ends_the_agents_side_and_says_so() -> None:
+    async def refused() -> trio.abc.Stream:
+        raise OSError("cannot connect to 127.0.0.1:9: is an Arbiter server listening there?")
+
+    agent_in, agent_reads = trio.testing.memory_stream_pair()
+    agent_writer, agent_out = trio.testing.memory_stream_pair()
+    await agent_writer.send_all(encode_frame({"type": "hello", "name": "bot"}))
+    with pytest.raises(OSError, match=r"cannot connect to 127\.0\.0\.1:9"):
+        await link(agent_out, agent_in, refused)
+    assert await agent_reads.receive_some(1) == b""
 
 
 def _noting(frames: list[tuple[Direction, bytes]]) -> Callable[[Direction, bytes], bytes]:
@@ -89,7 +141,7 @@ async def test_the_link_reports_each_frame_in_each_direction() -> None:
     welcome = encode_frame({"type": "welcome"})
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(link, agent_out, agent_in, to_agent, _noting(frames))
+        nursery.start_soon(link, agent_out, agent_in, dialling(to_agent), _noting(frames))
         for byte in hello:  # one byte at a time: frames are whole however the bytes come
             await agent_writer.send_all(bytes([byte]))
         assert await _read(from_server, len(hello)) == hello
@@ -130,7 +182,9 @@ async def test_the_workers_frames_go_whole_between_the_agents_and_dropped_ones_n
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(read_slowly)
-        nursery.start_soon(link, agent_out, agent_in, to_agent, drop_odd_moves, worker_frames)
+        nursery.start_soon(
+            link, agent_out, agent_in, dialling(to_agent), drop_odd_moves, worker_frames
+        )
         async with worker_sends:
             for index, frame in enumerate(agent):
                 await agent_writer.send_all(frame)

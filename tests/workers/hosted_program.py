@@ -7,6 +7,7 @@ game against its opponent and plays each turn's first legal move after its behav
     sleep SECONDS      sleep (no CPU) before each move
     burn SECONDS       keep the CPU busy before each move
     forge SECONDS      burn, then send the move with a CPU figure of 0
+    late SECONDS       sleep before connecting (an interpreter slow to start), then move at once
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from arbiter.client.connection import ClientConnection
 
 def behave(kind: str, seconds: float) -> float | None:
     """Spend the move's time as `kind` says; the CPU figure to send with the move (a forger's)."""
+    if kind == "late":
+        return None
     if kind == "sleep":
         time.sleep(seconds)
         return None
@@ -35,6 +38,8 @@ def behave(kind: str, seconds: float) -> float | None:
 async def main(kind: str, seconds: float) -> None:
     host, port = os.environ["ARBITER_SERVER"].rsplit(":", 1)
     control = protocol.TimeControl.parse(os.environ["ARBITER_TIME"])
+    if kind == "late":
+        await trio.sleep(seconds)
     async with await ClientConnection.open(
         host, int(port), os.environ["ARBITER_NAME"], os.environ["ARBITER_TOKEN"]
     ) as connection:

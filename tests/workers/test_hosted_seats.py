@@ -78,6 +78,17 @@ async def test_sleeping_costs_a_cpu_clock_nothing(tmp_path: Path) -> None:
         assert over.termination == "resignation", over.reason
 
 
+async def test_an_agent_slow_to_start_still_plays(tmp_path: Path) -> None:
+    """The server hears a hosted agent's hello within its hello deadline (5 s) of the agent's
+    first word, not of the sandbox's start: an interpreter that takes 7 s to start on a loaded
+    machine still plays."""
+    with hosting(tmp_path, program("late", 7.0)) as server:
+        with trio.fail_after(60):
+            over, theirs = await challenge(server.port, "late", "move=2", resign_after=2)
+        assert theirs == 2
+        assert over.termination == "resignation", over.reason
+
+
 @pytest.mark.long
 async def test_an_agent_asleep_past_the_watchdog_loses_on_time(tmp_path: Path) -> None:
     with hosting(tmp_path, program("sleep", 8.0)) as server:  # past the watchdog and stalls
