@@ -1,8 +1,11 @@
 """A server's ladder end to end: three hosted submissions uploaded by three authors, validated,
 then paired by the server on its own workers; the games are ordinary matches, the ratings move
 and are stored, `arbiter ladder GAME` prints the table over TCP, the page `/ladder/GAME` shows
-it with a chart and replay links, and a restarted server goes on from the stored ratings. On
-SQLite and on PostgreSQL."""
+it with a chart and replay links, and a restarted server goes on from the stored ratings.
+
+On SQLite only: the ladder's storage runs on both backends in its own tests
+(tests/server/test_ladder_*.py), and half a minute of workers and a browser twice is more than
+the suite can spare."""
 
 from __future__ import annotations
 
@@ -17,14 +20,11 @@ import trio
 from playwright.sync_api import expect, sync_playwright
 
 from arbiter.server.storage.engine import open_database
-from tests.conftest import BOTH_BACKENDS
 from tests.sandbox.helpers import need_bwrap
 from tests.tournament.helpers import arbiter, register, text
 from tests.web.conftest import CHROMIUM, FLAGS
 from tests.workers.conftest import server_with_workers
 from tests.workers.hosting import ANY_LEGAL
-
-pytestmark = BOTH_BACKENDS
 
 AUTHORS = ("ann", "bob", "cat")
 ENTRANTS = [f"{author}/bot@v1" for author in AUTHORS]
@@ -65,7 +65,7 @@ async def until(condition: Callable[[], bool], what: str) -> None:
 
 @pytest.mark.long
 async def test_a_server_ladder_plays_rates_stores_and_resumes(
-    db: Path | str, tmp_path: Path, backend: str
+    db: Path | str, tmp_path: Path
 ) -> None:
     need_bwrap()
     tokens = register(db, *AUTHORS)
@@ -97,8 +97,7 @@ async def test_a_server_ladder_plays_rates_stores_and_resumes(
         for entrant in played:
             assert entrant in table, table
         assert "kings-court ladder (running)" in table
-        if backend == "sqlite":
-            await trio.to_thread.run_sync(see_the_page, web, sorted(played))
+        await trio.to_thread.run_sync(see_the_page, web, sorted(played))
     stored = {entrant: (mu, sigma) for entrant, mu, sigma in ratings(db)}
     count = len(changes(db))
     with server_with_workers(tmp_path, *LADDER, db=db) as (_, port):
