@@ -9,8 +9,9 @@
 #define RESULT_IS_QUICK
 #define SEARCH_MODULE "arbiter.agents._search_amazons_c"
 #define SEARCH_INIT PyInit__search_amazons_c
+#define NO_TREE /* its tree is not compiled yet */
 
-#include "negamax.h"
+#include "search_module.h"
 
 static double SQUARE_WORTH, TEMPO_WORTH, FREEDOM_WORTH[DIRECTIONS + 1];
 

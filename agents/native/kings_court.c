@@ -21,6 +21,7 @@
 #define KEY_WORDS 3 /* white, black, and the counters (`KingsCourtState.key`) */
 #define SEARCH_MODULE "arbiter.agents._search_kings_court_c"
 #define SEARCH_INIT PyInit__search_kings_court_c
+#define NO_TREE /* its tree is not compiled yet */
 
 /* A position as KingsCourtState holds it; `first_direction` is -1 for None. */
 typedef struct {
@@ -377,7 +378,7 @@ static void play(Position *position, Move move)
     position->first_direction = first_direction;
 }
 
-#include "negamax.h"
+#include "search_module.h"
 
 static double PIECE_WORTH, THREAT_TO_MOVER, THREAT_TO_WAITER;
 static double COURT_WORTH[7]; /* by Court pieces held, 6 or more alike */

@@ -1,7 +1,7 @@
 /* Alpha-beta below the root, compiled once for every game (agents/search/alphabeta.py's `_Tree`
  * states it and stays its reference). A game's file in agents/native/ includes its rules' header
- * from games/native/ and this file, which defines the Python type `Search` and the module
- * `SEARCH_MODULE`, and defines the game's hooks this file declares.
+ * from games/native/ and, through search_module.h, this file, which defines the Python type
+ * `Search`, and defines the game's hooks this file declares.
  *
  * Every choice is the reference's, so both visit the same nodes in the same order and compute
  * the same scores as doubles in the same order: the table's move and the killers first (each
@@ -935,33 +935,6 @@ static void release_fields(PyObject *values[], int count)
     for (int i = 0; i < count; i++) {
         Py_DECREF(values[i]);
     }
-}
-
-static struct PyModuleDef SEARCH_MODULE_DEF = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = SEARCH_MODULE,
-    .m_doc = "A game's alpha-beta search below the root, compiled (agents/native/negamax.h).",
-    .m_size = -1,
-};
-
-PyMODINIT_FUNC SEARCH_INIT(void)
-{
-    if (module_float("arbiter.agents.evaluation", "WIN", &WIN_SCORE) < 0 ||
-        module_float("arbiter.agents.evaluation", "HEURISTIC", &HEURISTIC_SCORE) < 0 ||
-        prepare_game() < 0 || PyType_Ready(&SEARCH_TYPE) < 0) {
-        return NULL;
-    }
-    PyObject *module = PyModule_Create(&SEARCH_MODULE_DEF);
-    if (module == NULL) {
-        return NULL;
-    }
-    Py_INCREF(&SEARCH_TYPE);
-    if (PyModule_AddObject(module, "Search", (PyObject *)&SEARCH_TYPE) < 0) {
-        Py_DECREF(&SEARCH_TYPE);
-        Py_DECREF(module);
-        return NULL;
-    }
-    return module;
 }
 
 #endif

@@ -12,6 +12,7 @@ typedef Turn Move;
 #define KEY_WORDS 3 /* black, white, and the mover with the turns since a capture */
 #define SEARCH_MODULE "arbiter.agents._search_shobu_c"
 #define SEARCH_INIT PyInit__search_shobu_c
+#define NO_TREE /* its tree is not compiled yet */
 
 static int list_moves(const Position *position, Move *out) { return list_turns(position, out); }
 
@@ -19,7 +20,7 @@ static int is_legal(const Position *position, Move move) { return turn_is_legal(
 
 static void play(Position *position, Move move) { play_turn(position, move); }
 
-#include "negamax.h"
+#include "search_module.h"
 
 static double UNIT_WORTH, TEMPO_WORTH;
 

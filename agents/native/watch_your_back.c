@@ -13,8 +13,9 @@
 #define RESULT_IS_QUICK
 #define SEARCH_MODULE "arbiter.agents._search_watch_your_back_c"
 #define SEARCH_INIT PyInit__search_watch_your_back_c
+#define NO_TREE /* its tree is not compiled yet */
 
-#include "negamax.h"
+#include "search_module.h"
 
 static double PIECE_WORTH, DANGER_WAITING, DANGER_MOVING, DOOM_WORTH, DOOM_HORIZON;
 static double CENTRE_WORTH[4];

@@ -30,10 +30,11 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any
+from typing import Any, Protocol, cast
 
 from arbiter.agents.evaluation import Evaluation, evaluation_for, outcome_value
 from arbiter.agents.search import clock
+from arbiter.agents.search.alphabeta import compiled_search
 from arbiter.games import Game, Seat, State
 
 EXPLORATION = 1.4
@@ -56,6 +57,54 @@ FREE_COST = 1e-7
 """Seconds to free one listed move when the search drops its tree, with room to spare. Freeing
 happens after the search, so the search stops early enough to leave time for it: in Amazons a
 second's tree lists over a million moves."""
+
+
+NODE_LIMIT = 1 << 22
+"""Nodes a compiled tree may hold (some 300 MB with their listed moves at most): a search that
+fills it stops and answers from what it has, long after it has settled on a move."""
+UNLIMITED = 1 << 62
+"""Iterations of a compiled search that only its deadline stops."""
+
+
+class CompiledTree(Protocol):
+    """A game's compiled MCTS tree (agents/native/uct.h's `Tree`): one `choose`."""
+
+    @property
+    def stall(self) -> float:
+        """The longest iteration in seconds (no clock check runs during one)."""
+
+    def run(self, deadline: float, iterations: int, /) -> int:
+        """Iterates until `iterations` in all, near `deadline`, or the tree is full."""
+
+    def best(self) -> int:
+        """The index in the moves given of the most visited root move."""
+
+    def children(self) -> list[tuple[int, int, float]]:
+        """(index in the moves given, visits, wins) of each root child, in opening order."""
+
+
+class CompiledTrees(Protocol):
+    """An `arbiter.agents._search_NAME_c` module with a compiled tree."""
+
+    def Tree(
+        self,
+        state: Any,
+        moves: list[Any],
+        seed: int,
+        exploration: float,
+        widening: float | None,
+        plies: int,
+        scale: float,
+        node_limit: int,
+        /,
+    ) -> CompiledTree: ...
+
+
+def compiled_tree(game: Game[Any, Any]) -> CompiledTrees | None:
+    """The game's compiled MCTS tree, where its compiled searches are built and hold one; else
+    None (the Python tree runs)."""
+    module = compiled_search(game)
+    return cast(CompiledTrees, module) if hasattr(module, "Tree") else None
 
 
 class _Node:
@@ -124,6 +173,9 @@ class MCTSAgent:
         self.exploration = default if exploration is None else exploration
         ordered = self._parts is not None or self._evaluation.order is not None
         self.widening = widening if ordered else None
+        self._compiled = None
+        if evaluation is None and self._parts is None:
+            self._compiled = compiled_tree(game)
         self.iterations = 0
         """Playouts of the last `choose`, for tests and benchmarks."""
         self._time = clock.TimeKeeper()
@@ -144,6 +196,8 @@ class MCTSAgent:
 
     def _choose(self, state: State[Any], budget: float) -> Any:
         deadline = time.perf_counter() + self._time.allot(budget)
+        if self._compiled is not None:
+            return self._choose_compiled(self._compiled, state, deadline)
         root = _Node(state, None, 1 - state.turn)
         self._listed = 0
         if self._parts is None and len(self._untried(root)) == 1:
@@ -156,6 +210,31 @@ class MCTSAgent:
         except clock.OutOfTime:
             pass
         return self._answer(root)
+
+    def _choose_compiled(self, module: CompiledTrees, state: State[Any], deadline: float) -> Any:
+        """The same search in the game's compiled tree, until the deadline: its random numbers
+        come from splitmix64 seeded once from this agent's generator."""
+        moves = state.legal_moves()
+        if len(moves) == 1:
+            return moves[0]
+        tree = module.Tree(
+            state,
+            moves,
+            self._rng.getrandbits(64),
+            self.exploration,
+            self.widening,
+            self.playout_plies,
+            self._evaluation.scale,
+            NODE_LIMIT,
+        )
+        self.iterations = tree.run(deadline, UNLIMITED)
+        self._time.stalled(tree.stall)
+        return moves[tree.best()]
+
+    @property
+    def playout_plies(self) -> int:
+        """The most random plies a playout plays before the evaluation judges it."""
+        return MAX_PLAYOUT_PLIES if self.cutoff is None else self.cutoff
 
     def _answer(self, root: _Node) -> Any:
         """The most visited move; in parts, the most visited part at each step, and where the
@@ -252,7 +331,7 @@ class MCTSAgent:
     def _playout(self, state: State[Any], deadline: float) -> float:
         """Seat 0's winning chance from `state`: 1, 0.5 or 0 for a finished game."""
         rng = self._rng
-        plies = MAX_PLAYOUT_PLIES if self.cutoff is None else self.cutoff
+        plies = self.playout_plies
         while plies > 0 and state.outcome() is None:
             started = self._time.now()
             if started > deadline:
@@ -261,6 +340,11 @@ class MCTSAgent:
             state = state.random_playout(rng, played)
             plies -= played
             self._resize_slice(self._time.now() - started)
+        return self._judge(state)
+
+    def _judge(self, state: State[Any]) -> float:
+        """Seat 0's winning chance in a playout's last position: the result if it has finished,
+        else the evaluation squashed into a chance."""
         outcome = state.outcome()
         if outcome is not None:
             return (1.0 + outcome_value(outcome, 0)) / 2.0

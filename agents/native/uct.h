@@ -1,0 +1,593 @@
+/* MCTS's tree (UCT), compiled once for every game: agents/search/mcts.py's `MCTSAgent` states the
+ * algorithm, and its tree drawn from agents/search/mcts_reference.py's `SplitMix64` is this
+ * file's reference. Included by search_module.h after negamax.h, whose hooks it shares (listing
+ * moves, the order key, the evaluation's scale); the Python type `Tree` runs one `choose`.
+ *
+ * Every choice is the reference's, drawn from one splitmix64 stream in the same order: a node's
+ * moves listed in the rules' order, shuffled as `random.shuffle` shuffles (Fisher-Yates from the
+ * end, each swap `below(i + 1)`), stably sorted by the order key when the tree widens
+ * progressively, and reversed so the likeliest-best is taken first; a playout seeded by one
+ * draw, and none for a finished game; UCB1 and the widening computed as doubles in the
+ * reference's order; the first child of the highest value and the first most visited. So a
+ * fixed number of iterations gives the reference's visits and wins exactly.
+ *
+ * Nodes live in one array and refer to each other by index: no Python object per node, and the
+ * whole tree is freed at once. A node holds no position (an iteration replays the moves from
+ * the root, cheaper than storing a position per node) and lists its moves only when first
+ * expanded, into one shared pool, taken from the end as they are tried. The tree is bounded by
+ * `node_limit`: an iteration that would need a node more stops the search, which then answers
+ * from what it has.
+ *
+ * What a game's file provides besides negamax.h's hooks: */
+
+#ifndef ARBITER_UCT_H
+#define ARBITER_UCT_H
+
+#include "splitmix64.h"
+
+/* The seat to move in `position`. */
+static int turn_of(const Position *position);
+/* 1 with the result for seat 0 (1, 0 or -1, as `outcome_value`) when the game is over, else 0:
+ * the rules' full end check, `State.outcome`. */
+static int game_result(const Position *position, double *result);
+/* The game's evaluation for `seat`, as its Python `evaluate(state, seat)`. */
+static double evaluate_for(const Position *position, int seat);
+/* The rules kernel's random playout from `position`, seeded by `seed`, for at most `plies`
+ * plies: `State.random_playout` with an `rng` whose `getrandbits(64)` answers `seed`. */
+static void play_randomly(Position *position, uint64_t seed, int plies);
+
+#define NO_NODE (-1)
+#define NOT_LISTED (-1)
+
+typedef struct {
+    Move move; /* the move chosen to get here */
+    int32_t first_child, last_child, next_sibling;
+    int32_t children;
+    int32_t untried;  /* untried moves left at the end of its list, or NOT_LISTED */
+    size_t listed_at; /* where its moves start in the pool */
+    long long visits;
+    double wins; /* for `mover` */
+    int8_t mover; /* the seat whose choice led here */
+} Node;
+
+typedef struct {
+    PyObject_HEAD
+    Node *nodes;
+    size_t node_count, node_room, node_limit;
+    Move *pool; /* every expanded node's moves, its untried ones last */
+    size_t pool_count, pool_room;
+    Move *root_moves; /* as given, to answer by index */
+    Py_ssize_t root_count;
+    int32_t *path; /* the current iteration's nodes, from the root */
+    size_t path_room;
+    Move *move_scratch; /* the order's sort */
+    int64_t *keys, *key_scratch;
+    size_t sort_room;
+    Position root;
+    uint64_t random;
+    double exploration, widening, scale; /* widening NAN: every child opened before going deeper */
+    int plies;
+    long long iterations;
+    double stall; /* the longest iteration, which no clock check interrupts */
+#ifdef MOVE_STORE
+    MoveStore store;
+#endif
+} Tree;
+
+/* `mcts.WIDENING_BASE`, read at import. */
+static double WIDENING_BASE_COUNT;
+
+/* -- growing the arrays ----------------------------------------------------------------------- */
+
+/* Room for `count` items of `size` bytes in `*block`, which holds `*room`; at least doubles it,
+ * so that growing is rare; -1 when memory runs out (the block stays as it was). */
+static int grow(void **block, size_t *room, size_t count, size_t size)
+{
+    if (count <= *room) {
+        return 0;
+    }
+    size_t wanted = count > 2 * *room ? count : 2 * *room;
+    if (resize(block, wanted * size) < 0) {
+        return -1;
+    }
+    *room = wanted;
+    return 0;
+}
+
+/* -- listing a node's moves -------------------------------------------------------------------- */
+
+/* Shuffles the pool's moves from `start`, `count` of them, as Python's `random.shuffle` does. */
+static void shuffle(Tree *tree, size_t start, int count)
+{
+    Move *moves = tree->pool + start;
+    for (int i = count - 1; i > 0; i--) {
+        int j = (int)splitmix64_below(&tree->random, (uint64_t)i + 1);
+        Move swap = moves[i];
+        moves[i] = moves[j];
+        moves[j] = swap;
+    }
+}
+
+#ifndef NO_ORDER
+/* Sorts the pool's moves from `start` by the game's order key, largest first, stably: the
+ * game's `order` after the shuffle. -1 when memory runs out. */
+static int order(Tree *tree, const Position *position, size_t start, int count)
+{
+    if ((size_t)count > tree->sort_room) {
+        size_t room = (size_t)count > 2 * tree->sort_room ? (size_t)count : 2 * tree->sort_room;
+        if (resize((void **)&tree->move_scratch, room * sizeof(Move)) < 0 ||
+            resize((void **)&tree->keys, room * sizeof(int64_t)) < 0 ||
+            resize((void **)&tree->key_scratch, room * sizeof(int64_t)) < 0) {
+            return -1;
+        }
+        tree->sort_room = room;
+    }
+    Move *moves = tree->pool + start;
+    for (int i = 0; i < count; i++) {
+        tree->keys[i] = order_key(position, moves[i]);
+    }
+    stable_sort(moves, tree->keys, count, tree->move_scratch, tree->key_scratch);
+    return 0;
+}
+#endif
+
+/* The node's moves at the pool's end: shuffled, ordered best first when the tree widens, then
+ * reversed so the best is tried first. -1 when memory runs out. */
+static int arrange(Tree *tree, const Position *position, size_t start, int count)
+{
+    shuffle(tree, start, count);
+#ifndef NO_ORDER
+    if (!isnan(tree->widening) && order(tree, position, start, count) < 0) {
+        return -1;
+    }
+#else
+    (void)position;
+#endif
+    Move *moves = tree->pool + start;
+    for (int low = 0, high = count - 1; low < high; low++, high--) {
+        Move swap = moves[low];
+        moves[low] = moves[high];
+        moves[high] = swap;
+    }
+    return 0;
+}
+
+/* Lists the moves of node `at` (in `position`) into the pool; -1 when memory runs out. */
+static int list_node(Tree *tree, int32_t at, const Position *position)
+{
+    size_t start = tree->pool_count;
+    if (grow((void **)&tree->pool, &tree->pool_room, start + MOVES_CAPACITY, sizeof(Move)) < 0) {
+        return -1;
+    }
+    int count = LIST_MOVES(tree, position, tree->pool + start, (int)(tree->pool_room - start));
+#ifdef MOVE_STORE
+    if (count > (int)(tree->pool_room - start)) {
+        if (grow((void **)&tree->pool, &tree->pool_room, start + (size_t)count, sizeof(Move)) < 0) {
+            return -1;
+        }
+        count = LIST_MOVES(tree, position, tree->pool + start, (int)(tree->pool_room - start));
+    }
+#endif
+    if (count < 0 || arrange(tree, position, start, count) < 0) {
+        return -1;
+    }
+    tree->pool_count = start + (size_t)count;
+    tree->nodes[at].listed_at = start;
+    tree->nodes[at].untried = count;
+    return 0;
+}
+
+/* -- the iteration ----------------------------------------------------------------------------- */
+
+/* The child of `node` with the highest UCB1 value, the first of equals. */
+static int32_t best_child(const Tree *tree, const Node *node)
+{
+    double log_visits = log((double)node->visits);
+    int32_t best = node->first_child;
+    double best_value = -1.0;
+    for (int32_t at = node->first_child; at != NO_NODE; at = tree->nodes[at].next_sibling) {
+        const Node *child = &tree->nodes[at];
+        double visits = (double)child->visits;
+        double value = child->wins / visits + tree->exploration * sqrt(log_visits / visits);
+        if (value > best_value) {
+            best = at;
+            best_value = value;
+        }
+    }
+    return best;
+}
+
+/* Whether `node` may open another child now (progressive widening). */
+static int may_widen(const Tree *tree, const Node *node)
+{
+    return isnan(tree->widening) ||
+           (double)node->children < WIDENING_BASE_COUNT + tree->widening * sqrt((double)node->visits);
+}
+
+/* Seat 0's winning chance from `position`: the result of a finished game, else of a random
+ * playout, judged by the evaluation squashed into a chance when it has not finished. */
+static double playout(Tree *tree, Position *position)
+{
+    double result;
+    if (game_result(position, &result)) {
+        return (1.0 + result) / 2.0;
+    }
+    if (tree->plies > 0) {
+        play_randomly(position, splitmix64_next(&tree->random), tree->plies);
+        if (game_result(position, &result)) {
+            return (1.0 + result) / 2.0;
+        }
+    }
+    double score = evaluate_for(position, 0) / tree->scale;
+    score = score < 50.0 ? score : 50.0;
+    score = score > -50.0 ? score : -50.0;
+    return 1.0 / (1.0 + exp(-score));
+}
+
+/* A new leaf for `move` below node `at`, chosen by the seat `mover`; its index, or NO_NODE when
+ * the tree is full or memory runs out. */
+static int32_t add_child(Tree *tree, int32_t at, Move move, int mover)
+{
+    if (tree->node_count >= tree->node_limit ||
+        grow((void **)&tree->nodes, &tree->node_room, tree->node_count + 1, sizeof(Node)) < 0) {
+        return NO_NODE;
+    }
+    int32_t added = (int32_t)tree->node_count++;
+    tree->nodes[added] = (Node){move, NO_NODE, NO_NODE, NO_NODE, 0, NOT_LISTED, 0, 0, 0.0,
+                                (int8_t)mover};
+    Node *node = &tree->nodes[at];
+    if (node->last_child == NO_NODE) {
+        node->first_child = added;
+    } else {
+        tree->nodes[node->last_child].next_sibling = added;
+    }
+    node->last_child = added;
+    node->children++;
+    return added;
+}
+
+/* The path's next node; -1 when memory runs out. */
+static int push(Tree *tree, size_t *length, int32_t at)
+{
+    if (grow((void **)&tree->path, &tree->path_room, *length + 1, sizeof(int32_t)) < 0) {
+        return -1;
+    }
+    tree->path[(*length)++] = at;
+    return 0;
+}
+
+/* One selection, expansion, playout and backup; -1 when the tree is full or memory runs out,
+ * which stops the search (nothing of the unfinished iteration is counted). */
+static int iterate(Tree *tree)
+{
+    Position position = tree->root;
+    int32_t at = 0;
+    size_t length = 0;
+    if (push(tree, &length, at) < 0) {
+        return -1;
+    }
+    for (;;) {
+        if (tree->nodes[at].untried == NOT_LISTED && list_node(tree, at, &position) < 0) {
+            return -1;
+        }
+        const Node *node = &tree->nodes[at];
+        if ((node->untried > 0 && may_widen(tree, node)) || node->children == 0) {
+            break;
+        }
+        at = best_child(tree, node);
+        play(&position, tree->nodes[at].move);
+        if (push(tree, &length, at) < 0) {
+            return -1;
+        }
+    }
+    double chance;
+    if (tree->nodes[at].untried > 0) {
+        const Node *node = &tree->nodes[at];
+        Move choice = tree->pool[node->listed_at + (size_t)node->untried - 1];
+        int mover = turn_of(&position);
+        int32_t added = add_child(tree, at, choice, mover);
+        if (added == NO_NODE || push(tree, &length, added) < 0) {
+            return -1;
+        }
+        tree->nodes[at].untried--;
+        play(&position, choice);
+        chance = playout(tree, &position);
+    } else { /* a finished game: its result needs no playout */
+        chance = playout(tree, &position);
+    }
+    for (size_t i = 0; i < length; i++) {
+        Node *node = &tree->nodes[tree->path[i]];
+        node->visits++;
+        node->wins += node->mover == 0 ? chance : 1.0 - chance;
+    }
+    return 0;
+}
+
+/* Iterations until `count` are done, the deadline is near or the tree is full; an iteration
+ * starts only if the longest so far would still end by the deadline. Runs without the
+ * interpreter lock. */
+static void run_until(Tree *tree, double deadline, long long count)
+{
+    double now = monotonic();
+    while (tree->iterations < count && now + tree->stall < deadline) {
+        if (iterate(tree) < 0) {
+            return;
+        }
+        tree->iterations++;
+        double then = monotonic();
+        if (then - now > tree->stall) {
+            tree->stall = then - now;
+        }
+        now = then;
+    }
+}
+
+/* -- the Python type -------------------------------------------------------------------------- */
+
+static void tree_dealloc(Tree *tree)
+{
+    PyMem_RawFree(tree->nodes);
+    PyMem_RawFree(tree->pool);
+    PyMem_RawFree(tree->root_moves);
+    PyMem_RawFree(tree->path);
+    PyMem_RawFree(tree->move_scratch);
+    PyMem_RawFree(tree->keys);
+    PyMem_RawFree(tree->key_scratch);
+#ifdef MOVE_STORE
+    store_close(&tree->store); /* safe on a store never opened: the type zeroes it */
+#endif
+    Py_TYPE(tree)->tp_free((PyObject *)tree);
+}
+
+/* The root: `state` and its moves `values`, read and checked legal, listed as the root's moves
+ * (then arranged as any node's). -1 with an error set if they are not the game's. */
+static int plant(Tree *tree, PyObject *state, PyObject *values)
+{
+    if (read_state(state, &tree->root) < 0) {
+        return -1;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(values);
+    tree->root_moves = PyMem_RawMalloc((size_t)(count ? count : 1) * sizeof(Move));
+    tree->nodes = PyMem_RawMalloc(sizeof(Node));
+    if (tree->root_moves == NULL || tree->nodes == NULL ||
+        grow((void **)&tree->pool, &tree->pool_room, (size_t)count, sizeof(Move)) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *value = PyTuple_GET_ITEM(values, i);
+        if (READ_MOVE(tree, value, &tree->root_moves[i]) < 0) {
+            return -1;
+        }
+        if (!is_legal(&tree->root, tree->root_moves[i])) {
+            PyErr_Format(PyExc_ValueError, "move %R is not legal in the state given", value);
+            return -1;
+        }
+    }
+    tree->root_count = count;
+    memcpy(tree->pool, tree->root_moves, (size_t)count * sizeof(Move));
+    tree->node_room = 1;
+    tree->node_count = 1;
+    tree->nodes[0] = (Node){{0}, NO_NODE, NO_NODE, NO_NODE, 0, (int32_t)count, 0, 0, 0.0,
+                            (int8_t)(1 - turn_of(&tree->root))};
+    tree->pool_count = (size_t)count;
+    if (arrange(tree, &tree->root, 0, (int)count) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* NULL with a ValueError saying what the number `name` must be. */
+static PyObject *refuse_number(const char *name, double value, const char *rule)
+{
+    PyObject *number = PyFloat_FromDouble(value);
+    if (number != NULL) {
+        PyErr_Format(PyExc_ValueError, "%s must be %s, not %R", name, rule, number);
+        Py_DECREF(number);
+    }
+    return NULL;
+}
+
+static PyObject *tree_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"state",  "moves", "seed",  "exploration", "widening",
+                            "plies",  "scale", "node_limit", NULL};
+    PyObject *state, *list, *seed_value, *widening_value;
+    double exploration, scale;
+    int plies;
+    Py_ssize_t node_limit;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!OdOidn:Tree", names, &state, &PyList_Type,
+                                     &list, &seed_value, &exploration, &widening_value, &plies, &scale,
+                                     &node_limit)) {
+        return NULL;
+    }
+    unsigned long long seed = PyLong_Check(seed_value) ? PyLong_AsUnsignedLongLong(seed_value) : 0;
+    if (!PyLong_Check(seed_value) || (seed == (unsigned long long)-1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return PyErr_Format(PyExc_ValueError, "seed must be an int from 0 to 2**64 - 1, not %R",
+                            seed_value);
+    }
+    double widening = NAN;
+    if (widening_value != Py_None) {
+        widening = PyFloat_AsDouble(widening_value);
+        if (widening == -1.0 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (!(widening >= 0.0)) {
+            return refuse_number("widening", widening, "None or at least 0");
+        }
+    }
+    if (!(exploration >= 0.0)) {
+        return refuse_number("exploration", exploration, "at least 0");
+    }
+    if (!(scale > 0.0) || isinf(scale)) {
+        return refuse_number("scale", scale, "a finite number above 0");
+    }
+    if (plies < 0) {
+        return PyErr_Format(PyExc_ValueError, "plies must be at least 0, not %d", plies);
+    }
+    if (node_limit < 1 || node_limit > INT32_MAX) {
+        return PyErr_Format(PyExc_ValueError, "node_limit must be from 1 to %d, not %zd",
+                            INT32_MAX, node_limit);
+    }
+    if (PyList_GET_SIZE(list) == 0) {
+        PyErr_SetString(PyExc_ValueError, "moves must hold at least one legal move");
+        return NULL;
+    }
+    PyObject *values = PyList_AsTuple(list); /* reading a move may run code that changes a list */
+    if (values == NULL) {
+        return NULL;
+    }
+    Tree *tree = (Tree *)type->tp_alloc(type, 0);
+    if (tree == NULL) {
+        Py_DECREF(values);
+        return NULL;
+    }
+    tree->random = seed;
+    tree->exploration = exploration;
+    tree->widening = widening;
+    tree->scale = scale;
+    tree->plies = plies;
+    tree->node_limit = (size_t)node_limit;
+#ifdef MOVE_STORE
+    if (store_open(&tree->store) < 0) {
+        Py_DECREF(values);
+        Py_DECREF(tree);
+        return PyErr_NoMemory();
+    }
+#endif
+    int planted = plant(tree, state, values);
+    Py_DECREF(values);
+    if (planted < 0) {
+        Py_DECREF(tree);
+        return NULL;
+    }
+    return (PyObject *)tree;
+}
+
+static PyObject *tree_run(Tree *tree, PyObject *args)
+{
+    double deadline;
+    long long count;
+    if (!PyArg_ParseTuple(args, "dL:run", &deadline, &count)) {
+        return NULL;
+    }
+    if (isnan(deadline)) {
+        PyErr_SetString(PyExc_ValueError, "deadline must be a number, not nan");
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS /* it reads and writes only its own C data */
+    run_until(tree, deadline, count);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLongLong(tree->iterations);
+}
+
+/* The index in the given moves of a root child's move. */
+static Py_ssize_t root_index(const Tree *tree, Move move)
+{
+    Py_ssize_t index = 0;
+    while (!same_move(tree->root_moves[index], move)) {
+        index++;
+    }
+    return index;
+}
+
+static PyObject *tree_children(Tree *tree, PyObject *Py_UNUSED(ignored))
+{
+    PyObject *list = PyList_New(tree->nodes[0].children);
+    int32_t at = tree->nodes[0].first_child;
+    for (Py_ssize_t i = 0; list != NULL && at != NO_NODE; i++, at = tree->nodes[at].next_sibling) {
+        const Node *child = &tree->nodes[at];
+        PyObject *item = Py_BuildValue("nLd", root_index(tree, child->move), child->visits,
+                                       child->wins);
+        if (item == NULL) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, item);
+    }
+    return list;
+}
+
+/* The index in the given moves of the most visited root child (the first of equals), or of
+ * the likeliest-best untried move when no iteration ran. */
+static PyObject *tree_best(Tree *tree, PyObject *Py_UNUSED(ignored))
+{
+    const Node *root = &tree->nodes[0];
+    if (root->children == 0) {
+        return PyLong_FromSsize_t(
+            root_index(tree, tree->pool[root->listed_at + (size_t)root->untried - 1]));
+    }
+    int32_t best = root->first_child;
+    for (int32_t at = best; at != NO_NODE; at = tree->nodes[at].next_sibling) {
+        if (tree->nodes[at].visits > tree->nodes[best].visits) {
+            best = at;
+        }
+    }
+    return PyLong_FromSsize_t(root_index(tree, tree->nodes[best].move));
+}
+
+static PyObject *tree_iterations(Tree *tree, void *Py_UNUSED(closure))
+{
+    return PyLong_FromLongLong(tree->iterations);
+}
+
+static PyObject *tree_nodes(Tree *tree, void *Py_UNUSED(closure))
+{
+    return PyLong_FromSize_t(tree->node_count);
+}
+
+static PyObject *tree_stall(Tree *tree, void *Py_UNUSED(closure))
+{
+    return PyFloat_FromDouble(tree->stall);
+}
+
+static PyMethodDef TREE_METHODS[] = {
+    {"run", (PyCFunction)tree_run, METH_VARARGS,
+     "run(deadline, iterations) -> the iterations done so far: iterates until `iterations` "
+     "are done in all, an iteration as long as the longest so far would end past `deadline` "
+     "(time.perf_counter's seconds), or the tree is full. Runs without the interpreter lock; "
+     "one call at a time per Tree."},
+    {"children", (PyCFunction)tree_children, METH_NOARGS,
+     "children() -> [(index, visits, wins)] of the root's children in the order they were "
+     "opened: the index of the move in the moves given, and the wins for the seat to move."},
+    {"best", (PyCFunction)tree_best, METH_NOARGS,
+     "best() -> the index in the moves given of the most visited move (the first opened of "
+     "equals), or of the likeliest-best when none was tried."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef TREE_FIELDS[] = {
+    {"iterations", (getter)tree_iterations, NULL, "Iterations done.", NULL},
+    {"nodes", (getter)tree_nodes, NULL, "Nodes in the tree, the root's included.", NULL},
+    {"stall", (getter)tree_stall, NULL,
+     "The longest iteration in seconds: no clock check runs during one.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject TREE_TYPE = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = SEARCH_MODULE ".Tree",
+    .tp_basicsize = sizeof(Tree),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Tree(state, moves, seed, exploration, widening, plies, scale, node_limit): one "
+              "move's MCTS from `state`, whose legal `moves` are the root's; random numbers "
+              "from splitmix64 seeded by `seed`; UCB1's `exploration`; progressive widening by "
+              "`widening` (None: every child before going deeper); playouts of at most `plies` "
+              "random plies, an unfinished one judged by the evaluation squashed by `scale`; at "
+              "most `node_limit` nodes.",
+    .tp_new = tree_new,
+    .tp_dealloc = (destructor)tree_dealloc,
+    .tp_methods = TREE_METHODS,
+    .tp_getset = TREE_FIELDS,
+};
+
+/* Readies the type and its constants at import; -1 with an error set if it cannot. */
+static int prepare_tree(void)
+{
+    return module_float("arbiter.agents.search.mcts", "WIDENING_BASE", &WIDENING_BASE_COUNT) < 0
+               ? -1
+               : PyType_Ready(&TREE_TYPE);
+}
+
+#endif

@@ -1,0 +1,264 @@
+"""The compiled MCTS tree against the Python one it mirrors: the same visits and wins.
+
+For every game with a compiled tree (agents/native/uct.h), a fixed number of iterations from
+seeded and random positions, and from the last plies of random games (where children end the
+game), must leave the root's children with exactly the visits and wins, in the same order, of
+`ReferenceMCTS`: `MCTSAgent`'s tree on `SplitMix64` with the same seed. Random and heuristic
+playouts, with and without progressive widening. The deadline, the node limit, bad arguments
+and the agent's use of it are tested on the compiled tree itself. The skip when no tree is built
+turns into a failure under `CI`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arbiter.agents.evaluation import evaluation_for
+from arbiter.agents.search import MCTSAgent
+from arbiter.agents.search.mcts import (
+    DEFAULT_CUTOFF,
+    NODE_LIMIT,
+    CompiledTrees,
+    _Node,
+    compiled_tree,
+)
+from arbiter.agents.search.mcts_reference import ReferenceMCTS, SplitMix64
+from arbiter.games import Game, get_game
+from tests.agents.positions import sample
+from tests.agents.test_native_search import last_plies
+from tests.conftest import TIMED
+
+TREES = sorted(
+    path.stem.replace("_", "-")
+    for path in (Path(__file__).parents[2] / "agents" / "native").glob("*.c")
+    if "#define NO_TREE" not in path.read_text()
+)
+"""The games with a compiled tree."""
+ITERATIONS = 400
+KINDS = [
+    pytest.param({"cutoff": None}, id="random"),
+    pytest.param({"cutoff": DEFAULT_CUTOFF}, id="heuristic"),
+    pytest.param({"cutoff": DEFAULT_CUTOFF, "widening": None}, id="heuristic-unwidened"),
+]
+
+
+def tree_or_skip(game: Game[Any, Any]) -> CompiledTrees:
+    module = compiled_tree(game)
+    if module is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{game.name} has no compiled tree, and CI must build it")
+        pytest.skip(f"{game.name}'s compiled tree is not built (no compiler?)")
+    return module
+
+
+def grown(
+    module: CompiledTrees, reference: ReferenceMCTS, state: Any, seed: int, node_limit: int
+) -> Any:
+    """A compiled tree from `state` with the reference's settings."""
+    return module.Tree(
+        state,
+        state.legal_moves(),
+        seed,
+        reference.exploration,
+        reference.widening,
+        reference.playout_plies,
+        reference._evaluation.scale,
+        node_limit,
+    )
+
+
+def assert_alike(state: Any, seed: int, iterations: int, options: dict[str, Any]) -> None:
+    reference = ReferenceMCTS(state.game, seed, **options)
+    tree = grown(tree_or_skip(state.game), reference, state, seed, NODE_LIMIT)
+    assert tree.run(math.inf, iterations) == iterations
+    moves = state.legal_moves()
+    ours = [(moves[index], visits, wins) for index, visits, wins in tree.children()]
+    theirs = reference.children(state, iterations)
+    assert ours == theirs, f"{state!r} seeded {seed}: compiled {ours}, Python {theirs}"
+    assert sum(visits for _, visits, _ in ours) == iterations
+    most = max(theirs, key=lambda child: child[1])[0]
+    assert moves[tree.best()] == most
+
+
+def test_splitmix64_draws_as_the_c_does() -> None:
+    """Known values of splitmix64 from seed 0, and draws below n that stay below n evenly."""
+    rng = SplitMix64(0)
+    assert [rng.getrandbits(64) for _ in range(3)] == [
+        0xE220A8397B1DCDAF,
+        0x6E789E6AA1B965F4,
+        0x06C45D188009454F,
+    ]
+    counts = [0] * 3
+    for _ in range(3000):
+        counts[rng.randrange(3)] += 1
+    assert all(900 < count < 1100 for count in counts)
+    with pytest.raises(TypeError, match="SplitMix64 is seeded by an int, not 'a'"):
+        SplitMix64("a")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="from 0 to 64 bits at a time, not 65"):
+        rng.getrandbits(65)
+
+
+@pytest.mark.parametrize("options", KINDS)
+@pytest.mark.parametrize("name", TREES)
+def test_seeded_and_random_positions_grow_alike(name: str, options: dict[str, Any]) -> None:
+    for seed, state in enumerate(sample(name, 4) + sample(name, 6, seed=11)):
+        assert_alike(state, seed, ITERATIONS, options)
+
+
+@pytest.mark.parametrize("options", KINDS)
+@pytest.mark.parametrize("name", TREES)
+def test_positions_near_the_end_grow_alike(name: str, options: dict[str, Any]) -> None:
+    for seed, state in enumerate(last_plies(name, 3, 4)):
+        if len(state.legal_moves()) > 1:
+            assert_alike(state, seed, ITERATIONS, options)
+
+
+@pytest.mark.parametrize("name", TREES)
+def test_iterations_split_over_runs_grow_as_one_run(name: str) -> None:
+    state = sample(name, 2, seed=12)[1]
+    reference = ReferenceMCTS(state.game, 7, cutoff=DEFAULT_CUTOFF)
+    tree = grown(tree_or_skip(state.game), reference, state, 7, NODE_LIMIT)
+    assert [tree.run(math.inf, count) for count in (1, 50, 50, 300)] == [1, 50, 50, 300]
+    whole = grown(tree_or_skip(state.game), reference, state, 7, NODE_LIMIT)
+    assert whole.run(math.inf, 300) == 300
+    assert tree.children() == whole.children()
+
+
+@pytest.mark.parametrize("name", TREES)
+def test_a_deadline_already_past_runs_nothing_and_answers_the_likeliest_best(name: str) -> None:
+    state = sample(name, 2, seed=13)[1]
+    reference = ReferenceMCTS(state.game, 3, cutoff=DEFAULT_CUTOFF)
+    tree = grown(tree_or_skip(state.game), reference, state, 3, NODE_LIMIT)
+    assert tree.run(time.perf_counter() - 1.0, 100) == 0
+    assert tree.children() == []
+    assert reference.children(state, 0) == []
+    first = reference._untried(_Node(state, None, 1 - state.turn))[-1]
+    assert state.legal_moves()[tree.best()] == first
+
+
+@pytest.mark.parametrize("name", TREES)
+def test_a_full_tree_stops_the_search_cleanly(name: str) -> None:
+    state = sample(name, 2, seed=14)[1]
+    reference = ReferenceMCTS(state.game, 5, cutoff=DEFAULT_CUTOFF)
+    tree = grown(tree_or_skip(state.game), reference, state, 5, 30)
+    done = tree.run(math.inf, 1000)
+    assert done == 29  # each iteration opens one node below the root, until 30 are held
+    assert tree.nodes == 30
+    assert tree.run(math.inf, 1000) == 29
+    assert state.why_illegal(state.legal_moves()[tree.best()]) is None
+
+
+@TIMED
+@pytest.mark.parametrize("name", TREES)
+def test_the_agent_on_the_compiled_tree_keeps_to_its_budget(name: str) -> None:
+    state = sample(name, 2, seed=3)[1]
+    tree_or_skip(state.game)
+    for cutoff in (None, DEFAULT_CUTOFF):
+        agent = MCTSAgent(state.game, seed=1, cutoff=cutoff)
+        assert agent._compiled is not None
+        started = time.perf_counter()
+        move = agent.choose(state, 0.3)
+        assert time.perf_counter() - started < 0.3
+        assert state.why_illegal(move) is None
+        assert agent.iterations > 100
+
+
+def test_the_agent_grows_the_compiled_tree_only_with_the_games_own_evaluation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in TREES:
+        game = get_game(name)
+        tree_or_skip(game)
+        assert MCTSAgent(game)._compiled is not None
+        assert MCTSAgent(game, evaluation=evaluation_for(game))._compiled is None
+        monkeypatch.setenv("ARBITER_PURE_PYTHON", "1")
+        assert MCTSAgent(game)._compiled is None
+        monkeypatch.delenv("ARBITER_PURE_PYTHON")
+
+
+def test_an_agent_seeded_alike_answers_alike() -> None:
+    """The tree's seed comes from the agent's generator: a fixed count is then reproducible."""
+    name = TREES[0]
+    state = sample(name, 2, seed=15)[1]
+    module = tree_or_skip(state.game)
+    seeds = [random.Random(4).getrandbits(64) for _ in range(2)]
+    trees = [grown(module, ReferenceMCTS(state.game, 0), state, seed, NODE_LIMIT) for seed in seeds]
+    for tree in trees:
+        tree.run(math.inf, 200)
+    assert trees[0].children() == trees[1].children()
+
+
+@TIMED
+def test_the_compiled_tree_lets_other_threads_run_meanwhile() -> None:
+    name = TREES[0]
+    state = sample(name, 1)[0]
+    reference = ReferenceMCTS(state.game, 1)
+    tree = grown(tree_or_skip(state.game), reference, state, 1, NODE_LIMIT)
+    finished = threading.Event()
+
+    def think() -> None:
+        tree.run(time.perf_counter() + 0.3, 1 << 62)
+        finished.set()
+
+    thinker = threading.Thread(target=think)
+    thinker.start()
+    ticks = 0
+    while not finished.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    thinker.join()
+    assert ticks >= 10
+    assert tree.stall < 0.1
+
+
+@pytest.mark.parametrize("name", TREES)
+def test_bad_arguments_are_refused_by_name(name: str) -> None:
+    game = get_game(name)
+    module = tree_or_skip(game)
+    state = sample(name, 1)[0]
+    moves = state.legal_moves()
+    good: dict[str, Any] = {
+        "state": state,
+        "moves": moves,
+        "seed": 1,
+        "exploration": 1.4,
+        "widening": 1.0,
+        "plies": 10,
+        "scale": 100.0,
+        "node_limit": 100,
+    }
+
+    def refused(error: type[Exception], match: str, **bad: Any) -> None:
+        with pytest.raises(error, match=match):
+            module.Tree(*{**good, **bad}.values())
+
+    refused(TypeError, r"state must be an? \w+State, not int", state=3)
+    refused(TypeError, "must be list, not tuple", moves=tuple(moves))
+    refused(ValueError, "moves must hold at least one legal move", moves=[])
+    refused(TypeError, "move must be", moves=["a move"])
+    theirs = next(m for m in state.play(moves[0]).legal_moves() if state.why_illegal(m) is not None)
+    refused(ValueError, "is not legal in the state given", moves=[moves[0], theirs])
+    for seed in (-1, 1 << 64, 1.0):
+        refused(ValueError, rf"seed must be an int from 0 to 2\*\*64 - 1, not {seed}", seed=seed)
+    refused(ValueError, "exploration must be at least 0, not -1.0", exploration=-1.0)
+    refused(ValueError, "exploration must be at least 0, not nan", exploration=math.nan)
+    refused(ValueError, r"widening must be None or at least 0, not -0.5", widening=-0.5)
+    refused(TypeError, "must be real number, not str", widening="wide")
+    refused(ValueError, "plies must be at least 0, not -1", plies=-1)
+    refused(ValueError, "scale must be a finite number above 0, not 0.0", scale=0.0)
+    refused(ValueError, "scale must be a finite number above 0, not inf", scale=math.inf)
+    refused(ValueError, r"node_limit must be from 1 to 2147483647, not 0", node_limit=0)
+    tree = module.Tree(*good.values())
+    with pytest.raises(ValueError, match="deadline must be a number, not nan"):
+        tree.run(math.nan, 10)
+    with pytest.raises(TypeError, match="must be real number, not str"):
+        tree.run("soon", 10)  # type: ignore[arg-type]
+    assert tree.run(math.inf, 0) == 0
