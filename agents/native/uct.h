@@ -28,8 +28,20 @@
 /* The seat to move in `position`. */
 static int turn_of(const Position *position);
 /* 1 with the result for seat 0 (1, 0 or -1, as `outcome_value`) when the game is over, else 0:
- * the rules' full end check, `State.outcome`. */
+ * the rules' full end check, `State.outcome`. Defined here from `quick_result` where that is the
+ * full check (RESULT_IS_QUICK). */
+#ifdef RESULT_IS_QUICK
+static int game_result(const Position *position, double *result)
+{
+    if (!quick_result(position, result)) {
+        return 0;
+    }
+    *result = turn_of(position) ? -*result : *result;
+    return 1;
+}
+#else
 static int game_result(const Position *position, double *result);
+#endif
 /* The game's evaluation for `seat`, as its Python `evaluate(state, seat)`. */
 static double evaluate_for(const Position *position, int seat);
 /* The rules kernel's random playout from `position`, seeded by `seed`, for at most `plies`

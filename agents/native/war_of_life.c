@@ -71,15 +71,6 @@ static double evaluate_for(const Position *position, int seat)
     return seat == turn_of(position) ? evaluate(position) : -evaluate(position);
 }
 
-static int game_result(const Position *position, double *result)
-{
-    if (!quick_result(position, result)) { /* the full end check: RESULT_IS_QUICK */
-        return 0;
-    }
-    *result = turn_of(position) ? -*result : *result;
-    return 1;
-}
-
 static void play_randomly(Position *position, uint64_t seed, int plies)
 {
     Move move;
