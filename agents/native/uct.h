@@ -40,7 +40,21 @@ static int game_result(const Position *position, double *result)
     return 1;
 }
 #else
-static int game_result(const Position *position, double *result);
+/* Whether the side to move has a legal move, for a position `quick_result` sees no end of. */
+static int has_move(const Position *position);
+
+/* Otherwise the ends `quick_result` sees, and the one it leaves to a deeper search: no move. */
+static int game_result(const Position *position, double *result)
+{
+    if (!quick_result(position, result)) {
+        if (has_move(position)) {
+            return 0;
+        }
+        *result = final_result(position);
+    }
+    *result = turn_of(position) ? -*result : *result;
+    return 1;
+}
 #endif
 /* The game's evaluation for `seat`, as its Python `evaluate(state, seat)`. */
 static double evaluate_for(const Position *position, int seat);
