@@ -301,34 +301,40 @@ static void history_add(Search *search, Move move, int64_t amount)
 
 /* -- move ordering ---------------------------------------------------------------------------- */
 
-/* Sorts moves[0..count) by keys, largest first, keeping equal keys in their order (a merge
- * sort: Python's sort is stable, and the order of equals decides the search's path). */
-static void stable_sort(Move *moves, int64_t *keys, int count, Move *move_scratch,
-                        int64_t *key_scratch)
-{
-    int sorted = 1;
-    for (int i = 1; i < count && sorted; i++) {
-        sorted = keys[i - 1] >= keys[i];
+/* Defines `NAME(items, keys, count, item_scratch, key_scratch)`, which sorts items[0..count) of
+ * TYPE by keys, largest first, keeping equal keys in their order (a merge sort: Python's sort is
+ * stable, and the order of equals decides the search's path): for moves here, and for the parts
+ * of moves in uct.h. */
+#define DEFINE_STABLE_SORT(NAME, TYPE)                                                           \
+    static void NAME(TYPE *items, int64_t *keys, int count, TYPE *item_scratch,                 \
+                     int64_t *key_scratch)                                                       \
+    {                                                                                            \
+        int sorted = 1;                                                                          \
+        for (int i = 1; i < count && sorted; i++) {                                              \
+            sorted = keys[i - 1] >= keys[i];                                                     \
+        }                                                                                        \
+        if (sorted) {                                                                            \
+            return;                                                                              \
+        }                                                                                        \
+        for (int width = 1; width < count; width *= 2) {                                         \
+            for (int low = 0; low < count; low += 2 * width) {                                   \
+                int middle = low + width < count ? low + width : count;                          \
+                int high = low + 2 * width < count ? low + 2 * width : count;                    \
+                int left = low, right = middle, out = low;                                       \
+                while (left < middle || right < high) {                                          \
+                    int take_left =                                                              \
+                        right >= high || (left < middle && keys[left] >= keys[right]);           \
+                    int from = take_left ? left++ : right++;                                     \
+                    item_scratch[out] = items[from];                                             \
+                    key_scratch[out++] = keys[from];                                             \
+                }                                                                                \
+            }                                                                                    \
+            memcpy(items, item_scratch, (size_t)count * sizeof *items);                          \
+            memcpy(keys, key_scratch, (size_t)count * sizeof *keys);                             \
+        }                                                                                        \
     }
-    if (sorted) {
-        return;
-    }
-    for (int width = 1; width < count; width *= 2) {
-        for (int low = 0; low < count; low += 2 * width) {
-            int middle = low + width < count ? low + width : count;
-            int high = low + 2 * width < count ? low + 2 * width : count;
-            int left = low, right = middle, out = low;
-            while (left < middle || right < high) {
-                int take_left = right >= high || (left < middle && keys[left] >= keys[right]);
-                int from = take_left ? left++ : right++;
-                move_scratch[out] = moves[from];
-                key_scratch[out++] = keys[from];
-            }
-        }
-        memcpy(moves, move_scratch, (size_t)count * sizeof *moves);
-        memcpy(keys, key_scratch, (size_t)count * sizeof *keys);
-    }
-}
+
+DEFINE_STABLE_SORT(stable_sort, Move)
 
 /* Resizes a heap block in place of its pointer; -1 when memory runs out (the block stays). */
 static int resize(void **block, size_t size)

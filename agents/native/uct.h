@@ -11,6 +11,12 @@
  * reference's order; the first child of the highest value and the first most visited. So a
  * fixed number of iterations gives the reference's visits and wins exactly.
  *
+ * Where a move comes in parts (PARTS: Amazons' amazon, destination, arrow, `Evaluation.parts`),
+ * the tree branches on each part as the reference's does: a node's choices are the next part's
+ * options after the parts chosen on the way (`prefix`), always ordered by the game's part order,
+ * and a position moves on only when a move is whole; a playout from a move in progress first
+ * completes it at random, one uniform draw a part.
+ *
  * Nodes live in one array and refer to each other by index: no Python object per node, and the
  * whole tree is freed at once. A node holds no position (an iteration replays the moves from
  * the root, cheaper than storing a position per node) and lists its moves only when first
@@ -62,11 +68,50 @@ static double evaluate_for(const Position *position, int seat);
  * plies: `State.random_playout` with an `rng` whose `getrandbits(64)` answers `seed`. */
 static void play_randomly(Position *position, uint64_t seed, int plies);
 
+#ifdef PARTS
+/* A game whose moves come in PARTS parts also defines the type Part (an unsigned integer, as
+ * the Python parts are ints), PARTS_CAPACITY (the most options one part can have), and: */
+/* `parts.choices(state, prefix)`: the next part's options after the `length` parts `prefix`,
+ * in the Python module's order, into `out`; returns how many. */
+static int list_parts(const Position *position, const Part *prefix, int length, Part *out);
+/* `parts.order` as a stable sort by this key, largest first (`double_key` of a score). */
+static int64_t part_order_key(const Position *position, const Part *prefix, int length, Part part);
+/* The move made of PARTS parts. */
+static Move whole_move(const Part *parts);
+typedef Part Choice;
+#define CHOICES_CAPACITY PARTS_CAPACITY
+static int same_choice(Choice a, Choice b) { return a == b; }
+DEFINE_STABLE_SORT(sort_choices, Choice)
+#else
+typedef Move Choice;
+#define CHOICES_CAPACITY MOVES_CAPACITY
+static int same_choice(Choice a, Choice b) { return same_move(a, b); }
+#define sort_choices stable_sort
+#endif
+
+/* An order key for a score, in the score's order (-0.0 as 0.0, as Python compares them). */
+static inline int64_t double_key(double score)
+{
+    double zeroed = score + 0.0;
+    int64_t bits;
+    memcpy(&bits, &zeroed, sizeof bits);
+    return bits < 0 ? bits ^ INT64_MAX : bits;
+}
+
+/* Where an iteration stands: a position, and the parts of a move in progress chosen in it. */
+typedef struct {
+    Position position;
+#ifdef PARTS
+    Part prefix[PARTS];
+    int length;
+#endif
+} Spot;
+
 #define NO_NODE (-1)
 #define NOT_LISTED (-1)
 
 typedef struct {
-    Move move; /* the move chosen to get here */
+    Choice choice; /* the move, or the part of one, chosen to get here */
     int32_t first_child, last_child, next_sibling;
     int32_t children;
     int32_t untried;  /* untried moves left at the end of its list, or NOT_LISTED */
@@ -80,16 +125,16 @@ typedef struct {
     PyObject_HEAD
     Node *nodes;
     size_t node_count, node_room, node_limit;
-    Move *pool; /* every expanded node's moves, its untried ones last */
+    Choice *pool; /* every expanded node's choices, its untried ones last */
     size_t pool_count, pool_room;
-    Move *root_moves; /* as given, to answer by index */
+    Choice *root_choices; /* as given, to answer by index */
     Py_ssize_t root_count;
     int32_t *path; /* the current iteration's nodes, from the root */
     size_t path_room;
-    Move *move_scratch; /* the order's sort */
+    Choice *choice_scratch; /* the order's sort */
     int64_t *keys, *key_scratch;
     size_t sort_room;
-    Position root;
+    Spot root;
     uint64_t random;
     double exploration, widening, scale; /* widening NAN: every child opened before going deeper */
     int plies;
@@ -120,87 +165,150 @@ static int grow(void **block, size_t *room, size_t count, size_t size)
     return 0;
 }
 
-/* -- listing a node's moves -------------------------------------------------------------------- */
+/* -- listing a node's choices ------------------------------------------------------------------ */
 
-/* Shuffles the pool's moves from `start`, `count` of them, as Python's `random.shuffle` does. */
+/* Shuffles the pool's choices from `start`, `count` of them, as Python's `random.shuffle` does. */
 static void shuffle(Tree *tree, size_t start, int count)
 {
-    Move *moves = tree->pool + start;
+    Choice *choices = tree->pool + start;
     for (int i = count - 1; i > 0; i--) {
         int j = (int)splitmix64_below(&tree->random, (uint64_t)i + 1);
-        Move swap = moves[i];
-        moves[i] = moves[j];
-        moves[j] = swap;
+        Choice swap = choices[i];
+        choices[i] = choices[j];
+        choices[j] = swap;
     }
 }
 
-#ifndef NO_ORDER
-/* Sorts the pool's moves from `start` by the game's order key, largest first, stably: the
- * game's `order` after the shuffle. -1 when memory runs out. */
-static int order(Tree *tree, const Position *position, size_t start, int count)
+/* The order key of a choice at `spot`: the game's part order, or its move order. */
+static int64_t choice_key(const Spot *spot, Choice choice)
+{
+#ifdef PARTS
+    return part_order_key(&spot->position, spot->prefix, spot->length, choice);
+#elif !defined(NO_ORDER)
+    return order_key(&spot->position, choice);
+#else
+    (void)spot, (void)choice;
+    return 0;
+#endif
+}
+
+/* Whether the reference orders a node's choices: always in parts, else when the game has an
+ * order and the tree widens progressively. */
+static int ordered(const Tree *tree)
+{
+#ifdef PARTS
+    (void)tree;
+    return 1;
+#elif !defined(NO_ORDER)
+    return !isnan(tree->widening);
+#else
+    (void)tree;
+    return 0;
+#endif
+}
+
+/* Sorts the pool's choices from `start` by their order key, largest first, stably: the game's
+ * order after the shuffle. -1 when memory runs out. */
+static int order(Tree *tree, const Spot *spot, size_t start, int count)
 {
     if ((size_t)count > tree->sort_room) {
         size_t room = (size_t)count > 2 * tree->sort_room ? (size_t)count : 2 * tree->sort_room;
-        if (resize((void **)&tree->move_scratch, room * sizeof(Move)) < 0 ||
+        if (resize((void **)&tree->choice_scratch, room * sizeof(Choice)) < 0 ||
             resize((void **)&tree->keys, room * sizeof(int64_t)) < 0 ||
             resize((void **)&tree->key_scratch, room * sizeof(int64_t)) < 0) {
             return -1;
         }
         tree->sort_room = room;
     }
-    Move *moves = tree->pool + start;
+    Choice *choices = tree->pool + start;
     for (int i = 0; i < count; i++) {
-        tree->keys[i] = order_key(position, moves[i]);
+        tree->keys[i] = choice_key(spot, choices[i]);
     }
-    stable_sort(moves, tree->keys, count, tree->move_scratch, tree->key_scratch);
+    sort_choices(choices, tree->keys, count, tree->choice_scratch, tree->key_scratch);
     return 0;
 }
-#endif
 
-/* The node's moves at the pool's end: shuffled, ordered best first when the tree widens, then
- * reversed so the best is tried first. -1 when memory runs out. */
-static int arrange(Tree *tree, const Position *position, size_t start, int count)
+/* The node's choices at the pool's end: shuffled, ordered best first when the reference orders
+ * them, then reversed so the best is tried first. -1 when memory runs out. */
+static int arrange(Tree *tree, const Spot *spot, size_t start, int count)
 {
     shuffle(tree, start, count);
-#ifndef NO_ORDER
-    if (!isnan(tree->widening) && order(tree, position, start, count) < 0) {
+    if (ordered(tree) && order(tree, spot, start, count) < 0) {
         return -1;
     }
-#else
-    (void)position;
-#endif
-    Move *moves = tree->pool + start;
+    Choice *choices = tree->pool + start;
     for (int low = 0, high = count - 1; low < high; low++, high--) {
-        Move swap = moves[low];
-        moves[low] = moves[high];
-        moves[high] = swap;
+        Choice swap = choices[low];
+        choices[low] = choices[high];
+        choices[high] = swap;
     }
     return 0;
 }
 
-/* Lists the moves of node `at` (in `position`) into the pool; -1 when memory runs out. */
-static int list_node(Tree *tree, int32_t at, const Position *position)
+/* The choices at `spot` into `out`, which has `room`: how many there are (more than `room`
+ * only where moves refer to a store, which then lists them again), or -1 when memory runs out. */
+static int list_choices(Tree *tree, const Spot *spot, Choice *out, int room)
+{
+    (void)tree, (void)room; /* only a store's listing reads them */
+#ifdef PARTS
+    return list_parts(&spot->position, spot->prefix, spot->length, out);
+#else
+    return LIST_MOVES(tree, &spot->position, out, room);
+#endif
+}
+
+/* Lists the choices of node `at` (at `spot`) into the pool; -1 when memory runs out. */
+static int list_node(Tree *tree, int32_t at, const Spot *spot)
 {
     size_t start = tree->pool_count;
-    if (grow((void **)&tree->pool, &tree->pool_room, start + MOVES_CAPACITY, sizeof(Move)) < 0) {
+    if (grow((void **)&tree->pool, &tree->pool_room, start + CHOICES_CAPACITY, sizeof(Choice)) <
+        0) {
         return -1;
     }
-    int count = LIST_MOVES(tree, position, tree->pool + start, (int)(tree->pool_room - start));
-#ifdef MOVE_STORE
+    int count = list_choices(tree, spot, tree->pool + start, (int)(tree->pool_room - start));
     if (count > (int)(tree->pool_room - start)) {
-        if (grow((void **)&tree->pool, &tree->pool_room, start + (size_t)count, sizeof(Move)) < 0) {
+        if (grow((void **)&tree->pool, &tree->pool_room, start + (size_t)count, sizeof(Choice)) <
+            0) {
             return -1;
         }
-        count = LIST_MOVES(tree, position, tree->pool + start, (int)(tree->pool_room - start));
+        count = list_choices(tree, spot, tree->pool + start, (int)(tree->pool_room - start));
     }
-#endif
-    if (count < 0 || arrange(tree, position, start, count) < 0) {
+    if (count < 0 || arrange(tree, spot, start, count) < 0) {
         return -1;
     }
     tree->pool_count = start + (size_t)count;
     tree->nodes[at].listed_at = start;
     tree->nodes[at].untried = count;
     return 0;
+}
+
+/* The spot after `choice`: a move played, or a part added (the move played once whole). */
+static void advance(Spot *spot, Choice choice)
+{
+#ifdef PARTS
+    spot->prefix[spot->length++] = choice;
+    if (spot->length == PARTS) {
+        play(&spot->position, whole_move(spot->prefix));
+        spot->length = 0;
+    }
+#else
+    play(&spot->position, choice);
+#endif
+}
+
+/* The spot's position, a move in progress completed at random, a uniform draw a part (the
+ * reference's `_position`). */
+static void complete(Tree *tree, Spot *spot)
+{
+#ifdef PARTS
+    Part options[PARTS_CAPACITY];
+    while (spot->length > 0) {
+        int count = list_parts(&spot->position, spot->prefix, spot->length, options);
+        advance(spot, options[splitmix64_below(&tree->random, (uint64_t)count)]);
+    }
+#else
+    (void)tree, (void)spot;
+#endif
 }
 
 /* -- the iteration ----------------------------------------------------------------------------- */
@@ -250,17 +358,21 @@ static double playout(Tree *tree, Position *position)
     return 1.0 / (1.0 + exp(-score));
 }
 
-/* A new leaf for `move` below node `at`, chosen by the seat `mover`; its index, or NO_NODE when
- * the tree is full or memory runs out. */
-static int32_t add_child(Tree *tree, int32_t at, Move move, int mover)
+/* A new leaf for `choice` below node `at`, chosen by the seat `mover`; its index, or NO_NODE
+ * when the tree is full or memory runs out. */
+static int32_t add_child(Tree *tree, int32_t at, Choice choice, int mover)
 {
     if (tree->node_count >= tree->node_limit ||
         grow((void **)&tree->nodes, &tree->node_room, tree->node_count + 1, sizeof(Node)) < 0) {
         return NO_NODE;
     }
     int32_t added = (int32_t)tree->node_count++;
-    tree->nodes[added] = (Node){move, NO_NODE, NO_NODE, NO_NODE, 0, NOT_LISTED, 0, 0, 0.0,
-                                (int8_t)mover};
+    tree->nodes[added] = (Node){.choice = choice,
+                                .first_child = NO_NODE,
+                                .last_child = NO_NODE,
+                                .next_sibling = NO_NODE,
+                                .untried = NOT_LISTED,
+                                .mover = (int8_t)mover};
     Node *node = &tree->nodes[at];
     if (node->last_child == NO_NODE) {
         node->first_child = added;
@@ -286,14 +398,14 @@ static int push(Tree *tree, size_t *length, int32_t at)
  * which stops the search (nothing of the unfinished iteration is counted). */
 static int iterate(Tree *tree)
 {
-    Position position = tree->root;
+    Spot spot = tree->root;
     int32_t at = 0;
     size_t length = 0;
     if (push(tree, &length, at) < 0) {
         return -1;
     }
     for (;;) {
-        if (tree->nodes[at].untried == NOT_LISTED && list_node(tree, at, &position) < 0) {
+        if (tree->nodes[at].untried == NOT_LISTED && list_node(tree, at, &spot) < 0) {
             return -1;
         }
         const Node *node = &tree->nodes[at];
@@ -301,7 +413,7 @@ static int iterate(Tree *tree)
             break;
         }
         at = best_child(tree, node);
-        play(&position, tree->nodes[at].move);
+        advance(&spot, tree->nodes[at].choice);
         if (push(tree, &length, at) < 0) {
             return -1;
         }
@@ -309,18 +421,16 @@ static int iterate(Tree *tree)
     double chance;
     if (tree->nodes[at].untried > 0) {
         const Node *node = &tree->nodes[at];
-        Move choice = tree->pool[node->listed_at + (size_t)node->untried - 1];
-        int mover = turn_of(&position);
-        int32_t added = add_child(tree, at, choice, mover);
+        Choice choice = tree->pool[node->listed_at + (size_t)node->untried - 1];
+        int32_t added = add_child(tree, at, choice, turn_of(&spot.position));
         if (added == NO_NODE || push(tree, &length, added) < 0) {
             return -1;
         }
         tree->nodes[at].untried--;
-        play(&position, choice);
-        chance = playout(tree, &position);
-    } else { /* a finished game: its result needs no playout */
-        chance = playout(tree, &position);
-    }
+        advance(&spot, choice);
+        complete(tree, &spot);
+    } /* else a finished game: its result needs no playout */
+    chance = playout(tree, &spot.position);
     for (size_t i = 0; i < length; i++) {
         Node *node = &tree->nodes[tree->path[i]];
         node->visits++;
@@ -354,9 +464,9 @@ static void tree_dealloc(Tree *tree)
 {
     PyMem_RawFree(tree->nodes);
     PyMem_RawFree(tree->pool);
-    PyMem_RawFree(tree->root_moves);
+    PyMem_RawFree(tree->root_choices);
     PyMem_RawFree(tree->path);
-    PyMem_RawFree(tree->move_scratch);
+    PyMem_RawFree(tree->choice_scratch);
     PyMem_RawFree(tree->keys);
     PyMem_RawFree(tree->key_scratch);
 #ifdef MOVE_STORE
@@ -365,37 +475,70 @@ static void tree_dealloc(Tree *tree)
     Py_TYPE(tree)->tp_free((PyObject *)tree);
 }
 
-/* The root: `state` and its moves `values`, read and checked legal, listed as the root's moves
+/* A root choice given, read and checked legal: a legal move, or in parts an option for the
+ * first part; -1 with an error set if it is not one. */
+static int read_choice(Tree *tree, PyObject *value, Choice *choice)
+{
+#ifdef PARTS
+    long part = PyLong_Check(value) ? PyLong_AsLong(value) : -1;
+    if (part == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    Part options[PARTS_CAPACITY];
+    int count = list_parts(&tree->root.position, tree->root.prefix, 0, options);
+    for (int i = 0; i < count; i++) {
+        if ((long)options[i] == part) {
+            *choice = options[i];
+            return 0;
+        }
+    }
+    if (!PyLong_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "a first part must be an int, not %R", value);
+    } else {
+        PyErr_Format(PyExc_ValueError, "%R is not a first part in the state given", value);
+    }
+    return -1;
+#else
+    if (READ_MOVE(tree, value, choice) < 0) {
+        return -1;
+    }
+    if (!is_legal(&tree->root.position, *choice)) {
+        PyErr_Format(PyExc_ValueError, "move %R is not legal in the state given", value);
+        return -1;
+    }
+    return 0;
+#endif
+}
+
+/* The root: `state` and its choices `values`, read and checked legal, listed as the root's
  * (then arranged as any node's). -1 with an error set if they are not the game's. */
 static int plant(Tree *tree, PyObject *state, PyObject *values)
 {
-    if (read_state(state, &tree->root) < 0) {
+    if (read_state(state, &tree->root.position) < 0) {
         return -1;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(values);
-    tree->root_moves = PyMem_RawMalloc((size_t)(count ? count : 1) * sizeof(Move));
+    tree->root_choices = PyMem_RawMalloc((size_t)(count ? count : 1) * sizeof(Choice));
     tree->nodes = PyMem_RawMalloc(sizeof(Node));
-    if (tree->root_moves == NULL || tree->nodes == NULL ||
-        grow((void **)&tree->pool, &tree->pool_room, (size_t)count, sizeof(Move)) < 0) {
+    if (tree->root_choices == NULL || tree->nodes == NULL ||
+        grow((void **)&tree->pool, &tree->pool_room, (size_t)count, sizeof(Choice)) < 0) {
         PyErr_NoMemory();
         return -1;
     }
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *value = PyTuple_GET_ITEM(values, i);
-        if (READ_MOVE(tree, value, &tree->root_moves[i]) < 0) {
-            return -1;
-        }
-        if (!is_legal(&tree->root, tree->root_moves[i])) {
-            PyErr_Format(PyExc_ValueError, "move %R is not legal in the state given", value);
+        if (read_choice(tree, PyTuple_GET_ITEM(values, i), &tree->root_choices[i]) < 0) {
             return -1;
         }
     }
     tree->root_count = count;
-    memcpy(tree->pool, tree->root_moves, (size_t)count * sizeof(Move));
+    memcpy(tree->pool, tree->root_choices, (size_t)count * sizeof(Choice));
     tree->node_room = 1;
     tree->node_count = 1;
-    tree->nodes[0] = (Node){{0}, NO_NODE, NO_NODE, NO_NODE, 0, (int32_t)count, 0, 0, 0.0,
-                            (int8_t)(1 - turn_of(&tree->root))};
+    tree->nodes[0] = (Node){.first_child = NO_NODE,
+                            .last_child = NO_NODE,
+                            .next_sibling = NO_NODE,
+                            .untried = (int32_t)count,
+                            .mover = (int8_t)(1 - turn_of(&tree->root.position))};
     tree->pool_count = (size_t)count;
     if (arrange(tree, &tree->root, 0, (int)count) < 0) {
         PyErr_NoMemory();
@@ -509,11 +652,11 @@ static PyObject *tree_run(Tree *tree, PyObject *args)
     return PyLong_FromLongLong(tree->iterations);
 }
 
-/* The index in the given moves of a root child's move. */
-static Py_ssize_t root_index(const Tree *tree, Move move)
+/* The index in the given choices of a root child's choice. */
+static Py_ssize_t root_index(const Tree *tree, Choice choice)
 {
     Py_ssize_t index = 0;
-    while (!same_move(tree->root_moves[index], move)) {
+    while (!same_choice(tree->root_choices[index], choice)) {
         index++;
     }
     return index;
@@ -525,7 +668,7 @@ static PyObject *tree_children(Tree *tree, PyObject *Py_UNUSED(ignored))
     int32_t at = tree->nodes[0].first_child;
     for (Py_ssize_t i = 0; list != NULL && at != NO_NODE; i++, at = tree->nodes[at].next_sibling) {
         const Node *child = &tree->nodes[at];
-        PyObject *item = Py_BuildValue("nLd", root_index(tree, child->move), child->visits,
+        PyObject *item = Py_BuildValue("nLd", root_index(tree, child->choice), child->visits,
                                        child->wins);
         if (item == NULL) {
             Py_CLEAR(list);
@@ -536,23 +679,46 @@ static PyObject *tree_children(Tree *tree, PyObject *Py_UNUSED(ignored))
     return list;
 }
 
-/* The index in the given moves of the most visited root child (the first of equals), or of
- * the likeliest-best untried move when no iteration ran. */
-static PyObject *tree_best(Tree *tree, PyObject *Py_UNUSED(ignored))
+/* The most visited child of a node with children, the first of equals. */
+static int32_t most_visited(const Tree *tree, const Node *node)
 {
-    const Node *root = &tree->nodes[0];
-    if (root->children == 0) {
-        return PyLong_FromSsize_t(
-            root_index(tree, tree->pool[root->listed_at + (size_t)root->untried - 1]));
-    }
-    int32_t best = root->first_child;
+    int32_t best = node->first_child;
     for (int32_t at = best; at != NO_NODE; at = tree->nodes[at].next_sibling) {
         if (tree->nodes[at].visits > tree->nodes[best].visits) {
             best = at;
         }
     }
-    return PyLong_FromSsize_t(root_index(tree, tree->nodes[best].move));
+    return best;
 }
+
+/* The index in the given choices of the most visited root child, or of the likeliest-best
+ * untried choice when no iteration ran. */
+static PyObject *tree_best(Tree *tree, PyObject *Py_UNUSED(ignored))
+{
+    const Node *root = &tree->nodes[0];
+    Choice best = root->children ? tree->nodes[most_visited(tree, root)].choice
+                                 : tree->pool[root->listed_at + (size_t)root->untried - 1];
+    return PyLong_FromSsize_t(root_index(tree, best));
+}
+
+#ifdef PARTS
+/* The parts of the most visited child at each step from the root, as far as the tree has
+ * grown them (at most a whole move's). */
+static PyObject *tree_line(Tree *tree, PyObject *Py_UNUSED(ignored))
+{
+    PyObject *list = PyList_New(0);
+    const Node *node = &tree->nodes[0];
+    for (int length = 0; list != NULL && length < PARTS && node->children; length++) {
+        node = &tree->nodes[most_visited(tree, node)];
+        PyObject *part = PyLong_FromLong((long)node->choice);
+        if (part == NULL || PyList_Append(list, part) < 0) {
+            Py_CLEAR(list);
+        }
+        Py_XDECREF(part);
+    }
+    return list;
+}
+#endif
 
 static PyObject *tree_iterations(Tree *tree, void *Py_UNUSED(closure))
 {
@@ -581,6 +747,11 @@ static PyMethodDef TREE_METHODS[] = {
     {"best", (PyCFunction)tree_best, METH_NOARGS,
      "best() -> the index in the moves given of the most visited move (the first opened of "
      "equals), or of the likeliest-best when none was tried."},
+#ifdef PARTS
+    {"line", (PyCFunction)tree_line, METH_NOARGS,
+     "line() -> the most visited part at each step from the root, as far as the tree has grown "
+     "(at most a whole move's parts)."},
+#endif
     {NULL, NULL, 0, NULL},
 };
 

@@ -79,6 +79,9 @@ class CompiledTree(Protocol):
     def best(self) -> int:
         """The index in the moves given of the most visited root move."""
 
+    def line(self) -> list[Any]:
+        """In parts, the most visited part at each step from the root, as far as grown."""
+
     def children(self) -> list[tuple[int, int, float]]:
         """(index in the moves given, visits, wins) of each root child, in opening order."""
 
@@ -173,9 +176,7 @@ class MCTSAgent:
         self.exploration = default if exploration is None else exploration
         ordered = self._parts is not None or self._evaluation.order is not None
         self.widening = widening if ordered else None
-        self._compiled = None
-        if evaluation is None and self._parts is None:
-            self._compiled = compiled_tree(game)
+        self._compiled = None if evaluation is not None else compiled_tree(game)
         self.iterations = 0
         """Playouts of the last `choose`, for tests and benchmarks."""
         self._time = clock.TimeKeeper()
@@ -213,9 +214,11 @@ class MCTSAgent:
 
     def _choose_compiled(self, module: CompiledTrees, state: State[Any], deadline: float) -> Any:
         """The same search in the game's compiled tree, until the deadline: its random numbers
-        come from splitmix64 seeded once from this agent's generator."""
-        moves = state.legal_moves()
-        if len(moves) == 1:
+        come from splitmix64 seeded once from this agent's generator. In parts, the root's
+        choices are the first part's."""
+        parts = self._parts
+        moves = state.legal_moves() if parts is None else parts.choices(state, ())
+        if parts is None and len(moves) == 1:
             return moves[0]
         tree = module.Tree(
             state,
@@ -229,7 +232,9 @@ class MCTSAgent:
         )
         self.iterations = tree.run(deadline, UNLIMITED)
         self._time.stalled(tree.stall)
-        return moves[tree.best()]
+        if parts is None:
+            return moves[tree.best()]
+        return self._complete(state, tuple(tree.line()))
 
     @property
     def playout_plies(self) -> int:
@@ -245,14 +250,19 @@ class MCTSAgent:
             return max(root.children, key=lambda child: child.visits).move
         node = root
         chosen: tuple[Any, ...] = ()
+        while len(chosen) < self._parts.count and node.children:
+            node = max(node.children, key=lambda child: child.visits)
+            chosen += (node.move,)
+        return self._complete(root.state, chosen)
+
+    def _complete(self, state: State[Any], chosen: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The parts `chosen` in `state` completed to a move by the likeliest-best part at each
+        step left."""
+        assert self._parts is not None
         while len(chosen) < self._parts.count:
-            if node.children:
-                node = max(node.children, key=lambda child: child.visits)
-                chosen += (node.move,)
-            else:
-                options = self._parts.choices(root.state, chosen)
-                self._parts.order(root.state, chosen, options)
-                chosen += (options[0],)
+            options = self._parts.choices(state, chosen)
+            self._parts.order(state, chosen, options)
+            chosen += (options[0],)
         return chosen
 
     def _untried(self, node: _Node) -> list[Any]:

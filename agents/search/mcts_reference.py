@@ -70,13 +70,20 @@ class ReferenceMCTS(MCTSAgent):
         super().__init__(game, evaluation=evaluation_for(game), **options)
         self._rng = SplitMix64(seed)
 
-    def children(self, state: State[Any], iterations: int) -> list[tuple[Any, int, float]]:
-        """(move, visits, wins) of the root's children in the order they were opened, after
-        `iterations` iterations from `state`."""
+    def grow(self, state: State[Any], iterations: int) -> _Node:
+        """The root of the tree after `iterations` iterations from `state`."""
         root = _Node(state, None, 1 - state.turn)
         for _ in range(iterations):
             self._iterate(root, math.inf)
-        return [(child.move, child.visits, child.wins) for child in root.children]
+        return root
+
+    def children(self, state: State[Any], iterations: int) -> list[tuple[Any, int, float]]:
+        """(move, visits, wins) of the root's children in the order they were opened, after
+        `iterations` iterations from `state`."""
+        return [
+            (child.move, child.visits, child.wins)
+            for child in self.grow(state, iterations).children
+        ]
 
     def _playout(self, state: State[Any], deadline: float) -> float:
         """The playout in one call, drawing its seed only if the game goes on."""

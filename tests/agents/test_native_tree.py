@@ -59,13 +59,19 @@ def tree_or_skip(game: Game[Any, Any]) -> CompiledTrees:
     return module
 
 
+def root_choices(state: Any) -> list[Any]:
+    """The choices the root is given: the legal moves, or the first part's options."""
+    parts = evaluation_for(state.game).parts
+    return state.legal_moves() if parts is None else parts.choices(state, ())
+
+
 def grown(
     module: CompiledTrees, reference: ReferenceMCTS, state: Any, seed: int, node_limit: int
 ) -> Any:
     """A compiled tree from `state` with the reference's settings."""
     return module.Tree(
         state,
-        state.legal_moves(),
+        root_choices(state),
         seed,
         reference.exploration,
         reference.widening,
@@ -76,16 +82,21 @@ def grown(
 
 
 def assert_alike(state: Any, seed: int, iterations: int, options: dict[str, Any]) -> None:
+    """The root's children alike, and the answer: the most visited move, or in parts the most
+    visited part at each step completed as the Python agent completes it."""
     reference = ReferenceMCTS(state.game, seed, **options)
     tree = grown(tree_or_skip(state.game), reference, state, seed, NODE_LIMIT)
     assert tree.run(math.inf, iterations) == iterations
-    moves = state.legal_moves()
+    moves = root_choices(state)
     ours = [(moves[index], visits, wins) for index, visits, wins in tree.children()]
-    theirs = reference.children(state, iterations)
+    root = reference.grow(state, iterations)
+    theirs = [(child.move, child.visits, child.wins) for child in root.children]
     assert ours == theirs, f"{state!r} seeded {seed}: compiled {ours}, Python {theirs}"
     assert sum(visits for _, visits, _ in ours) == iterations
-    most = max(theirs, key=lambda child: child[1])[0]
-    assert moves[tree.best()] == most
+    if reference._parts is None:
+        assert moves[tree.best()] == reference._answer(root)
+    else:
+        assert reference._complete(state, tuple(tree.line())) == reference._answer(root)
 
 
 def test_splitmix64_draws_as_the_c_does() -> None:
@@ -117,7 +128,7 @@ def test_seeded_and_random_positions_grow_alike(name: str, options: dict[str, An
 @pytest.mark.parametrize("name", TREES)
 def test_positions_near_the_end_grow_alike(name: str, options: dict[str, Any]) -> None:
     for seed, state in enumerate(last_plies(name, 3, 4)):
-        if len(state.legal_moves()) > 1:
+        if len(root_choices(state)) > 1:
             assert_alike(state, seed, ITERATIONS, options)
 
 
@@ -141,7 +152,7 @@ def test_a_deadline_already_past_runs_nothing_and_answers_the_likeliest_best(nam
     assert tree.children() == []
     assert reference.children(state, 0) == []
     first = reference._untried(_Node(state, None, 1 - state.turn))[-1]
-    assert state.legal_moves()[tree.best()] == first
+    assert root_choices(state)[tree.best()] == first
 
 
 @pytest.mark.parametrize("name", TREES)
@@ -153,7 +164,7 @@ def test_a_full_tree_stops_the_search_cleanly(name: str) -> None:
     assert done == 29  # each iteration opens one node below the root, until 30 are held
     assert tree.nodes == 30
     assert tree.run(math.inf, 1000) == 29
-    assert state.why_illegal(state.legal_moves()[tree.best()]) is None
+    assert 0 <= tree.best() < len(root_choices(state))
 
 
 @TIMED
@@ -224,7 +235,7 @@ def test_bad_arguments_are_refused_by_name(name: str) -> None:
     game = get_game(name)
     module = tree_or_skip(game)
     state = sample(name, 1)[0]
-    moves = state.legal_moves()
+    moves = root_choices(state)
     good: dict[str, Any] = {
         "state": state,
         "moves": moves,
@@ -243,9 +254,15 @@ def test_bad_arguments_are_refused_by_name(name: str) -> None:
     refused(TypeError, r"state must be an? \w+State, not int", state=3)
     refused(TypeError, "must be list, not tuple", moves=tuple(moves))
     refused(ValueError, "moves must hold at least one legal move", moves=[])
-    refused(TypeError, "move must be", moves=["a move"])
-    theirs = next(m for m in state.play(moves[0]).legal_moves() if state.why_illegal(m) is not None)
-    refused(ValueError, "is not legal in the state given", moves=[moves[0], theirs])
+    if evaluation_for(game).parts is None:
+        refused(TypeError, "move must be", moves=["a move"])
+        played = state.play(moves[0]).legal_moves()
+        theirs = next(m for m in played if state.why_illegal(m) is not None)
+        refused(ValueError, "is not legal in the state given", moves=[moves[0], theirs])
+    else:
+        refused(TypeError, "a first part must be an int, not 'a move'", moves=["a move"])
+        refused(ValueError, "-1 is not a first part in the state given", moves=[moves[0], -1])
+        refused(OverflowError, "too large", moves=[1 << 80])
     for seed in (-1, 1 << 64, 1.0):
         refused(ValueError, rf"seed must be an int from 0 to 2\*\*64 - 1, not {seed}", seed=seed)
     refused(ValueError, "exploration must be at least 0, not -1.0", exploration=-1.0)
