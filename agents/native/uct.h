@@ -21,8 +21,9 @@
  * whole tree is freed at once. A node holds no position (an iteration replays the moves from
  * the root, cheaper than storing a position per node) and lists its moves only when first
  * expanded, into one shared pool, taken from the end as they are tried. The tree is bounded by
- * `node_limit`: an iteration that would need a node more stops the search, which then answers
- * from what it has.
+ * `memory_limit`, the bytes its nodes and listed choices may use: a full tree stops growing,
+ * and an iteration that would list or open more plays out from where its selection stopped,
+ * so the statistics keep improving until the deadline.
  *
  * What a game's file provides besides negamax.h's hooks: */
 
@@ -124,7 +125,7 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     Node *nodes;
-    size_t node_count, node_room, node_limit;
+    size_t node_count, node_room, memory_limit;
     Choice *pool; /* every expanded node's choices, its untried ones last */
     size_t pool_count, pool_room;
     Choice *root_choices; /* as given, to answer by index */
@@ -139,6 +140,7 @@ typedef struct {
     double exploration, widening, scale; /* widening NAN: every child opened before going deeper */
     int plies;
     long long iterations;
+    int full; /* set once a choice list or a node did not fit: then it opens no more */
     double stall; /* the longest iteration, which no clock check interrupts */
 #ifdef MOVE_STORE
     MoveStore store;
@@ -163,6 +165,15 @@ static int grow(void **block, size_t *room, size_t count, size_t size)
     }
     *room = wanted;
     return 0;
+}
+
+/* Whether `nodes` more nodes and `choices` more listed choices fit in the memory limit. */
+static int fits(const Tree *tree, size_t nodes, size_t choices)
+{
+    size_t node_count = tree->node_count + nodes;
+    return node_count <= INT32_MAX &&
+           node_count * sizeof(Node) + (tree->pool_count + choices) * sizeof(Choice) <=
+               tree->memory_limit;
 }
 
 /* -- listing a node's choices ------------------------------------------------------------------ */
@@ -257,7 +268,8 @@ static int list_choices(Tree *tree, const Spot *spot, Choice *out, int room)
 #endif
 }
 
-/* Lists the choices of node `at` (at `spot`) into the pool; -1 when memory runs out. */
+/* Lists the choices of node `at` (at `spot`) into the pool; -1 when they would not fit or
+ * memory runs out (nothing is listed then). */
 static int list_node(Tree *tree, int32_t at, const Spot *spot)
 {
     size_t start = tree->pool_count;
@@ -273,7 +285,7 @@ static int list_node(Tree *tree, int32_t at, const Spot *spot)
         }
         count = list_choices(tree, spot, tree->pool + start, (int)(tree->pool_room - start));
     }
-    if (count < 0 || arrange(tree, spot, start, count) < 0) {
+    if (count < 0 || !fits(tree, 0, (size_t)count) || arrange(tree, spot, start, count) < 0) {
         return -1;
     }
     tree->pool_count = start + (size_t)count;
@@ -359,11 +371,12 @@ static double playout(Tree *tree, Position *position)
 }
 
 /* A new leaf for `choice` below node `at`, chosen by the seat `mover`; its index, or NO_NODE
- * when the tree is full or memory runs out. */
+ * when the tree is full or memory runs out. The path keeps room for every node. */
 static int32_t add_child(Tree *tree, int32_t at, Choice choice, int mover)
 {
-    if (tree->node_count >= tree->node_limit ||
-        grow((void **)&tree->nodes, &tree->node_room, tree->node_count + 1, sizeof(Node)) < 0) {
+    if (!fits(tree, 1, 0) ||
+        grow((void **)&tree->nodes, &tree->node_room, tree->node_count + 1, sizeof(Node)) < 0 ||
+        grow((void **)&tree->path, &tree->path_room, tree->node_count + 1, sizeof(int32_t)) < 0) {
         return NO_NODE;
     }
     int32_t added = (int32_t)tree->node_count++;
@@ -384,71 +397,55 @@ static int32_t add_child(Tree *tree, int32_t at, Choice choice, int mover)
     return added;
 }
 
-/* The path's next node; -1 when memory runs out. */
-static int push(Tree *tree, size_t *length, int32_t at)
-{
-    if (grow((void **)&tree->path, &tree->path_room, *length + 1, sizeof(int32_t)) < 0) {
-        return -1;
-    }
-    tree->path[(*length)++] = at;
-    return 0;
-}
-
-/* One selection, expansion, playout and backup; -1 when the tree is full or memory runs out,
- * which stops the search (nothing of the unfinished iteration is counted). */
-static int iterate(Tree *tree)
+/* One selection, expansion, playout and backup. Once the tree is full, selection goes down to a
+ * leaf, and a leaf is played out from, its choices unlisted or its child unopened. */
+static void iterate(Tree *tree)
 {
     Spot spot = tree->root;
     int32_t at = 0;
     size_t length = 0;
-    if (push(tree, &length, at) < 0) {
-        return -1;
-    }
+    tree->path[length++] = at;
     for (;;) {
         if (tree->nodes[at].untried == NOT_LISTED && list_node(tree, at, &spot) < 0) {
-            return -1;
+            tree->full = 1;
+            break;
         }
         const Node *node = &tree->nodes[at];
-        if ((node->untried > 0 && may_widen(tree, node)) || node->children == 0) {
+        if ((node->untried > 0 && !tree->full && may_widen(tree, node)) || node->children == 0) {
             break;
         }
         at = best_child(tree, node);
         advance(&spot, tree->nodes[at].choice);
-        if (push(tree, &length, at) < 0) {
-            return -1;
-        }
+        tree->path[length++] = at;
     }
-    double chance;
     if (tree->nodes[at].untried > 0) {
         const Node *node = &tree->nodes[at];
         Choice choice = tree->pool[node->listed_at + (size_t)node->untried - 1];
         int32_t added = add_child(tree, at, choice, turn_of(&spot.position));
-        if (added == NO_NODE || push(tree, &length, added) < 0) {
-            return -1;
+        if (added != NO_NODE) {
+            tree->nodes[at].untried--;
+            tree->path[length++] = added;
+            advance(&spot, choice);
+        } else {
+            tree->full = 1;
         }
-        tree->nodes[at].untried--;
-        advance(&spot, choice);
-        complete(tree, &spot);
     } /* else a finished game: its result needs no playout */
-    chance = playout(tree, &spot.position);
+    complete(tree, &spot);
+    double chance = playout(tree, &spot.position);
     for (size_t i = 0; i < length; i++) {
         Node *node = &tree->nodes[tree->path[i]];
         node->visits++;
         node->wins += node->mover == 0 ? chance : 1.0 - chance;
     }
-    return 0;
 }
 
-/* Iterations until `count` are done, the deadline is near or the tree is full; an iteration
- * starts only if the longest so far would still end by the deadline. Runs without the
- * interpreter lock. */
+/* Iterations until `count` are done or the deadline is near: an iteration starts only if the
+ * longest so far would still end by the deadline. Runs without the interpreter lock. */
 static void run_until(Tree *tree, double deadline, long long count)
 {
     double now = monotonic();
     while (tree->iterations < count && now + tree->stall < deadline) {
-        if (iterate(tree) < 0) {
-            return;
-        }
+        iterate(tree);
         tree->iterations++;
         double then = monotonic();
         if (then - now > tree->stall) {
@@ -520,7 +517,8 @@ static int plant(Tree *tree, PyObject *state, PyObject *values)
     Py_ssize_t count = PyTuple_GET_SIZE(values);
     tree->root_choices = PyMem_RawMalloc((size_t)(count ? count : 1) * sizeof(Choice));
     tree->nodes = PyMem_RawMalloc(sizeof(Node));
-    if (tree->root_choices == NULL || tree->nodes == NULL ||
+    tree->path = PyMem_RawMalloc(sizeof(int32_t));
+    if (tree->root_choices == NULL || tree->nodes == NULL || tree->path == NULL ||
         grow((void **)&tree->pool, &tree->pool_room, (size_t)count, sizeof(Choice)) < 0) {
         PyErr_NoMemory();
         return -1;
@@ -532,7 +530,7 @@ static int plant(Tree *tree, PyObject *state, PyObject *values)
     }
     tree->root_count = count;
     memcpy(tree->pool, tree->root_choices, (size_t)count * sizeof(Choice));
-    tree->node_room = 1;
+    tree->node_room = tree->path_room = 1;
     tree->node_count = 1;
     tree->nodes[0] = (Node){.first_child = NO_NODE,
                             .last_child = NO_NODE,
@@ -561,14 +559,14 @@ static PyObject *refuse_number(const char *name, double value, const char *rule)
 static PyObject *tree_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *names[] = {"state",  "moves", "seed",  "exploration", "widening",
-                            "plies",  "scale", "node_limit", NULL};
+                            "plies",  "scale", "memory_limit", NULL};
     PyObject *state, *list, *seed_value, *widening_value;
     double exploration, scale;
     int plies;
-    Py_ssize_t node_limit;
+    Py_ssize_t memory_limit;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!OdOidn:Tree", names, &state, &PyList_Type,
                                      &list, &seed_value, &exploration, &widening_value, &plies, &scale,
-                                     &node_limit)) {
+                                     &memory_limit)) {
         return NULL;
     }
     unsigned long long seed = PyLong_Check(seed_value) ? PyLong_AsUnsignedLongLong(seed_value) : 0;
@@ -596,9 +594,9 @@ static PyObject *tree_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (plies < 0) {
         return PyErr_Format(PyExc_ValueError, "plies must be at least 0, not %d", plies);
     }
-    if (node_limit < 1 || node_limit > INT32_MAX) {
-        return PyErr_Format(PyExc_ValueError, "node_limit must be from 1 to %d, not %zd",
-                            INT32_MAX, node_limit);
+    if (memory_limit < 0) {
+        return PyErr_Format(PyExc_ValueError, "memory_limit must be at least 0, not %zd",
+                            memory_limit);
     }
     if (PyList_GET_SIZE(list) == 0) {
         PyErr_SetString(PyExc_ValueError, "moves must hold at least one legal move");
@@ -618,7 +616,7 @@ static PyObject *tree_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     tree->widening = widening;
     tree->scale = scale;
     tree->plies = plies;
-    tree->node_limit = (size_t)node_limit;
+    tree->memory_limit = (size_t)memory_limit;
 #ifdef MOVE_STORE
     if (store_open(&tree->store) < 0) {
         Py_DECREF(values);
@@ -730,6 +728,11 @@ static PyObject *tree_nodes(Tree *tree, void *Py_UNUSED(closure))
     return PyLong_FromSize_t(tree->node_count);
 }
 
+static PyObject *tree_bytes(Tree *tree, void *Py_UNUSED(closure))
+{
+    return PyLong_FromSize_t(tree->node_count * sizeof(Node) + tree->pool_count * sizeof(Choice));
+}
+
 static PyObject *tree_stall(Tree *tree, void *Py_UNUSED(closure))
 {
     return PyFloat_FromDouble(tree->stall);
@@ -739,7 +742,7 @@ static PyMethodDef TREE_METHODS[] = {
     {"run", (PyCFunction)tree_run, METH_VARARGS,
      "run(deadline, iterations) -> the iterations done so far: iterates until `iterations` "
      "are done in all, an iteration as long as the longest so far would end past `deadline` "
-     "(time.perf_counter's seconds), or the tree is full. Runs without the interpreter lock; "
+     "(time.perf_counter's seconds). Runs without the interpreter lock; "
      "one call at a time per Tree."},
     {"children", (PyCFunction)tree_children, METH_NOARGS,
      "children() -> [(index, visits, wins)] of the root's children in the order they were "
@@ -758,6 +761,9 @@ static PyMethodDef TREE_METHODS[] = {
 static PyGetSetDef TREE_FIELDS[] = {
     {"iterations", (getter)tree_iterations, NULL, "Iterations done.", NULL},
     {"nodes", (getter)tree_nodes, NULL, "Nodes in the tree, the root's included.", NULL},
+    {"bytes", (getter)tree_bytes, NULL,
+     "Bytes its nodes and listed choices use: at most memory_limit once the root is listed.",
+     NULL},
     {"stall", (getter)tree_stall, NULL,
      "The longest iteration in seconds: no clock check runs during one.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
@@ -767,12 +773,13 @@ static PyTypeObject TREE_TYPE = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = SEARCH_MODULE ".Tree",
     .tp_basicsize = sizeof(Tree),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Tree(state, moves, seed, exploration, widening, plies, scale, node_limit): one "
-              "move's MCTS from `state`, whose legal `moves` are the root's; random numbers "
-              "from splitmix64 seeded by `seed`; UCB1's `exploration`; progressive widening by "
-              "`widening` (None: every child before going deeper); playouts of at most `plies` "
-              "random plies, an unfinished one judged by the evaluation squashed by `scale`; at "
-              "most `node_limit` nodes.",
+    .tp_doc = "Tree(state, moves, seed, exploration, widening, plies, scale, memory_limit): "
+              "one move's MCTS from `state`, whose legal `moves` are the root's (in a game of "
+              "moves in parts, the first part's options); random numbers from splitmix64 "
+              "seeded by `seed`; UCB1's `exploration`; progressive widening by `widening` "
+              "(None: every child before going deeper); playouts of at most `plies` random "
+              "plies, an unfinished one judged by the evaluation squashed by `scale`; at most "
+              "`memory_limit` bytes of nodes and listed choices, past which it stops growing.",
     .tp_new = tree_new,
     .tp_dealloc = (destructor)tree_dealloc,
     .tp_methods = TREE_METHODS,

@@ -59,9 +59,9 @@ happens after the search, so the search stops early enough to leave time for it:
 second's tree lists over a million moves."""
 
 
-NODE_LIMIT = 1 << 22
-"""Nodes a compiled tree may hold (some 300 MB with their listed moves at most): a search that
-fills it stops and answers from what it has, long after it has settled on a move."""
+MEMORY_LIMIT = 1 << 27
+"""Bytes a compiled tree's nodes and listed moves may use (128 MB: a few seconds of the fastest
+game's search). A full tree stops growing; its iterations go on, playing out from the leaves."""
 UNLIMITED = 1 << 62
 """Iterations of a compiled search that only its deadline stops."""
 
@@ -98,7 +98,7 @@ class CompiledTrees(Protocol):
         widening: float | None,
         plies: int,
         scale: float,
-        node_limit: int,
+        memory_limit: int,
         /,
     ) -> CompiledTree: ...
 
@@ -228,7 +228,7 @@ class MCTSAgent:
             self.widening,
             self.playout_plies,
             self._evaluation.scale,
-            NODE_LIMIT,
+            MEMORY_LIMIT,
         )
         self.iterations = tree.run(deadline, UNLIMITED)
         self._time.stalled(tree.stall)

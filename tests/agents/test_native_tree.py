@@ -25,7 +25,7 @@ from arbiter.agents.evaluation import evaluation_for
 from arbiter.agents.search import MCTSAgent
 from arbiter.agents.search.mcts import (
     DEFAULT_CUTOFF,
-    NODE_LIMIT,
+    MEMORY_LIMIT,
     CompiledTrees,
     _Node,
     compiled_tree,
@@ -66,7 +66,7 @@ def root_choices(state: Any) -> list[Any]:
 
 
 def grown(
-    module: CompiledTrees, reference: ReferenceMCTS, state: Any, seed: int, node_limit: int
+    module: CompiledTrees, reference: ReferenceMCTS, state: Any, seed: int, memory_limit: int
 ) -> Any:
     """A compiled tree from `state` with the reference's settings."""
     return module.Tree(
@@ -77,7 +77,7 @@ def grown(
         reference.widening,
         reference.playout_plies,
         reference._evaluation.scale,
-        node_limit,
+        memory_limit,
     )
 
 
@@ -85,7 +85,7 @@ def assert_alike(state: Any, seed: int, iterations: int, options: dict[str, Any]
     """The root's children alike, and the answer: the most visited move, or in parts the most
     visited part at each step completed as the Python agent completes it."""
     reference = ReferenceMCTS(state.game, seed, **options)
-    tree = grown(tree_or_skip(state.game), reference, state, seed, NODE_LIMIT)
+    tree = grown(tree_or_skip(state.game), reference, state, seed, MEMORY_LIMIT)
     assert tree.run(math.inf, iterations) == iterations
     moves = root_choices(state)
     ours = [(moves[index], visits, wins) for index, visits, wins in tree.children()]
@@ -136,9 +136,9 @@ def test_positions_near_the_end_grow_alike(name: str, options: dict[str, Any]) -
 def test_iterations_split_over_runs_grow_as_one_run(name: str) -> None:
     state = sample(name, 2, seed=12)[1]
     reference = ReferenceMCTS(state.game, 7, cutoff=DEFAULT_CUTOFF)
-    tree = grown(tree_or_skip(state.game), reference, state, 7, NODE_LIMIT)
+    tree = grown(tree_or_skip(state.game), reference, state, 7, MEMORY_LIMIT)
     assert [tree.run(math.inf, count) for count in (1, 50, 50, 300)] == [1, 50, 50, 300]
-    whole = grown(tree_or_skip(state.game), reference, state, 7, NODE_LIMIT)
+    whole = grown(tree_or_skip(state.game), reference, state, 7, MEMORY_LIMIT)
     assert whole.run(math.inf, 300) == 300
     assert tree.children() == whole.children()
 
@@ -147,7 +147,7 @@ def test_iterations_split_over_runs_grow_as_one_run(name: str) -> None:
 def test_a_deadline_already_past_runs_nothing_and_answers_the_likeliest_best(name: str) -> None:
     state = sample(name, 2, seed=13)[1]
     reference = ReferenceMCTS(state.game, 3, cutoff=DEFAULT_CUTOFF)
-    tree = grown(tree_or_skip(state.game), reference, state, 3, NODE_LIMIT)
+    tree = grown(tree_or_skip(state.game), reference, state, 3, MEMORY_LIMIT)
     assert tree.run(time.perf_counter() - 1.0, 100) == 0
     assert tree.children() == []
     assert reference.children(state, 0) == []
@@ -156,15 +156,27 @@ def test_a_deadline_already_past_runs_nothing_and_answers_the_likeliest_best(nam
 
 
 @pytest.mark.parametrize("name", TREES)
-def test_a_full_tree_stops_the_search_cleanly(name: str) -> None:
+def test_a_full_tree_stops_growing_and_goes_on_iterating(name: str) -> None:
+    """Its memory bounded, the tree grows alike until it is full, then its iterations go on down
+    to its leaves: each is counted below the root (but the one that found it full, which may
+    stop at the root), and the answer is one of the root's."""
     state = sample(name, 2, seed=14)[1]
     reference = ReferenceMCTS(state.game, 5, cutoff=DEFAULT_CUTOFF)
-    tree = grown(tree_or_skip(state.game), reference, state, 5, 30)
-    done = tree.run(math.inf, 1000)
-    assert done == 29  # each iteration opens one node below the root, until 30 are held
-    assert tree.nodes == 30
-    assert tree.run(math.inf, 1000) == 29
+    module = tree_or_skip(state.game)
+    whole = grown(module, reference, state, 5, MEMORY_LIMIT)
+    whole.run(math.inf, 20)
+    limit = whole.bytes
+    tree = grown(module, reference, state, 5, limit)
+    assert tree.run(math.inf, 20) == 20
+    assert tree.children() == whole.children()
+    assert tree.run(math.inf, 500) == 500
+    assert tree.bytes <= limit
+    assert sum(visits for _, visits, _ in tree.children()) >= 499
     assert 0 <= tree.best() < len(root_choices(state))
+    unlisted = grown(module, reference, state, 5, 0)  # not even the root's children fit
+    assert unlisted.run(math.inf, 50) == 50
+    assert unlisted.children() == []
+    assert unlisted.bytes > 0
 
 
 @TIMED
@@ -201,7 +213,7 @@ def test_an_agent_seeded_alike_answers_alike() -> None:
     state = sample(name, 2, seed=15)[1]
     module = tree_or_skip(state.game)
     seeds = [random.Random(4).getrandbits(64) for _ in range(2)]
-    trees = [grown(module, ReferenceMCTS(state.game, 0), state, seed, NODE_LIMIT) for seed in seeds]
+    trees = [grown(module, ReferenceMCTS(state.game, 0), state, seed, MEMORY_LIMIT) for seed in seeds]
     for tree in trees:
         tree.run(math.inf, 200)
     assert trees[0].children() == trees[1].children()
@@ -212,7 +224,7 @@ def test_the_compiled_tree_lets_other_threads_run_meanwhile() -> None:
     name = TREES[0]
     state = sample(name, 1)[0]
     reference = ReferenceMCTS(state.game, 1)
-    tree = grown(tree_or_skip(state.game), reference, state, 1, NODE_LIMIT)
+    tree = grown(tree_or_skip(state.game), reference, state, 1, MEMORY_LIMIT)
     finished = threading.Event()
 
     def think() -> None:
@@ -244,7 +256,7 @@ def test_bad_arguments_are_refused_by_name(name: str) -> None:
         "widening": 1.0,
         "plies": 10,
         "scale": 100.0,
-        "node_limit": 100,
+        "memory_limit": 100,
     }
 
     def refused(error: type[Exception], match: str, **bad: Any) -> None:
@@ -272,7 +284,7 @@ def test_bad_arguments_are_refused_by_name(name: str) -> None:
     refused(ValueError, "plies must be at least 0, not -1", plies=-1)
     refused(ValueError, "scale must be a finite number above 0, not 0.0", scale=0.0)
     refused(ValueError, "scale must be a finite number above 0, not inf", scale=math.inf)
-    refused(ValueError, r"node_limit must be from 1 to 2147483647, not 0", node_limit=0)
+    refused(ValueError, "memory_limit must be at least 0, not -1", memory_limit=-1)
     tree = module.Tree(*good.values())
     with pytest.raises(ValueError, match="deadline must be a number, not nan"):
         tree.run(math.nan, 10)
