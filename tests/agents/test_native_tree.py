@@ -213,7 +213,9 @@ def test_an_agent_seeded_alike_answers_alike() -> None:
     state = sample(name, 2, seed=15)[1]
     module = tree_or_skip(state.game)
     seeds = [random.Random(4).getrandbits(64) for _ in range(2)]
-    trees = [grown(module, ReferenceMCTS(state.game, 0), state, seed, MEMORY_LIMIT) for seed in seeds]
+    trees = [
+        grown(module, ReferenceMCTS(state.game, 0), state, seed, MEMORY_LIMIT) for seed in seeds
+    ]
     for tree in trees:
         tree.run(math.inf, 200)
     assert trees[0].children() == trees[1].children()
