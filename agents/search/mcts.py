@@ -23,6 +23,14 @@ deadline. Two kinds:
 - heuristic: play `cutoff` random moves, then squash the game's evaluation into a winning
   chance, `1 / (1 + exp(-score / scale))`: far less noise per playout for games whose random
   endings say little about the position (Amazons, Shobu).
+
+Where the game's kernel and its compiled searches are built and the evaluation is the game's
+own, the whole search of a move runs in C (agents/native/uct.h's `Tree`, on the rules kernel's
+playouts), without the interpreter lock, until the deadline: the same algorithm, with its random
+numbers from splitmix64 seeded once a move from this agent's generator. Its tree is this one on
+`mcts_reference.SplitMix64`: given a seed and a number of iterations, both end with the same
+visits and wins (tests/agents/test_native_tree.py). The Python tree here runs where nothing is
+compiled (`ARBITER_PURE_PYTHON=1`, or no compiler) or for a caller's `evaluation=`.
 """
 
 from __future__ import annotations
