@@ -1,14 +1,11 @@
 /* The module of a game's compiled searches (`SEARCH_MODULE`): alpha-beta's `Search`
- * (negamax.h) and, unless the game's file defines NO_TREE, MCTS's `Tree` (uct.h). A game's file
- * in agents/native/ includes this after its rules and macros, then defines the hooks both
- * declare. */
+ * (negamax.h) and MCTS's `Tree` (uct.h). A game's file in agents/native/ includes this after its
+ * rules and macros, then defines the hooks both declare. */
 #ifndef ARBITER_SEARCH_MODULE_H
 #define ARBITER_SEARCH_MODULE_H
 
 #include "negamax.h"
-#ifndef NO_TREE
 #include "uct.h"
-#endif
 
 static struct PyModuleDef SEARCH_MODULE_DEF = {
     .m_base = PyModuleDef_HEAD_INIT,
@@ -33,25 +30,15 @@ PyMODINIT_FUNC SEARCH_INIT(void)
 {
     if (module_float("arbiter.agents.evaluation", "WIN", &WIN_SCORE) < 0 ||
         module_float("arbiter.agents.evaluation", "HEURISTIC", &HEURISTIC_SCORE) < 0 ||
-        prepare_game() < 0 || PyType_Ready(&SEARCH_TYPE) < 0) {
+        prepare_game() < 0 || PyType_Ready(&SEARCH_TYPE) < 0 || prepare_tree() < 0) {
         return NULL;
     }
-#ifndef NO_TREE
-    if (prepare_tree() < 0) {
-        return NULL;
-    }
-#endif
     PyObject *module = PyModule_Create(&SEARCH_MODULE_DEF);
-    if (module == NULL || add_type(module, "Search", &SEARCH_TYPE) < 0) {
+    if (module == NULL || add_type(module, "Search", &SEARCH_TYPE) < 0 ||
+        add_type(module, "Tree", &TREE_TYPE) < 0) {
         Py_XDECREF(module);
         return NULL;
     }
-#ifndef NO_TREE
-    if (add_type(module, "Tree", &TREE_TYPE) < 0) {
-        Py_DECREF(module);
-        return NULL;
-    }
-#endif
     return module;
 }
 

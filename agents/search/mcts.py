@@ -112,10 +112,9 @@ class CompiledTrees(Protocol):
 
 
 def compiled_tree(game: Game[Any, Any]) -> CompiledTrees | None:
-    """The game's compiled MCTS tree, where its compiled searches are built and hold one; else
-    None (the Python tree runs)."""
-    module = compiled_search(game)
-    return cast(CompiledTrees, module) if hasattr(module, "Tree") else None
+    """The game's compiled MCTS tree, where its compiled searches are built (each module holds
+    alpha-beta's `Search` and this `Tree`); else None (the Python tree runs)."""
+    return cast(CompiledTrees | None, compiled_search(game))
 
 
 class _Node:

@@ -1,47 +1,32 @@
 """The compiled MCTS tree against the Python one it mirrors: the same visits and wins.
 
-For every game with a compiled tree (agents/native/uct.h), a fixed number of iterations from
-seeded and random positions, and from the last plies of random games (where children end the
-game), must leave the root's children with exactly the visits and wins, in the same order, of
-`ReferenceMCTS`: `MCTSAgent`'s tree on `SplitMix64` with the same seed. Random and heuristic
-playouts, with and without progressive widening. The deadline, the node limit, bad arguments
-and the agent's use of it are tested on the compiled tree itself. The skip when no tree is built
-turns into a failure under `CI`.
-"""
+For every game with compiled searches (each holds agents/native/uct.h's tree), a fixed number
+of iterations from seeded and random positions, and from the last plies of random games (where
+children end the game), must leave the root's children with exactly the visits and wins, in the
+same order, of `ReferenceMCTS`: `MCTSAgent`'s tree on `SplitMix64` with the same seed, and the
+same answer. Random and heuristic playouts, with and without progressive widening. The
+deadline, the memory limit, bad arguments and the agent's use of it are tested on the compiled
+tree itself. The skip when no tree is built turns into a failure under `CI`."""
 
 from __future__ import annotations
 
 import math
-import os
 import random
-import threading
 import time
-from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from arbiter.agents.evaluation import evaluation_for
 from arbiter.agents.search import MCTSAgent
-from arbiter.agents.search.mcts import (
-    DEFAULT_CUTOFF,
-    MEMORY_LIMIT,
-    CompiledTrees,
-    _Node,
-    compiled_tree,
-)
+from arbiter.agents.search.mcts import DEFAULT_CUTOFF, MEMORY_LIMIT, CompiledTrees, _Node
 from arbiter.agents.search.mcts_reference import ReferenceMCTS, SplitMix64
 from arbiter.games import Game, get_game
 from tests.agents.positions import sample
-from tests.agents.test_native_search import last_plies
+from tests.agents.test_native_search import NATIVE as TREES
+from tests.agents.test_native_search import compiled_or_skip, last_plies, ticks_while
 from tests.conftest import TIMED
 
-TREES = sorted(
-    path.stem.replace("_", "-")
-    for path in (Path(__file__).parents[2] / "agents" / "native").glob("*.c")
-    if "#define NO_TREE" not in path.read_text()
-)
-"""The games with a compiled tree."""
 ITERATIONS = 400
 KINDS = [
     pytest.param({"cutoff": None}, id="random"),
@@ -51,12 +36,8 @@ KINDS = [
 
 
 def tree_or_skip(game: Game[Any, Any]) -> CompiledTrees:
-    module = compiled_tree(game)
-    if module is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{game.name} has no compiled tree, and CI must build it")
-        pytest.skip(f"{game.name}'s compiled tree is not built (no compiler?)")
-    return module
+    """The game's compiled tree: every compiled search module holds one."""
+    return cast(CompiledTrees, compiled_or_skip(game))
 
 
 def root_choices(state: Any) -> list[Any]:
@@ -194,19 +175,6 @@ def test_the_agent_on_the_compiled_tree_keeps_to_its_budget(name: str) -> None:
         assert agent.iterations > 100
 
 
-def test_the_agent_grows_the_compiled_tree_only_with_the_games_own_evaluation(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    for name in TREES:
-        game = get_game(name)
-        tree_or_skip(game)
-        assert MCTSAgent(game)._compiled is not None
-        assert MCTSAgent(game, evaluation=evaluation_for(game))._compiled is None
-        monkeypatch.setenv("ARBITER_PURE_PYTHON", "1")
-        assert MCTSAgent(game)._compiled is None
-        monkeypatch.delenv("ARBITER_PURE_PYTHON")
-
-
 def test_an_agent_seeded_alike_answers_alike() -> None:
     """The tree's seed comes from the agent's generator: a fixed count is then reproducible."""
     name = TREES[0]
@@ -227,20 +195,7 @@ def test_the_compiled_tree_lets_other_threads_run_meanwhile() -> None:
     state = sample(name, 1)[0]
     reference = ReferenceMCTS(state.game, 1)
     tree = grown(tree_or_skip(state.game), reference, state, 1, MEMORY_LIMIT)
-    finished = threading.Event()
-
-    def think() -> None:
-        tree.run(time.perf_counter() + 0.3, 1 << 62)
-        finished.set()
-
-    thinker = threading.Thread(target=think)
-    thinker.start()
-    ticks = 0
-    while not finished.is_set():
-        ticks += 1
-        time.sleep(0.001)
-    thinker.join()
-    assert ticks >= 10
+    assert ticks_while(lambda: tree.run(time.perf_counter() + 0.3, 1 << 62)) >= 10
     assert tree.stall < 0.1
 
 
