@@ -1,7 +1,8 @@
 /* MCTS's tree (UCT), compiled once for every game: agents/search/mcts.py's `MCTSAgent` states the
  * algorithm, and its tree drawn from agents/search/mcts_reference.py's `SplitMix64` is this
- * file's reference. Included by search_module.h after negamax.h, whose hooks it shares (listing
- * moves, the order key, the evaluation's scale); the Python type `Tree` runs one `choose`.
+ * file's reference. Included by search_module.h after negamax.h, whose hooks it shares (listing,
+ * checking and playing moves, the order key, the quick result); the Python type `Tree` runs one
+ * `choose`.
  *
  * Every choice is the reference's, drawn from one splitmix64 stream in the same order: a node's
  * moves listed in the rules' order, shuffled as `random.shuffle` shuffles (Fisher-Yates from the
@@ -22,8 +23,8 @@
  * the root, cheaper than storing a position per node) and lists its moves only when first
  * expanded, into one shared pool, taken from the end as they are tried. The tree is bounded by
  * `memory_limit`, the bytes its nodes and listed choices may use: a full tree stops growing,
- * and an iteration that would list or open more plays out from where its selection stopped,
- * so the statistics keep improving until the deadline.
+ * and its iterations go on down to its leaves and play out from there, so the statistics keep
+ * improving until the deadline.
  *
  * What a game's file provides besides negamax.h's hooks: */
 
