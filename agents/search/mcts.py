@@ -82,7 +82,8 @@ class CompiledTree(Protocol):
         """The longest iteration in seconds (no clock check runs during one)."""
 
     def run(self, deadline: float, iterations: int, /) -> int:
-        """Iterates until `iterations` in all, near `deadline`, or the tree is full."""
+        """Iterates until `iterations` are done in all or `deadline` is near; answers how many
+        are done."""
 
     def best(self) -> int:
         """The index in the moves given of the most visited root move."""
