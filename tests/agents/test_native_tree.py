@@ -4,9 +4,10 @@ For every game with compiled searches (each holds agents/native/uct.h's tree), a
 of iterations from seeded and random positions, and from the last plies of random games (where
 children end the game), must leave the root's children with exactly the visits and wins, in the
 same order, of `ReferenceMCTS`: `MCTSAgent`'s tree on `SplitMix64` with the same seed, and the
-same answer. Random and heuristic playouts, with and without progressive widening. The
-deadline, the memory limit, bad arguments and the agent's use of it are tested on the compiled
-tree itself. The skip when no tree is built turns into a failure under `CI`."""
+same answer. Random and heuristic playouts, with and without progressive widening, and other
+settings than the agents'. The deadline, the memory limit, bad arguments and the agent's use of
+it are tested on the compiled tree itself. The skip when no tree is built turns into a failure
+under `CI`."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ KINDS = [
     pytest.param({"cutoff": None}, id="random"),
     pytest.param({"cutoff": DEFAULT_CUTOFF}, id="heuristic"),
     pytest.param({"cutoff": DEFAULT_CUTOFF, "widening": None}, id="heuristic-unwidened"),
+    pytest.param({"cutoff": 3, "widening": 0.5, "exploration": 0.7}, id="other-settings"),
 ]
 
 
