@@ -148,8 +148,8 @@ typedef struct {
 #endif
 } Tree;
 
-/* `mcts.WIDENING_BASE`, read at import. */
-static double WIDENING_BASE_COUNT;
+/* `mcts.WIDENING_BASE` and `mcts.FREE_BYTE_COST`, read at import. */
+static double WIDENING_BASE_COUNT, FREE_BYTE_SECONDS;
 
 /* -- growing the arrays ----------------------------------------------------------------------- */
 
@@ -166,6 +166,12 @@ static int grow(void **block, size_t *room, size_t count, size_t size)
     }
     *room = wanted;
     return 0;
+}
+
+/* The bytes its nodes and listed choices use. */
+static size_t used_bytes(const Tree *tree)
+{
+    return tree->node_count * sizeof(Node) + tree->pool_count * sizeof(Choice);
 }
 
 /* Whether `nodes` more nodes and `choices` more listed choices fit in the memory limit. */
@@ -441,11 +447,14 @@ static void iterate(Tree *tree)
 }
 
 /* Iterations until `count` are done or the deadline is near: an iteration starts only if the
- * longest so far would still end by the deadline. Runs without the interpreter lock. */
+ * longest so far would still end by the deadline with time left to free the tree, which the
+ * agent does before it answers (a full tree's pages take some milliseconds to give back). Runs
+ * without the interpreter lock. */
 static void run_until(Tree *tree, double deadline, long long count)
 {
     double now = monotonic();
-    while (tree->iterations < count && now + tree->stall < deadline) {
+    while (tree->iterations < count &&
+           now + tree->stall + (double)used_bytes(tree) * FREE_BYTE_SECONDS < deadline) {
         iterate(tree);
         tree->iterations++;
         double then = monotonic();
@@ -731,7 +740,7 @@ static PyObject *tree_nodes(Tree *tree, void *Py_UNUSED(closure))
 
 static PyObject *tree_bytes(Tree *tree, void *Py_UNUSED(closure))
 {
-    return PyLong_FromSize_t(tree->node_count * sizeof(Node) + tree->pool_count * sizeof(Choice));
+    return PyLong_FromSize_t(used_bytes(tree));
 }
 
 static PyObject *tree_stall(Tree *tree, void *Py_UNUSED(closure))
@@ -742,9 +751,9 @@ static PyObject *tree_stall(Tree *tree, void *Py_UNUSED(closure))
 static PyMethodDef TREE_METHODS[] = {
     {"run", (PyCFunction)tree_run, METH_VARARGS,
      "run(deadline, iterations) -> the iterations done so far: iterates until `iterations` "
-     "are done in all, an iteration as long as the longest so far would end past `deadline` "
-     "(time.perf_counter's seconds). Runs without the interpreter lock; "
-     "one call at a time per Tree."},
+     "are done in all, or until an iteration as long as the longest so far, and freeing the "
+     "tree after it, would end past `deadline` (time.perf_counter's seconds). Runs without the "
+     "interpreter lock; one call at a time per Tree."},
     {"children", (PyCFunction)tree_children, METH_NOARGS,
      "children() -> [(index, visits, wins)] of the root's children in the order they were "
      "opened: the index of the move in the moves given, and the wins for the seat to move."},
@@ -790,7 +799,9 @@ static PyTypeObject TREE_TYPE = {
 /* Readies the type and its constants at import; -1 with an error set if it cannot. */
 static int prepare_tree(void)
 {
-    return module_float("arbiter.agents.search.mcts", "WIDENING_BASE", &WIDENING_BASE_COUNT) < 0
+    static const char *const MODULE = "arbiter.agents.search.mcts";
+    return module_float(MODULE, "WIDENING_BASE", &WIDENING_BASE_COUNT) < 0 ||
+                   module_float(MODULE, "FREE_BYTE_COST", &FREE_BYTE_SECONDS) < 0
                ? -1
                : PyType_Ready(&TREE_TYPE);
 }
