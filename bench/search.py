@@ -14,8 +14,9 @@ ratio compares like with like. Rates are per CPU second (`time.process_time`), s
 machine the time spent waiting for a core is left out of both paths. Printed per game: nodes,
 nodes/s of each path and their ratio, MCTS iterations/s of each and their ratio; then the load
 average. Exits 1 if a node count differs, or if compiled alpha-beta is under `GOAL` times pure
-Python's for a game with a compiled search (agents/native/), or slower than it for another
-(MCTS's iterations, which a loaded machine moves most, are printed only).
+Python's for a game with a compiled search (agents/native/), or slower than it for another, or
+if compiled MCTS's iterations are under `MCTS_GOAL` times pure Python's for a game with a
+compiled tree (agents/native/uct.h), or fewer than them for another.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 
 from arbiter.agents.search import AlphaBetaAgent, MCTSAgent
 from arbiter.agents.search.alphabeta import compiled_search
-from arbiter.agents.search.mcts import DEFAULT_CUTOFF
+from arbiter.agents.search.mcts import DEFAULT_CUTOFF, compiled_tree
 from arbiter.games import GAME_NAMES, get_game
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, run as a script
@@ -42,6 +43,9 @@ DEPTHS = {"kings-court": 4, "watch-your-back": 4, "war-of-life": 4, "amazons": 2
 GOAL = 10.0
 """Compiled alpha-beta's least nodes per second, in pure Python's, for a game with a compiled
 search: the factor the compiled rules reach over the Python ones."""
+MCTS_GOAL = 10.0
+"""Compiled MCTS's least iterations per second, in pure Python's, for a game with a compiled
+tree: the same factor, now that the whole search of a move runs in C."""
 
 
 def alphabeta_rate(name: str, states: list[Any]) -> tuple[int, float]:
@@ -108,9 +112,15 @@ def main() -> int:
         )
         if compiled_nodes != nodes:
             failed.append(f"{name}: {compiled_nodes:.0f} nodes compiled, {nodes:.0f} in Python")
-        least = GOAL if compiled_search(get_game(name)) is not None else 1.0
+        game = get_game(name)
+        least = GOAL if compiled_search(game) is not None else 1.0
         if ours < least * python:
             failed.append(f"{name}: compiled alpha-beta is under {least:.0f}x pure Python's")
+        least = MCTS_GOAL if compiled_tree(game) is not None else 1.0
+        if mcts_ours < least * mcts_python:
+            failed.append(
+                f"{name}: compiled MCTS's iterations are under {least:.0f}x pure Python's"
+            )
     print("load average " + ", ".join(f"{value:.1f}" for value in os.getloadavg()))
     for failure in failed:
         print(f"failed: {failure}")

@@ -1,5 +1,5 @@
-/* King's Court's alpha-beta search below the root, compiled (`arbiter.agents._search_kings_court_c`):
- * the engine of negamax.h on the rules of games/native/kings_court.h, with
+/* King's Court's searches, compiled (`arbiter.agents._search_kings_court_c`): the engines of
+ * negamax.h and uct.h on the rules of games/native/kings_court.h, with
  * agents/evaluations/kings_court.py's evaluation, order and quick result, which stay its
  * reference (the evaluation's constants are read from that module, so there is one statement of
  * them).
@@ -377,7 +377,7 @@ static void play(Position *position, Move move)
     position->first_direction = first_direction;
 }
 
-#include "negamax.h"
+#include "search_module.h"
 
 static double PIECE_WORTH, THREAT_TO_MOVER, THREAT_TO_WAITER;
 static double COURT_WORTH[7]; /* by Court pieces held, 6 or more alike */
@@ -417,19 +417,58 @@ static double court_worth(Bitboard pieces)
     return COURT_WORTH[held < 6 ? held : 6];
 }
 
-/* agents/evaluations/kings_court.py's `evaluate` for the side to move, each sum in its order. */
-static double evaluate(const Position *position)
+static int turn_of(const Position *position) { return mover(position); }
+
+/* agents/evaluations/kings_court.py's `evaluate`, each sum in its order. */
+static double evaluate_for(const Position *position, int seat)
 {
-    Bitboard mine, theirs;
-    own_opp(position, &mine, &theirs);
+    Bitboard mine = seat ? position->black : position->white;
+    Bitboard theirs = seat ? position->white : position->black;
+    double mine_weight = seat == mover(position) ? THREAT_TO_MOVER : THREAT_TO_WAITER;
+    double theirs_weight = seat == mover(position) ? THREAT_TO_WAITER : THREAT_TO_MOVER;
     Bitboard empty = ~(mine | theirs);
     double score = PIECE_WORTH * (count_squares(mine) - count_squares(theirs));
     score += court_worth(mine) - court_worth(theirs);
     Bitboard mine_hit = jumpable_squares(mine, theirs, empty);
     Bitboard theirs_hit = jumpable_squares(theirs, mine, empty);
-    score -= THREAT_TO_MOVER * (count_squares(mine_hit) + count_squares(mine_hit & COURT));
-    score += THREAT_TO_WAITER * (count_squares(theirs_hit) + count_squares(theirs_hit & COURT));
+    score -= mine_weight * (count_squares(mine_hit) + count_squares(mine_hit & COURT));
+    score += theirs_weight * (count_squares(theirs_hit) + count_squares(theirs_hit & COURT));
     return score;
+}
+
+static double evaluate(const Position *position) { return evaluate_for(position, mover(position)); }
+
+static int has_move(const Position *position)
+{
+    Bitboard own, opp;
+    own_opp(position, &own, &opp);
+    return any_legal_move(own, opp, opening_of(position), position->first_direction);
+}
+
+/* The rules kernel's playout on the position (a playout's Game is the kernel's arguments). A
+ * playout that runs out of memory for its jump list stops where it is. */
+static void play_randomly(Position *position, uint64_t seed, int plies)
+{
+    Game game = {position->white,
+                 position->black,
+                 mover(position),
+                 opening_of(position),
+                 position->first_direction,
+                 position->since,
+                 position->limit,
+                 0};
+    JumpList jumps = {NULL, 0, 0};
+    Drawn drawn;
+    while (game.plies < plies && !game_ended_early(&game) &&
+           random_move(&game, &jumps, &seed, &drawn) > 0) {
+        play_drawn(&game, &jumps, drawn);
+    }
+    free(jumps.items);
+    position->white = game.white;
+    position->black = game.black;
+    position->played += game.plies;
+    position->since = game.since_capture;
+    position->first_direction = game.first_direction;
 }
 
 /* agents/evaluations/kings_court.py's `quick_result`: the early ends, in the rules' order. */
@@ -452,9 +491,7 @@ static double final_result(const Position *position)
     if (quick_result(position, &result)) {
         return result;
     }
-    Bitboard own, opp;
-    own_opp(position, &own, &opp);
-    return any_legal_move(own, opp, opening_of(position), position->first_direction) ? 0.0 : -1.0;
+    return has_move(position) ? 0.0 : -1.0;
 }
 
 static int read_state(PyObject *state, Position *position)

@@ -1,7 +1,7 @@
 /* Alpha-beta below the root, compiled once for every game (agents/search/alphabeta.py's `_Tree`
  * states it and stays its reference). A game's file in agents/native/ includes its rules' header
- * from games/native/ and this file, which defines the Python type `Search` and the module
- * `SEARCH_MODULE`, and defines the game's hooks this file declares.
+ * from games/native/ and, through search_module.h, this file, which defines the Python type
+ * `Search`, and defines the game's hooks this file declares.
  *
  * Every choice is the reference's, so both visit the same nodes in the same order and compute
  * the same scores as doubles in the same order: the table's move and the killers first (each
@@ -301,34 +301,40 @@ static void history_add(Search *search, Move move, int64_t amount)
 
 /* -- move ordering ---------------------------------------------------------------------------- */
 
-/* Sorts moves[0..count) by keys, largest first, keeping equal keys in their order (a merge
- * sort: Python's sort is stable, and the order of equals decides the search's path). */
-static void stable_sort(Move *moves, int64_t *keys, int count, Move *move_scratch,
-                        int64_t *key_scratch)
-{
-    int sorted = 1;
-    for (int i = 1; i < count && sorted; i++) {
-        sorted = keys[i - 1] >= keys[i];
+/* Defines `NAME(items, keys, count, item_scratch, key_scratch)`, which sorts items[0..count) of
+ * TYPE by keys, largest first, keeping equal keys in their order (a merge sort: Python's sort is
+ * stable, and the order of equals decides the search's path): for moves here, and for the parts
+ * of moves in uct.h. */
+#define DEFINE_STABLE_SORT(NAME, TYPE)                                                           \
+    static void NAME(TYPE *items, int64_t *keys, int count, TYPE *item_scratch,                 \
+                     int64_t *key_scratch)                                                       \
+    {                                                                                            \
+        int sorted = 1;                                                                          \
+        for (int i = 1; i < count && sorted; i++) {                                              \
+            sorted = keys[i - 1] >= keys[i];                                                     \
+        }                                                                                        \
+        if (sorted) {                                                                            \
+            return;                                                                              \
+        }                                                                                        \
+        for (int width = 1; width < count; width *= 2) {                                         \
+            for (int low = 0; low < count; low += 2 * width) {                                   \
+                int middle = low + width < count ? low + width : count;                          \
+                int high = low + 2 * width < count ? low + 2 * width : count;                    \
+                int left = low, right = middle, out = low;                                       \
+                while (left < middle || right < high) {                                          \
+                    int take_left =                                                              \
+                        right >= high || (left < middle && keys[left] >= keys[right]);           \
+                    int from = take_left ? left++ : right++;                                     \
+                    item_scratch[out] = items[from];                                             \
+                    key_scratch[out++] = keys[from];                                             \
+                }                                                                                \
+            }                                                                                    \
+            memcpy(items, item_scratch, (size_t)count * sizeof *items);                          \
+            memcpy(keys, key_scratch, (size_t)count * sizeof *keys);                             \
+        }                                                                                        \
     }
-    if (sorted) {
-        return;
-    }
-    for (int width = 1; width < count; width *= 2) {
-        for (int low = 0; low < count; low += 2 * width) {
-            int middle = low + width < count ? low + width : count;
-            int high = low + 2 * width < count ? low + 2 * width : count;
-            int left = low, right = middle, out = low;
-            while (left < middle || right < high) {
-                int take_left = right >= high || (left < middle && keys[left] >= keys[right]);
-                int from = take_left ? left++ : right++;
-                move_scratch[out] = moves[from];
-                key_scratch[out++] = keys[from];
-            }
-        }
-        memcpy(moves, move_scratch, (size_t)count * sizeof *moves);
-        memcpy(keys, key_scratch, (size_t)count * sizeof *keys);
-    }
-}
+
+DEFINE_STABLE_SORT(stable_sort, Move)
 
 /* Resizes a heap block in place of its pointer; -1 when memory runs out (the block stays). */
 static int resize(void **block, size_t size)
@@ -935,33 +941,6 @@ static void release_fields(PyObject *values[], int count)
     for (int i = 0; i < count; i++) {
         Py_DECREF(values[i]);
     }
-}
-
-static struct PyModuleDef SEARCH_MODULE_DEF = {
-    .m_base = PyModuleDef_HEAD_INIT,
-    .m_name = SEARCH_MODULE,
-    .m_doc = "A game's alpha-beta search below the root, compiled (agents/native/negamax.h).",
-    .m_size = -1,
-};
-
-PyMODINIT_FUNC SEARCH_INIT(void)
-{
-    if (module_float("arbiter.agents.evaluation", "WIN", &WIN_SCORE) < 0 ||
-        module_float("arbiter.agents.evaluation", "HEURISTIC", &HEURISTIC_SCORE) < 0 ||
-        prepare_game() < 0 || PyType_Ready(&SEARCH_TYPE) < 0) {
-        return NULL;
-    }
-    PyObject *module = PyModule_Create(&SEARCH_MODULE_DEF);
-    if (module == NULL) {
-        return NULL;
-    }
-    Py_INCREF(&SEARCH_TYPE);
-    if (PyModule_AddObject(module, "Search", (PyObject *)&SEARCH_TYPE) < 0) {
-        Py_DECREF(&SEARCH_TYPE);
-        Py_DECREF(module);
-        return NULL;
-    }
-    return module;
 }
 
 #endif

@@ -1,5 +1,5 @@
-/* Shobu's alpha-beta search below the root, compiled (`arbiter.agents._search_shobu_c`): the
- * engine of negamax.h on the rules of games/native/shobu.h, with agents/evaluations/shobu.py's
+/* Shobu's searches, compiled (`arbiter.agents._search_shobu_c`): the engines of negamax.h and
+ * uct.h on the rules of games/native/shobu.h, with agents/evaluations/shobu.py's
  * evaluation, order and quick result, which stay its reference (the evaluation's constants are
  * read from that module, so there is one statement of them). */
 #include <Python.h>
@@ -19,7 +19,7 @@ static int is_legal(const Position *position, Move move) { return turn_is_legal(
 
 static void play(Position *position, Move move) { play_turn(position, move); }
 
-#include "negamax.h"
+#include "search_module.h"
 
 static double UNIT_WORTH, TEMPO_WORTH;
 
@@ -45,13 +45,34 @@ static int64_t order_key(const Position *position, Move move)
     return (PATH[move.direction * 2 + move.distance - 1][move.aggressive] & theirs) != 0;
 }
 
-/* agents/evaluations/shobu.py's `evaluate` for the side to move. */
-static double evaluate(const Position *position)
+static int turn_of(const Position *position) { return mover_of(position); }
+
+/* agents/evaluations/shobu.py's `evaluate`. */
+static double evaluate_for(const Position *position, int seat)
 {
-    int seat = mover_of(position);
     Bits mine = seat ? position->white : position->black;
     Bits theirs = seat ? position->black : position->white;
-    return UNIT_WORTH * balance_sum(mine, theirs, 1, TEMPO_WORTH);
+    return UNIT_WORTH * balance_sum(mine, theirs, seat == mover_of(position), TEMPO_WORTH);
+}
+
+static double evaluate(const Position *position)
+{
+    return evaluate_for(position, mover_of(position));
+}
+
+static int has_move(const Position *position)
+{
+    Group groups[GROUPS];
+    return turn_groups(position->black, position->white, mover_of(position), groups, 1) > 0;
+}
+
+static void play_randomly(Position *position, uint64_t seed, int plies)
+{
+    Turn turn;
+    for (int played = 0;
+         played < plies && !ended_at(position) && random_turn(position, &seed, &turn); played++) {
+        play_turn(position, turn);
+    }
 }
 
 /* The board cleared of a side's stones (the seat to move asked first), as `cleared_board`:
@@ -89,9 +110,7 @@ static double final_result(const Position *position)
     if (quick_result(position, &result)) {
         return result;
     }
-    Group groups[GROUPS];
-    return turn_groups(position->black, position->white, mover_of(position), groups, 1) ? 0.0
-                                                                                        : -1.0;
+    return has_move(position) ? 0.0 : -1.0;
 }
 
 static int read_state(PyObject *state, Position *position)

@@ -1,5 +1,5 @@
-/* War of Life's alpha-beta search below the root, compiled (`arbiter.agents._search_war_of_life_c`):
- * the engine of negamax.h on the rules of games/native/war_of_life.h, with
+/* War of Life's searches, compiled (`arbiter.agents._search_war_of_life_c`): the engines of
+ * negamax.h and uct.h on the rules of games/native/war_of_life.h, with
  * agents/evaluations/war_of_life.py's evaluation, which stays its reference (its constant and the
  * rules' move limit are read from their modules, so there is one statement of each). */
 #include <Python.h>
@@ -25,7 +25,7 @@ static int is_legal(const Position *position, Move move)
     return is_legal_until(position, EXHAUSTED_AT, move);
 }
 
-#include "negamax.h"
+#include "search_module.h"
 
 static double PIECE_WORTH;
 
@@ -62,6 +62,22 @@ static int quick_result(const Position *position, double *result)
         return 0;
     }
     return 1;
+}
+
+static int turn_of(const Position *position) { return position->ply & 1; }
+
+static double evaluate_for(const Position *position, int seat)
+{
+    return seat == turn_of(position) ? evaluate(position) : -evaluate(position);
+}
+
+static void play_randomly(Position *position, uint64_t seed, int plies)
+{
+    Move move;
+    for (int played = 0; played < plies && random_move(position, EXHAUSTED_AT, &seed, &move);
+         played++) {
+        play(position, move);
+    }
 }
 
 static int read_state(PyObject *state, Position *position)

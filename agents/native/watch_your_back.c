@@ -1,5 +1,5 @@
-/* Watch Your Back!'s alpha-beta search below the root, compiled
- * (`arbiter.agents._search_watch_your_back_c`): the engine of negamax.h on the rules of
+/* Watch Your Back!'s searches, compiled (`arbiter.agents._search_watch_your_back_c`): the
+ * engines of negamax.h and uct.h on the rules of
  * games/native/watch_your_back.h, with agents/evaluations/watch_your_back.py's evaluation, which
  * stays its reference (its constants are read from that module, so there is one statement of
  * them). */
@@ -14,7 +14,7 @@
 #define SEARCH_MODULE "arbiter.agents._search_watch_your_back_c"
 #define SEARCH_INIT PyInit__search_watch_your_back_c
 
-#include "negamax.h"
+#include "search_module.h"
 
 static double PIECE_WORTH, DANGER_WAITING, DANGER_MOVING, DOOM_WORTH, DOOM_HORIZON;
 static double CENTRE_WORTH[4];
@@ -53,18 +53,22 @@ static Bitboard arrivals(const Position *position, int seat)
     return reach_squares(pieces, occupied, free & ~BLOCKED[position->shrinks]);
 }
 
-/* agents/evaluations/watch_your_back.py's `evaluate` for the side to move, each sum in its
- * order. */
-static double evaluate(const Position *position)
+static int turn_of(const Position *position) { return (int)(position->ply & 1); }
+
+/* agents/evaluations/watch_your_back.py's `evaluate`, each sum in its order. */
+static double evaluate_for(const Position *position, int seat)
 {
-    int seat = (int)(position->ply & 1);
     Bitboard mine = seat ? position->black : position->white;
     Bitboard theirs = seat ? position->white : position->black;
     Bitboard corners = CORNERS[position->shrinks];
     double score = PIECE_WORTH * (count(mine) - count(theirs)) + centre(mine) - centre(theirs);
     int mine_hit = count(danger_squares(mine, theirs | corners, arrivals(position, 1 - seat)));
     int theirs_hit = count(danger_squares(theirs, mine | corners, arrivals(position, seat)));
-    score += DANGER_WAITING * theirs_hit - DANGER_MOVING * mine_hit;
+    if (turn_of(position) == seat) {
+        score += DANGER_WAITING * theirs_hit - DANGER_MOVING * mine_hit;
+    } else {
+        score += DANGER_MOVING * theirs_hit - DANGER_WAITING * mine_hit;
+    }
     long long moved = position->ply - PLACEMENTS;
     for (int shrinks = 0; shrinks < FINAL_SHRINKS; shrinks++) {
         if (moved < SHRINK_AT[shrinks] && position->shrinks == shrinks) {
@@ -79,6 +83,20 @@ static double evaluate(const Position *position)
         }
     }
     return score;
+}
+
+static double evaluate(const Position *position)
+{
+    return evaluate_for(position, turn_of(position));
+}
+
+static void play_randomly(Position *position, uint64_t seed, int plies)
+{
+    Move move;
+    for (int played = 0;
+         played < plies && !is_over(position) && random_move(position, &seed, &move); played++) {
+        play(position, move);
+    }
 }
 
 /* `WatchYourBackState.outcome` for the side to move, in its order. */

@@ -23,6 +23,14 @@ deadline. Two kinds:
 - heuristic: play `cutoff` random moves, then squash the game's evaluation into a winning
   chance, `1 / (1 + exp(-score / scale))`: far less noise per playout for games whose random
   endings say little about the position (Amazons, Shobu).
+
+Where the game's kernel and its compiled searches are built and the evaluation is the game's
+own, the whole search of a move runs in C (agents/native/uct.h's `Tree`, on the rules kernel's
+playouts), without the interpreter lock, until the deadline: the same algorithm, with its random
+numbers from splitmix64 seeded once a move from this agent's generator. Its tree is this one on
+`mcts_reference.SplitMix64`: given a seed and a number of iterations, both end with the same
+visits and wins (tests/agents/test_native_tree.py). The Python tree here runs where nothing is
+compiled (`ARBITER_PURE_PYTHON=1`, or no compiler) or for a caller's `evaluation=`.
 """
 
 from __future__ import annotations
@@ -30,10 +38,11 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any
+from typing import Any, Protocol, cast
 
 from arbiter.agents.evaluation import Evaluation, evaluation_for, outcome_value
 from arbiter.agents.search import clock
+from arbiter.agents.search.alphabeta import compiled_search
 from arbiter.games import Game, Seat, State
 
 EXPLORATION = 1.4
@@ -56,6 +65,60 @@ FREE_COST = 1e-7
 """Seconds to free one listed move when the search drops its tree, with room to spare. Freeing
 happens after the search, so the search stops early enough to leave time for it: in Amazons a
 second's tree lists over a million moves."""
+
+
+MEMORY_LIMIT = 1 << 27
+"""Bytes a compiled tree's nodes and listed moves may use (128 MB: a few seconds of the fastest
+game's search). A full tree stops growing; its iterations go on, playing out from the leaves."""
+FREE_BYTE_COST = 2e-10
+"""Seconds to free a byte of a compiled tree, with room to spare (a full tree's 128 MB took 17
+ms): the tree is freed before the agent answers, so its search stops early enough for that."""
+UNLIMITED = 1 << 62
+"""Iterations of a compiled search that only its deadline stops."""
+
+
+class CompiledTree(Protocol):
+    """A game's compiled MCTS tree (agents/native/uct.h's `Tree`): one `choose`."""
+
+    @property
+    def stall(self) -> float:
+        """The longest iteration in seconds (no clock check runs during one)."""
+
+    def run(self, deadline: float, iterations: int, /) -> int:
+        """Iterates until `iterations` are done in all or `deadline` is near; answers how many
+        are done."""
+
+    def best(self) -> int:
+        """The index in the moves given of the most visited root move."""
+
+    def line(self) -> list[Any]:
+        """In parts, the most visited part at each step from the root, as far as grown."""
+
+    def children(self) -> list[tuple[int, int, float]]:
+        """(index in the moves given, visits, wins) of each root child, in opening order."""
+
+
+class CompiledTrees(Protocol):
+    """An `arbiter.agents._search_NAME_c` module with a compiled tree."""
+
+    def Tree(
+        self,
+        state: Any,
+        moves: list[Any],
+        seed: int,
+        exploration: float,
+        widening: float | None,
+        plies: int,
+        scale: float,
+        memory_limit: int,
+        /,
+    ) -> CompiledTree: ...
+
+
+def compiled_tree(game: Game[Any, Any]) -> CompiledTrees | None:
+    """The game's compiled MCTS tree, where its compiled searches are built (each module holds
+    alpha-beta's `Search` and this `Tree`); else None (the Python tree runs)."""
+    return cast(CompiledTrees | None, compiled_search(game))
 
 
 class _Node:
@@ -124,6 +187,7 @@ class MCTSAgent:
         self.exploration = default if exploration is None else exploration
         ordered = self._parts is not None or self._evaluation.order is not None
         self.widening = widening if ordered else None
+        self._compiled = None if evaluation is not None else compiled_tree(game)
         self.iterations = 0
         """Playouts of the last `choose`, for tests and benchmarks."""
         self._time = clock.TimeKeeper()
@@ -144,6 +208,8 @@ class MCTSAgent:
 
     def _choose(self, state: State[Any], budget: float) -> Any:
         deadline = time.perf_counter() + self._time.allot(budget)
+        if self._compiled is not None:
+            return self._choose_compiled(self._compiled, state, deadline)
         root = _Node(state, None, 1 - state.turn)
         self._listed = 0
         if self._parts is None and len(self._untried(root)) == 1:
@@ -157,6 +223,35 @@ class MCTSAgent:
             pass
         return self._answer(root)
 
+    def _choose_compiled(self, module: CompiledTrees, state: State[Any], deadline: float) -> Any:
+        """The same search in the game's compiled tree, until the deadline: its random numbers
+        come from splitmix64 seeded once from this agent's generator. In parts, the root's
+        choices are the first part's."""
+        parts = self._parts
+        moves = state.legal_moves() if parts is None else parts.choices(state, ())
+        if parts is None and len(moves) == 1:
+            return moves[0]
+        tree = module.Tree(
+            state,
+            moves,
+            self._rng.getrandbits(64),
+            self.exploration,
+            self.widening,
+            self.playout_plies,
+            self._evaluation.scale,
+            MEMORY_LIMIT,
+        )
+        self.iterations = tree.run(deadline, UNLIMITED)
+        self._time.stalled(tree.stall)
+        if parts is None:
+            return moves[tree.best()]
+        return self._complete(state, tuple(tree.line()))
+
+    @property
+    def playout_plies(self) -> int:
+        """The most random plies a playout plays before the evaluation judges it."""
+        return MAX_PLAYOUT_PLIES if self.cutoff is None else self.cutoff
+
     def _answer(self, root: _Node) -> Any:
         """The most visited move; in parts, the most visited part at each step, and where the
         tree stops short of a whole move (no time to grow it), the likeliest-best part."""
@@ -166,14 +261,19 @@ class MCTSAgent:
             return max(root.children, key=lambda child: child.visits).move
         node = root
         chosen: tuple[Any, ...] = ()
+        while len(chosen) < self._parts.count and node.children:
+            node = max(node.children, key=lambda child: child.visits)
+            chosen += (node.move,)
+        return self._complete(root.state, chosen)
+
+    def _complete(self, state: State[Any], chosen: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The parts `chosen` in `state` completed to a move by the likeliest-best part at each
+        step left."""
+        assert self._parts is not None
         while len(chosen) < self._parts.count:
-            if node.children:
-                node = max(node.children, key=lambda child: child.visits)
-                chosen += (node.move,)
-            else:
-                options = self._parts.choices(root.state, chosen)
-                self._parts.order(root.state, chosen, options)
-                chosen += (options[0],)
+            options = self._parts.choices(state, chosen)
+            self._parts.order(state, chosen, options)
+            chosen += (options[0],)
         return chosen
 
     def _untried(self, node: _Node) -> list[Any]:
@@ -252,7 +352,7 @@ class MCTSAgent:
     def _playout(self, state: State[Any], deadline: float) -> float:
         """Seat 0's winning chance from `state`: 1, 0.5 or 0 for a finished game."""
         rng = self._rng
-        plies = MAX_PLAYOUT_PLIES if self.cutoff is None else self.cutoff
+        plies = self.playout_plies
         while plies > 0 and state.outcome() is None:
             started = self._time.now()
             if started > deadline:
@@ -261,6 +361,11 @@ class MCTSAgent:
             state = state.random_playout(rng, played)
             plies -= played
             self._resize_slice(self._time.now() - started)
+        return self._judge(state)
+
+    def _judge(self, state: State[Any]) -> float:
+        """Seat 0's winning chance in a playout's last position: the result if it has finished,
+        else the evaluation squashed into a chance."""
         outcome = state.outcome()
         if outcome is not None:
             return (1.0 + outcome_value(outcome, 0)) / 2.0

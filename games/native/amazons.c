@@ -7,7 +7,6 @@
  */
 
 #include "amazons.h"
-#include "splitmix64.h"
 
 static PyObject *board_int(const uint8_t bytes[BOARD_BYTES]) {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -71,32 +70,6 @@ static PyObject *can_move(PyObject *Py_UNUSED(module), PyObject *args) {
         return NULL;
     }
     return PyBool_FromLong(mover_can_move(&position));
-}
-
-/* Plays a random move (the mover must be able to move) and passes the turn. */
-static void play_random_move(Position *position, uint64_t *random, int move[3]) {
-    int seat = position->to_move;
-    uint8_t *mine = position->amazons[seat];
-    uint8_t movable[SQUARES];
-    int movable_count = 0;
-    for (int i = 0; i < position->amazon_counts[seat]; i++) {
-        if (can_step(position, mine[i])) {
-            movable[movable_count++] = (uint8_t)i;
-        }
-    }
-    int index = movable[splitmix64_below(random, (uint64_t)movable_count)];
-    int src = mine[index];
-    uint8_t squares[REACH_CAPACITY];
-    int dst = squares[splitmix64_below(random, (uint64_t)reach(position->cells, src, squares))];
-    position->cells[dst] = position->cells[src];
-    position->cells[src] = EMPTY;
-    int arrow = squares[splitmix64_below(random, (uint64_t)reach(position->cells, dst, squares))];
-    position->cells[arrow] = ARROW;
-    mine[index] = (uint8_t)dst;
-    position->to_move = 1 - seat;
-    move[0] = src;
-    move[1] = dst;
-    move[2] = arrow;
 }
 
 static PyObject *packed_position(const Position *position) {

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "splitmix64.h"
+
 #define SIZE 10
 #define SQUARES (SIZE * SIZE)
 #define DIRECTIONS 8
@@ -247,27 +249,61 @@ static inline int is_legal(const Position *position, Move move)
     return clear_flight(cells, move.dst, move.arrow);
 }
 
-/* Plays a legal `move` and passes the turn. The mover's amazons stay in increasing square
- * order, the order moves are listed in. */
+/* Moves the mover's amazon from `src` to the empty `dst` (no arrow, the turn kept). The
+ * mover's amazons stay in increasing square order, the order moves are listed in. */
+static inline void move_amazon(Position *position, int src, int dst)
+{
+    uint8_t *mine = position->amazons[position->to_move];
+    int count = position->amazon_counts[position->to_move], index = 0;
+    while (mine[index] != src) {
+        index++;
+    }
+    for (; index + 1 < count && mine[index + 1] < dst; index++) {
+        mine[index] = mine[index + 1];
+    }
+    for (; index > 0 && mine[index - 1] > dst; index--) {
+        mine[index] = mine[index - 1];
+    }
+    mine[index] = (uint8_t)dst;
+    position->cells[dst] = position->cells[src];
+    position->cells[src] = EMPTY;
+}
+
+/* Plays a legal `move` and passes the turn. */
 static inline void play(Position *position, Move move)
+{
+    move_amazon(position, move.src, move.dst);
+    position->cells[move.arrow] = ARROW;
+    position->to_move = 1 - position->to_move;
+}
+
+/* Plays a random move (the mover must be able to move) and passes the turn, drawn as
+ * `AmazonsState.random_move` draws one: an amazon that can move, a destination, an arrow, each
+ * uniform from `random`. The amazon lands at its index, so the list may leave square order. */
+static void play_random_move(Position *position, uint64_t *random, int move[3])
 {
     int seat = position->to_move;
     uint8_t *mine = position->amazons[seat];
-    int count = position->amazon_counts[seat], index = 0;
-    while (mine[index] != move.src) {
-        index++;
+    uint8_t movable[SQUARES];
+    int movable_count = 0;
+    for (int i = 0; i < position->amazon_counts[seat]; i++) {
+        if (can_step(position, mine[i])) {
+            movable[movable_count++] = (uint8_t)i;
+        }
     }
-    for (; index + 1 < count && mine[index + 1] < move.dst; index++) {
-        mine[index] = mine[index + 1];
-    }
-    for (; index > 0 && mine[index - 1] > move.dst; index--) {
-        mine[index] = mine[index - 1];
-    }
-    mine[index] = move.dst;
-    position->cells[move.dst] = position->cells[move.src];
-    position->cells[move.src] = EMPTY;
-    position->cells[move.arrow] = ARROW;
+    int index = movable[splitmix64_below(random, (uint64_t)movable_count)];
+    int src = mine[index];
+    uint8_t squares[REACH_CAPACITY];
+    int dst = squares[splitmix64_below(random, (uint64_t)reach(position->cells, src, squares))];
+    position->cells[dst] = position->cells[src];
+    position->cells[src] = EMPTY;
+    int arrow = squares[splitmix64_below(random, (uint64_t)reach(position->cells, dst, squares))];
+    position->cells[arrow] = ARROW;
+    mine[index] = (uint8_t)dst;
     position->to_move = 1 - seat;
+    move[0] = src;
+    move[1] = dst;
+    move[2] = arrow;
 }
 
 /* -- the evaluation's features (agents/evaluations/amazons.py states them) ---------------------- */

@@ -11,7 +11,6 @@
 
 #include "arguments.h"
 #include "kings_court.h"
-#include "splitmix64.h"
 
 static PyObject *SLIDES[DIRECTIONS][SQUARES]; /* the move tuple (from, to) per direction and
                                                * target square, shared by every list */
@@ -109,33 +108,6 @@ static PyObject *has_legal_move(PyObject *module, PyObject *const *args, Py_ssiz
 /* -- the playout -------------------------------------------------------------------------- */
 
 typedef struct {
-    Bitboard captured;
-    uint8_t start, end;
-} JumpRecord;
-
-typedef struct {
-    JumpRecord *items;
-    size_t count, capacity;
-} JumpList;
-
-static int record_jump(void *context, const uint8_t *path, int length, Bitboard captured)
-{
-    JumpList *list = context;
-    if (list->count == list->capacity) {
-        size_t capacity = list->capacity ? 2 * list->capacity : 64;
-        JumpRecord *items = realloc(list->items, capacity * sizeof *items);
-        if (items == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        list->items = items;
-        list->capacity = capacity;
-    }
-    list->items[list->count++] = (JumpRecord){captured, path[0], path[length - 1]};
-    return 0;
-}
-
-typedef struct {
     size_t wanted, seen;
     PyObject *move;
 } NthJump;
@@ -166,80 +138,29 @@ static int append_nth_jump(PyObject *record, Bitboard own, Bitboard opp, size_t 
     return status;
 }
 
-typedef struct {
-    Bitboard white, black;
-    int turn, opening, first_direction;
-    long long since_capture, limit, plies;
-} Game;
-
-/* The k-th slide of `targets`, direction by direction (the order of `legal_moves`). */
-static void nth_slide(const Bitboard targets[DIRECTIONS], uint64_t k, int *direction, int *end)
-{
-    for (*direction = 0;; (*direction)++) {
-        uint64_t here = (uint64_t)__builtin_popcountll(targets[*direction]);
-        if (k < here)
-            break;
-        k -= here;
-    }
-    Bitboard left = targets[*direction];
-    while (k--)
-        left &= left - 1;
-    *end = lowest_square(left);
-}
-
-/* One random legal move played on `game`, or 0 when it has none (then the game is over).
- * Appends the move to `record` when it is not NULL. */
+/* One random legal move played on `game` (the rules header's `random_move`), or 0 when it has
+ * none (then the game is over). Appends the move to `record` when it is not NULL. */
 static int play_random_move(Game *game, JumpList *jumps, uint64_t *rng, PyObject *record)
 {
-    Bitboard *own = game->turn ? &game->black : &game->white;
-    Bitboard *opp = game->turn ? &game->white : &game->black;
-    Bitboard targets[DIRECTIONS];
-    slide_targets(*own, *opp, game->opening, game->first_direction, targets);
-    uint64_t slides = 0;
-    for (int direction = 0; direction < DIRECTIONS; direction++)
-        slides += (uint64_t)__builtin_popcountll(targets[direction]);
-    jumps->count = 0;
-    if (game->opening == MIDGAME) {
-        Walk walk = {.sink = record_jump, .context = jumps};
-        if (walk_jumps(&walk, *own, *opp) < 0)
-            return -1;
+    Drawn drawn;
+    int status = random_move(game, jumps, rng, &drawn);
+    if (status < 0) {
+        PyErr_NoMemory();
+        return -1;
     }
-    uint64_t total = slides + jumps->count;
-    if (total == 0)
+    if (status == 0)
         return 0;
-    uint64_t k = splitmix64_below(rng, total);
-    int first_direction = -1;
-    if (k < slides) {
-        int direction, end;
-        nth_slide(targets, k, &direction, &end);
-        *own ^= 1ULL << (end - DELTA[direction]) | 1ULL << end;
-        game->since_capture++;
-        if (game->opening == 0)
-            first_direction = direction;
-        if (record && PyList_Append(record, SLIDES[direction][end]) < 0)
+    if (record) {
+        Bitboard own = game->turn ? game->black : game->white;
+        Bitboard opp = game->turn ? game->white : game->black;
+        int appended = drawn.jump < 0
+                           ? PyList_Append(record, SLIDES[drawn.direction][drawn.end])
+                           : append_nth_jump(record, own, opp, (size_t)drawn.jump);
+        if (appended < 0)
             return -1;
-    } else {
-        const JumpRecord *jump = &jumps->items[k - slides];
-        if (record && append_nth_jump(record, *own, *opp, (size_t)(k - slides)) < 0)
-            return -1;
-        /* not a toggle: a sequence may end on the square it left, after capturing */
-        *own = (*own & ~(1ULL << jump->start)) | 1ULL << jump->end;
-        *opp &= ~jump->captured;
-        game->since_capture = jump->captured ? 0 : game->since_capture + 1;
     }
-    game->first_direction = first_direction;
-    game->turn ^= 1;
-    if (game->opening < MIDGAME)
-        game->opening++;
-    game->plies++;
+    play_drawn(game, jumps, drawn);
     return 1;
-}
-
-/* The end checks that need no move generation (kings_court.py's `_early_outcome`). */
-static int ended_early(const Game *game)
-{
-    Bitboard mover = game->turn ? game->black : game->white;
-    return (game->opening >= 2 && !(mover & COURT)) || game->since_capture > game->limit;
 }
 
 static PyObject *playout(PyObject *module, PyObject *const *args, Py_ssize_t count)
@@ -273,7 +194,7 @@ static PyObject *playout(PyObject *module, PyObject *const *args, Py_ssize_t cou
     JumpList jumps = {NULL, 0, 0};
     uint64_t rng = seed;
     int status = 1;
-    while (game.plies < max_plies && !ended_early(&game)) {
+    while (game.plies < max_plies && !game_ended_early(&game)) {
         status = play_random_move(&game, &jumps, &rng, record);
         if (status <= 0)
             break;

@@ -13,6 +13,9 @@
 #define ARBITER_KINGS_COURT_H
 
 #include <stdint.h>
+#include <stdlib.h>
+
+#include "splitmix64.h"
 
 typedef uint64_t Bitboard;
 
@@ -195,6 +198,126 @@ static inline Bitboard jumpable_squares(Bitboard victims, Bitboard attackers, Bi
     Bitboard south_empty = empty << 8, north_empty = empty >> 8;
     return victims & ((west_attacker & east_empty) | (east_attacker & west_empty) |
                       (south_attacker & north_empty) | (north_attacker & south_empty));
+}
+
+/* -- the random move ---------------------------------------------------------------------------- */
+
+/* A playout's game: the kernel's arguments, and the plies played since they were read. */
+typedef struct {
+    Bitboard white, black;
+    int turn, opening, first_direction;
+    long long since_capture, limit, plies;
+} Game;
+
+/* A jump sequence as a playout needs it: where it starts and ends and what it takes. */
+typedef struct {
+    Bitboard captured;
+    uint8_t start, end;
+} JumpRecord;
+
+/* The jump sequences of a position, in `legal_moves`' order; its memory is reused. */
+typedef struct {
+    JumpRecord *items;
+    size_t count, capacity;
+} JumpList;
+
+/* Adds a sequence to a JumpList; -1 when memory runs out. */
+static int record_jump(void *context, const uint8_t *path, int length, Bitboard captured)
+{
+    JumpList *list = context;
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 64;
+        JumpRecord *items = realloc(list->items, capacity * sizeof *items);
+        if (items == NULL)
+            return -1;
+        list->items = items;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = (JumpRecord){captured, path[0], path[length - 1]};
+    return 0;
+}
+
+/* The end checks that need no move generation (kings_court.py's `_early_outcome`). */
+static int game_ended_early(const Game *game)
+{
+    Bitboard mover = game->turn ? game->black : game->white;
+    return (game->opening >= 2 && !(mover & COURT)) || game->since_capture > game->limit;
+}
+
+/* The k-th slide of `targets`, direction by direction (the order of `legal_moves`). */
+static void nth_slide(const Bitboard targets[DIRECTIONS], uint64_t k, int *direction, int *end)
+{
+    for (*direction = 0;; (*direction)++) {
+        uint64_t here = (uint64_t)__builtin_popcountll(targets[*direction]);
+        if (k < here)
+            break;
+        k -= here;
+    }
+    Bitboard left = targets[*direction];
+    while (k--)
+        left &= left - 1;
+    *end = lowest_square(left);
+}
+
+/* A move drawn: a slide (`jump` -1) in `direction` to `end`, or the jump sequence of index
+ * `jump` in the JumpList it was drawn from. */
+typedef struct {
+    int direction, end;
+    long long jump;
+} Drawn;
+
+/* A legal move of `game` drawn uniformly (its index in `legal_moves`' order, from `rng`), its
+ * jumps listed into `jumps`; 1, or 0 when there is none, or -1 when memory runs out. */
+static int random_move(const Game *game, JumpList *jumps, uint64_t *rng, Drawn *drawn)
+{
+    Bitboard own = game->turn ? game->black : game->white;
+    Bitboard opp = game->turn ? game->white : game->black;
+    Bitboard targets[DIRECTIONS];
+    slide_targets(own, opp, game->opening, game->first_direction, targets);
+    uint64_t slides = 0;
+    for (int direction = 0; direction < DIRECTIONS; direction++)
+        slides += (uint64_t)__builtin_popcountll(targets[direction]);
+    jumps->count = 0;
+    if (game->opening == MIDGAME) {
+        Walk walk = {.sink = record_jump, .context = jumps};
+        if (walk_jumps(&walk, own, opp) < 0)
+            return -1;
+    }
+    uint64_t total = slides + jumps->count;
+    if (total == 0)
+        return 0;
+    uint64_t k = splitmix64_below(rng, total);
+    *drawn = (Drawn){0, 0, -1};
+    if (k < slides)
+        nth_slide(targets, k, &drawn->direction, &drawn->end);
+    else
+        drawn->jump = (long long)(k - slides);
+    return 1;
+}
+
+/* Plays a move `random_move` drew from `jumps`. */
+static void play_drawn(Game *game, const JumpList *jumps, Drawn drawn)
+{
+    Bitboard *own = game->turn ? &game->black : &game->white;
+    Bitboard *opp = game->turn ? &game->white : &game->black;
+    int first_direction = -1;
+    if (drawn.jump < 0) {
+        *own ^= 1ULL << (drawn.end - DELTA[drawn.direction]) | 1ULL << drawn.end;
+        game->since_capture++;
+        if (game->opening == 0)
+            first_direction = drawn.direction;
+    } else {
+        const JumpRecord *jump = &jumps->items[drawn.jump];
+        /* not a toggle: a sequence may end on the square it left, after capturing */
+        *own = (*own & ~(1ULL << jump->start)) | 1ULL << jump->end;
+        *opp &= ~jump->captured;
+        game->since_capture = jump->captured ? 0 : game->since_capture + 1;
+    }
+    game->first_direction = first_direction;
+    game->turn ^= 1;
+    if (game->opening < MIDGAME)
+        game->opening++;
+    game->plies++;
 }
 
 #endif

@@ -13,7 +13,6 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "splitmix64.h"
 #include "shobu.h"
 
 /* --- states in and out -------------------------------------------------------------------- */
@@ -270,16 +269,10 @@ static PyObject *playout(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
     if (record != Py_None && !PyList_Check(record))
         return PyErr_Format(PyExc_TypeError, "playout() records turns in a list or None, not %R",
                             record);
-    Group groups[GROUPS];
-    for (long long played = 0; played < max_plies && !ended_at(&position); played++) {
-        int mover = mover_of(&position);
-        int count = turn_groups(position.black, position.white, mover, groups, 0);
-        if (count == 0)
-            break;
-        long long total = 0;
-        for (int g = 0; g < count; g++)
-            total += group_size(&groups[g]);
-        Turn turn = turn_at(groups, count, (long long)splitmix64_below(&seed, (uint64_t)total));
+    Turn turn;
+    for (long long played = 0;
+         played < max_plies && !ended_at(&position) && random_turn(&position, &seed, &turn);
+         played++) {
         if (record != Py_None) {
             PyObject *move = turn_tuple(turn);
             if (move == NULL || PyList_Append(record, move) < 0) {
@@ -288,9 +281,7 @@ static PyObject *playout(PyObject *Py_UNUSED(module), PyObject *const *args, Py_
             }
             Py_DECREF(move);
         }
-        make_turn(mover ? &position.white : &position.black,
-                  mover ? &position.black : &position.white, &position.since, turn);
-        position.ply += 1;
+        play_turn(&position, turn);
     }
     return new_state(args[0], &position);
 }

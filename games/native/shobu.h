@@ -11,6 +11,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "splitmix64.h"
+
 typedef uint64_t Bits;
 
 enum { SQUARES = 64, DIRECTIONS = 8, VECTORS = 16, GROUPS = 32 };
@@ -247,6 +249,21 @@ static inline void play_turn(Position *position, Turn turn)
     make_turn(mover ? &position->white : &position->black,
               mover ? &position->black : &position->white, &position->since, turn);
     position->ply += 1;
+}
+
+/* A legal turn drawn uniformly (its index in the rules' order, found by group sizes instead of
+ * listing), as `random_move` draws one; 0 when the mover has none. */
+static inline int random_turn(const Position *position, uint64_t *seed, Turn *turn)
+{
+    Group groups[GROUPS];
+    int count = turn_groups(position->black, position->white, mover_of(position), groups, 0);
+    if (count == 0)
+        return 0;
+    long long total = 0;
+    for (int g = 0; g < count; g++)
+        total += group_size(&groups[g]);
+    *turn = turn_at(groups, count, (long long)splitmix64_below(seed, (uint64_t)total));
+    return 1;
 }
 
 /* agents/evaluations/shobu.py's `balance`: each board's term for `mine`, summed as signed

@@ -9,7 +9,6 @@
 #include <Python.h>
 #include <stdint.h>
 
-#include "splitmix64.h"
 #include "war_of_life.h"
 
 /* -- the module's functions ---------------------------------------------------------------------- */
@@ -55,48 +54,23 @@ static PyObject *playout(PyObject *Py_UNUSED(module), PyObject *args) {
         return NULL;
     }
     uint64_t random = seed;
-    for (Py_ssize_t played = 0; played < max_plies; played++) {
-        uint64_t *mine = &boards[ply & 1];
-        uint64_t empty = ~(boards[0] | boards[1]);
-        /* Over once a side is empty, at the move limit, or when the mover is stalemated. */
-        if (!(boards[0] && boards[1]) || ply >= exhausted_at || !(*mine & touching(empty))) {
-            break;
-        }
-        int count = 0;
-        for (uint64_t rest = *mine; rest; rest &= rest - 1) {
-            count += __builtin_popcountll(neighbours_of(__builtin_ctzll(rest)) & empty);
-        }
-        /* The chosen move's index in source-then-target order; walk the sources to it. */
-        int index = (int)splitmix64_below(&random, (uint64_t)count);
-        int source = 0;
-        uint64_t targets = 0;
-        for (uint64_t rest = *mine; rest; rest &= rest - 1) {
-            source = __builtin_ctzll(rest);
-            targets = neighbours_of(source) & empty;
-            int here = __builtin_popcountll(targets);
-            if (index < here) {
-                break;
-            }
-            index -= here;
-        }
-        for (; index > 0; index--) {
-            targets &= targets - 1;
-        }
-        int target = __builtin_ctzll(targets);
-        *mine ^= (1ULL << source) | (1ULL << target);
-        crank_boards(&boards[0], &boards[1]);
-        ply++;
+    Position position = {{boards[0], boards[1]}, (int)ply};
+    Move move;
+    for (Py_ssize_t played = 0;
+         played < max_plies && random_move(&position, (int)exhausted_at, &random, &move);
+         played++) {
+        play(&position, move);
         if (record != Py_None) {
-            PyObject *move = Py_BuildValue("(ii)", source, target);
-            if (move == NULL || PyList_Append(record, move) < 0) {
-                Py_XDECREF(move);
+            PyObject *step = Py_BuildValue("(ii)", move.source, move.target);
+            if (step == NULL || PyList_Append(record, step) < 0) {
+                Py_XDECREF(step);
                 return NULL;
             }
-            Py_DECREF(move);
+            Py_DECREF(step);
         }
     }
-    return Py_BuildValue("(KKn)", (unsigned long long)boards[0], (unsigned long long)boards[1],
-                         ply);
+    return Py_BuildValue("(KKi)", (unsigned long long)position.boards[0],
+                         (unsigned long long)position.boards[1], position.ply);
 }
 
 static PyMethodDef METHODS[] = {

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "splitmix64.h"
+
 #define NOT_FILE_A 0xFEFEFEFEFEFEFEFEULL
 #define NOT_FILE_H 0x7F7F7F7F7F7F7F7FULL
 
@@ -116,6 +118,39 @@ static inline void play(Position *position, Move move)
     position->boards[position->ply & 1] ^= (1ULL << move.source) | (1ULL << move.target);
     crank_boards(&position->boards[0], &position->boards[1]);
     position->ply++;
+}
+
+/* A move drawn uniformly over the legal ones into `move` (the index `random` draws, in
+ * `list_moves_until`'s order, found by counting instead of listing); 0 when the game is over. */
+static inline int random_move(const Position *position, int exhausted_at, uint64_t *random,
+                              Move *move)
+{
+    if (game_over(position, exhausted_at)) {
+        return 0;
+    }
+    uint64_t mine = position->boards[position->ply & 1];
+    uint64_t empty = ~(position->boards[0] | position->boards[1]);
+    int count = 0;
+    for (uint64_t rest = mine; rest; rest &= rest - 1) {
+        count += __builtin_popcountll(neighbours_of(__builtin_ctzll(rest)) & empty);
+    }
+    int index = (int)splitmix64_below(random, (uint64_t)count);
+    int source = 0;
+    uint64_t targets = 0;
+    for (uint64_t rest = mine; rest; rest &= rest - 1) {
+        source = __builtin_ctzll(rest);
+        targets = neighbours_of(source) & empty;
+        int here = __builtin_popcountll(targets);
+        if (index < here) {
+            break;
+        }
+        index -= here;
+    }
+    for (; index > 0; index--) {
+        targets &= targets - 1;
+    }
+    *move = (Move){(uint8_t)source, (uint8_t)__builtin_ctzll(targets)};
+    return 1;
 }
 
 #endif

@@ -28,25 +28,6 @@ static int append_step(void *context, int start, const Step *step, int jumps)
                : 0;
 }
 
-typedef struct {
-    int start, end;
-    PyObject *move;
-} Chosen;
-
-typedef struct {
-    Chosen moves[SQUARES * DIRECTIONS];
-    int count;
-} StepList;
-
-static int keep_step(void *context, int start, const Step *step, int jumps)
-{
-    StepList *list = context;
-    Bitboard to = jumps ? step->landing : step->neighbour;
-    list->moves[list->count++] =
-        (Chosen){start, lowest_square(to), STEP_TUPLES[start][step - MOVES[start]][jumps]};
-    return 0;
-}
-
 /* -- reading arguments ------------------------------------------------------------------------ */
 
 /* own, other, shrinks: a moving-phase position as `moves` and `can_move` take it. */
@@ -109,43 +90,27 @@ static PyObject *squares(PyObject *module, PyObject *const *args, Py_ssize_t giv
 
 /* -- the playout ------------------------------------------------------------------------------ */
 
+static PyObject *step_tuple(int start, int end);
+
 /* One random legal move, uniform over `legal_moves()`, played on `game` (not over). The move
  * goes to `record` when it is not NULL: None for a pass. */
 static int play_random_move(Position *game, uint64_t *rng, PyObject *record)
 {
-    int turn = (int)(game->ply & 1);
-    Bitboard *own = turn ? &game->black : &game->white;
-    Bitboard *enemy = turn ? &game->white : &game->black;
-    PyObject *move;
-    if (game->ply < PLACEMENTS) {
-        Bitboard free = ZONES[turn] & ~(game->white | game->black);
-        if (!free) {
-            PyErr_SetString(PyExc_ValueError, "no free square of the zone is left to place on");
-            return -1;
-        }
-        for (uint64_t k = splitmix64_below(rng, (uint64_t)count(free)); k; k--)
-            free &= free - 1;
-        int square = lowest_square(free);
-        arrive(square, own, enemy, CORNERS[0]);
-        game->ply++;
-        game->since_capture = 0;
-        move = SQUARE_TUPLES[square];
-    } else {
-        StepList steps;
-        steps.count = 0;
-        walk_steps(*own, *enemy, game->shrinks, keep_step, &steps);
-        int pieces_before = count(game->white | game->black);
-        if (steps.count == 0) {
-            move = Py_None;
-        } else {
-            const Chosen *chosen = &steps.moves[splitmix64_below(rng, (uint64_t)steps.count)];
-            *own ^= 1ULL << chosen->start;
-            arrive(chosen->end, own, enemy, CORNERS[game->shrinks]);
-            move = chosen->move;
-        }
-        after_moving(game, pieces_before);
+    Move move;
+    if (!random_move(game, rng, &move)) {
+        PyErr_SetString(PyExc_ValueError, "no free square of the zone is left to place on");
+        return -1;
     }
-    return record ? PyList_Append(record, move) : 0;
+    play(game, move);
+    if (record == NULL) {
+        return 0;
+    }
+    PyObject *value = move.kind == PASS_TURN ? Py_NewRef(Py_None)
+                      : move.kind == PLACE   ? Py_NewRef(SQUARE_TUPLES[move.start])
+                                             : step_tuple(move.start, move.end);
+    int appended = value == NULL ? -1 : PyList_Append(record, value);
+    Py_XDECREF(value);
+    return appended;
 }
 
 static PyObject *playout(PyObject *module, PyObject *const *args, Py_ssize_t given)

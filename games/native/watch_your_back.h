@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "splitmix64.h"
+
 typedef uint64_t Bitboard;
 
 #define SIZE 8
@@ -243,6 +245,22 @@ static inline void play(Position *game, Move move)
         arrive(move.end, own, enemy, CORNERS[game->shrinks]);
     }
     after_moving(game, pieces_before);
+}
+
+/* A move drawn uniformly over `list_moves`'s, from `rng`, for a game not over: a placement
+ * square or a step by its index, and a lone pass without a draw; 0 when the mover would place
+ * but its zone is full (only a hand-made position has that). */
+static inline int random_move(const Position *game, uint64_t *rng, Move *move)
+{
+    Move moves[MOVES_CAPACITY];
+    int listed = list_moves(game, moves);
+    if (listed == 0) {
+        return 0;
+    }
+    *move = listed == 1 && moves[0].kind == PASS_TURN
+                ? moves[0]
+                : moves[splitmix64_below(rng, (uint64_t)listed)];
+    return 1;
 }
 
 /* -- the tables -------------------------------------------------------------------------------- */

@@ -16,13 +16,14 @@ import os
 import random
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arbiter.agents.evaluation import evaluation_for
-from arbiter.agents.search import AlphaBetaAgent, alphabeta, clock
+from arbiter.agents.search import AlphaBetaAgent, MCTSAgent, alphabeta, clock
 from arbiter.agents.search.alphabeta import (
     INFINITY,
     NULL_WINDOW,
@@ -211,17 +212,19 @@ def test_a_root_iteration_stopped_by_its_deadline_answers_the_moves_it_finished(
     )
 
 
-def test_the_agent_searches_compiled_only_with_the_games_own_evaluation(
+def test_the_agents_search_compiled_only_with_the_games_own_evaluation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Alpha-beta below the root and MCTS's tree alike (tests/agents/test_native_tree.py)."""
     for name in NATIVE:
         game = get_game(name)
         compiled_or_skip(game)
-        assert AlphaBetaAgent(game)._compiled is not None
-        assert AlphaBetaAgent(game, evaluation=evaluation_for(game))._compiled is None
-        monkeypatch.setenv("ARBITER_PURE_PYTHON", "1")
-        assert AlphaBetaAgent(game)._compiled is None
-        monkeypatch.delenv("ARBITER_PURE_PYTHON")
+        for agent in (AlphaBetaAgent, MCTSAgent):
+            assert agent(game)._compiled is not None
+            assert agent(game, evaluation=evaluation_for(game))._compiled is None
+            monkeypatch.setenv("ARBITER_PURE_PYTHON", "1")
+            assert agent(game)._compiled is None
+            monkeypatch.delenv("ARBITER_PURE_PYTHON")
 
 
 @TIMED
@@ -244,21 +247,31 @@ def test_the_compiled_search_lets_other_threads_run_meanwhile() -> None:
     module = compiled_or_skip(get_game(NATIVE[0]))
     state = sample(NATIVE[0], 1)[0]
     search = module.Search(time.perf_counter() + 0.3, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
-    finished = threading.Event()
 
     def think() -> None:
         with pytest.raises(clock.OutOfTime):
             search.child(state, state.legal_moves()[0], 40, -INFINITY, True)
+
+    assert ticks_while(think) >= 10
+
+
+def ticks_while(think: Callable[[], None]) -> int:
+    """Milliseconds ticked in this thread while `think` runs in another: few if it holds the
+    interpreter lock."""
+    finished = threading.Event()
+
+    def run() -> None:
+        think()
         finished.set()
 
-    thinker = threading.Thread(target=think)
+    thinker = threading.Thread(target=run)
     thinker.start()
     ticks = 0
     while not finished.is_set():
         ticks += 1
         time.sleep(0.001)
     thinker.join()
-    assert ticks >= 10
+    return ticks
 
 
 @TIMED

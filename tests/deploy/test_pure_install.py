@@ -1,6 +1,6 @@
 """`pip install .` on a machine without a compiler: the kernels and the compiled searches are
-skipped, the install succeeds, and the rules and alpha-beta run, and pass their tests, on the
-pure-Python path.
+skipped, the install succeeds, and the rules, alpha-beta and MCTS run, and pass their tests, on
+the pure-Python path.
 
 "No compiler" is `CC=false`: every compile fails as it would where gcc is missing. The checkout
 is copied to a temporary folder (pip builds in the source tree) and installed into a throwaway
@@ -29,6 +29,7 @@ RULES_TESTS = [
     "tests/games/test_native_war_of_life.py",
     "tests/agents/test_search.py",
     "tests/agents/test_native_search.py",
+    "tests/agents/test_native_tree.py",
 ]
 KERNELS = ["amazons", "war_of_life"]
 
@@ -71,13 +72,14 @@ def test_pip_install_without_a_compiler_installs_the_pure_python_rules(tmp_path:
     )  # fmt: skip
     assert "Successfully installed arbiter" in installed
     probe = (
-        "import arbiter.games, arbiter.games._native as n, arbiter.agents.search.alphabeta as a; "
+        "import arbiter.games, arbiter.games._native as n, arbiter.agents.search.mcts as m; "
         f"print(arbiter.games.__file__, [n.kernel(k) for k in {KERNELS!r}], "
-        "a.compiled_search(arbiter.games.get_game('amazons')))"
+        "m.compiled_search(arbiter.games.get_game('amazons')), "
+        "m.compiled_tree(arbiter.games.get_game('amazons')))"
     )
     where, kernels = run(python, "-c", probe, cwd=tmp_path, env=env).split(" ", 1)
     assert where.startswith(str(site)), where  # the copy installed here, not the checkout
-    assert kernels.strip() == "[None, None] None"
+    assert kernels.strip() == "[None, None] None None"
     tested = run(
         python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *RULES_TESTS,
         cwd=source, env=env,
