@@ -24,6 +24,7 @@ from arbiter.agents.search.mcts import DEFAULT_CUTOFF, MEMORY_LIMIT, CompiledTre
 from arbiter.agents.search.mcts_reference import ReferenceMCTS, SplitMix64
 from arbiter.games import Game, get_game
 from tests.agents.positions import sample
+from tests.agents.test_every_agent import STALL
 from tests.agents.test_native_search import NATIVE as TREES
 from tests.agents.test_native_search import compiled_or_skip, last_plies, ticks_while
 from tests.conftest import TIMED
@@ -172,7 +173,7 @@ def test_the_agent_on_the_compiled_tree_keeps_to_its_budget(name: str) -> None:
         assert agent._compiled is not None
         started = time.perf_counter()
         move = agent.choose(state, 0.3)
-        assert time.perf_counter() - started < 0.3
+        assert time.perf_counter() - started < 0.3 + STALL  # a loaded machine's pause allowed
         assert state.why_illegal(move) is None
         assert agent.iterations > 100
 
