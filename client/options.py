@@ -11,8 +11,7 @@ import argparse
 import ssl
 
 from arbiter.client.connection import client_tls
-from arbiter.protocol import TimeControl, TimeControlError
-from arbiter.server.app import DEFAULT_PORT
+from arbiter.protocol import DEFAULT_PORT, TimeControl, TimeControlError
 
 TIME_HELP = "time control: move=5, clock=300+2 or clock=60+0,move=10 (add lag=off for LAN play)"
 

@@ -122,10 +122,15 @@ from arbiter.protocol._time_control import (
     TimeControlError,
 )
 
+DEFAULT_PORT = 7777
+"""The TCP port a server listens on unless told, and the one a client dials for a `--server`
+given without its port."""
+
 __all__ = [
     "CLIENT",
     "CLOSED",
     "DEFAULT_MAX_FRAME",
+    "DEFAULT_PORT",
     "ERROR_CODES",
     "FATAL_CODES",
     "HEADER",

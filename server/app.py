@@ -33,6 +33,7 @@ from typing import Any, TypeAlias
 import trio
 
 from arbiter import protocol
+from arbiter.protocol import DEFAULT_PORT
 from arbiter.server.connection.admission import DEFAULT, UNLIMITED, Admission, Doorway, Handshakes
 from arbiter.server.connection.limits import Limits
 from arbiter.server.play.admitted import serve_admitted
@@ -123,8 +124,6 @@ __all__ = [
 ]
 
 LOCAL_HOST = "127.0.0.1"
-DEFAULT_PORT = 7777
-"""`arbiter-server`'s port unless told (`--port`), and a client's for a `--server HOST`."""
 
 HANDSHAKE_SECONDS = 10.0
 """How long a connection to a TLS server has to send its first byte and finish the handshake.
