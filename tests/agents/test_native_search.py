@@ -34,6 +34,7 @@ from arbiter.agents.search.alphabeta import (
 )
 from arbiter.games import Game, get_game
 from tests.agents.positions import KINGS_COURT_LONG_JUMP, KINGS_COURT_MAZE, sample
+from tests.agents.test_every_agent import STALL
 from tests.conftest import TIMED
 
 NATIVE = sorted(
@@ -282,7 +283,7 @@ def test_the_agent_deepening_on_the_compiled_search_keeps_to_its_budget(name: st
     agent = AlphaBetaAgent(state.game, seed=1)
     start = time.perf_counter()
     move = agent.choose(state, 0.3)
-    assert time.perf_counter() - start < 0.3
+    assert time.perf_counter() - start < 0.3 + STALL  # a loaded machine's pause allowed
     assert state.why_illegal(move) is None
     assert agent.last is not None
     assert agent.last.depth >= 1

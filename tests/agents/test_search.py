@@ -16,6 +16,7 @@ from tests.agents.positions import (
     WATCH_YOUR_BACK_LAST_PAIR,
     sample,
 )
+from tests.agents.test_every_agent import STALL
 from tests.conftest import TIMED
 
 FORCED_WINS = [
@@ -85,7 +86,7 @@ def test_alphabeta_answers_within_its_budget(name: str) -> None:
     agent = AlphaBetaAgent(state.game, seed=1)
     start = time.perf_counter()
     move = agent.choose(state, 0.2)
-    assert time.perf_counter() - start < 0.2
+    assert time.perf_counter() - start < 0.2 + STALL  # a loaded machine's pause allowed
     assert state.why_illegal(move) is None
 
 
@@ -98,7 +99,7 @@ def test_mcts_answers_within_its_budget(name: str, cutoff: int | None) -> None:
     start = time.perf_counter()
     move = agent.choose(state, 0.2)
     elapsed = time.perf_counter() - start
-    assert clock.thinking_time(0.2) - 0.05 < elapsed < 0.2
+    assert clock.thinking_time(0.2) - 0.05 < elapsed < 0.2 + STALL
     assert agent.iterations > 0
     assert state.why_illegal(move) is None
 
