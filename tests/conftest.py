@@ -7,7 +7,7 @@ import functools
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -19,6 +19,7 @@ import trio
 
 from arbiter.agents.search.clock import LATENESS
 from arbiter.server.app import Admission, bound_port, serve
+from tests.e2e.helpers import Dial
 from tests.leftovers import nothing_left, own_temporary_folder
 from tests.node_client import node_client  # noqa: F401  (a fixture for every test folder)
 from tests.postgres import Cluster, throwaway_cluster
@@ -171,3 +172,14 @@ async def server(
     )
     listeners = await nursery.start(start)
     return RunningServer(HOST, bound_port(listeners), db)
+
+
+@pytest.fixture
+async def dial(server: RunningServer) -> AsyncIterator[Dial]:
+    """Connections to the `server` fixture's server, raw or as clients, closed when the test
+    ends whatever state it left them in."""
+    opened = Dial(server.port)
+    try:
+        yield opened
+    finally:
+        await opened.aclose()

@@ -47,7 +47,8 @@
 enum { EXACT, LOWER, UPPER };
 
 /* Why a search stopped before its answer. It runs without the interpreter lock, so it sets no
- * Python error itself: `Search.child` raises the one that fits once it holds the lock again. */
+ * Python error itself: once it holds the lock again, `Search.root` answers the moves finished
+ * when time ran out, and raises MemoryError when memory did. */
 enum { RUNNING, OUT_OF_TIME, OUT_OF_MEMORY };
 
 #ifdef MOVE_STORE
@@ -137,8 +138,7 @@ typedef struct {
 #ifdef MOVE_STORE
     MoveStore store;
 #endif
-    PyObject *out_of_time; /* the exception raised when the deadline passes */
-    PyObject *parent;      /* the last root position asked about, and its unpacked form */
+    PyObject *parent; /* the last root position asked about, and its unpacked form */
     Position parent_position;
     long long nodes;
     double expansion; /* the longest a node took to list and sort its moves */
@@ -570,7 +570,6 @@ static double node(Search *search, const Position *position, int depth, double a
 static void search_dealloc(Search *search)
 {
     Py_XDECREF(search->parent);
-    Py_XDECREF(search->out_of_time);
     PyMem_RawFree(search->entries);
     PyMem_RawFree(search->history);
     for (int ply = 0; ply <= MAX_DEPTH; ply++) {
@@ -589,17 +588,11 @@ static void search_dealloc(Search *search)
 
 static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *names[] = {"deadline", "table_limit", "null_window", "out_of_time", NULL};
+    static char *names[] = {"deadline", "table_limit", "null_window", NULL};
     double deadline, null_window;
     Py_ssize_t table_limit;
-    PyObject *out_of_time;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "dndO:Search", names, &deadline, &table_limit,
-                                     &null_window, &out_of_time)) {
-        return NULL;
-    }
-    if (!PyExceptionClass_Check(out_of_time)) {
-        PyErr_Format(PyExc_TypeError, "out_of_time must be an exception class, not %R",
-                     out_of_time);
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "dnd:Search", names, &deadline, &table_limit,
+                                     &null_window)) {
         return NULL;
     }
     if (table_limit < 0) {
@@ -615,8 +608,6 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         return NULL;
     }
     search->deadline = deadline;
-    Py_INCREF(out_of_time);
-    search->out_of_time = out_of_time;
     search->table_limit = table_limit;
     search->null_window = null_window;
     search->capacity = FIRST_CAPACITY;
@@ -700,45 +691,6 @@ static double root_child(Search *search, Move move, int depth, double alpha, int
     return child(search, &position, depth, alpha, INFINITY, 1, first);
 }
 
-/* `result`, or NULL with the error of an early stop (`result` released). */
-static PyObject *unless_stopped(Search *search, PyObject *result)
-{
-    switch (search->stopped) {
-    case OUT_OF_TIME:
-        Py_XDECREF(result);
-        PyErr_SetNone(search->out_of_time);
-        return NULL;
-    case OUT_OF_MEMORY:
-        Py_XDECREF(result);
-        return PyErr_NoMemory();
-    }
-    return result;
-}
-
-static PyObject *search_child(Search *search, PyObject *args)
-{
-    PyObject *state, *move_value;
-    int depth, first;
-    double alpha;
-    Move move;
-    if (!PyArg_ParseTuple(args, "OOidp:child", &state, &move_value, &depth, &alpha, &first) ||
-        read_parent(search, state) < 0 || read_root_move(search, move_value, &move) < 0 ||
-        check_depth(depth, 0) < 0) {
-        return NULL;
-    }
-    if (isnan(alpha)) {
-        PyErr_SetString(PyExc_ValueError, "alpha must be a number, not nan");
-        return NULL;
-    }
-    search->stopped = RUNNING;
-    search->checked = monotonic();
-    double value;
-    Py_BEGIN_ALLOW_THREADS /* it reads and writes only its own C data below the root */
-    value = root_child(search, move, depth, alpha, first);
-    Py_END_ALLOW_THREADS
-    return unless_stopped(search, PyFloat_FromDouble(value));
-}
-
 /* The first `count` scores as a Python list, or NULL with an error set. */
 static PyObject *score_list(const double *scores, Py_ssize_t count)
 {
@@ -808,10 +760,12 @@ static PyObject *search_root(Search *search, PyObject *args)
     Py_BEGIN_ALLOW_THREADS /* it reads and writes only its own C data below the root */
     searched = search_moves(search, moves, count, depth, scores, &best, &alpha);
     Py_END_ALLOW_THREADS
-    if (search->stopped == OUT_OF_TIME) { /* no error: the moves searched so far answer */
-        search->stopped = RUNNING;
+    /* A stop for time is no error: the moves finished answer. */
+    if (search->stopped == OUT_OF_MEMORY) {
+        PyErr_NoMemory();
+        goto done;
     }
-    PyObject *finished = unless_stopped(search, score_list(scores, searched));
+    PyObject *finished = score_list(scores, searched);
     if (finished != NULL) {
         result = Py_BuildValue("ndN", best, alpha, finished);
     }
@@ -835,18 +789,13 @@ static PyObject *search_stall(Search *search, void *Py_UNUSED(closure))
 static PyMethodDef SEARCH_METHODS[] = {
     {"root", (PyCFunction)search_root, METH_VARARGS,
      "root(state, moves, depth) -> (best, score, scores): searches the list `moves` of `state`'s "
-     "legal moves in its order, each as child(state, move, depth - 1, alpha, first) with alpha "
-     "the best score so far and `first` for the first move; answers the index of the first "
-     "best move, its score, and the scores of the moves searched, in order: all of them, or "
-     "fewer when the deadline stopped it (none, and the score -inf, when the first did not "
-     "finish). Searches without the interpreter lock, as `child` does."},
-    {"child", (PyCFunction)search_child, METH_VARARGS,
-     "child(state, move, depth, alpha, first) -> the score for the mover in `state` of its legal "
-     "`move`, the position after it searched `depth` plies deep at ply 1 with the window "
-     "(alpha, inf) (a full window if `first`, else a null window first); raises out_of_time "
-     "when the deadline passes. Clears the table first when it holds more than table_limit "
-     "entries. Searches without the interpreter lock, so other threads run meanwhile; one call "
-     "at a time per Search."},
+     "legal moves in its order, the position after each `depth - 1` plies deep at ply 1 with "
+     "the window (alpha, inf), alpha the best score so far (the first move in a full window, "
+     "the others in a null window first); answers the index of the first best move, its "
+     "score, and the scores of the moves searched, in order: all of them, or fewer when the "
+     "deadline stopped it (none, and the score -inf, when the first did not finish). Clears "
+     "the table before a move when it holds more than table_limit entries. Searches without "
+     "the interpreter lock, so other threads run meanwhile; one call at a time per Search."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -861,9 +810,9 @@ static PyTypeObject SEARCH_TYPE = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = SEARCH_MODULE ".Search",
     .tp_basicsize = sizeof(Search),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Search(deadline, table_limit, null_window, out_of_time): one move's alpha-beta "
-              "below the root, its tables kept across that move's iterations; `deadline` is in "
-              "time.perf_counter's seconds, and `out_of_time` the exception raised past it.",
+    .tp_doc = "Search(deadline, table_limit, null_window): one move's alpha-beta below the "
+              "root, its tables kept across that move's iterations; `deadline` is in "
+              "time.perf_counter's seconds.",
     .tp_new = search_new,
     .tp_dealloc = (destructor)search_dealloc,
     .tp_methods = SEARCH_METHODS,

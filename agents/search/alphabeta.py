@@ -86,9 +86,6 @@ class CompiledSearch(Protocol):
     def stall(self) -> float:
         """The longest stretch in seconds between two of its clock checks."""
 
-    def child(self, state: Any, move: Any, depth: int, alpha: float, first: bool, /) -> float:
-        """`_Tree.root_child`'s score; raises the search's `out_of_time` past its deadline."""
-
     def root(self, state: Any, moves: list[Any], depth: int, /) -> tuple[int, float, list[float]]:
         """`_Tree.root`'s answer."""
 
@@ -97,12 +94,7 @@ class CompiledModule(Protocol):
     """An `arbiter.agents._search_NAME_c` module."""
 
     def Search(
-        self,
-        deadline: float,
-        table_limit: int,
-        null_window: float,
-        out_of_time: type[Exception],
-        /,
+        self, deadline: float, table_limit: int, null_window: float, /
     ) -> CompiledSearch: ...
 
 
@@ -215,7 +207,7 @@ class _CompiledTree:
     __slots__ = ("_search", "root")
 
     def __init__(self, module: CompiledModule, deadline: float) -> None:
-        self._search = module.Search(deadline, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+        self._search = module.Search(deadline, TABLE_LIMIT, NULL_WINDOW)
         self.root = self._search.root
         """`_Tree.root`, compiled: one call an iteration, however many the root moves."""
 

@@ -11,7 +11,6 @@ compiled search itself. The skip when no search is built turns into a failure un
 from __future__ import annotations
 
 import functools
-import math
 import os
 import random
 import threading
@@ -23,7 +22,7 @@ from typing import Any
 import pytest
 
 from arbiter.agents.evaluation import evaluation_for
-from arbiter.agents.search import AlphaBetaAgent, MCTSAgent, alphabeta, clock
+from arbiter.agents.search import AlphaBetaAgent, MCTSAgent, alphabeta
 from arbiter.agents.search.alphabeta import (
     INFINITY,
     NULL_WINDOW,
@@ -128,12 +127,9 @@ def test_a_deadline_already_past_stops_both_at_the_first_node(name: str) -> None
     state = sample(name, 2, seed=7)[1]
     move = state.legal_moves()[0]
     past = time.perf_counter() - 1.0
-    search = module.Search(past, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
-    with pytest.raises(clock.OutOfTime):
-        search.child(state, move, 3, -INFINITY, True)
+    search = module.Search(past, TABLE_LIMIT, NULL_WINDOW)
     reference = _Tree(evaluation_for(game), {}, past, time.perf_counter)
-    with pytest.raises(clock.OutOfTime):
-        reference.root_child(state, move, 3, -INFINITY, True)
+    assert search.root(state, [move], 4) == reference.root(state, [move], 4) == (0, -INFINITY, [])
     assert search.nodes == reference.nodes == 1
 
 
@@ -144,11 +140,12 @@ def test_long_jump_sequences_are_searched_compiled_alike() -> None:
     module = compiled_or_skip(state.game)
     longest = max(state.legal_moves(), key=len)
     assert len(longest) == 12
-    search = module.Search(time.perf_counter() + 60.0, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    search = module.Search(time.perf_counter() + 60.0, TABLE_LIMIT, NULL_WINDOW)
     reference = _Tree(evaluation_for(state.game), {}, time.perf_counter() + 60.0, time.perf_counter)
-    for depth in (0, 1, 2):
-        score = search.child(state, longest, depth, -INFINITY, True)
-        assert score == reference.root_child(state, longest, depth, -INFINITY, True)
+    for depth in (1, 2, 3):
+        answer = search.root(state, [longest], depth)
+        assert answer == reference.root(state, [longest], depth)
+        assert len(answer[2]) == 1
         assert search.nodes == reference.nodes
     for depth in (1, 2, 3):
         assert_alike(state, depth, depth)
@@ -163,11 +160,11 @@ def test_long_jump_sequences_are_searched_compiled_alike() -> None:
 def test_a_move_longer_than_any_legal_one_is_refused() -> None:
     state = KINGS_COURT_LONG_JUMP
     module = compiled_or_skip(state.game)
-    search = module.Search(time.perf_counter() + 60.0, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    search = module.Search(time.perf_counter() + 60.0, TABLE_LIMIT, NULL_WINDOW)
     with pytest.raises(ValueError, match=r"is longer than any legal move \(1024 squares\)"):
-        search.child(state, (0, 2) * 513, 1, -INFINITY, True)
+        search.root(state, [(0, 2) * 513], 1)
     with pytest.raises(ValueError, match="is not legal in the state given"):
-        search.child(state, (0, 2) * 10, 1, -INFINITY, True)
+        search.root(state, [(0, 2) * 10], 1)
 
 
 @pytest.mark.parametrize("name", NATIVE)
@@ -179,7 +176,7 @@ def test_a_root_iteration_answers_as_the_python_one(name: str) -> None:
     state = sample(name, 2, seed=8)[1]
     moves = state.legal_moves()
     later = time.perf_counter() + 60.0
-    search = module.Search(later, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    search = module.Search(later, TABLE_LIMIT, NULL_WINDOW)
     reference = _Tree(evaluation_for(game), {}, later, time.perf_counter)
     for depth in (1, 2):
         ours = search.root(state, moves, depth)
@@ -197,7 +194,7 @@ def test_a_root_iteration_stopped_by_its_deadline_answers_the_moves_it_finished(
     state = sample(name, 2, seed=9)[1]
     moves = state.legal_moves()
     started = time.perf_counter()
-    search = module.Search(started + 0.2, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    search = module.Search(started + 0.2, TABLE_LIMIT, NULL_WINDOW)
     best, score, scores = search.root(state, moves, 40)
     assert 0.15 <= time.perf_counter() - started < 0.8
     assert len(scores) < len(moves)
@@ -206,7 +203,7 @@ def test_a_root_iteration_stopped_by_its_deadline_answers_the_moves_it_finished(
     else:
         assert (best, score) == (0, -INFINITY)
     past = time.perf_counter() - 1.0
-    assert module.Search(past, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime).root(state, moves, 3) == (
+    assert module.Search(past, TABLE_LIMIT, NULL_WINDOW).root(state, moves, 3) == (
         0,
         -INFINITY,
         [],
@@ -234,9 +231,8 @@ def test_the_compiled_search_stops_near_its_deadline(name: str) -> None:
     module = compiled_or_skip(get_game(name))
     state = sample(name, 1)[0]
     started = time.perf_counter()
-    search = module.Search(started + 0.2, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
-    with pytest.raises(clock.OutOfTime):
-        search.child(state, state.legal_moves()[0], 40, -INFINITY, True)
+    search = module.Search(started + 0.2, TABLE_LIMIT, NULL_WINDOW)
+    assert search.root(state, state.legal_moves()[:1], 41) == (0, -INFINITY, [])
     assert 0.15 <= time.perf_counter() - started < 0.8  # it may stop one expansion early
     assert search.stall < 0.2
 
@@ -247,11 +243,10 @@ def test_the_compiled_search_lets_other_threads_run_meanwhile() -> None:
     search holds no interpreter lock, so the loop is not starved for the whole move."""
     module = compiled_or_skip(get_game(NATIVE[0]))
     state = sample(NATIVE[0], 1)[0]
-    search = module.Search(time.perf_counter() + 0.3, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+    search = module.Search(time.perf_counter() + 0.3, TABLE_LIMIT, NULL_WINDOW)
 
     def think() -> None:
-        with pytest.raises(clock.OutOfTime):
-            search.child(state, state.legal_moves()[0], 40, -INFINITY, True)
+        search.root(state, state.legal_moves()[:1], 41)
 
     assert ticks_while(think) >= 10
 
@@ -297,29 +292,23 @@ def test_bad_arguments_are_refused_by_name(name: str) -> None:
     move = state.legal_moves()[0]
     later = time.perf_counter() + 60.0
     with pytest.raises(TypeError, match="must be real number, not str"):
-        module.Search("soon", TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)  # type: ignore[arg-type]
+        module.Search("soon", TABLE_LIMIT, NULL_WINDOW)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="table_limit must be at least 0, not -1"):
-        module.Search(later, -1, NULL_WINDOW, clock.OutOfTime)
+        module.Search(later, -1, NULL_WINDOW)
     with pytest.raises(ValueError, match="null_window must be above 0"):
-        module.Search(later, TABLE_LIMIT, 0.0, clock.OutOfTime)
-    with pytest.raises(TypeError, match="out_of_time must be an exception class, not 3"):
-        module.Search(later, TABLE_LIMIT, NULL_WINDOW, 3)  # type: ignore[arg-type]
-    search = module.Search(later, TABLE_LIMIT, NULL_WINDOW, clock.OutOfTime)
+        module.Search(later, TABLE_LIMIT, 0.0)
+    search = module.Search(later, TABLE_LIMIT, NULL_WINDOW)
     with pytest.raises(TypeError, match=r"state must be an? \w+State, not int"):
-        search.child(3, move, 1, -INFINITY, True)
+        search.root(3, [move], 1)
     with pytest.raises(TypeError, match="move must be"):
-        search.child(state, "a move", 1, -INFINITY, True)
+        search.root(state, [move, "a move"], 1)
     theirs = next(m for m in state.play(move).legal_moves() if state.why_illegal(m) is not None)
-    with pytest.raises(ValueError, match="is not legal in the state given"):
-        search.child(state, theirs, 1, -INFINITY, True)
-    with pytest.raises(ValueError, match="depth must be from 0 to 63, not 64"):
-        search.child(state, move, 64, -INFINITY, True)
-    with pytest.raises(ValueError, match="alpha must be a number, not nan"):
-        search.child(state, move, 1, math.nan, True)
     with pytest.raises(TypeError, match="must be list, not tuple"):
         search.root(state, (move,), 1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="is not legal in the state given"):
         search.root(state, [move, theirs], 1)
     with pytest.raises(ValueError, match="depth must be from 1 to 64, not 0"):
         search.root(state, [move], 0)
+    with pytest.raises(ValueError, match="depth must be from 1 to 64, not 65"):
+        search.root(state, [move], 65)
     assert search.nodes == 0

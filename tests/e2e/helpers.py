@@ -110,8 +110,9 @@ class Dial:
         self._opened.append(stream)
         return RawPeer(stream)
 
-    async def client(self, name: str) -> ClientConnection:
-        client = await connect(self.port, name)
+    async def client(self, name: str, resume: str | None = None) -> ClientConnection:
+        """A client named `name`, taking back the seats of the session `resume` if given."""
+        client = await ClientConnection.open("127.0.0.1", self.port, name, resume=resume)
         self._opened.append(client)
         return client
 

@@ -14,7 +14,7 @@ from arbiter import protocol
 from arbiter.client.connection import ClientConnection, ServerError
 from arbiter.server.play.lobby_feed import FOLLOW_SECONDS
 from tests.conftest import RunningServer
-from tests.e2e.helpers import connect, until
+from tests.e2e.helpers import Dial, until
 from tests.tournament.helpers import create, director, register, start
 
 GAME = "kings-court"
@@ -36,9 +36,9 @@ async def seek(
 
 
 async def test_the_listing_shows_an_open_seek_with_everything_it_asks_for(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    lonely, looker = await connect(server.port, "lonely"), await connect(server.port, "looker")
+    lonely, looker = await dial.client("lonely"), await dial.client("looker")
     seeking = await seek(lonely, {"move": 3.0}, options={"no_capture_limit": 20})
     assert isinstance(seeking, protocol.Seeking)
     shown = await listing(looker)
@@ -58,10 +58,10 @@ async def test_the_listing_shows_an_open_seek_with_everything_it_asks_for(
 
 
 async def test_a_live_match_shows_its_move_number_and_both_clocks_running(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    white, black = await connect(server.port, "white"), await connect(server.port, "black")
-    looker = await connect(server.port, "looker")
+    white, black = await dial.client("white"), await dial.client("black")
+    looker = await dial.client("looker")
     clock = {"clock": 60.0, "increment": 0.0}
     await seek(white, clock)
     started = await seek(black, clock)
@@ -87,10 +87,10 @@ async def test_a_live_match_shows_its_move_number_and_both_clocks_running(
 
 
 async def test_seeks_with_different_time_controls_each_say_why_they_do_not_pair(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
     """The Node example seeks `move=2`; a bot on the game's default (`move=10`) never met it."""
-    node, bot = await connect(server.port, "node"), await connect(server.port, "bot")
+    node, bot = await dial.client("node"), await dial.client("bot")
     assert isinstance(await seek(node, {"move": 2.0}), protocol.Seeking)
     assert isinstance(await seek(bot), protocol.Seeking)  # the default: move=10
     unpaired = {entry["player"]: entry["unpaired"] for entry in (await listing(bot)).seeks}
@@ -100,8 +100,8 @@ async def test_seeks_with_different_time_controls_each_say_why_they_do_not_pair(
     }
 
 
-async def test_seeks_with_different_options_say_so(server: RunningServer) -> None:
-    ann, ben = await connect(server.port, "ann"), await connect(server.port, "ben")
+async def test_seeks_with_different_options_say_so(dial: Dial) -> None:
+    ann, ben = await dial.client("ann"), await dial.client("ben")
     await seek(ann, options={"no_capture_limit": 20})
     await seek(ben)
     unpaired = {entry["player"]: entry["unpaired"] for entry in (await listing(ann)).seeks}
@@ -110,9 +110,9 @@ async def test_seeks_with_different_options_say_so(server: RunningServer) -> Non
 
 
 async def test_a_challenge_pairs_only_with_the_named_player_and_says_so_meanwhile(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    alice, carol, bob = [await connect(server.port, n) for n in ("alice", "carol", "bob")]
+    alice, carol, bob = [await dial.client(n) for n in ("alice", "carol", "bob")]
     challenge = await seek(alice, opponent="bob")
     assert isinstance(challenge, protocol.Seeking)
     assert challenge.opponent == "bob"
@@ -128,8 +128,8 @@ async def test_a_challenge_pairs_only_with_the_named_player_and_says_so_meanwhil
     assert [entry["player"] for entry in (await listing(carol)).seeks] == ["carol"]
 
 
-async def test_a_seek_cannot_challenge_its_own_player(server: RunningServer) -> None:
-    narcissus = await connect(server.port, "narcissus")
+async def test_a_seek_cannot_challenge_its_own_player(dial: Dial) -> None:
+    narcissus = await dial.client("narcissus")
     with pytest.raises(ServerError, match=r"bad_opponent.*cannot challenge its own player"):
         await seek(narcissus, opponent="narcissus")
     assert (await listing(narcissus)).seeks == []
@@ -137,34 +137,35 @@ async def test_a_seek_cannot_challenge_its_own_player(server: RunningServer) -> 
 
 async def test_a_tournament_shows_its_state_and_games_played_as_they_finish(
     server: RunningServer,
+    dial: Dial,
 ) -> None:
     """Both entrants stay away: each game defaults after `wait`, and the follower sees it."""
     register(server.db, "ann", "ben")
-    boss = await director(server.port, server.db)
-    await create(boss, players=["ann", "ben"], wait=0.3)
-    looker = await connect(server.port, "looker")
-    shown = await listing(looker, follow=True)
-    assert shown.following
-    assert shown.tournaments == [
-        {"name": "cup", "game": GAME, "status": "created", "played": 0, "games": 2}
-    ]
-    await start(boss)
-    seen = []
-    with trio.fail_after(20):
-        while not seen or seen[-1] != ("finished", 2):
-            pushed = await until(looker, protocol.LobbyListing)
-            entry = pushed.tournaments[0]
-            seen.append((entry["status"], entry["played"]))
+    async with await director(server.port, server.db) as boss:
+        await create(boss, players=["ann", "ben"], wait=0.3)
+        looker = await dial.client("looker")
+        shown = await listing(looker, follow=True)
+        assert shown.following
+        assert shown.tournaments == [
+            {"name": "cup", "game": GAME, "status": "created", "played": 0, "games": 2}
+        ]
+        await start(boss)
+        seen = []
+        with trio.fail_after(20):
+            while not seen or seen[-1] != ("finished", 2):
+                pushed = await until(looker, protocol.LobbyListing)
+                entry = pushed.tournaments[0]
+                seen.append((entry["status"], entry["played"]))
     assert seen[0][0] == "running"
     assert seen[-1] == ("finished", 2)
 
 
 async def test_a_follower_hears_of_a_match_and_its_moves_at_most_once_a_second(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    looker = await connect(server.port, "looker")
+    looker = await dial.client("looker")
     assert (await listing(looker, follow=True)).matches == []
-    white, black = await connect(server.port, "white"), await connect(server.port, "black")
+    white, black = await dial.client("white"), await dial.client("black")
     await seek(white, {"move": 5.0})
     started = await seek(black, {"move": 5.0})
     assert isinstance(started, protocol.MatchStarted)
@@ -217,13 +218,13 @@ async def shuffle(white: ClientConnection, black: ClientConnection, seconds: flo
 
 
 async def test_a_follower_that_stops_following_gets_one_last_listing_and_no_more(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    looker = await connect(server.port, "looker")
+    looker = await dial.client("looker")
     await listing(looker, follow=True)
     last = await listing(looker, follow=False)
     assert not last.following
-    first, second = await connect(server.port, "first"), await connect(server.port, "second")
+    first, second = await dial.client("first"), await dial.client("second")
     await seek(first)
     assert isinstance(await seek(second), protocol.MatchStarted)
     with trio.move_on_after(FOLLOW_SECONDS * 2) as quiet:

@@ -10,8 +10,7 @@ import trio
 
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
-from tests.conftest import RunningServer
-from tests.e2e.helpers import until
+from tests.e2e.helpers import Dial, until
 from tests.e2e.test_time_controls import pair
 
 STALL = 1.5
@@ -19,10 +18,10 @@ STALL = 1.5
 
 
 async def white_to_move(
-    server: RunningServer,
+    dial: Dial,
 ) -> tuple[ClientConnection, ClientConnection, protocol.Move]:
     """A match with a 1 s move limit, and the move white will send on its first turn."""
-    white, black, _ = await pair(server, {"move": 1.0})
+    white, black, _ = await pair(dial, {"move": 1.0})
     turn = await until(white, protocol.YourTurn)
     assert turn.legal
     return white, black, protocol.Move(match=turn.match, move=turn.legal[0])
@@ -33,9 +32,9 @@ def stall_the_loop() -> None:
 
 
 async def test_a_move_in_the_socket_during_a_stall_is_charged_its_own_time(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    white, black, move = await white_to_move(server)
+    white, black, move = await white_to_move(dial)
     await white.send(move)
     stall_the_loop()
     with trio.fail_after(10):  # without the credit, game_over comes instead
@@ -45,9 +44,9 @@ async def test_a_move_in_the_socket_during_a_stall_is_charged_its_own_time(
 
 
 async def test_a_stall_while_the_player_thinks_moves_the_deadline_on(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    white, _, move = await white_to_move(server)
+    white, _, move = await white_to_move(dial)
     stall_the_loop()
     await trio.sleep(0.3)
     await white.send(move)
@@ -56,8 +55,8 @@ async def test_a_stall_while_the_player_thinks_moves_the_deadline_on(
     assert accepted.elapsed < 0.9, accepted
 
 
-async def test_without_a_stall_the_limit_still_holds(server: RunningServer) -> None:
-    white, _, started = await pair(server, {"move": 0.5})
+async def test_without_a_stall_the_limit_still_holds(dial: Dial) -> None:
+    white, _, started = await pair(dial, {"move": 0.5})
     waited = trio.current_time()
     await until(white, protocol.YourTurn)
     over = await until(white, protocol.GameOver)

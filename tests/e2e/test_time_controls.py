@@ -14,14 +14,14 @@ import trio
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection, ServerError
 from tests.conftest import RunningServer
-from tests.e2e.helpers import connect, play_randomly, until
+from tests.e2e.helpers import Dial, play_randomly, until
 
 
 async def pair(
-    server: RunningServer, time: dict[str, float], illegal: str = "forfeit"
+    dial: Dial, time: dict[str, float], illegal: str = "forfeit"
 ) -> tuple[ClientConnection, ClientConnection, protocol.MatchStarted]:
     """White and black connections seated in one King's Court match."""
-    white, black = await connect(server.port, "white"), await connect(server.port, "black")
+    white, black = await dial.client("white"), await dial.client("black")
     for client in (white, black):
         await client.send(protocol.Seek(game="kings-court", time=time, illegal=illegal))
     assert isinstance(await white.receive(), protocol.Seeking)
@@ -30,8 +30,8 @@ async def pair(
     return white, black, started
 
 
-async def test_a_move_at_half_the_limit_is_accepted(server: RunningServer) -> None:
-    white, black, _ = await pair(server, {"move": 1.0})
+async def test_a_move_at_half_the_limit_is_accepted(dial: Dial) -> None:
+    white, black, _ = await pair(dial, {"move": 1.0})
     turn = await until(white, protocol.YourTurn)
     assert turn.time_left == pytest.approx(1.0, abs=0.05)
     assert turn.clocks is None
@@ -46,9 +46,9 @@ async def test_a_move_at_half_the_limit_is_accepted(server: RunningServer) -> No
 
 
 async def test_a_game_clock_runs_out_and_loses_without_the_increment(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    white, black, started = await pair(server, {"clock": 0.6, "increment": 5.0, "lag": 0})
+    white, black, started = await pair(dial, {"clock": 0.6, "increment": 5.0, "lag": 0})
     turn = await until(white, protocol.YourTurn)
     assert turn.clocks == [0.6, 0.6]
     with trio.fail_after(10):
@@ -57,10 +57,10 @@ async def test_a_game_clock_runs_out_and_loses_without_the_increment(
     assert started.time == {"clock": 0.6, "increment": 5.0, "lag": 0.0}
 
 
-async def test_increment_arithmetic_over_twenty_moves(server: RunningServer) -> None:
+async def test_increment_arithmetic_over_twenty_moves(server: RunningServer, dial: Dial) -> None:
     """Each reported clock is the one before, less the move's time, plus the increment: checked
     on white's connection, which hears of every move (its own and black's)."""
-    white, black, _ = await pair(server, {"clock": 30.0, "increment": 0.25, "lag": 0})
+    white, black, _ = await pair(dial, {"clock": 30.0, "increment": 0.25, "lag": 0})
     expected = [30.0, 30.0]
     rng = random.Random(3)
     checked = 0
@@ -100,9 +100,9 @@ async def test_increment_arithmetic_over_twenty_moves(server: RunningServer) -> 
 
 
 async def test_under_retry_an_illegal_move_is_refused_and_the_clock_runs_on(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    white, _, started = await pair(server, {"move": 3.0}, illegal="retry")
+    white, _, started = await pair(dial, {"move": 3.0}, illegal="retry")
     assert started.illegal == "retry"
     turn = await until(white, protocol.YourTurn)
     await white.send(protocol.Move(match=turn.match, move="A1A2"))
@@ -117,8 +117,8 @@ async def test_under_retry_an_illegal_move_is_refused_and_the_clock_runs_on(
     assert accepted.ply == 1
 
 
-async def test_under_forfeit_an_illegal_move_loses_at_once(server: RunningServer) -> None:
-    white, black, _ = await pair(server, {"move": 3.0})
+async def test_under_forfeit_an_illegal_move_loses_at_once(dial: Dial) -> None:
+    white, black, _ = await pair(dial, {"move": 3.0})
     turn = await until(white, protocol.YourTurn)
     await white.send(protocol.Move(match=turn.match, move="A1A2"))
     over = await until(black, protocol.GameOver)
@@ -126,21 +126,17 @@ async def test_under_forfeit_an_illegal_move_loses_at_once(server: RunningServer
     assert over.reason.startswith("illegal move A1A2")
 
 
-async def resume(server: RunningServer, token: str) -> ClientConnection:
-    return await ClientConnection.open(server.host, server.port, "white", resume=token)
-
-
 @pytest.mark.grace(5.0)
 async def test_a_reconnect_inside_the_grace_period_continues_the_game(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    white, black, _ = await pair(server, {"move": 5.0})
+    white, black, _ = await pair(dial, {"move": 5.0})
     first = await until(white, protocol.YourTurn)
     assert first.legal
     token = white.session
     await white.aclose()
     await trio.sleep(0.3)
-    back = await resume(server, token)
+    back = await dial.client("white", resume=token)
     resumed = await until(back, protocol.Resumed)
     assert (resumed.seat, resumed.to_move, resumed.moves) == ("white", True, [])
     again = await until(back, protocol.YourTurn)
@@ -164,23 +160,23 @@ async def test_a_reconnect_inside_the_grace_period_continues_the_game(
 
 @pytest.mark.grace(0.3)
 async def test_a_reconnect_after_the_grace_period_finds_the_game_lost(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    white, black, _ = await pair(server, {"move": 30.0})
+    white, black, _ = await pair(dial, {"move": 30.0})
     await until(white, protocol.YourTurn)
     token = white.session
     await white.aclose()
     with trio.fail_after(10):
         over = await until(black, protocol.GameOver)
     assert (over.winner, over.reason) == ("black", "disconnected")
-    late = await resume(server, token)
+    late = await dial.client("white", resume=token)
     with pytest.raises(ServerError, match="unknown_session"):
         await late.receive()
 
 
 @pytest.mark.grace(5.0)
-async def test_an_away_seat_whose_clock_runs_out_loses_on_time(server: RunningServer) -> None:
-    white, black, _ = await pair(server, {"move": 0.5})
+async def test_an_away_seat_whose_clock_runs_out_loses_on_time(dial: Dial) -> None:
+    white, black, _ = await pair(dial, {"move": 0.5})
     await until(white, protocol.YourTurn)
     await white.aclose()
     with trio.fail_after(10):
@@ -209,9 +205,11 @@ async def test_the_server_measures_round_trips_with_its_own_pings(server: Runnin
 
 
 @pytest.mark.grace(0.3)
-async def test_an_agent_whose_process_dies_is_a_disconnect(server: RunningServer) -> None:
+async def test_an_agent_whose_process_dies_is_a_disconnect(
+    server: RunningServer, dial: Dial
+) -> None:
     """SIGKILL an `arbiter bot` process mid-game: its seat defaults once the grace is over."""
-    white = await connect(server.port, "survivor")
+    white = await dial.client("survivor")
     await white.send(protocol.Seek(game="kings-court", time={"move": 30.0}))
     assert isinstance(await white.receive(), protocol.Seeking)
     bot = await trio.lowlevel.open_process(
@@ -231,9 +229,9 @@ async def test_an_agent_whose_process_dies_is_a_disconnect(server: RunningServer
     assert (over.winner, over.reason) == ("white", "disconnected")
 
 
-async def test_each_seat_keeps_its_own_illegal_move_rule(server: RunningServer) -> None:
+async def test_each_seat_keeps_its_own_illegal_move_rule(dial: Dial) -> None:
     """A person under `retry` meets a bot under `forfeit`: each rule costs only its own seat."""
-    person, bot = await connect(server.port, "person"), await connect(server.port, "bot")
+    person, bot = await dial.client("person"), await dial.client("bot")
     await person.send(protocol.Seek(game="kings-court", time={"move": 5.0}, illegal="retry"))
     assert isinstance(await person.receive(), protocol.Seeking)
     await bot.send(protocol.Seek(game="kings-court", time={"move": 5.0}))

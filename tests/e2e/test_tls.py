@@ -194,16 +194,18 @@ async def test_a_stalled_handshake_is_cut_off_and_blocks_nobody(
     do not stop the next client's handshake; both are closed at the deadline."""
     monkeypatch.setattr(app, "HANDSHAKE_SECONDS", 0.5)
     port = await start_tls_server(nursery, tmp_path, certificates)
-    silent = await trio.open_tcp_stream(HOST, port)
-    halfway = await trio.open_tcp_stream(HOST, port)
-    await halfway.send_all(b"\x16\x03\x01")  # the start of a TLS record, and no more
-    started = trio.current_time()
-    async with await ClientConnection.open(
-        HOST, port, "alice", tls=client_tls(str(certificates.ca))
-    ) as connection:
-        assert connection.session
-    assert trio.current_time() - started < 0.4
-    with trio.fail_after(3):
-        for stalled in (silent, halfway):
-            assert await stalled.receive_some(100) == b""  # the server closed it
-    assert trio.current_time() - started >= 0.4
+    async with (
+        await trio.open_tcp_stream(HOST, port) as silent,
+        await trio.open_tcp_stream(HOST, port) as halfway,
+    ):
+        await halfway.send_all(b"\x16\x03\x01")  # the start of a TLS record, and no more
+        started = trio.current_time()
+        async with await ClientConnection.open(
+            HOST, port, "alice", tls=client_tls(str(certificates.ca))
+        ) as connection:
+            assert connection.session
+        assert trio.current_time() - started < 0.4
+        with trio.fail_after(3):
+            for stalled in (silent, halfway):
+                assert await stalled.receive_some(100) == b""  # the server closed it
+        assert trio.current_time() - started >= 0.4

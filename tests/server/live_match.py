@@ -12,15 +12,15 @@ import trio
 from arbiter import protocol
 from arbiter.client.connection import ClientConnection
 from arbiter.server.storage.engine import open_read_only
-from tests.e2e.helpers import connect, until
+from tests.e2e.helpers import Dial, until
 
 LONG_GAME = {"no_capture_limit": 200}
 """King's Court options under which the first legal move, always played, lasts 201 plies."""
 
 
-async def pair(port: int, time: dict[str, float]) -> list[ClientConnection]:
+async def pair(dial: Dial, time: dict[str, float]) -> list[ClientConnection]:
     """White and black seated in one King's Court match, in that order."""
-    seated = [await connect(port, "white"), await connect(port, "black")]
+    seated = [await dial.client("white"), await dial.client("black")]
     for client in seated:
         await client.send(
             protocol.Seek(game="kings-court", options=LONG_GAME, time=time, hints=True)

@@ -16,8 +16,7 @@ from arbiter.server.connection.held_requests import MAX_HELD
 from arbiter.server.connection.limits import Limits
 from arbiter.server.storage.engine import open_database
 from arbiter.server.storage.sql_connection import transaction
-from tests.conftest import RunningServer
-from tests.e2e.helpers import connect, seek, until
+from tests.e2e.helpers import Dial, seek, until
 
 WATCHES = 400
 """`watch` requests sent ahead of the move, each of a different aborted match: each is a query
@@ -58,10 +57,10 @@ async def accepted_behind_refusals(ann: Any) -> protocol.MoveAccepted:
                 raise
 
 
-async def _a_turn_after_a_finished_match(server: RunningServer) -> tuple[Any, int, str]:
+async def _a_turn_after_a_finished_match(dial: Dial) -> tuple[Any, int, str]:
     """Ann's connection, a finished match to watch, and Ann's turn in a new one (match, move)."""
-    ann = await connect(server.port, "ann")
-    bob = await connect(server.port, "bob")
+    ann = await dial.client("ann")
+    bob = await dial.client("bob")
     await seek(ann, move_time=30.0)
     await seek(bob, move_time=30.0)
     first = await until(ann, protocol.MatchStarted)
@@ -78,9 +77,9 @@ async def _a_turn_after_a_finished_match(server: RunningServer) -> tuple[Any, in
 @UNCACHED
 @MANY_REQUESTS
 async def test_a_move_behind_slow_requests_is_charged_from_its_own_arrival(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
-    ann, finished, move = await _a_turn_after_a_finished_match(server)
+    ann, finished, move = await _a_turn_after_a_finished_match(dial)
     sent = trio.current_time()
     watches = [protocol.Watch(match=n) for n in range(1, WATCHES + 1)]
     await ann.send(*watches, protocol.Move(match=finished + 1, move=move))
@@ -94,12 +93,12 @@ async def test_a_move_behind_slow_requests_is_charged_from_its_own_arrival(
 @UNCACHED
 @MANY_REQUESTS
 async def test_a_move_sent_while_the_server_answers_slow_requests_is_charged_from_its_arrival(
-    server: RunningServer,
+    dial: Dial,
 ) -> None:
     """The move comes in a write of its own, once the server is busy with the watches: the
     reader goes on reading while a task answers them, so it is stamped when it comes (as long
     as the client keeps fewer than `MAX_HELD` requests waiting)."""
-    ann, finished, move = await _a_turn_after_a_finished_match(server)
+    ann, finished, move = await _a_turn_after_a_finished_match(dial)
     sent = trio.current_time()
     await ann.send(*[protocol.Watch(match=n) for n in range(1, MAX_HELD)])
     await trio.sleep(0.01)

@@ -24,6 +24,7 @@ from arbiter import protocol
 from arbiter.client.connection import ServerError
 from arbiter.server.storage.engine import open_database
 from tests.conftest import BOTH_BACKENDS, RunningServer
+from tests.e2e.helpers import Dial
 from tests.postgres import RUN_AS, Cluster
 from tests.server.live_match import answer, next_turn, pair, play, rows, stored_moves
 
@@ -108,9 +109,9 @@ def _fill(folder: Path) -> Path:
 
 
 async def test_a_full_disk_ends_the_match_for_both_and_is_recorded_once_freed(
-    server: RunningServer, disk: Path, backend: str
+    server: RunningServer, dial: Dial, disk: Path, backend: str
 ) -> None:
-    seated = await pair(server.port, {"move": 5.0})
+    seated = await pair(dial, {"move": 5.0})
     played: list[str] = []
     await play(seated, played, 2)
     turn = await next_turn(seated[0])  # the two moves are stored

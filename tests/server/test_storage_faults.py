@@ -10,14 +10,17 @@ import signal
 import trio
 
 from tests.conftest import BOTH_BACKENDS, RunningServer
+from tests.e2e.helpers import Dial
 from tests.processes import commit_writers
 from tests.server.live_match import answer, next_turn, pair, play, resign_and_compare
 
 pytestmark = BOTH_BACKENDS
 
 
-async def test_a_stopped_commit_process_costs_no_one_time(server: RunningServer) -> None:
-    seated = await pair(server.port, {"move": 1.0})
+async def test_a_stopped_commit_process_costs_no_one_time(
+    server: RunningServer, dial: Dial
+) -> None:
+    seated = await pair(dial, {"move": 1.0})
     played: list[str] = []
     await play(seated, played, 2)
     turn = await next_turn(seated[0])
@@ -32,8 +35,10 @@ async def test_a_stopped_commit_process_costs_no_one_time(server: RunningServer)
     await resign_and_compare(seated, played, server.db)
 
 
-async def test_a_commit_process_killed_mid_batch_costs_no_move(server: RunningServer) -> None:
-    seated = await pair(server.port, {"move": 1.0})
+async def test_a_commit_process_killed_mid_batch_costs_no_move(
+    server: RunningServer, dial: Dial
+) -> None:
+    seated = await pair(dial, {"move": 1.0})
     played: list[str] = []
     await play(seated, played, 2)
     turn = await next_turn(seated[0])

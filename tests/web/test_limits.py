@@ -17,7 +17,12 @@ import h11
 import pytest
 import trio
 import wsproto
-from trio_websocket import HandshakeError, WebSocketConnection, open_websocket_url
+from trio_websocket import (
+    HandshakeError,
+    WebSocketConnection,
+    open_websocket_url,
+    wrap_client_stream,
+)
 
 from arbiter.server.app import WebFront, serve
 from arbiter.server.connection.admission import Admission
@@ -57,13 +62,21 @@ async def heard(socket: WebSocketConnection, until: str) -> list[dict[str, Any]]
 
 
 async def welcomed(web: str) -> bool:
-    """Whether a new WebSocket from 127.0.0.1 is let in and welcomed."""
-    try:
-        async with open_websocket_url(f"ws://{web}/socket", connect_timeout=5) as socket:
-            await socket.send_message(json.dumps(HELLO))
-            return (await heard(socket, "welcome"))[-1]["type"] == "welcome"
-    except HandshakeError:
-        return False
+    """Whether a new WebSocket from 127.0.0.1 is let in and welcomed. The test opens and
+    closes its TCP stream itself: trio-websocket leaves the stream of a refused handshake open."""
+    host, port = web.split(":")
+    welcome = False
+    async with await trio.open_tcp_stream(host, int(port)) as stream:
+        try:
+            with trio.fail_after(5):
+                async with trio.open_nursery() as nursery:
+                    socket = await wrap_client_stream(nursery, stream, web, "/socket")
+                    await socket.send_message(json.dumps(HELLO))
+                    welcome = (await heard(socket, "welcome"))[-1]["type"] == "welcome"
+                    await socket.aclose()
+        except* HandshakeError:
+            pass
+    return welcome
 
 
 async def test_a_browser_that_stops_reading_is_cut_and_its_slot_freed(tmp_path: Path) -> None:

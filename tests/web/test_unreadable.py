@@ -4,6 +4,7 @@ stopped while it runs, and chromium showing a player's page."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import urllib.error
@@ -16,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from arbiter.server.web.front import UNREADABLE
 from tests.postgres import Cluster, throwaway_cluster
-from tests.processes import start_server
+from tests.processes import start_server, stop
 from tests.web.test_watch import SECONDS
 
 
@@ -69,10 +70,8 @@ def test_a_store_gone_under_the_server_is_a_sentence_on_the_page(
         expect(page.locator(".error")).to_have_text(UNREADABLE, timeout=SECONDS)
     finally:
         server.terminate()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server)  # killed if SIGTERM did not end it; its stdout closed
     log = (tmp_path / "server-stderr.txt").read_text()
     assert "cannot read the records for a player" in log
