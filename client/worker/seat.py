@@ -28,6 +28,7 @@ import ssl
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -171,10 +172,7 @@ async def _play(
     paired, unpaired = trio.Event(), trio.Event()
     stamper = Stamper(host.ticket, sandbox.cpu_seconds, paired)
     to_server, from_worker = trio.open_memory_channel[bytes](1)
-
-    async def dial() -> trio.abc.Stream:
-        return await open_stream(*server, tls)
-
+    dial = partial(open_stream, *server, tls)
     try:
         async with trio.open_nursery() as nursery:
             channel = sandbox.channel
