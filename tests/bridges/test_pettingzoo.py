@@ -16,8 +16,20 @@ from pettingzoo.test import api_test
 from arbiter.bridges.pettingzoo_env import Observation, PolicyAgent, env
 from arbiter.games import GAME_NAMES, get_game
 
+# api_test plays random moves unseeded, and War of Life's board can empty (every cell dead): a
+# real position whose tensor is all zeros, which api_test flags as suspicious.
+EMPTY_BOARD_IS_A_POSITION = pytest.mark.filterwarnings(
+    "ignore:Observation numpy array is all zeros:UserWarning:pettingzoo.test.api_test"
+)
 
-@pytest.mark.parametrize("name", GAME_NAMES)
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=EMPTY_BOARD_IS_A_POSITION if name == "war-of-life" else ())
+        for name in GAME_NAMES
+    ],
+)
 def test_pettingzoos_api_test_passes(name: str) -> None:
     api_test(env(name), num_cycles=60)
 
