@@ -33,7 +33,9 @@ a line under each level gives Arbiter's ratio to the relay floor. The floors var
 to run: `--rounds N` repeats each level and prints the median ratios.
 
 At 1 and 100 matches Arbiter's median ratio to the relay floor has a goal (`RELAY_GOALS`): the
-script exits 1 when one is missed.
+script exits 1 when one is missed. At 1 match it also times a move's wait for its commit through
+the server's own storage, alone, and prints the ceiling that wait puts on any server announcing no
+move before it is stored: the relay's turn over that turn plus the wait.
 
 `--baseline DIR` adds a fourth server: the Arbiter of another checkout (an older commit:
 `git worktree add /tmp/before REV`), run after ours in each round. The goal is then that ours
@@ -70,6 +72,7 @@ from arbiter.games import get_game
 from arbiter.protocol import encode_frame
 from arbiter.server.play import messages
 from arbiter.server.play.messages import Positions
+from arbiter.server.storage.sqlite_store import SQLiteStorage
 
 HOST = "127.0.0.1"
 MOVE_FRAME = {"type": "move", "match": 1, "move": "B4C4"}
@@ -352,6 +355,40 @@ def postgres_cpu_seconds() -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def commit_waits(path: Path, moves: int = 2000) -> list[float]:
+    """Seconds from queueing each move to its commit's callback, one move at a time, through
+    the server's own storage (its writer task and commit process) on a new SQLite file: what a
+    server that announces no move before it is stored waits per move at 1 match."""
+
+    async def run() -> list[float]:
+        storage = SQLiteStorage.connect(path)
+        try:
+            async with trio.open_nursery() as nursery:
+                await nursery.start(storage.run_writer)
+                match = await storage.create_match(
+                    "kings-court",
+                    {},
+                    {"move": 60},
+                    ("forfeit", "forfeit"),
+                    ("white", "black"),
+                    ("a", "b"),
+                )
+                waits = []
+                for ply in range(1, moves + 1):
+                    stored = trio.Event()
+                    started = time.perf_counter()
+                    storage.record_move(match, ply, ("white", "black")[ply % 2], "A1A2", 0.001)
+                    storage.after_commit(stored.set)
+                    await stored.wait()
+                    waits.append(time.perf_counter() - started)
+                nursery.cancel_scope.cancel()
+        finally:
+            storage.close()
+        return waits
+
+    return trio.run(run)
+
+
 def run_one(
     kind: str,
     matches: int,
@@ -475,6 +512,14 @@ def measure_round(
         f"        Arbiter: {of_relay:.2f}x the relay floor;"
         f" median latency added over the echo floor {added * 1e3:.2f} ms"
     )
+    if matches == 1 and relay.turns:
+        wait = statistics.median(commit_waits(scratch / f"commit-{time.monotonic_ns()}.db"))
+        turn = seconds / relay.turns
+        print(
+            f"        a move stored before it is announced waits {wait * 1e6:.0f} µs for its commit"
+            f" (alone, median): the relay's turn plus that caps such a server at"
+            f" {turn / (turn + wait):.2f}x the relay floor"
+        )
     if postgres is not None:
         on_postgres = rows[3][1]
         rate = on_postgres.turns / seconds
