@@ -25,6 +25,18 @@ def test_the_server_bench_measures_both_floors_and_arbiter() -> None:
     assert re.search(r"total\s+\d+\.\d", done.stdout)
 
 
+def test_at_one_match_the_bench_prints_the_ceiling_a_stored_move_puts_on_a_server() -> None:
+    done = run_bench("server.py", "--seconds", "0.5", "--matches", "1")
+    assert done.returncode == 0 or "goal missed" in done.stdout, done.stderr
+    found = re.search(
+        r"waits (?P<wait>\d+) µs for its commit .* caps such a server at (?P<cap>\d\.\d\d)x",
+        done.stdout,
+    )
+    assert found, done.stdout
+    assert int(found["wait"]) > 0
+    assert 0 < float(found["cap"]) < 1
+
+
 @pytest.mark.long
 def test_the_server_bench_runs_arbiter_on_postgres_beside_sqlite(postgres_cluster: Cluster) -> None:
     done = run_bench(
