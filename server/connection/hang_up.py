@@ -1,12 +1,12 @@
 """Closing a connection the server ends so that its last frame arrives.
 
 A TCP socket closed with received bytes still unread is reset, not closed: the reset makes the
-peer's next write fail, so a client in the middle of sending (an upload, a burst of moves) learns
-only that the connection was reset, never the `error` frame that said why; and what the kernel
-had not yet sent of that frame is thrown away. So the server half-closes first (the peer reads
-the frame, then the end of the stream) and reads on, discarding, until the peer closes its end
-too, for at most `LINGER_SECONDS` and `LINGER_BYTES`: a client that never stops sending cannot
-hold the socket open.
+peer's next write fail, so a client in the middle of sending (an upload, a burst of moves) meets
+the reset before it reads the `error` frame that said why, and most clients stop there; and
+what the kernel had not yet sent of that frame is thrown away. So the server half-closes first
+(the peer reads the frame, then the end of the stream) and reads on, discarding, until the peer
+closes its end too, for at most `LINGER_SECONDS` and `LINGER_BYTES`: a client that never stops
+sending cannot hold the socket open.
 
 Only TCP, plain or under TLS, lingers: a WebSocket has a closing handshake of its own.
 """

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import trio
 
 from arbiter.client.connection import ClientConnection, ServerError
@@ -70,9 +71,8 @@ async def _upload_replaced_midway(
 async def test_arbiter_submit_says_its_session_was_replaced(
     server: RunningServer, tmp_path: Path
 ) -> None:
-    """`arbiter submit` while other connections say hello as its author, one every few
-    milliseconds: whenever the newer one comes (during the upload, most often), it prints the
-    server's sentence."""
+    """`arbiter submit`, replaced as soon as its hello is answered (during the upload, most
+    often), prints the server's sentence."""
     token = register(server.db, "ann")["ann"]
     folder = tmp_path / "big-agent"
     folder.mkdir()
@@ -81,25 +81,23 @@ async def test_arbiter_submit_says_its_session_was_replaced(
     submit = ["submit", "kings-court", str(folder), "--server", f"{HOST}:{server.port}"]
     submit += ["--author", "ann", "--token", token]
     for _ in range(5):
+        watcher = await ClientConnection.open(HOST, server.port, "ann", token)
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_say_hello_until_cancelled, server.port, token)
+            nursery.start_soon(_replace_the_next, watcher, server.port, token)
             done = await arbiter_here(*submit)
-            nursery.cancel_scope.cancel()
+            nursery.cancel_scope.cancel()  # it is done unless the command never said hello
         summary, *told = done.stderr.decode().splitlines(keepends=True)
         assert summary.startswith("big-agent: a python player, 2 files")
         assert (done.returncode, told) == (1, [SENTENCE])
 
 
-async def _say_hello_until_cancelled(port: int, token: str) -> None:
-    """Connect as ann every few milliseconds, each connection replacing the one before."""
-    latest: ClientConnection | None = None
+async def _replace_the_next(watcher: ClientConnection, port: int, token: str) -> None:
+    """Once a newer connection replaces `watcher` (ann's), replace that one in turn."""
     try:
-        while True:
-            newer = await ClientConnection.open(HOST, port, "ann", token)
-            if latest is not None:
-                await latest.aclose()
-            latest = newer
-            await trio.sleep(0.005)
+        with pytest.raises(ServerError) as replaced:
+            await watcher.receive()
+        assert replaced.value.code == ErrorCode.SESSION_REPLACED
     finally:
-        if latest is not None:
-            await trio.aclose_forcefully(latest)
+        await watcher.aclose()
+    newer = await ClientConnection.open(HOST, port, "ann", token)
+    await newer.aclose()
