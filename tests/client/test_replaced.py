@@ -4,6 +4,7 @@ the server's `session_replaced` sentence, not "connection reset", in `upload` an
 
 from __future__ import annotations
 
+import ssl
 from pathlib import Path
 
 import pytest
@@ -33,19 +34,20 @@ async def test_an_upload_replaced_midway_ends_with_session_replaced(
     token = register(server.db, "ann")["ann"]
     for round in range(ROUNDS):
         files = {"agent.py": PLAYER, "book.txt": bytes([round]) * BOOK_BYTES}
-        refusal = await _upload_replaced_midway(server.port, token, f"agent-{round}", files)
+        refusal = await upload_replaced_midway(server.port, token, f"agent-{round}", files)
         assert refusal is not None, "the upload went through before the newer hello"
         assert refusal.code == ErrorCode.SESSION_REPLACED
 
 
-async def _upload_replaced_midway(
-    port: int, token: str, name: str, files: dict[str, bytes]
+async def upload_replaced_midway(
+    port: int, token: str, name: str, files: dict[str, bytes], tls: ssl.SSLContext | None = None
 ) -> ServerError | None:
     """Upload `files` as ann while, once the first part is sent, a newer connection says hello
-    as ann: the error the upload ends with (None if it went through)."""
+    as ann (both over TLS with `tls`): the error the upload ends with (None if it went
+    through)."""
     manifest = guess_manifest(files)
     archive = pack(files, manifest)
-    first = await ClientConnection.open(HOST, port, "ann", token)
+    first = await ClientConnection.open(HOST, port, "ann", token, tls=tls)
     sending = trio.Event()
 
     def sent(done: int, total: int) -> None:
@@ -53,7 +55,7 @@ async def _upload_replaced_midway(
 
     async def say_hello_again() -> None:
         await sending.wait()
-        newer = await ClientConnection.open(HOST, port, "ann", token)
+        newer = await ClientConnection.open(HOST, port, "ann", token, tls=tls)
         await newer.aclose()
 
     try:
