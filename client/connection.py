@@ -18,6 +18,9 @@ RECEIVE_SIZE = 64 * 1024
 MAX_FRAME = 4 * 1024 * 1024
 """Larger than the server's 64 KiB: we trust our server, and a finished long game's record may
 exceed 64 KiB."""
+LAST_ERROR_SECONDS = 1.0
+"""How long a failed send looks for the server's last `error` in what is left to read: what a
+reset connection still holds is there at once, so this only bounds a stream that is not TCP."""
 
 
 class ServerError(Exception):
@@ -105,7 +108,7 @@ class ClientConnection:
             async with self._sending:
                 await self._stream.send_all(b"".join(self.wire.send(m) for m in messages))
         except trio.BrokenResourceError as error:
-            raise ConnectionClosed("connection reset by the server") from error
+            raise await self._last_error() from error
 
     async def receive(self) -> protocol.Message:
         """The next message; pings are answered here, errors raise `ServerError`.
@@ -128,19 +131,8 @@ class ClientConnection:
 
     async def _read(self) -> protocol.Message:
         while True:
-            try:
-                message = self.wire.next_message()
-            except protocol.PeerError as error:
-                raise ConnectionClosed(f"the server sent a bad frame ({error})") from error
-            if message is protocol.NEED_DATA:
-                try:
-                    data = await self._stream.receive_some(RECEIVE_SIZE)
-                except trio.BrokenResourceError as error:
-                    raise ConnectionClosed("connection reset by the server") from error
-                self.wire.receive_data(data)
-            elif message is protocol.CLOSED:
-                raise ConnectionClosed("the server closed the connection")
-            elif isinstance(message, protocol.Ping):
+            message = await self._next()
+            if isinstance(message, protocol.Ping):
                 await self.send(protocol.Pong(nonce=message.nonce))
             elif isinstance(message, protocol.Error):
                 if message.code == protocol.ErrorCode.GAME_OVER:
@@ -148,6 +140,41 @@ class ClientConnection:
                 raise ServerError(message)
             else:
                 return message
+
+    async def _next(self) -> protocol.Message:
+        """The next message of any kind, read as it comes; `ConnectionClosed` at the end."""
+        while True:
+            try:
+                message = self.wire.next_message()
+            except protocol.PeerError as error:
+                raise ConnectionClosed(f"the server sent a bad frame ({error})") from error
+            if message is protocol.CLOSED:
+                raise ConnectionClosed("the server closed the connection")
+            if message is not protocol.NEED_DATA:
+                return message
+            try:
+                data = await self._stream.receive_some(RECEIVE_SIZE)
+            except trio.BrokenResourceError as error:
+                raise ConnectionClosed("connection reset by the server") from error
+            self.wire.receive_data(data)
+
+    async def _last_error(self) -> ServerError | ConnectionClosed:
+        """Why a send failed: the `error` frame the server closed with, if it arrived before
+        the reset (a server hanging up on a client that is still sending resets it, and the
+        frame saying why waits unread behind whatever came before it), else the reset."""
+        reset = ConnectionClosed("connection reset by the server")
+        with trio.move_on_after(LAST_ERROR_SECONDS):
+            try:
+                while True:
+                    message = await self._next()
+                    if (
+                        isinstance(message, protocol.Error)
+                        and message.code != protocol.ErrorCode.GAME_OVER
+                    ):
+                        return ServerError(message)
+            except (ConnectionClosed, trio.BusyResourceError, trio.ClosedResourceError):
+                pass  # the end, or another task reads: that one meets the frame itself
+        return reset
 
     async def aclose(self) -> None:
         await self._stream.aclose()

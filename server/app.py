@@ -35,6 +35,7 @@ import trio
 from arbiter import protocol
 from arbiter.protocol import DEFAULT_PORT
 from arbiter.server.connection.admission import DEFAULT, UNLIMITED, Admission, Doorway, Handshakes
+from arbiter.server.connection.hang_up import hang_up
 from arbiter.server.connection.limits import Limits
 from arbiter.server.play.admitted import serve_admitted
 from arbiter.server.play.lobby import Lobby
@@ -319,11 +320,7 @@ async def _refuse_plain(stream: trio.SocketStream) -> None:
     )
     with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
         await stream.send_all(wire.send(refusal))
-        # Read on until the client hangs up: closing a socket with its hello unread would reset
-        # the connection, and the reset can overtake the refusal on its way.
-        with trio.move_on_after(1.0):
-            while await stream.receive_some(4096):
-                pass
+    await hang_up(stream)  # its hello is unread: a plain close would reset it
 
 
 def server_tls(cert: str | Path, key: str | Path) -> ssl.SSLContext:

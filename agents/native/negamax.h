@@ -347,11 +347,18 @@ static int resize(void **block, size_t size)
     return 0;
 }
 
-/* Room for `count` moves at `ply` and in the sort's arrays (at least double the room, so that
- * a list is relisted rarely); -1 when memory runs out (what was held stays). */
+/* The room a block of `room` items grows to when `count` must fit: at least double, so that
+ * the block grows rarely (and a list is relisted rarely). */
+static size_t grown_room(size_t room, size_t count)
+{
+    return count > 2 * room ? count : 2 * room;
+}
+
+/* Room for `count` moves at `ply` and in the sort's arrays; -1 when memory runs out (what was
+ * held stays). */
 static int make_room(Search *search, int ply, int count)
 {
-    int room = count > 2 * search->room[ply] ? count : 2 * search->room[ply];
+    int room = (int)grown_room((size_t)search->room[ply], (size_t)count);
     if (resize((void **)&search->moves[ply], (size_t)room * sizeof(Move)) < 0) {
         return -1;
     }

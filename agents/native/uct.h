@@ -153,14 +153,14 @@ static double WIDENING_BASE_COUNT, FREE_BYTE_SECONDS;
 
 /* -- growing the arrays ----------------------------------------------------------------------- */
 
-/* Room for `count` items of `size` bytes in `*block`, which holds `*room`; at least doubles it,
- * so that growing is rare; -1 when memory runs out (the block stays as it was). */
+/* Room for `count` items of `size` bytes in `*block`, which holds `*room` (`grown_room`); -1
+ * when memory runs out (the block stays as it was). */
 static int grow(void **block, size_t *room, size_t count, size_t size)
 {
     if (count <= *room) {
         return 0;
     }
-    size_t wanted = count > 2 * *room ? count : 2 * *room;
+    size_t wanted = grown_room(*room, count);
     if (resize(block, wanted * size) < 0) {
         return -1;
     }
@@ -230,7 +230,7 @@ static int ordered(const Tree *tree)
 static int order(Tree *tree, const Spot *spot, size_t start, int count)
 {
     if ((size_t)count > tree->sort_room) {
-        size_t room = (size_t)count > 2 * tree->sort_room ? (size_t)count : 2 * tree->sort_room;
+        size_t room = grown_room(tree->sort_room, (size_t)count);
         if (resize((void **)&tree->choice_scratch, room * sizeof(Choice)) < 0 ||
             resize((void **)&tree->keys, room * sizeof(int64_t)) < 0 ||
             resize((void **)&tree->key_scratch, room * sizeof(int64_t)) < 0) {

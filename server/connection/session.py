@@ -6,8 +6,9 @@ parts each do one job: the transport moves bytes (`server.connection.transport`)
 and its one writer task bound and write what goes out (`server.connection.outbox`), the request
 budget paces what comes in (`server.connection.request_budget`), the read deadlines bound how
 long the reader waits (`server.connection.read_deadlines`), requests behind a slow one wait
-their turn (`server.connection.held_requests`), and pings measure the round trip
-(`server.connection.round_trips`).
+their turn (`server.connection.held_requests`), pings measure the round trip
+(`server.connection.round_trips`), and the hang-up lets the frame that says why the server closed
+reach a client still sending (`server.connection.hang_up`).
 
 Each frame is stamped with the time its last bytes were read. Requests answered at once (a
 move, a ping) take no detour; a slow one is answered in a task of its own while the reader goes
@@ -31,6 +32,7 @@ import trio
 from arbiter import protocol
 from arbiter.protocol import ErrorCode
 from arbiter.server.connection.admission import DEFAULT, AddressShare, Admission
+from arbiter.server.connection.hang_up import hang_up
 from arbiter.server.connection.held_requests import HeldRequests
 from arbiter.server.connection.limits import Limits
 from arbiter.server.connection.outbox import Outbox, OutputBudget
@@ -110,8 +112,10 @@ class Session:
     """Why the server closed the connection, for the log ("" when the client did)."""
     peer_errors: int = 0
     welcomed: trio.Event = field(default_factory=trio.Event)
-    flooded: bool = False
-    """Closed for sending over the rate limit: its address is barred for a while."""
+    on_flood: Callable[[], None] | None = None
+    """What bars the address of a client closed for sending over the rate limit (the
+    doorway's bar), called as the flood is seen: its next connection is refused even while
+    this one is still hanging up."""
     hosted: bool = False
     """A seat a worker hosts (signed in with the seat's ticket): its moves carry the CPU
     seconds the worker measured."""
@@ -238,7 +242,7 @@ class Session:
             self.closed = True
             self._outbox.discard()
             self.lobby.forget(self)
-            await trio.aclose_forcefully(self.stream)
+            await hang_up(self.stream)  # so that the last frame arrives, whatever the client sends
 
     def pong_received(self, nonce: int, arrived: float) -> None:
         self._pings.pong(nonce, arrived)
@@ -333,7 +337,8 @@ class Session:
         """Refuse a request over a rate; False when the connection must close."""
         limit = self._requests.over_which()
         if not self._requests.refuse():
-            self.flooded = True
+            if self.on_flood is not None:
+                self.on_flood()
             self.drop(
                 ErrorCode.RATE_LIMITED,
                 f"closing after {self._requests.refused - 1} requests over the rate limit"

@@ -54,14 +54,19 @@ async def serve_admitted(
         if stream is not None:
             share = doorway.share(address, trio.current_time())
             session = Session(
-                stream, lobby, doorway.admission, address, lobby.limits, share, lobby.output
+                stream,
+                lobby,
+                doorway.admission,
+                address,
+                lobby.limits,
+                share,
+                lobby.output,
+                on_flood=lambda: doorway.bar(address, trio.current_time()),
             )
             why = "the server stopped"
             await session.run()
             why = session.why_closed or "the client closed it"
     finally:
         doorway.leave(address, trio.current_time())
-        if session is not None and session.flooded:
-            doorway.bar(address, trio.current_time())
         name = "" if session is None else session.name
         logs.event(log, "connection_closed", peer=peer, name=name, why=why)

@@ -1,4 +1,5 @@
-"""The client connection's own errors: a broken stream is `ConnectionClosed` both ways."""
+"""The client connection's own errors: a broken stream is `ConnectionClosed` both ways, unless the
+server sent the `error` that says why before it broke."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import trio
 import trio.testing
 
 from arbiter import protocol
-from arbiter.client.connection import ClientConnection, ConnectionClosed
+from arbiter.client.connection import ClientConnection, ConnectionClosed, ServerError
+from arbiter.protocol import ErrorCode
+from tests.conftest import HOST
 
 
 async def test_a_reset_while_sending_is_connection_closed() -> None:
@@ -66,3 +69,35 @@ async def test_a_ping_answered_while_another_task_sends_waits_its_turn() -> None
         await trio.testing.wait_all_tasks_blocked()
         assert [await server.hear(), await server.hear()] == [move, protocol.Pong(nonce=7)]
         nursery.cancel_scope.cancel()
+
+
+async def test_a_send_reset_after_an_error_frame_raises_that_error() -> None:
+    """A server that closes with the client's bytes unread resets the connection (one older
+    than the hang-up, or one past its bounds): the client's next send fails, and the `error`
+    frame that came before the reset is what it reports, over real TCP."""
+    listener = trio.socket.socket()
+    await listener.bind((HOST, 0))
+    listener.listen()
+    stream = await trio.open_tcp_stream(HOST, listener.getsockname()[1])
+    server, _ = await listener.accept()
+    listener.close()
+    connection = ClientConnection(stream, "ann", "")
+    try:
+        await connection.send(protocol.Hello(version=protocol.PROTOCOL_VERSION, name="ann"))
+        replaced = protocol.Error(code=ErrorCode.SESSION_REPLACED, message="a newer one came")
+        await server.send(protocol.Connection(protocol.SERVER).send(replaced))
+        await trio.lowlevel.wait_readable(server)  # the hello: unread, so the close resets
+        server.close()
+        with pytest.raises(ServerError) as raised:
+            await _ping_until_a_send_fails(connection)
+        assert (raised.value.code, raised.value.message) == (replaced.code, replaced.message)
+    finally:
+        server.close()
+        await connection.aclose()
+
+
+async def _ping_until_a_send_fails(connection: ClientConnection) -> None:
+    """Send pings for up to a second: the first may go before the reset arrives."""
+    for nonce in range(1000):
+        await connection.send(protocol.Ping(nonce=nonce))
+        await trio.sleep(0.001)

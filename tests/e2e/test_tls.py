@@ -18,9 +18,12 @@ import trustme
 from arbiter.agents import make_agent
 from arbiter.client.connection import ClientConnection, TLSFailed, client_tls
 from arbiter.client.runner import run_bot
+from arbiter.protocol import ErrorCode
 from arbiter.server import app
 from arbiter.server.app import bound_port, serve, server_tls
+from tests.client.test_replaced import BOOK_BYTES, PLAYER, upload_replaced_midway
 from tests.processes import CLI, ROOT, SERVER, start_bots, start_server, stop
+from tests.tournament.helpers import register
 
 HOST = "127.0.0.1"
 
@@ -176,6 +179,21 @@ async def test_another_cas_certificate_is_not_trusted(
         f"{HOST}:{port}'s certificate is not trusted (unable to get local issuer certificate):"
         " with a private CA, name its certificate with --tls-ca FILE"
     )
+
+
+async def test_an_upload_replaced_midway_over_tls_ends_with_session_replaced(
+    nursery: trio.Nursery, tmp_path: Path, certificates: Certificates
+) -> None:
+    """Over TLS, a client cannot read on after a reset (its TLS stream is broken), so only the
+    server's hang-up lets it read why it was closed: it must not reset the client mid-upload."""
+    port = await start_tls_server(nursery, tmp_path, certificates)
+    token = register(tmp_path / "tls.db", "ann")["ann"]
+    tls = client_tls(str(certificates.ca))
+    for round in range(5):
+        files = {"agent.py": PLAYER, "book.txt": bytes([round]) * BOOK_BYTES}
+        refusal = await upload_replaced_midway(port, token, f"agent-{round}", files, tls)
+        assert refusal is not None, "the upload went through before the newer hello"
+        assert refusal.code == ErrorCode.SESSION_REPLACED
 
 
 async def test_a_tls_client_against_a_plain_server(nursery: trio.Nursery, tmp_path: Path) -> None:

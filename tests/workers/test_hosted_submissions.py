@@ -78,7 +78,8 @@ async def submit_validate_and_challenge(tmp_path: Path, port: int) -> None:
         text(await arbiter(*command, *flags, token=token))
 
     # One after another, as one author uploads: a registered name has one live connection, so a
-    # second upload's hello would close the first mid-upload.
+    # second upload's hello would close the first mid-upload (which would end with the server's
+    # `session_replaced` sentence, tests/client/test_replaced.py).
     for path, form in (("ahead.py", "module"), ("c-bot", None), ("crasher.py", "player")):
         await submit(path, form)
     deadline = time.monotonic() + 180
