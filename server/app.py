@@ -261,9 +261,12 @@ async def _serve_connection(
     async def secure() -> trio.abc.Stream | None:
         return stream if tls is None else await _handshake(stream, address, *tls)
 
-    await serve_admitted(
-        lobby, doorway, address, f"{address}:{port}", partial(_refuse, stream), secure
-    )
+    try:
+        await serve_admitted(
+            lobby, doorway, address, f"{address}:{port}", partial(_refuse, stream), secure
+        )
+    finally:
+        await trio.aclose_forcefully(stream)  # a failed handshake leaves it open; twice is harmless
 
 
 async def _refuse(stream: trio.SocketStream, code: protocol.ErrorCode, refusal: str) -> None:
@@ -281,8 +284,8 @@ async def _refuse(stream: trio.SocketStream, code: protocol.ErrorCode, refusal: 
 async def _handshake(
     stream: trio.SocketStream, address: str, tls: ssl.SSLContext, handshakes: Handshakes
 ) -> trio.SSLStream[Any] | None:
-    """The connection's TLS stream once its handshake is done; None (the caller closes the
-    socket) if it fails, takes longer than `HANDSHAKE_SECONDS`, or the client speaks plain
+    """The connection's TLS stream once its handshake is done; None (`_serve_connection` closes
+    the socket) if it fails, takes longer than `HANDSHAKE_SECONDS`, or the client speaks plain
     Arbiter, which is answered with an `error` frame saying so. The handshake begins at its
     turn (`admission.Handshakes`); if that would come after the deadline, the socket is closed
     at once: before a handshake there is no way to tell a TLS client why."""
