@@ -4,24 +4,18 @@ the server's `session_replaced` sentence, not "connection reset", in `upload` an
 
 from __future__ import annotations
 
-import ssl
 from pathlib import Path
 
 import pytest
 import trio
 
 from arbiter.client.connection import ClientConnection, ServerError
-from arbiter.client.submit import upload
 from arbiter.protocol import ErrorCode
-from arbiter.protocol.submission import MAX_ARCHIVE_BYTES, guess_manifest, pack
+from tests.client.uploads import BOOK_BYTES, PLAYER, upload_replaced_midway
 from tests.conftest import HOST, RunningServer
 from tests.tournament.helpers import arbiter_here, register
 
 ROUNDS = 20
-PLAYER = b"class Player:\n    def __init__(self, colour):\n        pass\n"
-BOOK_BYTES = MAX_ARCHIVE_BYTES - 4096
-"""A book that makes the upload as large as one may be, less room for the archive's own bytes:
-the longer the upload, the surer a newer hello comes while it is still being sent."""
 SENTENCE = "arbiter: session_replaced: a newer connection said hello as 'ann': this one closes\n"
 
 
@@ -37,37 +31,6 @@ async def test_an_upload_replaced_midway_ends_with_session_replaced(
         refusal = await upload_replaced_midway(server.port, token, f"agent-{round}", files)
         assert refusal is not None, "the upload went through before the newer hello"
         assert refusal.code == ErrorCode.SESSION_REPLACED
-
-
-async def upload_replaced_midway(
-    port: int, token: str, name: str, files: dict[str, bytes], tls: ssl.SSLContext | None = None
-) -> ServerError | None:
-    """Upload `files` as ann while, once the first part is sent, a newer connection says hello
-    as ann (both over TLS with `tls`): the error the upload ends with (None if it went
-    through)."""
-    manifest = guess_manifest(files)
-    archive = pack(files, manifest)
-    first = await ClientConnection.open(HOST, port, "ann", token, tls=tls)
-    sending = trio.Event()
-
-    def sent(done: int, total: int) -> None:
-        sending.set()
-
-    async def say_hello_again() -> None:
-        await sending.wait()
-        newer = await ClientConnection.open(HOST, port, "ann", token, tls=tls)
-        await newer.aclose()
-
-    try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(say_hello_again)
-            try:
-                await upload(first, "kings-court", name, archive, manifest.to_wire(), sent)
-            except ServerError as error:
-                return error
-        return None
-    finally:
-        await first.aclose()
 
 
 async def test_arbiter_submit_says_its_session_was_replaced(

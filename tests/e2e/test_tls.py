@@ -21,7 +21,7 @@ from arbiter.client.runner import run_bot
 from arbiter.protocol import ErrorCode
 from arbiter.server import app
 from arbiter.server.app import bound_port, serve, server_tls
-from tests.client.test_replaced import BOOK_BYTES, PLAYER, upload_replaced_midway
+from tests.client.uploads import BOOK_BYTES, PLAYER, upload_replaced_midway
 from tests.processes import CLI, ROOT, SERVER, start_bots, start_server, stop
 from tests.tournament.helpers import register
 

@@ -11,11 +11,11 @@ from arbiter.client.connection import ClientConnection
 from arbiter.protocol import ErrorCode
 from arbiter.protocol.submission import MAX_ARCHIVE_BYTES, content_hash, guess_manifest
 from arbiter.server.connection.hang_up import LINGER_SECONDS
+from tests.client.uploads import PLAYER
 from tests.conftest import HOST, RunningServer
 from tests.tournament.helpers import register
 
 ROUNDS = 20
-PLAYER = b"class Player:\n    def __init__(self, colour):\n        pass\n"
 
 
 def upload_frames(wire: protocol.Connection) -> bytes:
