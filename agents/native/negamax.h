@@ -673,13 +673,12 @@ static int read_root_move(Search *search, PyObject *value, Move *move)
     return 0;
 }
 
-/* -1 with a ValueError when `depth` is outside lowest..lowest + MAX_DEPTH - 1: a search keeps
- * killers for MAX_DEPTH plies. */
-static int check_depth(int depth, int lowest)
+/* -1 with a ValueError when a root's `depth` is outside 1..MAX_DEPTH: a search keeps killers
+ * for MAX_DEPTH plies. */
+static int check_depth(int depth)
 {
-    if (depth < lowest || depth >= lowest + MAX_DEPTH) {
-        PyErr_Format(PyExc_ValueError, "depth must be from %d to %d, not %d", lowest,
-                     lowest + MAX_DEPTH - 1, depth);
+    if (depth < 1 || depth > MAX_DEPTH) {
+        PyErr_Format(PyExc_ValueError, "depth must be from 1 to %d, not %d", MAX_DEPTH, depth);
         return -1;
     }
     return 0;
@@ -740,7 +739,7 @@ static PyObject *search_root(Search *search, PyObject *args)
     PyObject *state, *list;
     int depth;
     if (!PyArg_ParseTuple(args, "OO!i:root", &state, &PyList_Type, &list, &depth) ||
-        read_parent(search, state) < 0 || check_depth(depth, 1) < 0) {
+        read_parent(search, state) < 0 || check_depth(depth) < 0) {
         return NULL;
     }
     PyObject *values = PyList_AsTuple(list); /* reading a move may run code that changes a list */
